@@ -1,0 +1,14 @@
+"""lgekit: linear graph embedding, with the theory of why its norms matter.
+
+Data flows one way::
+
+    files -> Graph -> split_edges -> model -> embedding -> metrics -> records -> figures
+
+See the README for the two commands that run everything.
+"""
+__version__ = "0.1.0"
+
+from ._show_versions import show_versions
+from .graph import Graph, GraphWarning
+
+__all__ = ["Graph", "GraphWarning", "show_versions", "__version__"]

@@ -1,0 +1,38 @@
+"""``lgekit.show_versions()``: what a bug report needs."""
+import importlib
+import platform
+import sys
+
+__all__ = ["show_versions"]
+
+_DEPENDENCIES = ["numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", "joblib",
+                 "Cython", "hypothesis", "pytest", "dask", "distributed", "gensim"]
+
+
+def _versions():
+    from . import __version__
+    from ._openmp import max_threads, openmp_enabled
+
+    info = {
+        "lgekit": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "openmp": openmp_enabled(),
+        "openmp_max_threads": max_threads(),
+    }
+    for name in _DEPENDENCIES:
+        try:
+            module = importlib.import_module(name)
+            info[name] = getattr(module, "__version__", "installed")
+        except ImportError:
+            info[name] = None
+    return info
+
+
+def show_versions(file=None):
+    """Print lgekit's version, its dependencies' versions and whether OpenMP is compiled in."""
+    info = _versions()
+    width = max(len(k) for k in info)
+    for key, value in info.items():
+        print(f"{key:>{width}}: {value if value is not None else 'not installed'}", file=file)
+    return None

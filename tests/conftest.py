@@ -1,0 +1,62 @@
+"""Shared test configuration.
+
+* Slow tests (``@pytest.mark.slow``) run with ``--runslow`` or
+  ``LGEKIT_RUN_SLOW=1`` (CI sets it); otherwise they are skipped.
+* Real data sets are found through ``LGEKIT_DATA`` or ``../shared/data``;
+  tests that need them use the ``data_dir`` fixture and skip with a reason
+  when neither exists.
+* Hypothesis runs a deterministic profile by default; set
+  ``HYPOTHESIS_PROFILE=random`` for randomized exploration.
+"""
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "deterministic", derandomize=True, max_examples=60, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "random", derandomize=False, max_examples=300, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+
+
+def _run_slow(config):
+    return config.getoption("--runslow") or os.environ.get("LGEKIT_RUN_SLOW", "0") not in ("", "0")
+
+
+def pytest_collection_modifyitems(config, items):
+    if _run_slow(config):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow or LGEKIT_RUN_SLOW=1")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def find_data_dir():
+    """The real-data folder: $LGEKIT_DATA, else ../shared/data beside the project, else None."""
+    env = os.environ.get("LGEKIT_DATA")
+    if env:
+        return Path(env) if Path(env).is_dir() else None
+    candidate = PROJECT_ROOT.parent / "shared" / "data"
+    return candidate if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def data_dir():
+    path = find_data_dir()
+    if path is None:
+        pytest.skip("real data sets not found: set LGEKIT_DATA to a folder laid out like "
+                    "../shared/data (see its README), or run lgekit datasets fetch NAME")
+    return path
