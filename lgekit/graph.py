@@ -160,7 +160,7 @@ class Graph:
             if not sp.issparse(labels):
                 raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
                                 "Graph.from_edges accepts more forms")
-            lab = sp.csr_matrix(labels, dtype=np.int8)
+            lab = sp.csr_matrix(labels, dtype=np.int8, copy=True)  # never write into (read-only) input arrays
             if lab.shape[0] != n:
                 raise ValueError(f"labels must have one row per node ({n}), got {lab.shape[0]}")
             lab.sum_duplicates()
