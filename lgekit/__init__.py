@@ -12,3 +12,8 @@ from ._show_versions import show_versions
 from .graph import Graph, GraphWarning
 
 __all__ = ["Graph", "GraphWarning", "show_versions", "__version__"]
+
+from . import evaluation, metrics
+from .evaluation import EdgeSplit, split_edges
+
+__all__ += ["EdgeSplit", "split_edges", "evaluation", "metrics"]

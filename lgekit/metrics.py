@@ -1,0 +1,340 @@
+"""Scores of an embedding: link prediction (AP, ROC-AUC of ``x_u . x_v``) and
+node classification (Micro/Macro-F1 of one-vs-rest logistic regression, the
+DeepWalk ``scoring.py`` protocol)."""
+import logging
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._random import check_random_state
+from .graph import Graph
+
+__all__ = ["pair_scores", "average_precision", "roc_auc", "node_classification_f1"]
+
+logger = logging.getLogger(__name__)
+
+_CHUNK = 1 << 16  # pairs per block in pair_scores (bounded temporary memory)
+_STRATEGIES = ("topk", "threshold")
+
+
+# ---------------------------------------------------------------------- validation
+def _check_embedding(embedding, name="embedding"):
+    if sp.issparse(embedding):
+        raise TypeError(f"{name} must be a dense (n_nodes, dim) array, got a scipy.sparse matrix")
+    try:
+        x = np.asarray(embedding)
+    except Exception as exc:  # ragged lists and other non-arrays
+        raise TypeError(f"{name} must be an (n_nodes, dim) array of numbers: {exc}") from None
+    if x.dtype.kind not in "fiub":
+        raise TypeError(f"{name} must hold real numbers, got dtype {x.dtype}")
+    if x.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_nodes, dim), got shape {x.shape}")
+    if x.dtype.kind == "f" and not np.isfinite(x).all():
+        bad = np.argwhere(~np.isfinite(x))[0]
+        raise ValueError(f"{name} contains non-finite values (NaN or inf), e.g. at row {bad[0]}, column {bad[1]}; "
+                         "a diverged model? (try a smaller learning rate or a larger lam_r)")
+    return x
+
+
+def _check_pairs(pairs, n_nodes, name):
+    arr = np.asarray(pairs)
+    if arr.size == 0 and arr.ndim <= 2:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must be an (k, 2) array of node index pairs, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < 0 or hi >= n_nodes:
+        raise ValueError(f"{name} holds node indices in [{lo}, {hi}], outside the embedding's rows [0, {n_nodes})")
+    return arr.astype(np.int64, copy=False)
+
+
+# ---------------------------------------------------------------------- link prediction
+def pair_scores(embedding, pairs, context=None):
+    """Score ``s(u, v) = x_u . x_v`` of each pair (``x_u . y_v`` with a context embedding).
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+    pairs : int array (k, 2)
+        Node indices.
+    context : array (n_nodes, dim), optional
+        Second ("context" / target) vectors of a two-vector model; default:
+        ``embedding`` itself (the paper's symmetric model).
+
+    Returns
+    -------
+    scores : float64 ndarray (k,)
+
+    Notes
+    -----
+    Computed in blocks of 65,536 pairs with float64 products and sums, so a
+    float32 embedding does not lose precision and memory stays bounded.
+    Cost :math:`O(k \\cdot dim)`.
+
+    Examples
+    --------
+    >>> pair_scores([[1.0, 0.0], [0.5, 2.0]], [[0, 1], [1, 1]]).tolist()
+    [0.5, 4.25]
+    """
+    x = _check_embedding(embedding)
+    y = x if context is None else _check_embedding(context, "context")
+    if y.shape != x.shape:
+        raise ValueError(f"context must have the embedding's shape {x.shape}, got {y.shape}")
+    p = _check_pairs(pairs, x.shape[0], "pairs")
+    out = np.empty(len(p), dtype=np.float64)
+    for start in range(0, len(p), _CHUNK):
+        block = p[start:start + _CHUNK]
+        xu = x[block[:, 0]].astype(np.float64, copy=False)
+        yv = y[block[:, 1]].astype(np.float64, copy=False)
+        out[start:start + len(block)] = np.einsum("ij,ij->i", xu, yv)
+    return out
+
+
+def _labelled_scores(embedding, positives, negatives, context):
+    x = _check_embedding(embedding)
+    pos = _check_pairs(positives, x.shape[0], "positives")
+    neg = _check_pairs(negatives, x.shape[0], "negatives")
+    if len(pos) == 0 or len(neg) == 0:
+        raise ValueError(f"need at least one positive and one negative pair, got {len(pos)} positives and "
+                         f"{len(neg)} negatives")
+    scores = pair_scores(x, np.concatenate([pos, neg]), context=context)
+    y = np.concatenate([np.ones(len(pos), dtype=np.int8), np.zeros(len(neg), dtype=np.int8)])
+    return y, scores
+
+
+def average_precision(embedding, positives, negatives, context=None):
+    """Average precision of ranking ``positives`` above ``negatives`` by ``x_u . x_v``.
+
+    The paper's link-prediction metric (Gao et al. 2019, Sec. 5), computed
+    by :func:`sklearn.metrics.average_precision_score` (the step-function
+    sum :math:`\\sum_n (R_n - R_{n-1}) P_n`, no interpolation).  With ``r``
+    negatives per positive, a random embedding scores about ``1 / (1 + r)``.
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+    positives, negatives : int arrays (k, 2)
+        Node index pairs (e.g. ``split.test_positives``, ``split.test_negatives``).
+    context : array (n_nodes, dim), optional
+        See :func:`pair_scores`.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[1.0], [1.0], [-1.0]])
+    >>> average_precision(x, [[0, 1]], [[0, 2], [1, 2]])
+    1.0
+    """
+    from sklearn.metrics import average_precision_score
+
+    y, scores = _labelled_scores(embedding, positives, negatives, context)
+    return float(average_precision_score(y, scores))
+
+
+def roc_auc(embedding, positives, negatives, context=None):
+    """Area under the ROC curve of ``x_u . x_v`` separating ``positives`` from ``negatives``.
+
+    Computed by :func:`sklearn.metrics.roc_auc_score` (ties count one half).
+    A random embedding scores about 0.5.  Parameters as :func:`average_precision`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[1.0], [1.0], [-1.0]])
+    >>> roc_auc(x, [[0, 1]], [[0, 2], [1, 2]])
+    1.0
+    """
+    from sklearn.metrics import roc_auc_score
+
+    y, scores = _labelled_scores(embedding, positives, negatives, context)
+    return float(roc_auc_score(y, scores))
+
+
+# ---------------------------------------------------------------------- node classification
+def _label_matrix(labels, n_nodes):
+    """Labels as a CSR 0/1 (n_nodes, k) matrix."""
+    if isinstance(labels, Graph):
+        if labels.labels is None:
+            raise ValueError(f"labels: the graph {labels.name or ''} has no node labels".replace("  ", " "))
+        mat = labels.labels
+    elif sp.issparse(labels):
+        mat = sp.csr_matrix(labels)
+    else:
+        arr = np.asarray(labels)
+        if arr.ndim == 1:
+            # one class per node; negative means unlabeled
+            if arr.dtype.kind not in "iu":
+                raise ValueError(f"a 1-D labels array must hold integer classes (negative = unlabeled), got dtype {arr.dtype}")
+            rows = np.flatnonzero(arr >= 0)
+            cols = arr[rows].astype(np.int64)
+            k = int(cols.max()) + 1 if len(cols) else 0
+            mat = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(arr), k))
+        elif arr.ndim == 2:
+            mat = sp.csr_matrix(arr)
+        else:
+            raise ValueError(f"labels must be a Graph, a (n_nodes, n_classes) 0/1 matrix or a 1-D class array, "
+                             f"got shape {arr.shape}")
+    if mat.shape[0] != n_nodes:
+        raise ValueError(f"labels has {mat.shape[0]} rows but the embedding has {n_nodes} nodes")
+    mat = mat.astype(np.float64)
+    mat.eliminate_zeros()
+    if mat.nnz and not np.all(mat.data == 1):
+        raise ValueError("labels must be a 0/1 membership matrix")
+    return sp.csr_matrix(mat, dtype=np.int8)
+
+
+def _check_ratio(ratio):
+    if isinstance(ratio, bool) or not isinstance(ratio, numbers.Real) or not 0.0 < float(ratio) < 1.0:
+        raise ValueError(f"train_ratio must be a number in (0, 1) or a list of them, got {ratio!r}")
+    return float(ratio)
+
+
+def _predict(classifier, x_test, y_test_counts, strategy):
+    """0/1 predictions: each node's k top-scored labels (k = true count), or probability > 0.5."""
+    proba = classifier.predict_proba(x_test)
+    pred = np.zeros(proba.shape, dtype=np.int8)
+    if strategy == "threshold":
+        pred[proba > 0.5] = 1
+        return pred
+    order = np.argsort(-proba, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(proba.shape[1])[None, :].repeat(len(proba), 0), axis=1)
+    pred[ranks < y_test_counts[:, None]] = 1
+    return pred
+
+
+def _one_split(x, y, n_train, rng, strategy, C):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import f1_score
+    from sklearn.multiclass import OneVsRestClassifier
+
+    perm = rng.permutation(x.shape[0])
+    train, test = perm[:n_train], perm[n_train:]
+    clf = OneVsRestClassifier(LogisticRegression(C=C, solver="liblinear",
+                                                 random_state=int(rng.integers(2**31 - 1))))
+    with warnings.catch_warnings():
+        # a class with no positive (or only positive) training nodes gets a constant predictor
+        warnings.filterwarnings("ignore", message="Label .* is present in all training examples")
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        clf.fit(x[train], y[train])
+    y_test = y[test]
+    pred = _predict(clf, x[test], y_test.sum(axis=1), strategy)
+    micro = f1_score(y_test, pred, average="micro", zero_division=0)
+    macro = f1_score(y_test, pred, average="macro", zero_division=0)
+    return float(micro), float(macro)
+
+
+def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy="topk", n_repeats=1, C=1.0):
+    """Micro- and Macro-F1 of predicting node labels from the embedding.
+
+    The DeepWalk ``scoring.py`` protocol (Perozzi et al. 2014; also node2vec,
+    LINE and the paper's Figure 6): shuffle the labelled nodes, train one-vs-rest
+    L2-regularised logistic regression (LIBLINEAR) on the first
+    ``train_ratio`` of them, and predict for each remaining node its ``k``
+    top-scored labels, where ``k`` is the node's true number of labels.
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+    labels : Graph, sparse or dense (n_nodes, n_classes) 0/1 matrix, or 1-D int array
+        Node memberships (a Graph's ``labels``).  A 1-D array gives one class
+        per node, negative for unlabeled.  Nodes without any label are left
+        out; classes without any member are dropped.
+    train_ratio : float in (0, 1) or list of floats, default 0.5
+        Fraction of the labelled nodes used for training
+        (``int(round(ratio * n_labelled))`` nodes).
+    seed : None, int or numpy.random.Generator, default 0
+        Shuffles (and LIBLINEAR's coordinate order).
+    strategy : {"topk", "threshold"}, default "topk"
+        ``"topk"``: the protocol above; ``"threshold"``: predict every label
+        whose probability exceeds 0.5 (can predict none).
+    n_repeats : int >= 1, default 1
+        Independent shuffles per ratio; the scores are their means.
+    C : float > 0, default 1.0
+        Inverse regularisation strength of the logistic regressions.
+
+    Returns
+    -------
+    dict
+        ``{"micro_f1", "macro_f1", "train_ratio", "n_repeats", "n_train", "n_test"}``, and with
+        ``n_repeats > 1`` also ``"micro_f1_std"``, ``"macro_f1_std"`` and the
+        per-repeat lists ``"micro_f1_all"``, ``"macro_f1_all"``.  For a list of
+        ratios: ``{ratio: that dict}``.
+
+    Raises
+    ------
+    ValueError
+        Shapes that disagree, non-finite embedding values, a bad parameter,
+        too few labelled nodes for the ratio, no labels at all.
+
+    Notes
+    -----
+    Micro-F1 pools the decisions of all (test node, class) cells; Macro-F1
+    averages per-class F1 over the classes with at least one member (a class
+    absent from the test nodes and never predicted counts 0, as in scikit-
+    learn with ``zero_division=0``).  Single-label data (email-Eu-core) work
+    the same way: ``k = 1`` picks the arg-max class, so Micro-F1 equals
+    accuracy.  Cost: ``n_classes`` LIBLINEAR fits on ``n_train x dim`` data.
+
+    References
+    ----------
+    Perozzi, Al-Rfou & Skiena, "DeepWalk", KDD 2014, Sec. 5 and its
+    ``example_graphs/scoring.py``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.repeat(np.eye(3, dtype=int), 20, axis=0)   # 60 nodes, 3 classes
+    >>> result = node_classification_f1(labels * 5.0, labels, seed=0)
+    >>> result["micro_f1"], result["macro_f1"]
+    (1.0, 1.0)
+    """
+    x = _check_embedding(embedding).astype(np.float64, copy=False)
+    y = _label_matrix(labels, x.shape[0])
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (np.isfinite(C) and C > 0):
+        raise ValueError(f"C must be a positive finite number, got {C!r}")
+    many = isinstance(train_ratio, (list, tuple, np.ndarray))
+    ratios = [_check_ratio(r) for r in (train_ratio if many else [train_ratio])]
+    if many and not ratios:
+        raise ValueError("train_ratio is an empty list")
+
+    labelled = np.flatnonzero(np.diff(y.indptr) > 0)
+    y = y[labelled]
+    y = y[:, np.flatnonzero(np.asarray(y.sum(axis=0)).ravel() > 0)]
+    y = y.toarray()  # (n_labelled, n_classes) int8: small, and what f1_score wants
+    x = x[labelled]
+    n = len(labelled)
+    if n < 2 or y.shape[1] == 0:
+        raise ValueError(f"labels: need at least 2 labelled nodes, got {n} (with {y.shape[1]} non-empty classes)")
+    rng = check_random_state(seed, "seed")
+    results = {}
+    for ratio in ratios:
+        n_train = int(round(ratio * n))
+        if not 1 <= n_train <= n - 1:
+            raise ValueError(f"train_ratio={ratio} leaves {n_train} of {n} labelled nodes for training; "
+                             "both the training and the test part must be non-empty")
+        scores = [_one_split(x, y, n_train, rng, strategy, float(C)) for _ in range(n_repeats)]
+        micro = [s[0] for s in scores]
+        macro = [s[1] for s in scores]
+        res = {"micro_f1": float(np.mean(micro)), "macro_f1": float(np.mean(macro)), "train_ratio": ratio,
+               "n_repeats": int(n_repeats), "n_train": n_train, "n_test": n - n_train}
+        if n_repeats > 1:
+            res.update(micro_f1_std=float(np.std(micro, ddof=1)), macro_f1_std=float(np.std(macro, ddof=1)),
+                       micro_f1_all=micro, macro_f1_all=macro)
+        logger.info("node classification, train_ratio=%g: micro-F1 %.4f, macro-F1 %.4f", ratio,
+                    res["micro_f1"], res["macro_f1"])
+        results[ratio] = res
+    return results if many else results[ratios[0]]
