@@ -1,0 +1,413 @@
+# cython: language_level=3
+"""Dual coordinate descent for the hinge-loss linear graph embedding.
+
+The model (Gao et al., ICLR 2019, Section 4) minimises
+
+    L(X) = lam_pos * sum_{(u,v) in E+} w_uv h(x_u . x_v)
+         + lam_neg * sum_{(u,v) in E-}      h(-x_u . x_v)
+         + lam_r / 2 * sum_v ||x_v||^2,                      h(z) = max(0, 1 - z)
+
+by block coordinate descent over the vertices (the paper's Algorithm 1).  With
+every other vector fixed, the terms of L touching x_u are, divided by lam_r,
+a soft-margin linear SVM without bias whose "training points" are u's pair
+partners x_j with labels s_j (+1 for an edge, -1 for a negative pair):
+
+    primal   min_w  P(w) = 1/2 ||w||^2 + sum_j U_j max(0, 1 - s_j w . x_j),
+             U_j = c_j / lam_r,   c_j = lam_pos * w_uv (s_j = +1)  or  lam_neg (s_j = -1)
+
+    dual     min_a  f(a) = 1/2 a^T Q a - e^T a,   Q_jk = s_j s_k x_j . x_k
+             subject to 0 <= a_j <= U_j               (the box constraints)
+
+    and w(a) = sum_j a_j s_j x_j,   D(a) = -f(a) = e^T a - 1/2 ||w(a)||^2.
+
+The block solver is LIBLINEAR's ``solve_l2r_l1l2_svc`` for the L1 (hinge)
+loss, i.e. Hsieh, Chang, Lin, Keerthi & Sundararajan, "A Dual Coordinate
+Descent Method for Large-scale Linear SVM", ICML 2008, Algorithm 1, without
+shrinking:
+
+    w <- sum_j a_j s_j x_j                 (stored duals, CURRENT neighbours)
+    repeat inner_passes times (or until max |PG| <= tol):
+        permute the coordinates (LIBLINEAR's forward Fisher-Yates)
+        for j in that order:
+            G  = s_j w . x_j - 1                                (gradient of f)
+            PG = min(G, 0) if a_j = 0, max(G, 0) if a_j = U_j, else G
+            if |PG| > 1e-12:
+                a_j <- min(max(a_j - G / Q_jj, 0), U_j),  Q_jj = ||x_j||^2
+                w   <- w + (a_j_new - a_j_old) s_j x_j
+    x_u <- w
+
+One dual variable per (vertex, incident pair): the duals live in an array
+aligned with the "pair CSR" (for each vertex u, its entries: partner, sign,
+U) and are kept across epochs, so each visit is a warm start.  A pair that
+occurs several times (twice as a negative, or as an edge and a negative) has
+one entry per occurrence, exactly as the sum in L counts it.
+
+Q_jj = 0 (a partner whose vector is exactly zero): LIBLINEAR would divide by
+zero.  Then G = -1 and the coordinate's dual objective is -a_j, whose exact
+minimiser over [0, U_j] is U_j; we set a_j = U_j and leave w alone (the
+partner contributes nothing to w), which keeps the duality gap exact.
+
+Certificates (computed after the passes when ``diagnostics`` is set, at the
+final w, so they describe the vector actually written to x_u):
+
+    gap_u  = P(w) - D(a) = ||w||^2 + sum_j U_j h(s_j w . x_j) - sum_j a_j  (>= 0)
+    viol_u = max_j |PG_j|                                   (0 iff KKT hold)
+
+both in the units of the per-vertex SVM (i.e. of L / lam_r).
+
+Schedules.  ``order`` lists the vertices of one epoch, cut into blocks by
+``block_ptr``; blocks run one after the other and the vertices of a block run
+in parallel (OpenMP, dynamic scheduling).  The estimator passes either one
+block (the paper's sequential random order; with several threads that is
+Hogwild: a vertex may read a neighbour's vector while it is being written),
+or the colour classes of the pair graph (no two vertices of a block share a
+pair, so no vertex reads what another writes: bit-identical results for any
+thread count).  The randomness of vertex u's inner permutation comes from
+stream ``u`` of the epoch's seed, never from the thread that runs it.
+"""
+import numpy as np
+
+cimport cython
+from cython.parallel cimport prange, threadid
+from libc.math cimport fabs, isfinite
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+
+from lgekit._common cimport floating, dot, axpy, rng_stream, rng_below
+
+__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "greedy_coloring"]
+
+
+# ---------------------------------------------------------------------------
+# The block solver (one vertex).  Everything takes raw pointers so that the
+# epoch and the stand-alone ``solve_vertex`` run the very same code.
+# ---------------------------------------------------------------------------
+
+cdef inline void _build_w(floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
+                          const int8_t* sign, const double* alpha, Py_ssize_t deg) noexcept nogil:
+    """w <- sum_j alpha_j s_j x_{nbr_j}, skipping alpha_j = 0, in entry order."""
+    cdef Py_ssize_t i, j
+    for i in range(D):
+        w[i] = 0
+    for j in range(deg):
+        if alpha[j] != 0:
+            axpy(<floating>(alpha[j] * sign[j]), X + <Py_ssize_t>nbr[j] * D, w, D)
+
+
+cdef inline double _projected_gradient(double G, double a, double U) noexcept nogil:
+    if a <= 0:
+        return G if G < 0 else 0.0
+    if a >= U:
+        return G if G > 0 else 0.0
+    return G
+
+
+cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
+                     const int8_t* sign, const double* upper, double* alpha, const double* sqnorm,
+                     Py_ssize_t deg, int max_passes, double tol, uint64_t* rng,
+                     Py_ssize_t* perm) noexcept nogil:
+    """At most ``max_passes`` DCD passes over the deg coordinates; returns the passes run.
+
+    ``sqnorm`` is indexed like X (``sqnorm[nbr_j] = ||x_{nbr_j}||^2``).  Stops
+    after a pass whose largest |projected gradient| (measured when each
+    coordinate was visited, as LIBLINEAR does) is <= tol.
+    """
+    cdef Py_ssize_t i, j, k, tmp
+    cdef int p
+    cdef double G, PG, Q, a_old, a_new, viol, U
+    cdef const floating* xv
+    for i in range(deg):
+        perm[i] = i
+    for p in range(max_passes):
+        for i in range(deg):
+            j = i + <Py_ssize_t>rng_below(rng, <uint64_t>(deg - i))
+            tmp = perm[i]
+            perm[i] = perm[j]
+            perm[j] = tmp
+        viol = 0.0
+        for i in range(deg):
+            k = perm[i]
+            xv = X + <Py_ssize_t>nbr[k] * D
+            G = sign[k] * <double>dot(w, xv, D) - 1.0
+            a_old = alpha[k]
+            U = upper[k]
+            PG = _projected_gradient(G, a_old, U)
+            if fabs(PG) > viol:
+                viol = fabs(PG)
+            if fabs(PG) > 1e-12:
+                Q = sqnorm[nbr[k]]
+                if Q > 0:
+                    a_new = a_old - G / Q
+                    if a_new < 0:
+                        a_new = 0.0
+                    elif a_new > U:
+                        a_new = U
+                    alpha[k] = a_new
+                    if a_new != a_old:
+                        axpy(<floating>((a_new - a_old) * sign[k]), xv, w, D)
+                else:
+                    alpha[k] = U
+        if viol <= tol:
+            return p + 1
+    return max_passes
+
+
+cdef void _certificates(const floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
+                        const int8_t* sign, const double* upper, const double* alpha,
+                        Py_ssize_t deg, double* gap, double* viol) noexcept nogil:
+    """Duality gap P(w) - D(alpha) and max |projected gradient| at the final w."""
+    cdef Py_ssize_t k
+    cdef double m, G, PG, ww, hinge = 0.0, asum = 0.0, v = 0.0
+    ww = dot(w, w, D)
+    for k in range(deg):
+        m = sign[k] * <double>dot(w, X + <Py_ssize_t>nbr[k] * D, D)
+        G = m - 1.0
+        if G < 0:
+            hinge += upper[k] * (-G)
+        asum += alpha[k]
+        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        if PG > v:
+            v = PG
+    gap[0] = ww + hinge - asum
+    viol[0] = v
+
+
+cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X, double* sqnorm,
+                       Py_ssize_t D, const int64_t* indptr, const int32_t* nbr, const int8_t* sign,
+                       const double* upper, double* alpha, int inner_passes, double tol,
+                       uint64_t seed, bint diagnostics, double* gap, double* viol) noexcept nogil:
+    """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite."""
+    cdef int64_t start = indptr[u]
+    cdef Py_ssize_t deg = indptr[u + 1] - start
+    cdef Py_ssize_t i
+    cdef uint64_t rng = rng_stream(seed, <uint64_t>u)
+    cdef int passes = 0
+    cdef double ww
+    _build_w(w, X, D, nbr + start, sign + start, alpha + start, deg)
+    if deg > 0:
+        passes = _dcd_passes(w, X, D, nbr + start, sign + start, upper + start, alpha + start,
+                             sqnorm, deg, inner_passes, tol, &rng, perm)
+    if diagnostics:
+        _certificates(w, X, D, nbr + start, sign + start, upper + start, alpha + start, deg,
+                      gap + u, viol + u)
+    ww = dot(w, w, D)
+    for i in range(D):
+        X[u * D + i] = w[i]
+    sqnorm[u] = ww
+    return 0 if isfinite(ww) else 1
+
+
+# ---------------------------------------------------------------------------
+# Python entry points
+# ---------------------------------------------------------------------------
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
+              const int32_t[::1] nbr, const int8_t[::1] sign, const double[::1] upper,
+              double[::1] alpha, const int32_t[::1] order, const int64_t[::1] block_ptr,
+              int inner_passes, double tol, uint64_t seed, int n_threads, bint diagnostics,
+              double[::1] gap, double[::1] viol):
+    """Run one DCD epoch in place (X, sqnorm, alpha; gap and viol when ``diagnostics``).
+
+    Parameters
+    ----------
+    X : (n, D) float32/float64, C-contiguous
+        The embedding, updated in place.
+    sqnorm : (n,) float64
+        ``||x_v||^2`` of every row of X on entry; kept up to date.
+    indptr, nbr, sign, upper : pair CSR
+        Vertex u's entries are ``indptr[u]:indptr[u+1]``: partner ``nbr``,
+        label ``sign`` (+1 / -1) and box bound ``upper`` (U = c / lam_r).
+    alpha : float64, aligned with nbr
+        Dual variables, in [0, upper]; updated in place (warm start).
+    order, block_ptr
+        The vertices of this epoch in visiting order, cut into blocks that
+        run one after the other; vertices of one block run in parallel.
+    inner_passes : int
+        Maximal number of DCD passes per vertex visit.
+    tol : float
+        A visit stops early after a pass whose max |projected gradient| <= tol.
+    seed : uint64
+        Vertex u draws its permutations from stream u of this seed.
+    n_threads : int
+    diagnostics : bool
+        Compute the certificates ``gap[u]`` and ``viol[u]`` of every visited u.
+
+    Returns
+    -------
+    bad_vertex : int
+        -1, or a vertex whose new vector was not finite (the epoch stops at
+        the end of that block).
+    """
+    cdef Py_ssize_t n = X.shape[0], D = X.shape[1]
+    cdef Py_ssize_t n_blocks = block_ptr.shape[0] - 1
+    cdef Py_ssize_t max_deg = 0, b, t, i, u, lo, hi
+    cdef int64_t[::1] bad = np.full(1, -1, dtype=np.int64)
+    cdef int nt = max(1, n_threads)
+    if sqnorm.shape[0] != n or indptr.shape[0] != n + 1 or alpha.shape[0] != nbr.shape[0]:
+        raise ValueError("dcd_epoch: inconsistent array shapes")
+    if sign.shape[0] != nbr.shape[0] or upper.shape[0] != nbr.shape[0]:
+        raise ValueError("dcd_epoch: inconsistent pair-CSR arrays")
+    if diagnostics and (gap.shape[0] != n or viol.shape[0] != n):
+        raise ValueError("dcd_epoch: gap and viol must have one entry per vertex")
+    if n_blocks < 0 or block_ptr[n_blocks] > order.shape[0]:
+        raise ValueError("dcd_epoch: block_ptr does not fit order")
+    for u in range(n):
+        if indptr[u + 1] - indptr[u] > max_deg:
+            max_deg = indptr[u + 1] - indptr[u]
+    dtype = np.float32 if floating is float else np.float64
+    cdef floating[:, ::1] W = np.empty((nt, max(D, 1)), dtype=dtype)
+    cdef Py_ssize_t[:, ::1] P = np.empty((nt, max(max_deg, 1)), dtype=np.intp)
+    cdef double dummy_gap[1]
+    cdef double* gp = &gap[0] if diagnostics else dummy_gap
+    cdef double* vp = &viol[0] if diagnostics else dummy_gap
+    cdef floating* Xp = &X[0, 0] if n > 0 and D > 0 else NULL
+    if n == 0 or D == 0:
+        return -1
+    with nogil:
+        for b in range(n_blocks):
+            if nt == 1 or block_ptr[b + 1] - block_ptr[b] == 1:
+                for i in range(block_ptr[b], block_ptr[b + 1]):
+                    u = order[i]
+                    if _visit(u, &W[0, 0], &P[0, 0], Xp, &sqnorm[0], D, &indptr[0], &nbr[0],
+                              &sign[0], &upper[0], &alpha[0], inner_passes, tol, seed,
+                              diagnostics, gp, vp):
+                        bad[0] = u
+            else:
+                lo = block_ptr[b]
+                hi = block_ptr[b + 1]
+                for i in prange(lo, hi, num_threads=nt, schedule="dynamic", chunksize=4):
+                    t = threadid()
+                    if _visit(order[i], &W[t, 0], &P[t, 0], Xp, &sqnorm[0], D, &indptr[0],
+                              &nbr[0], &sign[0], &upper[0], &alpha[0], inner_passes, tol, seed,
+                              diagnostics, gp, vp):
+                        bad[0] = order[i]
+            if bad[0] >= 0:
+                break
+    return int(bad[0])
+
+
+def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const double[::1] upper,
+                 double[::1] alpha, int max_passes, double tol, uint64_t seed):
+    """Solve one vertex's SVM sub-problem with the epoch's block solver.
+
+    ``neighbours`` (k, D) are the partners' vectors, ``sign`` their labels,
+    ``upper`` the box bounds; ``alpha`` (warm start) is updated in place.
+    Returns ``(w, n_passes, gap, viol)``; the permutations come from stream 0
+    of ``seed``.
+    """
+    cdef Py_ssize_t deg = neighbours.shape[0], D = neighbours.shape[1], i
+    if sign.shape[0] != deg or upper.shape[0] != deg or alpha.shape[0] != deg:
+        raise ValueError("solve_vertex: sign, upper and alpha need one entry per neighbour")
+    dtype = np.float32 if floating is float else np.float64
+    cdef floating[::1] w = np.zeros(max(D, 1), dtype=dtype)
+    cdef double[::1] sq = np.empty(max(deg, 1), dtype=np.float64)
+    cdef int32_t[::1] idx = np.arange(max(deg, 1), dtype=np.int32)
+    cdef Py_ssize_t[::1] perm = np.empty(max(deg, 1), dtype=np.intp)
+    cdef uint64_t rng = rng_stream(seed, 0)
+    cdef int passes = 0
+    cdef double gap = 0.0, viol = 0.0
+    cdef const floating* Xp = &neighbours[0, 0] if deg > 0 and D > 0 else NULL
+    if D == 0:
+        return np.zeros(0, dtype=dtype), 0, 0.0, 0.0
+    for i in range(deg):
+        sq[i] = dot(Xp + i * D, Xp + i * D, D)
+    with nogil:
+        _build_w(&w[0], Xp, D, &idx[0], &sign[0] if deg else NULL, &alpha[0] if deg else NULL, deg)
+        if deg > 0:
+            passes = _dcd_passes(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], &sq[0],
+                                 deg, max_passes, tol, &rng, &perm[0])
+            _certificates(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], deg, &gap, &viol)
+    return np.asarray(w)[:D].copy(), passes, gap, viol
+
+
+def vertex_certificates(floating[:, ::1] X, const int64_t[::1] indptr, const int32_t[::1] nbr,
+                        const int8_t[::1] sign, const double[::1] upper, const double[::1] alpha,
+                        int n_threads):
+    """Duality gap and max |PG| of every vertex's sub-problem at the current X.
+
+    Here ``w`` is the stored x_u (not rebuilt from alpha), so this measures
+    how far (X, alpha) is from a joint block-optimum.  Returns (gap, viol).
+    """
+    cdef Py_ssize_t n = X.shape[0], D = X.shape[1], u
+    gap_arr = np.zeros(n, dtype=np.float64)
+    viol_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] g = gap_arr, v = viol_arr
+    if n == 0 or D == 0:
+        return gap_arr, viol_arr
+    cdef const floating* Xp = &X[0, 0]
+    with nogil:
+        for u in prange(n, num_threads=max(1, n_threads), schedule="dynamic", chunksize=16):
+            _certificates(Xp + u * D, Xp, D, &nbr[0] + indptr[u], &sign[0] + indptr[u],
+                          &upper[0] + indptr[u], &alpha[0] + indptr[u], indptr[u + 1] - indptr[u],
+                          &g[u], &v[u])
+    return gap_arr, viol_arr
+
+
+cdef enum:
+    _CHUNK = 4096
+
+
+def hinge_losses(floating[:, ::1] X, const int64_t[:, ::1] pairs, const double[::1] coef,
+                 int n_threads):
+    """sum_i coef_i * max(0, 1 - x_{p_i0} . x_{p_i1}), with ``coef`` signed.
+
+    Positive ``coef`` means an edge (loss h(x_u.x_v)), negative a negative
+    pair (loss |coef| h(-x_u.x_v)).  Returns (positive part, negative part).
+    Sums are taken over fixed chunks and then in chunk order, so the result
+    does not depend on the number of threads.
+    """
+    cdef Py_ssize_t m = pairs.shape[0], D = X.shape[1]
+    cdef Py_ssize_t n_chunks = (m + _CHUNK - 1) // _CHUNK, c, i, lo, hi
+    pos_arr = np.zeros(max(n_chunks, 1), dtype=np.float64)
+    neg_arr = np.zeros(max(n_chunks, 1), dtype=np.float64)
+    cdef double[::1] pos = pos_arr, neg = neg_arr
+    cdef double z, a, sp, sn
+    if coef.shape[0] != m:
+        raise ValueError("hinge_losses: coef needs one entry per pair")
+    if m == 0 or D == 0:
+        return 0.0, 0.0
+    cdef const floating* Xp = &X[0, 0]
+    with nogil:
+        for c in prange(n_chunks, num_threads=max(1, n_threads), schedule="static"):
+            lo = c * _CHUNK
+            hi = min(lo + _CHUNK, m)
+            sp = 0.0
+            sn = 0.0
+            for i in range(lo, hi):
+                z = dot(Xp + pairs[i, 0] * D, Xp + pairs[i, 1] * D, D)
+                a = coef[i]
+                if a > 0:
+                    if z < 1.0:
+                        sp = sp + a * (1.0 - z)
+                else:
+                    if z > -1.0:
+                        sn = sn - a * (1.0 + z)
+            pos[c] = sp
+            neg[c] = sn
+    return float(pos_arr.sum()), float(neg_arr.sum())
+
+
+def greedy_coloring(const int64_t[::1] indptr, const int32_t[::1] nbr, const int64_t[::1] visit):
+    """Greedy proper colouring: each vertex of ``visit`` (in that order) takes
+    the smallest colour none of its already-coloured neighbours has.
+
+    Uses at most max_degree + 1 colours (Welsh & Powell 1967 with the
+    largest-first order).  Returns int32 colours.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, k, u, c
+    colors_arr = np.full(n, -1, dtype=np.int32)
+    cdef int32_t[::1] color = colors_arr
+    cdef int64_t[::1] mark = np.full(n + 1, -1, dtype=np.int64)
+    with nogil:
+        for i in range(visit.shape[0]):
+            u = visit[i]
+            for k in range(indptr[u], indptr[u + 1]):
+                c = color[nbr[k]]
+                if c >= 0:
+                    mark[c] = u
+            c = 0
+            while mark[c] == u:
+                c += 1
+            color[u] = <int32_t>c
+    return colors_arr

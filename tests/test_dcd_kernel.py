@@ -1,0 +1,291 @@
+"""The DCD kernel (lgekit/models/_dcd.pyx) against a plain NumPy reference.
+
+The reference below is written from the algorithm's statement (paper
+Algorithm 1; Hsieh et al. 2008, Algorithm 1), not from the kernel: dense
+vectors, Python loops, a Python SplitMix64 for the coordinate permutations.
+On tiny graphs in float64 the kernel must reproduce it to 1e-12.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from lgekit.models import _dcd
+from lgekit.models.hinge import pair_csr
+
+MASK = (1 << 64) - 1
+
+
+# --------------------------------------------------------------------------
+# Reference implementation
+# --------------------------------------------------------------------------
+
+class SplitMix64:
+    """Python twin of lgekit/_common.pxd's RNG (Steele, Lea & Flood 2014)."""
+
+    def __init__(self, seed, stream):
+        s = (seed ^ ((stream * 0xD1B54A32D192ED03) & MASK)) & MASK
+        self.state = s
+        self.state = self.next()          # rng_stream returns rng_next(&s)
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return ((self.next() >> 32) * n) >> 32
+
+
+def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed):
+    """One epoch of block DCD, written out plainly.  Returns (X, alpha, gap, viol)."""
+    X = X.copy()
+    alpha = alpha.copy()
+    n = X.shape[0]
+    gap = np.zeros(n)
+    viol = np.zeros(n)
+    for u in order:
+        lo, hi = csr.indptr[u], csr.indptr[u + 1]
+        ks = np.arange(lo, hi)
+        w = np.zeros(X.shape[1])
+        for k in ks:                                     # w from stored duals, current x_v
+            if alpha[k] != 0:
+                w += (alpha[k] * csr.sign[k]) * X[csr.nbr[k]]
+        rng = SplitMix64(seed, int(u))
+        perm = list(range(len(ks)))
+        for _ in range(inner_passes):
+            for i in range(len(perm)):                   # LIBLINEAR's forward Fisher-Yates
+                j = i + rng.below(len(perm) - i)
+                perm[i], perm[j] = perm[j], perm[i]
+            max_pg = 0.0
+            for i in perm:
+                k = ks[i]
+                xv = X[csr.nbr[k]]
+                s, U = csr.sign[k], csr.upper[k]
+                G = s * (w @ xv) - 1.0
+                if alpha[k] == 0:
+                    PG = min(G, 0.0)
+                elif alpha[k] == U:
+                    PG = max(G, 0.0)
+                else:
+                    PG = G
+                max_pg = max(max_pg, abs(PG))
+                if abs(PG) > 1e-12:
+                    Q = xv @ xv
+                    old = alpha[k]
+                    if Q > 0:
+                        alpha[k] = min(max(old - G / Q, 0.0), U)
+                        w += (alpha[k] - old) * s * xv
+                    else:
+                        alpha[k] = U
+            if max_pg <= tol:
+                break
+        # certificates at the final w
+        if len(ks):
+            m = csr.sign[ks] * (X[csr.nbr[ks]] @ w)
+            primal = 0.5 * w @ w + np.sum(csr.upper[ks] * np.maximum(0.0, 1.0 - m))
+            dual = np.sum(alpha[ks]) - 0.5 * w @ w
+            gap[u] = primal - dual
+            G = m - 1.0
+            a, U = alpha[ks], csr.upper[ks]
+            PG = np.where(a <= 0, np.minimum(G, 0), np.where(a >= U, np.maximum(G, 0), G))
+            viol[u] = np.max(np.abs(PG))
+        X[u] = w
+    return X, alpha, gap, viol
+
+
+def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_threads=1):
+    X = X.copy()
+    alpha = alpha.copy()
+    n = X.shape[0]
+    sq = np.einsum("ij,ij->i", X, X).astype(np.float64)
+    gap, viol = np.zeros(n), np.zeros(n)
+    order = np.ascontiguousarray(order, dtype=np.int32)
+    block_ptr = np.array([0, len(order)], np.int64) if blocks is None else blocks
+    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, block_ptr,
+                         inner_passes, tol, seed, n_threads, True, gap, viol)
+    assert bad == -1
+    np.testing.assert_allclose(sq, np.einsum("ij,ij->i", X, X), rtol=1e-5)
+    return X, alpha, gap, viol
+
+
+def tiny_problem(n=12, D=5, seed=0, lam_pos=1.0, lam_neg=0.5, lam_r=1.5, dtype=np.float64):
+    """A small graph exercising every layout case: weighted edges, a repeated
+    negative, a pair that is both an edge and a negative, an isolated vertex."""
+    rng = np.random.default_rng(seed)
+    edges = set()
+    while len(edges) < 2 * n:
+        u, v = sorted(rng.choice(n - 1, 2, replace=False))   # vertex n-1 stays isolated
+        edges.add((u, v))
+    pos = np.array(sorted(edges), np.int64)
+    neg = rng.choice(n - 1, size=(3 * n, 2))
+    neg = neg[neg[:, 0] != neg[:, 1]]
+    neg = np.vstack([neg, neg[:2], pos[:1]])                 # repeats, and an edge as a negative
+    weights = rng.uniform(0.5, 2.0, len(pos))
+    csr = pair_csr(n, pos, neg, positive_weights=weights, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r)
+    X = (rng.normal(size=(n, D)) * 0.5).astype(dtype)
+    return X, csr, pos, neg, weights
+
+
+# --------------------------------------------------------------------------
+# Kernel == reference
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("inner_passes", [1, 3])
+@pytest.mark.parametrize("problem_seed", [0, 1, 2])
+def test_epochs_match_numpy_reference(inner_passes, problem_seed):
+    X, csr, *_ = tiny_problem(seed=problem_seed)
+    rng = np.random.default_rng(100 + problem_seed)
+    alpha_k = alpha_r = np.zeros(len(csr.nbr))
+    Xk = Xr = X
+    for epoch in range(4):                                   # warm starts across epochs too
+        order = rng.permutation(X.shape[0])
+        seed = int(rng.integers(2**63)) * 2 + 1              # exercise the top bit of the seed
+        Xk, alpha_k, gk, vk = kernel_epoch(Xk, alpha_k, csr, order, inner_passes, 0.0, seed)
+        Xr, alpha_r, gr, vr = reference_epoch(Xr, alpha_r, csr, order, inner_passes, 0.0, seed)
+        np.testing.assert_allclose(Xk, Xr, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(alpha_k, alpha_r, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(gk, gr, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(vk, vr, rtol=0, atol=1e-12)
+    # the check is not vacuous: the duals visit all three states of the box
+    assert np.any(alpha_k == 0) and np.any(alpha_k == csr.upper)
+    assert np.any((alpha_k > 0) & (alpha_k < csr.upper))
+    assert np.all(Xk[-1] == 0)                               # isolated vertex -> argmin of the reg.
+
+
+def test_early_stop_by_tol_matches_reference():
+    X, csr, *_ = tiny_problem(seed=3)
+    order = np.arange(X.shape[0])[::-1]
+    alpha = np.zeros(len(csr.nbr))
+    # a loose tol makes some visits stop before the pass cap, others not
+    for _ in range(3):
+        Xk, ak, gk, vk = kernel_epoch(X, alpha, csr, order, 50, 0.05, 7)
+        Xr, ar, gr, vr = reference_epoch(X, alpha, csr, order, 50, 0.05, 7)
+        np.testing.assert_allclose(Xk, Xr, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ak, ar, rtol=0, atol=1e-12)
+        X, alpha = Xk, ak
+
+
+def test_zero_partner_vector_sets_dual_to_bound():
+    # Q_jj = 0: the coordinate's dual objective is -alpha_j, minimised at U_j
+    X, csr, *_ = tiny_problem(seed=4)
+    X[3] = 0.0
+    order = np.arange(X.shape[0])
+    Xk, ak, gk, _ = kernel_epoch(X, np.zeros(len(csr.nbr)), csr, [0, 1, 2, 4, 5], 1, 0.0, 1)
+    Xr, ar, gr, _ = reference_epoch(X, np.zeros(len(csr.nbr)), csr, [0, 1, 2, 4, 5], 1, 0.0, 1)
+    np.testing.assert_allclose(ak, ar, atol=1e-12)
+    to3 = (csr.nbr == 3) & (np.repeat(np.arange(len(order)), np.diff(csr.indptr)) < 3)
+    assert to3.any() and np.all(ak[to3] == csr.upper[to3])
+    assert np.all(np.isfinite(Xk))
+
+
+def test_float32_agrees_with_float64():
+    X, csr, *_ = tiny_problem(seed=5)
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    a64 = a32 = np.zeros(len(csr.nbr))
+    X64, X32 = X, X.astype(np.float32)
+    for _ in range(3):
+        X64, a64, *_ = kernel_epoch(X64, a64, csr, order, 1, 0.0, 11)
+        X32, a32, *_ = kernel_epoch(X32, a32, csr, order, 1, 0.0, 11)
+    assert X32.dtype == np.float32
+    # float32 rounding (2**-24 ~ 6e-8 relative per operation) over a few hundred
+    # dependent operations on O(1) values stays far below 1e-4; branch flips of the
+    # clip would show up as O(1) differences.
+    np.testing.assert_allclose(X32, X64, rtol=0, atol=1e-4)
+
+
+# --------------------------------------------------------------------------
+# Schedules
+# --------------------------------------------------------------------------
+
+def colour_blocks(csr, rng):
+    n = len(csr.indptr) - 1
+    visit = np.argsort(-np.diff(csr.indptr), kind="stable").astype(np.int64)
+    colors = _dcd.greedy_coloring(csr.indptr, csr.nbr, visit)
+    perm = rng.permutation(n)
+    rank = rng.permutation(colors.max() + 1)
+    order = perm[np.argsort(rank[colors[perm]], kind="stable")]
+    counts = np.bincount(rank[colors], minlength=colors.max() + 1)
+    return colors, order, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def test_greedy_coloring_is_proper():
+    X, csr, *_ = tiny_problem(n=60, seed=6)
+    colors, order, block_ptr = colour_blocks(csr, np.random.default_rng(0))
+    rows = np.repeat(np.arange(len(colors)), np.diff(csr.indptr))
+    assert np.all(colors[rows] != colors[csr.nbr])
+    assert colors.max() <= np.diff(csr.indptr).max()        # Welsh-Powell bound (multi-entries only lower it)
+    for b in range(len(block_ptr) - 1):
+        assert len(set(colors[order[block_ptr[b]:block_ptr[b + 1]]])) == 1
+
+
+@pytest.mark.parametrize("inner_passes", [1, 3])
+def test_colour_blocks_identical_for_any_thread_count_and_equal_sequential(inner_passes):
+    X, csr, *_ = tiny_problem(n=200, D=8, seed=7)
+    colors, order, block_ptr = colour_blocks(csr, np.random.default_rng(1))
+    runs = [kernel_epoch(X, np.zeros(len(csr.nbr)), csr, order, inner_passes, 0.0, 5, block_ptr, t)
+            for t in (1, 2, 3)]
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other):
+            assert np.array_equal(a, b)                      # bit-identical
+    # vertices of one colour share no pair, so the parallel blocks are exactly the
+    # sequential algorithm on that order
+    ref = reference_epoch(X, np.zeros(len(csr.nbr)), csr, order, inner_passes, 0.0, 5)
+    np.testing.assert_allclose(runs[0][0], ref[0], rtol=0, atol=1e-12)
+
+
+def test_hogwild_two_threads_runs_and_stays_finite():
+    X, csr, *_ = tiny_problem(n=300, D=8, seed=8)
+    order = np.random.default_rng(2).permutation(300)
+    Xh, ah, gh, vh = kernel_epoch(X, np.zeros(len(csr.nbr)), csr, order, 1, 0.0, 5, None, 2)
+    assert np.all(np.isfinite(Xh)) and np.all((ah >= 0) & (ah <= csr.upper))
+
+
+def test_non_finite_vertex_is_reported():
+    X, csr, *_ = tiny_problem(seed=9)
+    X[2] = np.inf
+    sq = np.einsum("ij,ij->i", X, X)
+    alpha = np.full(len(csr.nbr), 0.0)
+    alpha[csr.nbr == 2] = csr.upper[csr.nbr == 2]
+    gap, viol = np.zeros(len(X)), np.zeros(len(X))
+    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha,
+                         np.arange(len(X), dtype=np.int32), np.array([0, len(X)], np.int64),
+                         1, 0.0, 1, 1, True, gap, viol)
+    assert bad >= 0 and not np.all(np.isfinite(X[bad]))
+
+
+# --------------------------------------------------------------------------
+# Invariants (Hypothesis)
+# --------------------------------------------------------------------------
+
+@st.composite
+def problems(draw):
+    n = draw(st.integers(2, 15))
+    D = draw(st.integers(1, 6))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    m = draw(st.integers(1, 3 * n))
+    pairs = rng.integers(0, n, size=(m + 2 * m, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    if len(pairs) == 0:
+        pairs = np.array([[0, 1]])
+    pos, neg = pairs[:m], pairs[m:]
+    lam_r = draw(st.sampled_from([1e-3, 0.1, 1.0, 30.0]))
+    lam_neg = draw(st.sampled_from([0.0, 0.03, 1.0]))
+    csr = pair_csr(n, pos, neg, lam_pos=1.0, lam_neg=lam_neg, lam_r=lam_r)
+    X = rng.normal(size=(n, D)) * draw(st.sampled_from([0.0, 0.1, 3.0]))
+    return X, csr, draw(st.integers(1, 4)), seed
+
+
+@given(problems())
+def test_duals_stay_in_box_and_gap_is_non_negative(problem):
+    X, csr, passes, seed = problem
+    alpha = np.zeros(len(csr.nbr))
+    order = np.random.default_rng(seed).permutation(len(X))
+    for _ in range(3):
+        X, alpha, gap, viol = kernel_epoch(X, alpha, csr, order, passes, 0.0, seed)
+        assert np.all((alpha >= 0) & (alpha <= csr.upper))
+        scale = 1.0 + np.abs(X).max() ** 2 * (1.0 + alpha.sum())
+        assert np.all(gap >= -1e-9 * scale)                 # weak duality, up to rounding
+        assert np.all(viol >= 0)
