@@ -15,6 +15,7 @@ __all__ = ["main", "build_parser"]
 # sub-command modules, in the order ``lgekit --help`` lists them
 _COMMANDS = [
     "datasets",
+    "demo",
 ]
 
 
