@@ -1,0 +1,35 @@
+"""The paper's Figures 1-6: declarative specs, a resumable sweep engine, plots and a verdict report.
+
+Typical use (what ``lgekit reproduce`` does)::
+
+    from lgekit import experiments
+    plan = experiments.expand(["fig1", "fig5"], dataset=None, seeds=2, quick=True)
+    result = experiments.run_sweep(plan.cells, "lgekit-results", n_jobs=2)
+    experiments.write_outputs(plan, "lgekit-results")   # figures, report.md, report.html
+
+Modules: :mod:`~lgekit.experiments.specs` (figure specs as plain data, cell
+keys), :mod:`~lgekit.experiments.store` (the crash-safe results store),
+:mod:`~lgekit.experiments.tasks` (one cell), :mod:`~lgekit.experiments.engine`
+(local joblib processes or Dask), :mod:`~lgekit.experiments.plots`,
+:mod:`~lgekit.experiments.verdicts` and :mod:`~lgekit.experiments.report`.
+"""
+from .specs import FIGURES, Plan, cell_key, expand, resolve_figures
+from .store import ResultsStore, read_jsonl, strip_timings
+
+__all__ = [
+    "FIGURES", "Plan", "ResultsStore", "cell_key", "expand", "read_jsonl", "resolve_figures",
+    "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
+]
+
+
+def __getattr__(name):  # heavy parts (matplotlib, joblib, models) on first use only
+    if name == "run_sweep":
+        from .engine import run_sweep
+        return run_sweep
+    if name == "run_cell":
+        from .tasks import run_cell
+        return run_cell
+    if name in ("write_outputs", "reproduce"):
+        from . import report
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

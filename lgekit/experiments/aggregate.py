@@ -1,0 +1,138 @@
+"""From records to what figures and verdicts use: runs, per-epoch curves and per-point summaries.
+
+A *run* is a plan entry (grid values, seed, key) joined with its record's
+``status``, ``history`` and ``metrics``.  Plots and verdict rules take lists
+of runs, so they can be tested on synthetic runs where the answer is known.
+"""
+import math
+
+import numpy as np
+
+__all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve"]
+
+
+def runs_for_figure(entries, records_by_key):
+    """Join a figure's plan entries with their records (entries without a record are skipped)."""
+    runs = []
+    for entry in entries:
+        rec = records_by_key.get(entry["key"])
+        if rec is None:
+            continue
+        run = dict(entry)
+        run["status"] = rec.get("status")
+        run["history"] = rec.get("history") or []
+        run["metrics"] = rec.get("metrics") or {}
+        run["diverged_epoch"] = rec.get("diverged_epoch")
+        run["error"] = rec.get("error")
+        runs.append(run)
+    return runs
+
+
+def group(runs, *names):
+    """``{value(s): [runs]}`` grouping by one or more grid names, keys sorted."""
+    out = {}
+    for run in runs:
+        key = tuple(run.get(n) for n in names)
+        out.setdefault(key if len(names) > 1 else key[0], []).append(run)
+    return dict(sorted(out.items(), key=lambda kv: kv[0]))
+
+
+class Curve:
+    """A per-epoch quantity over the seeds of one grid point.
+
+    Attributes
+    ----------
+    epochs : ndarray of int
+        Completed epochs (1-based) at which at least one finished run recorded the quantity.
+    mean, std, low, high : ndarray
+        Mean, standard deviation (ddof=1, 0 for one run), min and max over runs.
+    n : ndarray of int
+        Runs contributing at each epoch.
+    n_runs, n_diverged : int
+        Runs (of any status except error) and diverged runs at this point.
+    diverged : list of (epochs, values)
+        The partial curves of diverged runs (drawn separately, never averaged).
+    """
+
+    def __init__(self, epochs, mean, std, low, high, n, n_runs, n_diverged, diverged):
+        self.epochs, self.mean, self.std, self.low, self.high, self.n = epochs, mean, std, low, high, n
+        self.n_runs, self.n_diverged, self.diverged = n_runs, n_diverged, diverged
+
+    def __len__(self):
+        return len(self.epochs)
+
+    def at(self, epoch):
+        """Mean at ``epoch`` (1-based completed epochs), NaN if not recorded."""
+        idx = np.flatnonzero(self.epochs == epoch)
+        return float(self.mean[idx[0]]) if len(idx) else math.nan
+
+    def peak(self):
+        """(epoch, value) of the maximum of the mean curve (earliest on ties)."""
+        i = int(np.argmax(self.mean))
+        return int(self.epochs[i]), float(self.mean[i])
+
+    def final(self):
+        return int(self.epochs[-1]), float(self.mean[-1])
+
+    def std_at(self, epoch):
+        idx = np.flatnonzero(self.epochs == epoch)
+        return float(self.std[idx[0]]) if len(idx) else math.nan
+
+
+def _series(run, key):
+    xs, ys = [], []
+    for rec in run["history"]:
+        value = rec.get(key)
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            continue
+        xs.append(int(rec["epoch"]) + 1)
+        ys.append(float(value))
+    return xs, ys
+
+
+def epoch_curve(runs, key):
+    """Aggregate history quantity ``key`` over runs (ok runs averaged; diverged kept apart)."""
+    table = {}
+    diverged = []
+    n_runs = n_div = 0
+    for run in runs:
+        if run.get("status") == "error":
+            continue
+        n_runs += 1
+        xs, ys = _series(run, key)
+        if run.get("status") == "diverged":
+            n_div += 1
+            diverged.append((np.array(xs, dtype=int), np.array(ys, dtype=float)))
+            continue
+        for x, y in zip(xs, ys):
+            table.setdefault(x, []).append(y)
+    epochs = np.array(sorted(table), dtype=int)
+    vals = [np.array(table[e]) for e in epochs]
+    mean = np.array([v.mean() for v in vals])
+    std = np.array([v.std(ddof=1) if len(v) > 1 else 0.0 for v in vals])
+    low = np.array([v.min() for v in vals])
+    high = np.array([v.max() for v in vals])
+    n = np.array([len(v) for v in vals], dtype=int)
+    return Curve(epochs, mean, std, low, high, n, n_runs, n_div, diverged)
+
+
+def point_summary(runs, metric):
+    """Mean/std/n of a final metric over the finished (``ok``) runs of one grid point.
+
+    Returns
+    -------
+    dict
+        ``{"mean", "std", "n", "n_diverged", "n_error", "values"}``; ``mean``
+        is NaN when no run finished.
+    """
+    values = [float(r["metrics"][metric]) for r in runs
+              if r.get("status") == "ok" and r["metrics"].get(metric) is not None]
+    arr = np.array(values, dtype=float)
+    return {
+        "mean": float(arr.mean()) if len(arr) else math.nan,
+        "std": float(arr.std(ddof=1)) if len(arr) > 1 else 0.0,
+        "n": len(arr),
+        "n_diverged": sum(r.get("status") == "diverged" for r in runs),
+        "n_error": sum(r.get("status") == "error" for r in runs),
+        "values": values,
+    }

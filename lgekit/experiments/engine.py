@@ -1,0 +1,262 @@
+"""The sweep engine: run cells locally (joblib/loky processes) or on Dask, store each as it finishes.
+
+Every cell is an independent task, a pure function of its configuration
+(:func:`lgekit.experiments.tasks.run_cell`); the driver (this process) is the
+only writer of the results store, so the same code path serves local
+processes, a ``distributed.LocalCluster`` and a remote Dask cluster whose
+workers do not share our file system.
+
+Thread budget: cells are single-threaded (``n_threads=1`` in every spec,
+BLAS/OpenMP pools limited to one thread inside the task with threadpoolctl),
+which makes a cell's record bit-for-bit a function of its configuration
+whichever engine ran it, and lets ``n_jobs`` cells share ``n_jobs`` cores
+without oversubscription: the engine never runs more local processes than
+the machine has cores.
+"""
+import logging
+import os
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from .specs import estimated_cost
+from .store import ResultsStore
+
+__all__ = ["SweepResult", "run_sweep", "available_cores", "SchedulerUnreachable"]
+
+logger = logging.getLogger(__name__)
+
+#: seconds to wait for a Dask scheduler before giving up
+SCHEDULER_TIMEOUT = 10
+
+
+class SchedulerUnreachable(ConnectionError):
+    """The Dask scheduler given by address did not answer in time."""
+
+
+@dataclass
+class SweepResult:
+    """What a sweep did.
+
+    Attributes
+    ----------
+    n_cells : int
+        Cells in the plan.
+    n_skipped : int
+        Cells already finished in the store (resume).
+    n_ok, n_diverged, n_error : int
+        Outcomes of the cells run now.
+    errors : list of dict
+        ``{"key", "model", "params", "type", "message", "traceback"}`` per failed cell.
+    seconds : float
+        Wall time of the sweep.
+    engine : str
+    """
+
+    n_cells: int = 0
+    n_skipped: int = 0
+    n_ok: int = 0
+    n_diverged: int = 0
+    n_error: int = 0
+    errors: list = field(default_factory=list)
+    seconds: float = 0.0
+    engine: str = "local"
+
+    @property
+    def n_run(self):
+        return self.n_ok + self.n_diverged + self.n_error
+
+    def summary(self):
+        return (f"{self.n_cells} cells: {self.n_skipped} already done, {self.n_ok} ok, "
+                f"{self.n_diverged} diverged, {self.n_error} failed ({self.engine}, {self.seconds:.1f} s)")
+
+
+def available_cores():
+    """CPU cores this process may use (affinity-aware)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover
+        return max(1, os.cpu_count() or 1)
+
+
+def _check_jobs(n_jobs):
+    cores = available_cores()
+    if n_jobs is None:
+        return cores
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int):
+        raise TypeError(f"n_jobs must be a positive int or None, got {type(n_jobs).__name__}: {n_jobs!r}")
+    if n_jobs == -1:
+        return cores
+    if n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive int, -1 (all cores) or None, got {n_jobs}")
+    if n_jobs > cores:
+        logger.warning("n_jobs=%d exceeds the %d available cores; using %d", n_jobs, cores, cores)
+        return cores
+    return n_jobs
+
+
+def _progress(total, initial, enabled):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=initial, unit="cell", desc="cells", dynamic_ncols=True,
+                disable=None if enabled else True, smoothing=0.1)
+
+
+def _crash_record(key, config, exc):
+    """An error record for a cell whose worker died (the task itself could not report)."""
+    return {
+        "key": key, "config": config, "status": "error", "history": [], "metrics": {},
+        "error": {"type": type(exc).__name__, "message": str(exc),
+                  "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))},
+        "timings": {"finished": time.time()},
+    }
+
+
+def _iter_local(todo, n_jobs, verbose):
+    """Yield records as local worker processes finish them."""
+    from joblib import Parallel, delayed
+
+    from .tasks import run_cell
+
+    if n_jobs == 1:
+        for key, config in todo:
+            yield run_cell(config, verbose=verbose, engine="local")
+        return
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered",
+                        max_nbytes=None, pre_dispatch="n_jobs")
+    yield from parallel(delayed(run_cell)(config, verbose=verbose, engine="loky") for key, config in todo)
+
+
+def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):
+    """A ``distributed.Client`` for ``scheduler`` ("local" or an address) and the cluster it owns.
+
+    Raises
+    ------
+    ImportError
+        When dask/distributed are not installed (the message says how to install them).
+    SchedulerUnreachable
+        When the scheduler at the address does not answer within ``timeout`` seconds.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(
+            "the Dask engine needs dask and distributed: python3 -m pip install 'lgekit[dist]' "
+            "(or: python3 -m pip install dask distributed)"
+        ) from None
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if scheduler == "local":
+        cluster = distributed.LocalCluster(
+            n_workers=n_jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        return distributed.Client(cluster), cluster
+    address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
+    try:
+        client = distributed.Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as exc:
+        raise SchedulerUnreachable(
+            f"cannot reach the Dask scheduler at {address} within {timeout} s ({type(exc).__name__}); "
+            "check the address, or use --scheduler local to start a cluster on this machine"
+        ) from None
+    return client, None
+
+
+def _iter_dask(todo, scheduler, n_jobs, verbose):
+    """Yield records as Dask workers finish them."""
+    from .tasks import run_cell
+
+    client, cluster = connect(scheduler, n_jobs)
+    try:
+        from distributed import as_completed
+
+        futures = [client.submit(run_cell, config, verbose=verbose, engine="dask",
+                                 key=f"lgekit-cell-{key}", pure=False)
+                   for key, config in todo]
+        by_key = {f.key: (key, config) for f, (key, config) in zip(futures, todo)}
+        for future in as_completed(futures):
+            key, config = by_key[future.key]
+            try:
+                yield future.result()
+            except Exception as exc:  # a worker died, the task could not even report
+                yield _crash_record(key, config, exc)
+            future.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose=0, progress=True):
+    """Run every cell not yet finished in ``store``; store each record as soon as it arrives.
+
+    Parameters
+    ----------
+    cells : dict
+        key -> configuration (``Plan.cells``).
+    store : ResultsStore or path
+    n_jobs : int or None
+        Local worker processes (default: all cores, never more).  With Dask:
+        the number of workers of a ``--scheduler local`` cluster.
+    scheduler : None, "local" or str
+        ``None``: joblib/loky processes on this machine.  ``"local"``: start a
+        ``distributed.LocalCluster``.  Otherwise a Dask scheduler address
+        (``tcp://HOST:PORT``) whose workers have lgekit installed.
+    force : bool
+        Recompute cells that already have a record.
+    verbose : int
+        Passed to the models (per-epoch output) when >= 2.
+    progress : bool
+        One tqdm bar over cells (shown on a terminal only).
+
+    Returns
+    -------
+    SweepResult
+
+    Notes
+    -----
+    A cell that raises :class:`lgekit.models.DivergenceError` is a result
+    (status ``"diverged"``, history so far); any other exception becomes an
+    ``"error"`` record with its traceback, the other cells go on, and error
+    cells are retried by the next run.  Records are written by this process
+    only, atomically, so killing the sweep at any instant loses at most the
+    cells in flight.
+    """
+    if not isinstance(store, ResultsStore):
+        store = ResultsStore(store)
+    n_jobs = _check_jobs(n_jobs)
+    result = SweepResult(n_cells=len(cells), engine="local" if scheduler is None else f"dask:{scheduler}")
+    start = time.perf_counter()
+    with store.lock():
+        store.clean_temporary_files()
+        done = set() if force else (store.finished_keys() & set(cells))
+        result.n_skipped = len(done)
+        todo = [(key, cells[key]) for key in cells if key not in done]
+        todo.sort(key=lambda kc: -estimated_cost(kc[1]))  # longest first: shorter tail
+        if todo:
+            records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
+                       else _iter_dask(todo, scheduler, n_jobs, verbose))
+            bar = _progress(len(cells), len(done), progress)
+            try:  # noqa: SIM105 - the index is rebuilt even when interrupted
+                for record in records:
+                    store.put(record)
+                    status = record.get("status")
+                    if status == "ok":
+                        result.n_ok += 1
+                    elif status == "diverged":
+                        result.n_diverged += 1
+                    else:
+                        result.n_error += 1
+                        err = record.get("error") or {}
+                        result.errors.append({
+                            "key": record["key"], "model": record["config"]["model"],
+                            "params": record["config"]["params"], **err})
+                    bar.update(1)
+                    bar.set_postfix_str(f"{result.n_diverged} diverged, {result.n_error} failed", refresh=False)
+            finally:
+                bar.close()
+                store.write_index()
+        else:
+            store.write_index()
+    result.seconds = time.perf_counter() - start
+    return result
