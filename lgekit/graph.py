@@ -237,7 +237,8 @@ class Graph:
             bad = ~np.isfinite(w) | (w <= 0)
             if np.any(bad):
                 i = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"weights must be finite and positive; edge {i} ({arr[i, 0]!r}, {arr[i, 1]!r}) has weight {w[i]!r}")
+                u, v = arr[i].tolist()  # plain Python values: no np.int64(...) in the message
+                raise ValueError(f"weights must be finite and positive; edge {i} ({u!r}, {v!r}) has weight {float(w[i])!r}")
         else:
             w = None
 
@@ -312,7 +313,7 @@ class Graph:
         bad = ~np.isfinite(data) | (data < 0)
         if np.any(bad):
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"matrix entries must be finite and non-negative; entry ({edges[i, 0]}, {edges[i, 1]}) is {data[i]!r}")
+            raise ValueError(f"matrix entries must be finite and non-negative; entry ({edges[i, 0]}, {edges[i, 1]}) is {float(data[i])!r}")
         n = coo.shape[0]
         adj = _adjacency_from_indices(edges, data if weighted else None, n, directed, duplicates)
         ids = None if node_ids is None else _as_id_array(node_ids, "node_ids")
