@@ -16,6 +16,9 @@ __all__ = ["main", "build_parser"]
 _COMMANDS = [
     "datasets",
     "demo",
+    "reproduce",
+    "fit",
+    "evaluate",
 ]
 
 

@@ -1,0 +1,285 @@
+"""Figures, verdicts and the report of a sweep: ``report.md`` and ``report.html`` (images inline).
+
+:func:`write_outputs` reads the records of a plan from the store, draws each
+figure (PNG + PDF), applies each claim's verdict rule and writes the report;
+:func:`reproduce` is the whole pipeline (expand, run, write) behind
+``lgekit reproduce``.
+"""
+import base64
+import datetime
+import html
+import json
+import logging
+from pathlib import Path
+
+from .._atomic import atomic_write_text
+from .aggregate import runs_for_figure
+from .specs import dataset_label, expand
+from .store import ResultsStore
+from .verdicts import CLAIMS, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
+
+__all__ = ["write_outputs", "reproduce", "Outputs"]
+
+logger = logging.getLogger(__name__)
+
+
+class Outputs:
+    """What :func:`write_outputs` produced: paths, verdicts, drawn-figure descriptions, errors."""
+
+    def __init__(self):
+        self.figures = {}      # name -> [png, pdf]
+        self.drawn = {}        # name -> description (see plots)
+        self.verdicts = []     # Verdict objects
+        self.errors = []       # error records (status "error") of the plan
+        self.diverged = []     # (figure, entry) of diverged runs
+        self.missing = []      # keys of cells without a record
+        self.report_md = None
+        self.report_html = None
+        self.summary_json = None
+
+
+def _fmt_params(params, grid):
+    fixed = {k: v for k, v in params.items() if k not in grid and k not in ("random_state", "n_threads")}
+    return ", ".join(f"{k}={v}" for k, v in sorted(fixed.items()))
+
+
+def _grid_text(grid):
+    return "; ".join(f"{k} ∈ {{{', '.join(f'{v:g}' for v in values)}}}" for k, values in grid.items())
+
+
+def write_outputs(plan, out, *, result=None, command=None):
+    """Draw the figures and write ``report.md``, ``report.html`` and ``summary.json`` into ``out``.
+
+    Parameters
+    ----------
+    plan : Plan
+    out : str or path
+        The output folder (holding the results store).
+    result : SweepResult, optional
+        Adds the sweep's wall time and outcome counts to the report.
+    command : str, optional
+        The command line that produced the results (quoted in the report).
+
+    Returns
+    -------
+    Outputs
+    """
+    from .plots import plot_figure, save_figure
+
+    store = ResultsStore(out)
+    folder = store.folder
+    outputs = Outputs()
+    records = {}
+    for key in plan.cells:
+        rec = store.get(key)
+        if rec is None:
+            outputs.missing.append(key)
+        else:
+            records[key] = rec
+            if rec.get("status") == "error":
+                outputs.errors.append(rec)
+    sections = []
+    for name, entries in plan.figures.items():
+        spec = plan.specs[name]
+        runs = runs_for_figure(entries, records)
+        fig, drawn = plot_figure(name, runs, spec)
+        outputs.figures[name] = save_figure(fig, folder, name)
+        outputs.drawn[name] = drawn
+        verdicts = [judge(claim, runs) for claim in spec.get("claims", [])]
+        outputs.verdicts.extend(verdicts)
+        for run in runs:
+            if run["status"] == "diverged":
+                outputs.diverged.append((name, run))
+        sections.append((name, spec, runs, verdicts))
+    n_status = {}
+    for rec in records.values():
+        n_status[rec.get("status")] = n_status.get(rec.get("status"), 0) + 1
+    context = {
+        "dataset": dataset_label(plan.dataset),
+        "mode": "quick" if plan.quick else "full",
+        "seeds": plan.seeds,
+        "n_cells": len(plan.cells),
+        "n_status": n_status,
+        "missing": len(outputs.missing),
+        "result": result,
+        "command": command,
+        "generated": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "versions": next((r.get("versions") for r in records.values() if r.get("versions")), {}),
+        "dataset_info": next((r.get("dataset") for r in records.values() if r.get("dataset")), {}),
+        "compute_seconds": sum((r.get("timings") or {}).get("total", 0.0) or 0.0 for r in records.values()),
+    }
+    md = _markdown(sections, outputs, context)
+    outputs.report_md = folder / "report.md"
+    atomic_write_text(outputs.report_md, md)
+    outputs.report_html = folder / "report.html"
+    atomic_write_text(outputs.report_html, _html(sections, outputs, context, folder))
+    summary = {
+        "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
+        "status_counts": n_status, "missing": outputs.missing,
+        "verdicts": [{"claim": v.claim, "figure": v.figure, "verdict": v.verdict, "statement": v.statement,
+                      "evidence": v.evidence} for v in outputs.verdicts],
+        "wall_seconds": None if result is None else result.seconds,
+    }
+    outputs.summary_json = folder / "summary.json"
+    atomic_write_text(outputs.summary_json, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    return outputs
+
+
+_BADGE = {REPRODUCED: "✅", NOT_REPRODUCED: "❌", INCONCLUSIVE: "❔"}
+
+
+def _header_lines(context):
+    r = context["result"]
+    counts = ", ".join(f"{n} {s}" for s, n in sorted(context["n_status"].items(), key=lambda kv: str(kv[0])))
+    info = context["dataset_info"]
+    lines = [
+        f"* Data set: **{context['dataset']}**"
+        + (f" ({info.get('n_nodes')} nodes, {info.get('n_edges')} edges, "
+           f"{'with' if info.get('has_labels') else 'without'} labels; 80/20 edge split, 4 uniform negatives "
+           "per positive)" if info else ""),
+        f"* Mode: **{context['mode']}**; seeds: {', '.join(map(str, context['seeds']))}",
+        f"* Cells: {context['n_cells']} ({counts or 'none stored'}"
+        + (f", {context['missing']} missing" if context["missing"] else "") + ")",
+    ]
+    if r is not None:
+        lines.append(f"* This run: {r.n_run} cells computed, {r.n_skipped} reused from the store; wall time "
+                     f"{r.seconds:.1f} s on {r.engine}")
+    lines.append(f"* Compute time summed over cells: {context['compute_seconds']:.1f} s")
+    v = context["versions"]
+    if v:
+        lines.append("* Versions: " + ", ".join(f"{k} {v[k]}" for k in ("lgekit", "python", "numpy", "scipy",
+                                                                          "sklearn", "matplotlib") if v.get(k)))
+    if context["command"]:
+        lines.append(f"* Command: `{context['command']}`")
+    lines.append(f"* Generated: {context['generated']}")
+    return lines
+
+
+def _markdown(sections, outputs, context):
+    out = ["# Reproducing Gao et al. (ICLR 2019), *The Importance of Norm Regularization in Linear Graph "
+           "Embedding*", ""]
+    out += _header_lines(context)
+    out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
+    for v in outputs.verdicts:
+        out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.verdict]} **{v.verdict}** |")
+    out += ["", "Verdict rules (thresholds fixed in advance) are in `lgekit/experiments/verdicts.py`.", ""]
+    for name, spec, runs, verdicts in sections:
+        out += [f"## {spec['paper']}: {spec['title']}", "",
+                f"![{spec['paper']}]({name}.png)", "",
+                f"Files: [{name}.png]({name}.png), [{name}.pdf]({name}.pdf). Model `{spec['model']}` with "
+                f"{_fmt_params(spec['params'], spec['grid'])}; grid {_grid_text(spec['grid'])}.", ""]
+        for v in verdicts:
+            out += [f"**Claim.** {v.statement}.", "",
+                    f"**Evidence.** {v.evidence}.", "",
+                    f"**Verdict: {v.verdict}** — {v.line()}", ""]
+        div = [r for r in runs if r["status"] == "diverged"]
+        if div:
+            out.append("Diverged runs (drawn with a red ✕): " + "; ".join(
+                _run_label(r) + f" at epoch {r['diverged_epoch'] + 1 if r['diverged_epoch'] is not None else '?'}"
+                for r in div) + ".")
+            out.append("")
+        err = [r for r in runs if r["status"] == "error"]
+        if err:
+            out.append(f"Failed runs (not drawn): {', '.join(_run_label(r) for r in err)}; see Errors below.")
+            out.append("")
+    if outputs.errors:
+        out += ["## Errors", ""]
+        for rec in outputs.errors:
+            e = rec.get("error") or {}
+            out += [f"* `{rec['key'][:12]}` {rec['config']['model']} "
+                    f"{json.dumps(rec['config']['params'], sort_keys=True)}: {e.get('type')}: {e.get('message')}",
+                    "", "```", (e.get("traceback") or "").rstrip()[-3000:], "```", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _run_label(run):
+    parts = [f"{k}={run[k]:g}" for k in ("lam_r", "dim") if k in run]
+    return " ".join(parts + [f"seed={run['seed']}"])
+
+
+def _html(sections, outputs, context, folder):
+    e = html.escape
+    css = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.45}"
+           "img{max-width:100%;border:1px solid #ddd}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}"
+           ".REPRODUCED{color:#176b1e}.NOT{color:#a11}.INCONCLUSIVE{color:#8a6d00}"
+           "pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:85%}")
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
+             "<title>lgekit reproduce report</title>", f"<style>{css}</style></head><body>",
+             "<h1>Reproducing Gao et al. (ICLR 2019), <i>The Importance of Norm Regularization in Linear Graph "
+             "Embedding</i></h1>", "<ul>"]
+    for line in _header_lines(context):
+        parts.append(f"<li>{_inline(line[2:])}</li>")
+    parts += ["</ul>", "<h2>Verdicts</h2>", "<table><tr><th>Figure</th><th>Claim</th><th>Verdict</th></tr>"]
+    for v in outputs.verdicts:
+        parts.append(f"<tr><td>{e(v.figure)}</td><td>{e(v.statement)}</td>"
+                     f"<td class='{v.verdict.split()[0]}'><b>{e(v.verdict)}</b></td></tr>")
+    parts.append("</table>")
+    for name, spec, runs, verdicts in sections:
+        png = Path(folder) / f"{name}.png"
+        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        parts += [f"<h2>{e(spec['paper'])}: {e(spec['title'])}</h2>",
+                  f"<img alt='{e(spec['paper'])}' src='data:image/png;base64,{data}'>",
+                  f"<p>Model <code>{e(spec['model'])}</code> with {e(_fmt_params(spec['params'], spec['grid']))}; "
+                  f"grid {e(_grid_text(spec['grid']))}.</p>"]
+        for v in verdicts:
+            parts += [f"<p><b>Claim.</b> {e(v.statement)}.</p>", f"<p><b>Evidence.</b> {e(v.evidence)}.</p>",
+                      f"<p class='{v.verdict.split()[0]}'><b>Verdict: {e(v.verdict)}</b></p>"]
+        div = [r for r in runs if r["status"] == "diverged"]
+        if div:
+            parts.append("<p>Diverged runs (red ✕): " + e("; ".join(_run_label(r) for r in div)) + ".</p>")
+    if outputs.errors:
+        parts.append("<h2>Errors</h2>")
+        for rec in outputs.errors:
+            err = rec.get("error") or {}
+            parts.append(f"<p><code>{e(rec['key'][:12])}</code> {e(rec['config']['model'])}: "
+                         f"{e(str(err.get('type')))}: {e(str(err.get('message')))}</p>"
+                         f"<pre>{e((err.get('traceback') or '')[-3000:])}</pre>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _inline(text):
+    """Markdown ``**bold**`` and `` `code` `` of the header lines, as HTML."""
+    import re
+
+    text = html.escape(text)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
+
+
+def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quick=None, n_jobs=None,
+              scheduler=None, force=False, verbose=0, progress=True, overrides=None, command=None):
+    """Expand, run and report: the Python form of ``lgekit reproduce``.
+
+    Parameters
+    ----------
+    figures : list of str, optional
+        Default: all six.
+    dataset : str or path, optional
+        Default: the embedded synthetic BlogCatalog-shaped graph.
+    out : str or path
+        Output folder (results store, figures, reports).
+    seeds : int
+    quick : bool or None
+        Default: quick for the embedded default data set, full for a named one.
+    n_jobs, scheduler, force, verbose, progress
+        See :func:`lgekit.experiments.engine.run_sweep`.
+    overrides : dict, optional
+        See :func:`lgekit.experiments.specs.expand`.
+
+    Returns
+    -------
+    (SweepResult, Outputs)
+    """
+    from .engine import run_sweep
+
+    if quick is None:
+        quick = dataset is None
+    plan = expand(figures, dataset=dataset, seeds=seeds, quick=quick, overrides=overrides)
+    store = ResultsStore(out)
+    atomic_write_text(store.folder / "plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
+    result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
+                       progress=progress)
+    outputs = write_outputs(plan, store.folder, result=result, command=command)
+    return result, outputs
