@@ -24,7 +24,19 @@ def _readonly(array):
 
 def _as_id_array(values, what):
     """Node ids as a 1-D NumPy array (ints, strings, or objects as a last resort)."""
-    arr = np.asarray(values)
+    if isinstance(values, np.ndarray):
+        arr = values
+    else:
+        seq = list(values)
+        try:
+            arr = np.asarray(seq)
+        except ValueError:  # inhomogeneous nesting (tuple ids of different lengths)
+            arr = None
+        # NumPy turns mixed ids into strings (1 -> "1") and tuple ids into a second axis
+        if arr is None or arr.ndim != 1 or (arr.dtype.kind in "US" and not all(isinstance(x, str) for x in seq)):
+            arr = np.empty(len(seq), dtype=object)
+            for i, x in enumerate(seq):
+                arr[i] = x
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{what}: float node ids must be whole numbers, got e.g. {arr[~np.isfinite(arr) | (arr != np.round(arr))][:3].tolist()}")
@@ -342,8 +354,9 @@ class Graph:
         node_ids[:] = nodes
         try:
             candidate = np.asarray(nodes)
-            if candidate.ndim == 1 and candidate.dtype.kind in "iuU":
-                node_ids = candidate
+            if candidate.ndim == 1 and (candidate.dtype.kind in "iu" or (
+                    candidate.dtype.kind == "U" and all(isinstance(x, str) for x in nodes))):
+                node_ids = candidate  # homogeneous ints or strings (mixed ids stay objects)
         except (ValueError, TypeError):
             pass
         pos = {v: i for i, v in enumerate(nodes)}
@@ -485,6 +498,12 @@ class Graph:
         """Internal index (or indices) of node id(s); KeyError names unknown ids."""
         scalar = np.ndim(ids) == 0 and not isinstance(ids, (list, tuple))
         query = np.asarray([ids] if scalar else ids)
+        if query.dtype.kind in "US" and query.ndim == 1 and not isinstance(ids, np.ndarray):
+            flat = [ids] if scalar else list(ids)
+            if not all(isinstance(x, str) for x in flat):  # mixed ids: NumPy made 1 into "1"
+                query = np.empty(len(flat), dtype=object)
+                for i, x in enumerate(flat):
+                    query[i] = x
         if self._sorter is None or query.dtype.kind == "O":
             out = _index_ids(query, self._node_ids, None if self._sorter is None else self._sorter, "index_of")
         else:
@@ -567,13 +586,26 @@ def _edge_array(edges):
         arr = edges
     else:
         rows = list(edges)
-        lengths = {len(r) for r in rows} if rows else {2}
+        try:
+            lengths = {len(r) for r in rows} if rows else {2}
+        except TypeError:
+            bad = next(r for r in rows if not hasattr(r, "__len__"))
+            raise ValueError(f"edges must be pairs (u, v) or triples (u, v, weight), got an entry {bad!r}") from None
         if len(lengths) > 1:
             bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
             raise ValueError(f"edges are ragged: row 0 has {len(rows[0])} entries, row {bad} has {len(rows[bad])}")
-        arr = np.asarray(rows) if rows else np.empty((0, 2), dtype=np.int64)
-        if arr.dtype.kind in "US" and all(isinstance(x, (int, np.integer)) for r in rows[:1] for x in r):
-            arr = np.asarray(rows, dtype=object)
+        try:
+            arr = np.asarray(rows) if rows else np.empty((0, 2), dtype=np.int64)
+        except ValueError:  # inhomogeneous nesting, e.g. tuple ids of different lengths
+            arr = None
+        # NumPy would turn ids of mixed types into strings (1 -> "1") and tuple ids
+        # into a third axis: keep such ids as Python objects instead
+        if arr is None or arr.ndim != 2 or (
+                arr.dtype.kind in "US" and not all(isinstance(x, str) for r in rows for x in r[:2])):
+            arr = np.empty((len(rows), len(rows[0])), dtype=object)
+            for i, r in enumerate(rows):
+                for j, x in enumerate(r):
+                    arr[i, j] = x
     if arr.ndim != 2 or arr.shape[1] not in (2, 3):
         raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {arr.shape}")
     return arr
