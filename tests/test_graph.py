@@ -1,0 +1,272 @@
+"""Property and error-path tests of lgekit.Graph (the CSR graph every component consumes)."""
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lgekit import Graph, GraphWarning
+from strategies import edge_lists, graphs
+
+
+def canonical_pairs(edges, directed=False):
+    """Set of edges as the graph should store them: no self-loops, undirected pairs unordered."""
+    out = set()
+    for u, v in edges:
+        if u == v:
+            continue
+        out.add((u, v) if directed else frozenset((u, v)))
+    return out
+
+
+def stored_pairs(g):
+    ids = g.node_ids.tolist()
+    return {(ids[u], ids[v]) if g.is_directed else frozenset((ids[u], ids[v])) for u, v in g.edges().tolist()}
+
+
+def assert_csr_invariants(g):
+    indptr, indices = g.indptr, g.indices
+    n = g.n_nodes
+    assert indptr.shape == (n + 1,) and indptr[0] == 0 and np.all(np.diff(indptr) >= 0)
+    assert indptr[-1] == len(indices) == len(g.weights)
+    assert indices.dtype == np.int32 and indptr.dtype == np.int32  # small graphs fit int32
+    for arr in (indptr, indices, g.weights, g.node_ids):
+        assert not arr.flags.writeable
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    # sorted, no repeated column, within each row
+    same_row = rows[1:] == rows[:-1]
+    assert np.all(indices[1:][same_row] > indices[:-1][same_row])
+    assert not np.any(rows == indices), "self-loop stored"
+    assert np.all(g.weights > 0) and np.all(np.isfinite(g.weights))
+    assert np.array_equal(g.degrees, np.diff(indptr))
+    adj = sp.csr_matrix((g.weights, indices, indptr), shape=(n, n))
+    if not g.is_directed:
+        assert (adj != adj.T).nnz == 0, "undirected CSR must be symmetric"
+        assert g.n_edges * 2 == len(indices)
+        e = g.edges()
+        assert np.all(e[:, 0] < e[:, 1])
+    else:
+        assert g.n_edges == len(indices)
+    e = g.edges()
+    assert e.dtype == np.int64 and e.shape == (g.n_edges, 2)
+    keys = e[:, 0] * max(n, 1) + e[:, 1]
+    assert np.all(np.diff(keys) > 0), "edges() must be lexicographically sorted and unique"
+
+
+# ---------------------------------------------------------------------- round trips
+@given(edge_lists(), st.booleans())
+def test_edges_graph_edges_round_trip(data, directed):
+    ids, edges, _ = data
+    n_loops = sum(u == v for u, v in edges)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g = Graph.from_edges(edges, nodes=ids, directed=directed)
+    loop_warnings = [w for w in caught if issubclass(w.category, GraphWarning)]
+    if n_loops:
+        assert len(loop_warnings) == 1 and f"dropped {n_loops} self-loop" in str(loop_warnings[0].message)
+    else:
+        assert not loop_warnings
+    assert g.node_ids.tolist() == ids
+    assert stored_pairs(g) == canonical_pairs(edges, directed)
+    assert g.n_edges == len(canonical_pairs(edges, directed))
+    assert_csr_invariants(g)
+    # ids -> indices -> ids (index_of cannot tell a tuple id from a list of ids)
+    if ids and not isinstance(ids[0], tuple):
+        assert g.node_ids[g.index_of(ids)].tolist() == ids
+        assert [int(g.index_of(x)) for x in ids] == list(range(len(ids)))
+
+
+@given(edge_lists(ids=st.just("str"), self_loops=False))
+def test_default_node_ids_are_the_sorted_endpoints(data):
+    _, edges, _ = data
+    g = Graph.from_edges(edges)
+    assert g.node_ids.tolist() == sorted({x for e in edges for x in e})
+    assert stored_pairs(g) == canonical_pairs(edges)
+
+
+@given(edge_lists(min_nodes=1, self_loops=False), st.sampled_from(["sum", "max"]))
+def test_duplicates_merged_with_policy(data, policy):
+    ids, edges, weights = data
+    g = Graph.from_edges(edges, weights=weights, nodes=ids, duplicates=policy)
+    expected = {}
+    for (u, v), w in zip(edges, weights):
+        key = frozenset((u, v))
+        expected[key] = (expected.get(key, 0.0) + w) if policy == "sum" else max(expected.get(key, 0.0), w)
+    got = {frozenset((g.node_ids[u], g.node_ids[v])): w for (u, v), w in zip(g.edges().tolist(), g.edge_weights())}
+    assert got.keys() == expected.keys()
+    for key, w in expected.items():
+        assert got[key] == pytest.approx(w, rel=1e-12)
+    assert g.is_weighted  # weights were given
+    assert_csr_invariants(g)
+
+
+ANY_IDS = st.sampled_from(["index", "int", "str", "mixed", "tuple"])
+
+
+@given(graphs(directed=st.booleans(), weighted=st.booleans(), labelled=st.booleans(), ids=ANY_IDS))
+def test_strategy_graphs_are_simple_csr(g):
+    assert_csr_invariants(g)
+
+
+@given(graphs(connected=True, directed=st.booleans()))
+def test_connected_strategy_is_connected(g):
+    from scipy.sparse.csgraph import connected_components
+
+    if g.n_nodes:
+        assert connected_components(g.to_scipy(), directed=g.is_directed, connection="weak")[0] == 1
+
+
+def assert_same_graph(a, b):
+    assert a.n_nodes == b.n_nodes and a.is_directed == b.is_directed
+    assert a.node_ids.tolist() == b.node_ids.tolist()
+    assert np.array_equal(a.edges(), b.edges())
+    assert np.allclose(a.edge_weights(), b.edge_weights())
+    assert a.is_weighted == b.is_weighted
+    if a.labels is None:
+        assert b.labels is None
+    else:
+        # the same memberships, by class name (class order may differ)
+        def memberships(g):
+            names = g.label_names.tolist()
+            lab = g.labels.tocoo()
+            return {(int(r), names[c]) for r, c in zip(lab.row, lab.col)}
+
+        assert memberships(a) == memberships(b)
+
+
+@given(graphs(directed=st.booleans(), weighted=st.booleans(), labelled=st.booleans(), ids=ANY_IDS))
+def test_networkx_round_trip(g):
+    h = g.to_networkx()
+    assert h.number_of_nodes() == g.n_nodes and h.number_of_edges() == g.n_edges
+    assert h.is_directed() == g.is_directed
+    back = Graph.from_networkx(h, weight="weight" if g.is_weighted else None,
+                               label_attr="labels" if g.labels is not None else None)
+    assert_same_graph(g, back)
+
+
+@given(graphs(directed=st.booleans(), weighted=st.booleans(), labelled=st.booleans()))
+def test_scipy_round_trip(g):
+    m = g.to_scipy()
+    assert m.shape == (g.n_nodes, g.n_nodes)
+    m.data[:] += 0.0  # the copy is writable and the graph is untouched
+    back = Graph.from_scipy(m, node_ids=g.node_ids, labels=g.labels, label_names=g.label_names,
+                            directed=g.is_directed, weighted=g.is_weighted)
+    assert_same_graph(g, back)
+
+
+@given(graphs(weighted=st.booleans(), labelled=True, directed=st.booleans()))
+def test_with_edges_keeps_nodes_labels_and_weights(g):
+    # regression: with_edges on a labelled graph used to fail writing into read-only label arrays
+    keep = g.edges()[::2]
+    w = g.edge_weights()[::2] if g.is_weighted else None
+    h = g.with_edges(keep, weights=w)
+    assert np.array_equal(h.edges(), keep)
+    assert h.node_ids.tolist() == g.node_ids.tolist()
+    assert (h.labels != g.labels).nnz == 0
+    if g.is_weighted:
+        assert np.array_equal(h.edge_weights(), w)
+    assert_csr_invariants(h)
+
+
+def test_label_matrix_input_not_mutated_and_copied():
+    labels = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1]], dtype=np.int8))
+    labels.data[:] = 1
+    g = Graph.from_edges([(0, 1), (1, 2)], nodes=3, labels=labels)
+    labels.data[:] = 0  # changing the caller's matrix afterwards must not change the graph
+    assert g.labels.toarray().tolist() == [[1, 0], [0, 1], [1, 1]]
+
+
+@given(graphs(directed=st.booleans()), st.data())
+def test_has_edges_matches_edge_set(g, data):
+    n = g.n_nodes
+    if n == 0:
+        return
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1, max_size=20))
+    stored = {tuple(e) for e in g.edges().tolist()}
+    if not g.is_directed:
+        stored |= {(v, u) for u, v in stored}
+    assert g.has_edges(pairs).tolist() == [p in stored for p in pairs]
+
+
+def test_mixed_and_tuple_ids_kept_as_given():
+    # NumPy alone would turn 1 into "1" and tuples into a third axis
+    g = Graph.from_edges([(1, "a"), ("a", 2)])
+    assert g.node_ids.tolist() == [1, "a", 2] and int(g.index_of(1)) == 0 and int(g.index_of("a")) == 1
+    g = Graph.from_edges([((0, 0), (0, 1)), ((0, 1), (1, 1))], nodes=[(0, 0), (0, 1), (1, 1), (1, 0)])
+    assert g.node_ids.tolist() == [(0, 0), (0, 1), (1, 1), (1, 0)] and g.edges().tolist() == [[0, 1], [1, 2]]
+    grid = nx.grid_2d_graph(2, 3)
+    assert Graph.from_networkx(grid).node_ids.tolist() == list(grid.nodes())
+    assert Graph.from_networkx(nx.Graph([(1, "a")])).node_ids.tolist() == [1, "a"]
+
+
+def test_not_pairs_rejected():
+    with pytest.raises(ValueError, match="edges must be pairs"):
+        Graph.from_edges([1, 2, 3])
+
+
+def test_isolated_nodes_kept_and_reported():
+    g = Graph.from_edges([("a", "b")], nodes=["a", "b", "c", "d"])
+    assert g.n_nodes == 4 and g.isolated_nodes.tolist() == [2, 3]
+    assert g.summary()["n_isolated"] == 2
+
+
+def test_self_loop_warning_counts():
+    with pytest.warns(GraphWarning, match="dropped 2 self-loop"):
+        g = Graph.from_edges([(0, 0), (0, 1), (1, 1)])
+    assert g.edges().tolist() == [[0, 1]]
+    with pytest.warns(GraphWarning, match="dropped 1 self-loop"):
+        Graph.from_scipy(sp.csr_matrix(np.array([[1, 1], [1, 0]])))
+
+
+# ---------------------------------------------------------------------- errors
+def test_ragged_rows_rejected():
+    with pytest.raises(ValueError, match="ragged: row 0 has 2 entries, row 1 has 3"):
+        Graph.from_edges([(0, 1), (1, 2, 3.0), (2, 3)])
+
+
+@pytest.mark.parametrize("bad", [-1.0, 0.0, np.nan, np.inf])
+def test_bad_weights_rejected(bad):
+    with pytest.raises(ValueError, match=r"weights must be finite and positive; edge 1 \(1, 2\) has weight"):
+        Graph.from_edges([(0, 1), (1, 2)], weights=[1.0, bad])
+
+
+def test_bad_weight_shape_and_type():
+    with pytest.raises(ValueError, match="one value per edge"):
+        Graph.from_edges([(0, 1), (1, 2)], weights=[1.0])
+    with pytest.raises(ValueError, match="weights must be numbers"):
+        Graph.from_edges([(0, 1)], weights=["heavy"])
+    with pytest.raises(ValueError, match="matrix entries must be finite and non-negative"):
+        Graph.from_scipy(np.array([[0, -1.0], [-1.0, 0]]))
+
+
+def test_unknown_label_ids_rejected():
+    with pytest.raises(ValueError, match="labels given for unknown node id 'z'"):
+        Graph.from_edges([("a", "b")], labels={"a": 1, "z": 2})
+    with pytest.raises(ValueError, match="one entry per node"):
+        Graph.from_edges([("a", "b")], labels=[1, 2, 3])
+
+
+def test_unknown_edge_ids_and_ranges():
+    with pytest.raises(KeyError, match="unknown node id"):
+        Graph.from_edges([("a", "x")], nodes=["a", "b"])
+    with pytest.raises(ValueError, match=r"edge endpoints must lie in \[0, 2\)"):
+        Graph.from_edges([(0, 2)], nodes=2)
+    with pytest.raises(KeyError, match="unknown node id"):
+        Graph.from_edges([(0, 1)]).index_of(5)
+
+
+def test_duplicates_error_policy():
+    with pytest.raises(ValueError, match="is repeated and duplicates='error'"):
+        Graph.from_edges([(0, 1), (1, 0)], duplicates="error")
+    with pytest.raises(ValueError, match="duplicates must be one of"):
+        Graph.from_edges([(0, 1)], duplicates="mean")
+
+
+def test_edge_array_shape_errors():
+    with pytest.raises(ValueError, match=r"shape \(m, 2\) or \(m, 3\)"):
+        Graph.from_edges(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="duplicated"):
+        Graph.from_edges([(0, 1)], nodes=[0, 1, 1])
