@@ -169,9 +169,7 @@ def _markdown(sections, outputs, context):
                 f"Files: [{name}.png]({name}.png), [{name}.pdf]({name}.pdf). Model `{spec['model']}` with "
                 f"{_fmt_params(spec['params'], spec['grid'])}; grid {_grid_text(spec['grid'])}.", ""]
         for v in verdicts:
-            out += [f"**Claim.** {v.statement}.", "",
-                    f"**Evidence.** {v.evidence}.", "",
-                    f"**Verdict: {v.verdict}** — {v.line()}", ""]
+            out += [f"**Verdict: {v.verdict}.** {v.line()}", ""]
         div = [r for r in runs if r["status"] == "diverged"]
         if div:
             out.append("Diverged runs (drawn with a red ✕): " + "; ".join(
@@ -223,8 +221,8 @@ def _html(sections, outputs, context, folder):
                   f"<p>Model <code>{e(spec['model'])}</code> with {e(_fmt_params(spec['params'], spec['grid']))}; "
                   f"grid {e(_grid_text(spec['grid']))}.</p>"]
         for v in verdicts:
-            parts += [f"<p><b>Claim.</b> {e(v.statement)}.</p>", f"<p><b>Evidence.</b> {e(v.evidence)}.</p>",
-                      f"<p class='{v.verdict.split()[0]}'><b>Verdict: {e(v.verdict)}</b></p>"]
+            parts += [f"<p><b class='{v.verdict.split()[0]}'>Verdict: {e(v.verdict)}.</b> {e(v.statement)} — "
+                      f"observed: {e(v.evidence)}: <b class='{v.verdict.split()[0]}'>{e(v.verdict)}</b></p>"]
         div = [r for r in runs if r["status"] == "diverged"]
         if div:
             parts.append("<p>Diverged runs (red ✕): " + e("; ".join(_run_label(r) for r in div)) + ".</p>")

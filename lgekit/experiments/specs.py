@@ -63,7 +63,7 @@ _DCD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs
 FIGURES = {
     "fig1": {
         "paper": "Figure 1",
-        "title": "Average L2 norm of the embedding vectors per epoch (SGD, D = 100)",
+        "title": "Average L2 norm of the embedding vectors per epoch (SGD, D = {dim})",
         "model": "LogisticEmbedding",
         "params": dict(_SGD_FIXED),
         "grid": {"lam_r": _LAM_R_SGD},
@@ -73,7 +73,7 @@ FIGURES = {
     },
     "fig2": {
         "paper": "Figure 2",
-        "title": "Average stochastic-gradient norm (Eq. 4) per epoch (SGD, D = 100)",
+        "title": "Average stochastic-gradient norm (Eq. 4) per epoch (SGD, D = {dim})",
         "model": "LogisticEmbedding",
         "params": dict(_SGD_FIXED),
         "grid": {"lam_r": _LAM_R_SGD},
@@ -83,7 +83,7 @@ FIGURES = {
     },
     "fig3": {
         "paper": "Figure 3",
-        "title": "Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = 100)",
+        "title": "Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = {dim})",
         "model": "LogisticEmbedding",
         "params": dict(_SGD_FIXED),
         "grid": {"lam_r": _LAM_R_SGD},
@@ -104,7 +104,7 @@ FIGURES = {
     },
     "fig5": {
         "paper": "Figure 5",
-        "title": "DCD: train and test AP against λr (D = 100, 20 epochs)",
+        "title": "DCD: train and test AP against λr (D = {dim}, {epochs} epochs)",
         "model": "HingeEmbedding",
         "params": dict(_DCD_FIXED),
         "grid": {"lam_r": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]},
@@ -114,7 +114,7 @@ FIGURES = {
     },
     "fig6": {
         "paper": "Figure 6",
-        "title": "DCD: test AP against the dimension D (λr = 3, 20 epochs)",
+        "title": "DCD: test AP against the dimension D (λr = {lam_r:g}, {epochs} epochs)",
         "model": "HingeEmbedding",
         "params": dict(_DCD_FIXED),
         "grid": {"dim": [10, 30, 100, 300, 1000, 1600]},
@@ -220,14 +220,21 @@ def _merge(base, override):
     return out
 
 
-def effective_spec(name, *, quick=False):
-    """The spec of figure ``name`` with the quick overrides applied when ``quick``."""
+def effective_spec(name, *, quick=False, overrides=None):
+    """The spec of figure ``name``: quick overrides applied when ``quick``, then ``overrides``.
+
+    ``overrides`` is as in :func:`expand`.  The title is formatted with the
+    resulting fixed parameters (e.g. the number of epochs).
+    """
     spec = copy.deepcopy(FIGURES[name])
     quick_overrides = spec.pop("quick", {})
-    if quick:
+    overrides = overrides or {}
+    layers = ([quick_overrides] if quick else []) + [overrides.get("*"), overrides.get(name)]
+    for layer in layers:
         for part in ("params", "grid", "record"):
-            if part in quick_overrides:
-                spec[part] = _merge(spec[part], quick_overrides[part])
+            if layer and part in layer:
+                spec[part] = _merge(spec[part], layer[part])
+    spec["title"] = spec["title"].format(**spec["params"])
     return spec
 
 
@@ -301,12 +308,7 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
     plan = Plan(dataset=data, quick=bool(quick), seeds=seeds)
     overrides = overrides or {}
     for name in names:
-        spec = effective_spec(name, quick=quick)
-        for ov in (overrides.get("*"), overrides.get(name)):
-            if ov:
-                for part in ("params", "grid", "record"):
-                    if part in ov:
-                        spec[part] = _merge(spec[part], ov[part])
+        spec = effective_spec(name, quick=quick, overrides=overrides)
         plan.specs[name] = spec
         grid_names = list(spec["grid"])
         entries = []

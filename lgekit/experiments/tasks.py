@@ -129,12 +129,30 @@ class _Recorder:
         pass
 
 
+_DISTRIBUTIONS = {"sklearn": "scikit-learn"}
+
+
 @functools.lru_cache(maxsize=1)
 def _versions():
-    from .._show_versions import _versions as versions
+    """The data of ``lgekit.show_versions()``, read from package metadata (no imports: cheap per worker).
 
-    info = dict(versions())
-    info.pop("openmp_max_threads", None)  # an execution setting (dask workers pin it), not a version
+    ``openmp_max_threads`` is left out: it is an execution setting (Dask
+    workers pin it), not a version.
+    """
+    import importlib.metadata
+    import sys
+
+    from .. import __version__
+    from .._openmp import openmp_enabled
+    from .._show_versions import _DEPENDENCIES
+
+    info = {"lgekit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
+            "openmp": bool(openmp_enabled())}
+    for name in _DEPENDENCIES:
+        try:
+            info[name] = importlib.metadata.version(_DISTRIBUTIONS.get(name, name))
+        except importlib.metadata.PackageNotFoundError:
+            info[name] = None
     return info
 
 
