@@ -204,3 +204,177 @@ def test_fig6_against_dim():
     fig, drawn = plot_figure("fig6", _points("dim", {10: 0.6, 30: 0.8, 1600: 0.8}), effective_spec("fig6"))
     assert drawn["panels"][0]["xlabel"] == "dimension D"
     assert drawn["panels"][0]["series"][0]["x"] == [10.0, 30.0, 1600.0]
+
+
+# ---------------------------------------------------------------------------- engine, end to end
+# Tiny scale: a 200-node BlogCatalog-shaped graph, 4 epochs, D = 16, few grid points.
+TINY_DATASET = {"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 200, "seed": 0}}
+TINY = {
+    "*": {"params": {"epochs": 4, "dim": 16}, "record": {"f1_epochs": [2, 4]}},
+    "fig4": {"grid": {"lam_r": [0.0, 1.0], "dim": [5, 30]}},
+    "fig5": {"grid": {"lam_r": [0.01, 1.0, 100.0]}},
+    "fig6": {"grid": {"dim": [10, 30, 60]}},
+}
+
+
+def tiny_plan(figures=None, seeds=1, overrides=None):
+    from lgekit.experiments import expand
+
+    return expand(figures, dataset=TINY_DATASET, seeds=seeds, quick=True, overrides=overrides or TINY)
+
+
+@pytest.fixture(scope="module")
+def tiny_sweep(tmp_path_factory):
+    """Every figure at tiny scale, run once by the local engine (in-process: n_jobs=1)."""
+    from lgekit.experiments.report import write_outputs
+    from lgekit.experiments.engine import run_sweep
+
+    out = tmp_path_factory.mktemp("tiny")
+    plan = tiny_plan(seeds=2)
+    result = run_sweep(plan.cells, out, n_jobs=1, progress=False)
+    outputs = write_outputs(plan, out, result=result)
+    return plan, out, result, outputs
+
+
+def test_tiny_sweep_runs_every_cell(tiny_sweep):
+    plan, out, result, outputs = tiny_sweep
+    assert result.n_error == 0, result.errors
+    assert result.n_ok + result.n_diverged == len(plan.cells) and result.n_skipped == 0
+    from lgekit.experiments import ResultsStore, read_jsonl
+
+    index = read_jsonl(out / "records.jsonl")
+    assert sorted(r["key"] for r in index) == sorted(plan.cells)
+    for rec in index:
+        assert rec["config"] == plan.cells[rec["key"]]
+        cfg = rec["config"]
+        if rec["status"] != "ok":
+            continue
+        assert len(rec["history"]) == cfg["params"]["epochs"]
+        assert "seconds" not in rec["history"][0] and len(rec["timings"]["epoch_seconds"]) == 4
+        assert 0.0 <= rec["metrics"]["test_ap"] <= 1.0
+        if cfg["model"] == "LogisticEmbedding":
+            assert all("test_ap" in h and "mean_grad_norm" in h and "mean_norm" in h for h in rec["history"])
+            # F1 only after the requested numbers of epochs (the tiny graph has labels)
+            assert [h["epoch"] + 1 for h in rec["history"] if "micro_f1" in h] == [2, 4]
+        else:
+            assert "train_ap" in rec["metrics"]
+
+
+@pytest.mark.parametrize("name", ["fig1", "fig2", "fig3", "fig4", "fig5", "fig6"])
+def test_tiny_figure_files_and_series(tiny_sweep, name):
+    plan, out, result, outputs = tiny_sweep
+    for ext in ("png", "pdf"):
+        path = out / f"{name}.{ext}"
+        assert path.is_file() and path.stat().st_size > 1000
+    drawn = outputs.drawn[name]
+    spec = plan.specs[name]
+    labels = [[s["label"] for s in p["series"]] for p in drawn["panels"]]
+    if name in ("fig1", "fig2", "fig3"):
+        assert labels[0] == [f"λr = {v:g}" for v in spec["grid"]["lam_r"]]
+        for s in drawn["panels"][0]["series"]:
+            assert s["n_seeds"] + s["n_diverged"] == 2
+            if s["n_seeds"]:
+                assert s["x"] == [1, 2, 3, 4]
+    if name == "fig3":
+        assert [p["ylabel"] for p in drawn["panels"]] == ["test AP", "Micro-F1", "Macro-F1"]
+    if name == "fig4":
+        assert len(drawn["panels"]) == 2 and labels[0] == ["D = 5", "D = 30"]
+    if name == "fig5":
+        assert labels == [["train AP", "test AP"]] and drawn["panels"][0]["xscale"] == "log"
+    if name == "fig6":
+        assert labels == [["test AP"]]
+
+
+def test_tiny_report_has_a_verdict_line_per_claim(tiny_sweep):
+    plan, out, result, outputs = tiny_sweep
+    from lgekit.experiments.verdicts import CLAIMS
+
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    for claim, spec in CLAIMS.items():
+        line = next(l for l in md.splitlines() if l.startswith("**Verdict:") and spec["statement"] in l)
+        assert line.rstrip().endswith(("REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE"))
+    assert html.count("data:image/png;base64,") == 6
+    assert len(outputs.verdicts) == len(CLAIMS)
+
+
+def test_resume_skips_finished_cells_and_force_recomputes(tiny_sweep, tmp_path):
+    from lgekit.experiments.engine import run_sweep
+
+    plan = tiny_plan(["fig6"])
+    first = run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    assert first.n_run == 3
+    again = run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    assert (again.n_skipped, again.n_run) == (3, 0)
+    forced = run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False, force=True)
+    assert (forced.n_skipped, forced.n_run) == (0, 3)
+
+
+def test_failing_and_diverging_cells_do_not_stop_the_sweep(tmp_path):
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.engine import run_sweep
+
+    # D = 0 is rejected by the model (an error); a huge learning rate diverges
+    plan = tiny_plan(["fig1", "fig6"], overrides={
+        "*": {"params": {"epochs": 3, "dim": 8}, "record": {"f1_epochs": []}},
+        "fig1": {"params": {"lr": 1e9}, "grid": {"lam_r": [1.0]}},
+        "fig6": {"grid": {"dim": [0, 8]}}})
+    result = run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    assert (result.n_ok, result.n_diverged, result.n_error) == (1, 1, 1)
+    (err,) = result.errors
+    assert err["model"] == "HingeEmbedding" and err["params"]["dim"] == 0
+    assert err["type"] == "ValueError" and "dim" in err["message"] and "Traceback" in err["traceback"]
+    store = ResultsStore(tmp_path)
+    (div,) = [r for r in store.records() if r["status"] == "diverged"]
+    assert div["history"] and div["history"][-1]["diverged"] is True
+    assert div["diverged_epoch"] == div["history"][-1]["epoch"]
+    # errors are retried by the next run, results are not
+    again = run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    assert (again.n_skipped, again.n_error) == (2, 1)
+
+
+def test_local_processes_give_the_same_records(tiny_sweep, tmp_path):
+    """Two loky worker processes reproduce the in-process records exactly (minus timings)."""
+    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments.engine import run_sweep
+
+    plan_all, out, _, _ = tiny_sweep
+    plan = tiny_plan(["fig1", "fig6"], seeds=2)
+    result = run_sweep(plan.cells, tmp_path, n_jobs=2, progress=False)
+    assert result.n_error == 0
+    ref, new = ResultsStore(out), ResultsStore(tmp_path)
+    for key in plan.cells:
+        a, b = ref.get(key), new.get(key)
+        assert b["timings"]["engine"] == "loky"
+        assert strip_timings(a) == strip_timings(b)
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_records(tiny_sweep, tmp_path):
+    pytest.importorskip("distributed")
+    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments.engine import run_sweep
+
+    plan_all, out, _, _ = tiny_sweep
+    plan = tiny_plan(["fig1", "fig5", "fig6"], seeds=2)
+    result = run_sweep(plan.cells, tmp_path, n_jobs=2, scheduler="local", progress=False)
+    assert result.n_error == 0 and result.engine == "dask:local"
+    ref, new = ResultsStore(out), ResultsStore(tmp_path)
+    for key in plan.cells:
+        a, b = ref.get(key), new.get(key)
+        assert b["timings"]["engine"] == "dask"
+        assert strip_timings(a) == strip_timings(b)
+
+
+def test_unreachable_scheduler_names_the_address(tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    from lgekit.experiments.engine import SchedulerUnreachable, run_sweep
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    plan = tiny_plan(["fig6"])
+    with pytest.raises(SchedulerUnreachable, match=f"tcp://127.0.0.1:{port}"):
+        run_sweep(plan.cells, tmp_path, scheduler=f"127.0.0.1:{port}", progress=False, timeout=2)

@@ -49,6 +49,8 @@ def register(subparsers):
     p.add_argument("--scheduler", metavar="local|ADDRESS", default=None,
                    help="run the cells on Dask: 'local' starts a LocalCluster, an address (tcp://HOST:PORT) "
                         "uses an existing cluster (needs: pip install 'lgekit[dist]')")
+    p.add_argument("--scheduler-timeout", metavar="SECONDS", type=float, default=10.0,
+                   help="how long to wait for a Dask scheduler given by address (default 10)")
     p.add_argument("--force", action="store_true", help="recompute cells that are already stored")
     p.set_defaults(func=run)
 
@@ -96,7 +98,7 @@ def run(args):
         result, outputs = reproduce(
             figures, dataset=args.dataset, out=args.out, seeds=args.seeds, quick=args.quick, n_jobs=args.jobs,
             scheduler=args.scheduler, force=args.force, verbose=getattr(args, "verbose", 0), progress=True,
-            command=command,
+            command=command, timeout=args.scheduler_timeout,
         )
     except engine.SchedulerUnreachable as exc:
         raise CommandError(str(exc)) from None

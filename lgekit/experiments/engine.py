@@ -162,11 +162,11 @@ def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):
     return client, None
 
 
-def _iter_dask(todo, scheduler, n_jobs, verbose):
+def _iter_dask(todo, scheduler, n_jobs, verbose, timeout):
     """Yield records as Dask workers finish them."""
     from .tasks import run_cell
 
-    client, cluster = connect(scheduler, n_jobs)
+    client, cluster = connect(scheduler, n_jobs, timeout)
     try:
         from distributed import as_completed
 
@@ -187,7 +187,8 @@ def _iter_dask(todo, scheduler, n_jobs, verbose):
             cluster.close()
 
 
-def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose=0, progress=True):
+def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose=0, progress=True,
+              timeout=SCHEDULER_TIMEOUT):
     """Run every cell not yet finished in ``store``; store each record as soon as it arrives.
 
     Parameters
@@ -208,6 +209,8 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
         Passed to the models (per-epoch output) when >= 2.
     progress : bool
         One tqdm bar over cells (shown on a terminal only).
+    timeout : float
+        Seconds to wait for a Dask scheduler given by address.
 
     Returns
     -------
@@ -235,7 +238,7 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
         todo.sort(key=lambda kc: -estimated_cost(kc[1]))  # longest first: shorter tail
         if todo:
             records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
-                       else _iter_dask(todo, scheduler, n_jobs, verbose))
+                       else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
             bar = _progress(len(cells), len(done), progress)
             try:  # noqa: SIM105 - the index is rebuilt even when interrupted
                 for record in records:

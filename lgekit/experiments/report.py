@@ -247,7 +247,7 @@ def _inline(text):
 
 
 def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quick=None, n_jobs=None,
-              scheduler=None, force=False, verbose=0, progress=True, overrides=None, command=None):
+              scheduler=None, force=False, verbose=0, progress=True, overrides=None, command=None, timeout=10.0):
     """Expand, run and report: the Python form of ``lgekit reproduce``.
 
     Parameters
@@ -261,7 +261,7 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
     seeds : int
     quick : bool or None
         Default: quick for the embedded default data set, full for a named one.
-    n_jobs, scheduler, force, verbose, progress
+    n_jobs, scheduler, force, verbose, progress, timeout
         See :func:`lgekit.experiments.engine.run_sweep`.
     overrides : dict, optional
         See :func:`lgekit.experiments.specs.expand`.
@@ -278,6 +278,6 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
     store = ResultsStore(out)
     atomic_write_text(store.folder / "plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
     result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
-                       progress=progress)
+                       progress=progress, timeout=timeout)
     outputs = write_outputs(plan, store.folder, result=result, command=command)
     return result, outputs

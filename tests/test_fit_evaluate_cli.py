@@ -1,0 +1,99 @@
+"""``lgekit fit`` and ``lgekit evaluate``: files written, scores that agree, clear errors."""
+import json
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+
+from lgekit.cli import main
+
+
+@pytest.fixture(scope="module")
+def graph_file(tmp_path_factory):
+    """A 200-node labelled BlogCatalog-shaped graph saved as a .mat file (network + group)."""
+    from lgekit.datasets import planted_partition_graph
+
+    g = planted_partition_graph(n_nodes=200, n_labels=5, seed=3)
+    path = tmp_path_factory.mktemp("graph") / "tiny.mat"
+    scipy.io.savemat(path, {"network": sp.csc_matrix(g.to_scipy()), "group": sp.csc_matrix(g.labels)})
+    return path
+
+
+@pytest.fixture(scope="module")
+def unlabelled_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("graph") / "ring.edgelist"
+    n = 30
+    path.write_text("".join(f"{i} {(i + 1) % n}\n{i} {(i + 2) % n}\n" for i in range(n)))
+    return path
+
+
+@pytest.mark.parametrize("model", ["logistic", "hinge"])
+def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp_path, capsys):
+    out = tmp_path / "emb"
+    code = main(["fit", str(graph_file), "--model", model, "--dim", "8", "--epochs", "3", "--lam-r", "1",
+                 "--seed", "5", "--split", "0.25", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    for name in ("embedding.npz", "embedding.txt", "history.json", "fit.json"):
+        assert (out / name).is_file()
+    history = json.loads((out / "history.json").read_text())
+    assert [h["epoch"] for h in history] == [0, 1, 2]
+    assert all(0 <= h["test_ap"] <= 1 for h in history)
+    info = json.loads((out / "fit.json").read_text())
+    assert info["params"]["dim"] == 8 and info["params"]["lam_r"] == 1.0
+    capsys.readouterr()
+
+    scores = {}
+    for name in ("embedding.npz", "embedding.txt"):
+        assert main(["evaluate", str(out / name), str(graph_file), "--split", "0.25", "--seed", "5", "--json",
+                     "--labels"]) == 0
+        scores[name] = json.loads(capsys.readouterr().out)
+    # the same split (fraction + seed) as fit: evaluate reproduces fit's final test AP
+    assert scores["embedding.npz"]["ap"] == pytest.approx(info["final"]["test_ap"], abs=1e-12)
+    # word2vec text keeps float32 exactly (9 significant digits)
+    assert scores["embedding.txt"]["ap"] == pytest.approx(scores["embedding.npz"]["ap"], abs=1e-12)
+    for key in ("auc", "micro_f1", "macro_f1"):
+        assert 0 <= scores["embedding.npz"][key] <= 1
+
+
+def test_evaluate_plain_text_output(graph_file, tmp_path, capsys):
+    emb = np.random.default_rng(0).normal(size=(200, 4))
+    np.save(tmp_path / "e.npy", emb)
+    assert main(["evaluate", str(tmp_path / "e.npy"), str(graph_file)]) == 0
+    out = capsys.readouterr().out
+    assert "AP: " in out and "AUC: " in out and "uniform non-edges" in out
+
+
+def test_evaluate_errors(graph_file, unlabelled_file, tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path / "missing.npz"), str(graph_file)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    bad = tmp_path / "bad.txt"
+    bad.write_text("hello world\n")
+    assert main(["evaluate", str(bad), str(graph_file)]) == 2
+    assert "not a word2vec text file" in capsys.readouterr().err
+    np.save(tmp_path / "short.npy", np.zeros((10, 3)))
+    assert main(["evaluate", str(tmp_path / "short.npy"), str(graph_file)]) == 2
+    assert "has 10 rows but the graph has 200 nodes" in capsys.readouterr().err
+    w2v = tmp_path / "partial.txt"
+    w2v.write_text("2 2\n0 1.0 0.0\n1 0.0 1.0\n")
+    assert main(["evaluate", str(w2v), str(unlabelled_file)]) == 2
+    assert "no vector for 28 of the graph's 30 nodes" in capsys.readouterr().err
+    np.save(tmp_path / "ring.npy", np.ones((30, 2)))
+    assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--labels"]) == 2
+    assert "carries no node labels" in capsys.readouterr().err
+    assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--split", "1.5"]) == 2
+    assert "--split must be a test fraction in (0, 1), got 1.5" in capsys.readouterr().err
+
+
+def test_fit_errors(graph_file, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["fit", str(graph_file), "--model", "deepwalk", "--out", str(tmp_path)])
+    assert "invalid choice: 'deepwalk'" in capsys.readouterr().err
+    blocker = tmp_path / "f"
+    blocker.write_text("")
+    assert main(["fit", str(graph_file), "--model", "hinge", "--out", str(blocker / "x")]) == 2
+    assert "is not writable" in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "nope.edgelist"), "--model", "hinge", "--out", str(tmp_path / "o")]) == 2
+    assert "nope.edgelist" in capsys.readouterr().err
+    assert main(["fit", str(graph_file), "--model", "hinge", "--dim", "0", "--out", str(tmp_path / "o")]) == 2
+    assert "dim must be" in capsys.readouterr().err

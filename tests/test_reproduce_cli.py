@@ -1,0 +1,122 @@
+"""``lgekit reproduce``: errors, crash-safe resume under SIGKILL, and the README's main command."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lgekit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env():
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+# ---------------------------------------------------------------------------- errors
+def test_unknown_figure(capsys, tmp_path):
+    assert main(["reproduce", "7", "--out", str(tmp_path)]) == 2
+    assert "unknown figure '7'" in capsys.readouterr().err
+
+
+def test_unknown_dataset(capsys, tmp_path):
+    assert main(["reproduce", "--dataset", "no-such-graph", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "lgekit reproduce: error:" in err and "no-such-graph" in err
+
+
+def test_unwritable_out(capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(["reproduce", "6", "--out", str(blocker / "results")]) == 2
+    assert "is not writable" in capsys.readouterr().err
+
+
+def test_bad_seeds_and_jobs(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--seeds", "0", "--out", str(tmp_path)])
+    assert "expected a positive integer" in capsys.readouterr().err
+
+
+def test_unreachable_scheduler(capsys, tmp_path):
+    pytest.importorskip("distributed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    code = main(["reproduce", "6", "--out", str(tmp_path), "--scheduler", f"tcp://127.0.0.1:{port}",
+                 "--scheduler-timeout", "2"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 2" in err
+    assert time.monotonic() - t0 < 30  # the timeout is honoured (no hang)
+
+
+# ---------------------------------------------------------------------------- kill -9 and resume
+def _stored(out):
+    folder = out / "cells"
+    return sorted(p.stem for p in folder.glob("*.json") if not p.name.startswith(".")) if folder.is_dir() else []
+
+
+def test_sigkill_mid_sweep_then_resume(tmp_path):
+    """Kill the runner (and its workers) with SIGKILL once some cells are stored; rerun completes the store."""
+    out = tmp_path / "res"
+    cmd = [sys.executable, "-m", "lgekit", "reproduce", "5", "6", "--out", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    try:
+        while len(_stored(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the sweep ended before it could be killed: " + proc.stderr.read().decode()[-2000:]
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its loky workers, at an arbitrary instant
+    finally:
+        proc.wait(timeout=30)
+        proc.stdout.close()
+        proc.stderr.close()
+    before = _stored(out)
+    assert 2 <= len(before)
+    snapshot = {}
+    for key in before:  # whatever was stored is whole
+        snapshot[key] = (out / "cells" / f"{key}.json").read_text()
+        assert json.loads(snapshot[key])["key"] == key
+
+    done = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    plan = json.loads((out / "plan.json").read_text())
+    expected = sorted(plan["cells"])
+    assert _stored(out) == expected  # every cell exactly once (one file per key)
+    assert not [p for p in (out / "cells").iterdir() if p.name.startswith(".")]  # no torn temporaries left
+    lines = (out / "records.jsonl").read_text().splitlines()
+    keys = [json.loads(line)["key"] for line in lines]
+    assert sorted(keys) == expected and len(set(keys)) == len(keys)
+    n_reused = int(done.stdout.split(" cells: ")[1].split(" already done")[0])
+    assert n_reused >= len(before)
+    for key in before:  # cells finished before the kill were reused, not recomputed
+        assert (out / "cells" / f"{key}.json").read_text() == snapshot[key]
+
+
+# ---------------------------------------------------------------------------- the README's main command
+@pytest.mark.slow
+def test_readme_main_command_quick(tmp_path):
+    """`lgekit reproduce` (quick, embedded default, all figures) as the README runs it, timed."""
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "lgekit", "reproduce", "--out", str(tmp_path)], env=_env(),
+                          capture_output=True, text=True, timeout=900)
+    wall = time.monotonic() - t0
+    assert done.returncode == 0, done.stderr[-3000:]
+    for i in range(1, 7):
+        assert (tmp_path / f"fig{i}.png").is_file() and (tmp_path / f"fig{i}.pdf").is_file()
+    md = (tmp_path / "report.md").read_text()
+    assert md.count("**Verdict:") == 6
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["mode"] == "quick" and len(summary["verdicts"]) == 6
+    print(f"lgekit reproduce (quick, default) wall time: {wall:.1f} s")
