@@ -17,3 +17,12 @@ from . import evaluation, metrics
 from .evaluation import EdgeSplit, split_edges
 
 __all__ += ["EdgeSplit", "split_edges", "evaluation", "metrics"]
+
+from .models import HingeEmbedding
+
+__all__ += ["HingeEmbedding"]
+
+from . import callbacks
+from .models import DivergenceError, LogisticEmbedding
+
+__all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
