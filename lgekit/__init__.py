@@ -26,3 +26,7 @@ from . import callbacks
 from .models import DivergenceError, LogisticEmbedding
 
 __all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
+
+from . import datasets
+
+__all__ += ["datasets"]

@@ -348,6 +348,7 @@ class BaseEmbedding(BaseEstimator):
         return self
 
     def _train(self, callbacks, start, n_epochs):
+        self._last_planned_epoch = start + n_epochs - 1
         for cb in callbacks:
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)

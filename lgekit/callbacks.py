@@ -1,0 +1,226 @@
+"""Callbacks: objects called by an embedding model around its epochs (gensim style).
+
+A model calls, in list order, ``on_train_begin(model)`` before the first
+epoch, ``on_epoch_end(model, epoch, record)`` after every epoch and
+``on_train_end(model)`` at the end.  ``record`` is the epoch's ``history_``
+dict: a callback may add fields to it (they end up in ``model.history_``),
+and returning True from ``on_epoch_end`` stops training after that epoch.
+Put the callbacks that compute a metric before the ones that read it
+(e.g. ``[LinkPredictionCallback(split), EarlyStopping("test_ap")]``).
+
+Examples
+--------
+>>> import networkx as nx
+>>> import lgekit
+>>> from lgekit.callbacks import LinkPredictionCallback, EarlyStopping
+>>> g = lgekit.Graph.from_networkx(nx.karate_club_graph())
+>>> split = lgekit.split_edges(g, test_fraction=0.2, seed=0)
+>>> model = lgekit.LogisticEmbedding(dim=8, epochs=30, lam_r=0.1, random_state=0)
+>>> _ = model.fit(split, callbacks=[LinkPredictionCallback(split), EarlyStopping("test_ap", patience=3)])
+>>> "test_ap" in model.history_[0]
+True
+"""
+import logging
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+__all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
+
+logger = logging.getLogger(__name__)
+
+
+def _check_every(every):
+    if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
+        raise ValueError(f"every must be an int >= 1, got {every!r}")
+    return int(every)
+
+
+class Callback:
+    """Base class: every hook does nothing."""
+
+    def on_train_begin(self, model):
+        """Called once before the first epoch of ``fit``/``partial_fit``."""
+
+    def on_epoch_end(self, model, epoch, record):
+        """Called after each epoch; add fields to ``record``; return True to stop."""
+        return False
+
+    def on_train_end(self, model):
+        """Called once after the last epoch (also after a stop)."""
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({fields})"
+
+
+class LinkPredictionCallback(Callback):
+    """Adds ``"train_ap"`` and ``"test_ap"`` (average precision of x_u . x_v) to the records.
+
+    Parameters
+    ----------
+    split : EdgeSplit
+        From :func:`lgekit.split_edges`: train AP ranks ``train_positives``
+        against ``train_negatives``, test AP ``test_positives`` against
+        ``test_negatives``.
+    every : int, default 1
+        Evaluate after epochs ``t`` with ``(t + 1) % every == 0`` (and always
+        after the last epoch of a run).
+    train : bool, default True
+        Also compute the train AP (about twice the cost of the test AP when
+        the test set is a fifth of the edges).
+    """
+
+    def __init__(self, split, every=1, train=True):
+        for attr in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
+            if not hasattr(split, attr):
+                raise TypeError(f"split must be an EdgeSplit (from lgekit.split_edges), "
+                                f"got {type(split).__name__} without {attr!r}")
+        self.split = split
+        self.every = _check_every(every)
+        self.train = bool(train)
+
+    def on_epoch_end(self, model, epoch, record):
+        from .metrics import average_precision
+
+        if (epoch + 1) % self.every and epoch != getattr(model, "_last_planned_epoch", -1):
+            return False
+        emb = model.embedding_
+        s = self.split
+        if self.train:
+            record["train_ap"] = float(average_precision(emb, s.train_positives, s.train_negatives))
+        record["test_ap"] = float(average_precision(emb, s.test_positives, s.test_negatives))
+        return False
+
+
+class NodeClassificationCallback(Callback):
+    """Adds ``"micro_f1"`` and ``"macro_f1"`` of one-vs-rest node classification to the records.
+
+    Parameters
+    ----------
+    labels : scipy.sparse matrix (n_nodes x n_labels) or lgekit.Graph
+        Node labels (a Graph's ``labels``).
+    every : int, default 5
+        Evaluate after epochs ``t`` with ``(t + 1) % every == 0``.
+    train_ratio : float, default 0.5
+        Fraction of labelled nodes used to train the classifier.
+    seed : int, default 0
+        Seed of the node split (fixed, so epochs are comparable).
+    **kwargs
+        Passed on to :func:`lgekit.metrics.node_classification_f1`.
+    """
+
+    def __init__(self, labels, every=5, train_ratio=0.5, seed=0, **kwargs):
+        if hasattr(labels, "labels") and hasattr(labels, "n_nodes"):
+            labels = labels.labels
+        if labels is None:
+            raise ValueError("labels must be a label matrix or a Graph with labels, got a graph without labels")
+        self.labels = labels
+        self.every = _check_every(every)
+        if not (0 < train_ratio < 1):
+            raise ValueError(f"train_ratio must be in (0, 1), got {train_ratio!r}")
+        self.train_ratio = train_ratio
+        self.seed = seed
+        self.kwargs = kwargs
+
+    def on_epoch_end(self, model, epoch, record):
+        from .metrics import node_classification_f1
+
+        if (epoch + 1) % self.every:
+            return False
+        scores = node_classification_f1(model.embedding_, self.labels, train_ratio=self.train_ratio,
+                                        seed=self.seed, **self.kwargs)
+        record["micro_f1"] = float(scores["micro_f1"])
+        record["macro_f1"] = float(scores["macro_f1"])
+        return False
+
+
+class EarlyStopping(Callback):
+    """Stop when a monitored record field stops improving; optionally restore the best embedding.
+
+    Parameters
+    ----------
+    monitor : str, default "test_ap"
+        Record field to watch (added by an earlier callback, or a model field
+        such as ``"objective"``).  Epochs whose record lacks it are ignored.
+    patience : int, default 5
+        Stop after this many evaluated epochs without improvement.
+    mode : {"max", "min"}, default "max"
+    min_delta : float, default 0.0
+        Smallest change that counts as an improvement.
+    restore_best : bool, default True
+        At the end of training copy the best epoch's embedding back into
+        ``model.embedding_`` (the history keeps every epoch).
+
+    Attributes
+    ----------
+    best_epoch_ : int or None
+    best_value_ : float or None
+    stopped_epoch_ : int or None
+        The epoch after which training was stopped (None if it ran out).
+    """
+
+    def __init__(self, monitor="test_ap", patience=5, mode="max", min_delta=0.0, restore_best=True):
+        if not isinstance(monitor, str):
+            raise TypeError(f"monitor must be a record field name (str), got {monitor!r}")
+        if isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1:
+            raise ValueError(f"patience must be an int >= 1, got {patience!r}")
+        if mode not in ("max", "min"):
+            raise ValueError(f"mode must be 'max' or 'min', got {mode!r}")
+        if not isinstance(min_delta, numbers.Real) or not math.isfinite(min_delta) or min_delta < 0:
+            raise ValueError(f"min_delta must be a finite number >= 0, got {min_delta!r}")
+        self.monitor = monitor
+        self.patience = int(patience)
+        self.mode = mode
+        self.min_delta = float(min_delta)
+        self.restore_best = bool(restore_best)
+
+    def on_train_begin(self, model):
+        self.best_epoch_ = None
+        self.best_value_ = None
+        self.stopped_epoch_ = None
+        self._best_embedding = None
+        self._wait = 0
+        self._seen = False
+
+    def _improved(self, value):
+        if self.best_value_ is None:
+            return True
+        if self.mode == "max":
+            return value > self.best_value_ + self.min_delta
+        return value < self.best_value_ - self.min_delta
+
+    def on_epoch_end(self, model, epoch, record):
+        value = record.get(self.monitor)
+        if value is None:
+            return False
+        self._seen = True
+        value = float(value)
+        if np.isfinite(value) and self._improved(value):
+            self.best_value_ = value
+            self.best_epoch_ = epoch
+            self._wait = 0
+            if self.restore_best:
+                self._best_embedding = np.array(model.embedding_, copy=True)
+            return False
+        self._wait += 1
+        if self._wait >= self.patience:
+            self.stopped_epoch_ = epoch
+            logger.info("early stopping after epoch %d: %s did not improve on %.6g (epoch %d) for %d epochs",
+                        epoch, self.monitor, self.best_value_ if self.best_value_ is not None else float("nan"),
+                        -1 if self.best_epoch_ is None else self.best_epoch_, self.patience)
+            return True
+        return False
+
+    def on_train_end(self, model):
+        if not self._seen:
+            warnings.warn(f"EarlyStopping: no record had the field {self.monitor!r}; put the callback that "
+                          "computes it (e.g. LinkPredictionCallback) before EarlyStopping", RuntimeWarning,
+                          stacklevel=2)
+            return
+        if self.restore_best and self._best_embedding is not None and self.best_epoch_ != model.n_iter_ - 1:
+            model._restore_embedding(self._best_embedding)
+            model.best_epoch_ = self.best_epoch_
+        self._best_embedding = None
