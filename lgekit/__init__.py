@@ -21,12 +21,3 @@ __all__ += ["EdgeSplit", "split_edges", "evaluation", "metrics"]
 from .models import HingeEmbedding
 
 __all__ += ["HingeEmbedding"]
-
-from . import callbacks
-from .models import DivergenceError, LogisticEmbedding
-
-__all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
-
-from . import datasets
-
-__all__ += ["datasets"]
