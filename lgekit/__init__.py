@@ -21,3 +21,7 @@ __all__ += ["EdgeSplit", "split_edges", "evaluation", "metrics"]
 from .models import HingeEmbedding
 
 __all__ += ["HingeEmbedding"]
+
+from . import datasets
+
+__all__ += ["datasets"]
