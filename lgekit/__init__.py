@@ -22,6 +22,11 @@ from .models import HingeEmbedding
 
 __all__ += ["HingeEmbedding"]
 
+from . import callbacks
+from .models import DivergenceError, LogisticEmbedding
+
+__all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
+
 from . import datasets
 
 __all__ += ["datasets"]
