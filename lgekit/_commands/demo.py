@@ -48,10 +48,11 @@ def _load(name):
     if name is not None:
         return datasets.load(name), None
     try:
-        return datasets.load(DEFAULT_DATASET), None
-    except (FileNotFoundError, OSError, LookupError, ValueError) as exc:
-        note = (f"{DEFAULT_DATASET} is not available locally ({exc.__class__.__name__}: "
-                f"{str(exc).splitlines()[0] if str(exc) else ''}); using the embedded {FALLBACK_DATASET}. "
+        # never download implicitly: the demo must run offline on a fresh machine
+        return datasets.load(DEFAULT_DATASET, download=False), None
+    except FileNotFoundError:
+        note = (f"the real {DEFAULT_DATASET} graph is not available locally, so the demo uses the embedded "
+                f"{FALLBACK_DATASET} (a seeded planted-partition graph of the same shape). "
                 f"Run `lgekit datasets fetch {DEFAULT_DATASET}` or set LGEKIT_DATA to use the real graph.")
         return datasets.load(FALLBACK_DATASET), note
 
