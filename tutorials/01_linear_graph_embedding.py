@@ -1,0 +1,419 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 1. Linear graph embedding, evaluated honestly
+#
+# A **linear graph embedding** maps every vertex $v$ of a graph to a vector
+# $x_v \in \mathbb{R}^D$ and predicts that $u$ and $v$ are linked when the
+# inner product $x_u \cdot x_v$ is large.  DeepWalk, LINE and node2vec are all,
+# at heart, of this form (Levy & Goldberg 2014; Qiu et al. 2018).  This course
+# follows Gao, Zhang, Peng & Parameswaran, *The Importance of Norm
+# Regularization in Linear Graph Embedding* (ICLR 2019), whose thesis is that
+# these embeddings generalize because gradient descent keeps the **norms**
+# $\|x_v\|$ small, not because the **dimension** $D$ is small.
+#
+# In this first notebook we set up everything the later ones take for granted:
+#
+# 1. a graph as data: adjacency, degrees, labels;
+# 2. the logistic negative-sampling objective and what SGD does with it;
+# 3. training `lgekit.LogisticEmbedding` on a real graph;
+# 4. the two standard evaluations -- link prediction (average precision) and
+#    node classification (Micro/Macro-F1) -- done right, and what happens to
+#    the numbers when they are done wrong.
+#
+# **Size switch.** By default everything runs on a small graph in well under
+# two minutes.  Set the environment variable `LGEKIT_TUTORIAL_FULL=1` before
+# starting Jupyter to run the full-size version (BlogCatalog, the paper's data
+# set, with the paper's dimension and epochs).
+
+# %%
+import os
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import lgekit
+from lgekit import datasets, metrics
+
+FULL = os.environ.get("LGEKIT_TUTORIAL_FULL") == "1"
+SEED = 0
+
+DIM = 100 if FULL else 32
+EPOCHS = 50 if FULL else 20
+print(f"lgekit {lgekit.__version__}; full-size run: {FULL}")
+
+
+# %% [markdown]
+# ## 1. A graph as data
+#
+# We use a real graph when its files are available locally (`lgekit` looks
+# in the folder named by the `LGEKIT_DATA` environment variable, then in a
+# source checkout's `../shared/data`, then in the user cache;
+# `lgekit datasets fetch NAME` downloads them from their publishers).  The
+# notebook itself never downloads (`download=False`).  On a fresh
+# clone without data the notebook falls back to the embedded
+# `synthetic-blogcatalog` graph, a seeded planted-partition graph with
+# overlapping communities shaped like BlogCatalog.  **Read the printed name**:
+# all numbers below are for whichever graph was actually loaded.
+#
+# The small default is *email-Eu-core* (about 1,000 people of a European
+# research institution, an edge when they exchanged e-mail, one department
+# label per person); the full run uses *BlogCatalog* (about 10,000 bloggers,
+# 39 overlapping interest groups).
+
+# %%
+def load_graph(name, synthetic_nodes):
+    """The real graph `name` if its files are available, else a small synthetic stand-in."""
+    try:
+        return datasets.load(name, download=False)
+    except (FileNotFoundError, OSError, LookupError, ValueError) as exc:
+        print(f"({name} not available: {type(exc).__name__}; using synthetic-blogcatalog instead)")
+        return datasets.load("synthetic-blogcatalog", n_nodes=synthetic_nodes, seed=SEED)
+
+
+graph = load_graph("blogcatalog" if FULL else "email-eu-core", synthetic_nodes=10_312 if FULL else 1_000)
+for key, value in graph.summary().items():
+    print(f"{key:>22}: {value}")
+
+# %% [markdown]
+# `lgekit.Graph` is an immutable compressed-sparse-row (CSR) adjacency
+# structure: the neighbours of vertex $i$ are
+# `indices[indptr[i]:indptr[i + 1]]`, sorted.  An undirected edge is stored in
+# both rows, but `n_edges` counts it once and `edges()` lists it once as
+# $(u, v)$ with $u < v$.  Labels, when present, are a sparse $n \times k$ 0/1
+# matrix (a vertex may belong to several classes).
+#
+# Real graphs are **heavy-tailed**: most vertices have few neighbours, a few
+# "hubs" have very many.  That matters later (notebook 5): the hubs dominate
+# the spectral norms that control generalization.  The left plot is the
+# degree distribution on log-log axes -- look for a straight-ish decreasing
+# tail rather than a bell around the mean.  The right plot shows how many
+# labels each vertex carries.
+
+# %%
+deg = graph.degrees
+print(f"mean degree {deg.mean():.1f}, median {np.median(deg):.0f}, max {deg.max()}, "
+      f"isolated vertices {len(graph.isolated_nodes)}")
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+values, counts = np.unique(deg[deg > 0], return_counts=True)
+axes[0].loglog(values, counts / counts.sum(), ".", alpha=0.6)
+axes[0].set(xlabel="degree $k$", ylabel="fraction of vertices", title=f"degree distribution ({graph.name})")
+if graph.labels is not None:
+    per_node = np.asarray(graph.labels.sum(axis=1)).ravel()
+    axes[1].hist(per_node, bins=np.arange(per_node.max() + 2) - 0.5)
+    axes[1].set(xlabel="labels per vertex", ylabel="vertices", title=f"{graph.n_labels} classes")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## 2. The objective
+#
+# Write $\sigma(z) = 1/(1 + e^{-z})$.  The model says
+# $P[(u, v) \in E] = \sigma(x_u \cdot x_v)$.  We cannot afford the likelihood
+# of all $\binom{n}{2}$ non-edges, so -- as in word2vec -- we sample a set
+# $E_-$ of **negative pairs** (here: 4 per edge, both ends uniform over the
+# vertices, never an edge) and minimise the paper's Eq. (3):
+#
+# $$
+# L(X) = -\lambda_+ \sum_{(u,v)\in E_+} \log\sigma(x_u\cdot x_v)
+#        -\lambda_- \sum_{(u,v)\in E_-} \log\sigma(-x_u\cdot x_v)
+#        +\lambda_r \sum_{v} \|x_v\|^2 .
+# $$
+#
+# $\lambda_+$ and $\lambda_-$ weigh the two kinds of pairs (lgekit's defaults,
+# $1$ and $0.03$, follow the paper); $\lambda_r$ is an explicit norm penalty,
+# **zero by default**, as in DeepWalk/LINE/node2vec.
+#
+# The gradient with respect to one vertex is a sum over its pairs (Eq. 4):
+#
+# $$
+# \frac{\partial L}{\partial x_u} = -\lambda_+\!\!\sum_{v:(u,v)\in E_+}\!\! \sigma(-x_u\cdot x_v)\,x_v
+#   + \lambda_-\!\!\sum_{v:(u,v)\in E_-}\!\! \sigma(x_u\cdot x_v)\,x_v + 2\lambda_r x_u .
+# $$
+#
+# Two things to notice already.  (i) Without $\lambda_r$ the loss of a
+# perfectly separated pair keeps decreasing as $|x_u\cdot x_v|\to\infty$, so
+# there is no finite minimiser on a separable problem: the norms can grow
+# forever.  (ii) The gradient of a well-fitted pair is tiny
+# ($\sigma(-z)\approx e^{-z}$), so SGD slows down exactly as the norms grow.
+# Notebook 2 watches both happen; notebook 3 asks what this does to
+# generalization.
+#
+# `LogisticEmbedding` minimises $L$ by SGD: each epoch visits the training
+# pairs in a random order and, for a pair $(u,v)$ with score $s = x_u\cdot x_v$,
+# moves $x_u$ along $x_v$ (and vice versa) by $\eta_t\,\lambda\,\sigma(\mp s)$.
+# The step size decays as $\eta_t = \eta_0 (t + t_0)^{-1/2}$.
+
+# %% [markdown]
+# ## 3. Split first, then train
+#
+# Link prediction asks: given the graph with some edges hidden, rank the
+# hidden edges above pairs that are not edges.  The protocol of the paper
+# (Section 5), implemented by `lgekit.split_edges`:
+#
+# * hold out a uniformly random 20% of the edges as **test positives**; the
+#   other 80% form the **training graph** (same vertices, fewer edges);
+# * draw 4 **test negatives** per test positive among the non-edges of the
+#   *full* graph, and 4 **training negatives** per training edge among the
+#   non-edges of the *training* graph;
+# * score a pair by $x_u \cdot x_v$, rank all test pairs, report the
+#   **average precision** (AP): the mean, over the test positives, of the
+#   precision at that positive's rank.  A random ranking scores about
+#   $1/(1+4) = 0.2$; a perfect one $1$.
+#
+# The split checks itself for leaks before it is returned (no test edge in
+# the training graph, no negative that is an edge, counts add up); below we
+# verify the most important one ourselves.
+
+# %%
+split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
+for key, value in split.summary().items():
+    print(f"{key:>22}: {value}")
+
+# the one leak that matters most: is any test edge visible during training?
+print("test edges present in the training graph:", int(split.train_graph.has_edges(split.test_positives).sum()))
+print("test negatives that are edges of the full graph:", int(graph.has_edges(split.test_negatives).sum()))
+split.check()  # re-runs every leak check; raises lgekit.evaluation.LeakError on a violation
+print("chance level of AP:", 1 / (1 + split.negatives_per_positive))
+
+# %% [markdown]
+# Note `n_isolated_train`: removing 20% of the edges leaves some low-degree
+# vertices with no training edge at all.  Their vectors never move from the
+# random initialisation, and their test edges are essentially guesses.  That
+# is part of the honest difficulty of the task (the `keep_connected=True`
+# option of `split_edges` keeps a spanning forest in training, the node2vec
+# protocol, and avoids it).
+
+# %% [markdown]
+# ## 4. Train on the training graph
+#
+# Passing the `EdgeSplit` to `fit` makes the model train on
+# `split.train_graph`'s edges and `split.train_negatives` only.  A
+# `LinkPredictionCallback` evaluates the embedding on the split after every
+# epoch and stores `train_ap` and `test_ap` in the per-epoch `history_`.
+
+# %%
+from lgekit.callbacks import LinkPredictionCallback
+
+model = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, random_state=SEED)
+t0 = time.perf_counter()
+model.fit(split, callbacks=[LinkPredictionCallback(split)])
+print(f"trained {model.n_iter_} epochs in {time.perf_counter() - t0:.1f} s")
+X = model.embedding_
+print("embedding shape:", X.shape)
+last = model.history_[-1]
+print({k: round(v, 4) if isinstance(v, float) else v for k, v in last.items()})
+
+# %%
+hist = model.history_
+epochs = [h["epoch"] + 1 for h in hist]
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+axes[0].plot(epochs, [h["objective"] for h in hist])
+axes[0].set(xlabel="epoch", ylabel="objective $L(X)$ on the training pairs", yscale="log")
+axes[1].plot(epochs, [h["train_ap"] for h in hist], label="train AP")
+axes[1].plot(epochs, [h["test_ap"] for h in hist], label="test AP")
+axes[1].axhline(1 / (1 + split.negatives_per_positive), color="grey", ls=":", label="chance")
+axes[1].set(xlabel="epoch", ylabel="average precision")
+axes[1].legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# What to look at: the objective should fall quickly and then flatten; the
+# **train** AP should keep climbing towards 1 while the **test** AP rises,
+# peaks, and may start to sag.  The gap between the two curves is the
+# generalization gap this whole course is about.  (With the default
+# $\lambda_r = 0$ nothing stops the train AP from reaching 1: the model can
+# memorise the training pairs.)
+#
+# The final test scores, computed directly with `lgekit.metrics` (score =
+# $x_u \cdot x_v$):
+
+# %%
+ap_honest = metrics.average_precision(X, split.test_positives, split.test_negatives)
+auc_honest = metrics.roc_auc(X, split.test_positives, split.test_negatives)
+print(f"test AP {ap_honest:.4f}   test ROC-AUC {auc_honest:.4f}")
+
+# %% [markdown]
+# ## 5. What leakage does
+#
+# A common mistake: embed the **whole** graph (it is "unsupervised", after
+# all), then evaluate link prediction on a random subset of its edges.  Every
+# "test" edge was then a *training positive*: the model was explicitly pushed
+# to give it a high score.  Let us measure how much that inflates AP, on the
+# very same test pairs.  (The leaky model also sees 4 fresh negatives per
+# edge, exactly like the honest one.)
+
+# %%
+model_full = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, random_state=SEED).fit(graph)
+ap_leaky = metrics.average_precision(model_full.embedding_, split.test_positives, split.test_negatives)
+ap_train = metrics.average_precision(X, split.train_positives, split.train_negatives)
+print(f"honest test AP          {ap_honest:.4f}")
+print(f"leaky 'test' AP         {ap_leaky:.4f}   (model trained on the full graph)")
+print(f"honest model, train AP  {ap_train:.4f}   (pairs it was trained on)")
+
+fig, ax = plt.subplots(figsize=(6, 3))
+ax.barh(["honest test", "leaky 'test'", "train (memorised)"], [ap_honest, ap_leaky, ap_train],
+        color=["tab:green", "tab:red", "tab:grey"])
+ax.axvline(1 / (1 + split.negatives_per_positive), color="k", ls=":", label="chance")
+ax.set(xlabel="average precision", xlim=(0, 1))
+ax.legend(loc="lower right")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# You should see the leaky number sit close to the **training** AP, well
+# above the honest one: it measures memorisation, not prediction.  The size
+# of the inflation is exactly the generalization gap, which -- as the next
+# notebooks show -- grows the longer we train without a norm penalty.  A
+# leaky evaluation therefore does not just add noise, it *rewards* the
+# over-fitting we want to detect.
+#
+# ## 6. Node classification
+#
+# The second standard task (DeepWalk's protocol, the paper's Figure 6): use
+# the embedding as features, train a one-vs-rest $\ell_2$-regularised logistic
+# regression on 50% of the labelled vertices, predict for each remaining
+# vertex its $k$ top-scored classes where $k$ is its true number of labels,
+# and report Micro-F1 (pooled over all decisions, dominated by big classes)
+# and Macro-F1 (mean over classes, sensitive to small ones).
+#
+# Here the embedding is usually learned on the whole graph (transductive
+# setting): the edges are not the labels, so that is not a leak.  The leak to
+# avoid is choosing $D$, $\lambda_r$ or the number of epochs by the F1 on the
+# *test* vertices; use a separate validation split of the vertices for that.
+
+# %%
+if graph.labels is not None:
+    f1_model = metrics.node_classification_f1(model_full.embedding_, graph, train_ratio=0.5, seed=SEED)
+    rng = np.random.default_rng(SEED)
+    f1_random = metrics.node_classification_f1(rng.normal(size=model_full.embedding_.shape), graph,
+                                               train_ratio=0.5, seed=SEED)
+    print(f"embedding features: Micro-F1 {f1_model['micro_f1']:.3f}  Macro-F1 {f1_model['macro_f1']:.3f}")
+    print(f"random features:    Micro-F1 {f1_random['micro_f1']:.3f}  Macro-F1 {f1_random['macro_f1']:.3f}")
+
+# %% [markdown]
+# The random-feature row is the floor to beat: features that carry no
+# information about the graph.  Macro-F1 is typically far below Micro-F1,
+# because small classes are hard to learn from few training vertices.
+#
+# ## Exercises
+#
+# **Exercise 1 (the objective by hand).**  Write $L(X)$ of Section 2 in
+# NumPy for the honest model's final embedding `X`, on its training pairs
+# (`split.train_positives`, weight $\lambda_+$; `split.train_negatives`,
+# weight $\lambda_-$) and compare it with `model.history_[-1]["objective"]`.
+# Use a numerically stable $\log\sigma(z) = -\log(1 + e^{-z})$
+# (`np.logaddexp`).  Which of the three terms dominates, and why is
+# $\lambda_-$ so much smaller than $\lambda_+$?
+
+# %% tags=["exercise"]
+def objective(X, positives, negatives, lam_pos, lam_neg, lam_r):
+    """L(X) of the paper's Eq. (3)."""
+    ...  # your code here
+
+
+# compare with model.history_[-1]["objective"]
+
+# %% tags=["solution"]
+def log_sigmoid(z):
+    return -np.logaddexp(0.0, -z)
+
+
+def objective(X, positives, negatives, lam_pos, lam_neg, lam_r):
+    """L(X) of the paper's Eq. (3), returned with its three terms."""
+    X = np.asarray(X, dtype=np.float64)
+    s_pos = np.einsum("ij,ij->i", X[positives[:, 0]], X[positives[:, 1]])
+    s_neg = np.einsum("ij,ij->i", X[negatives[:, 0]], X[negatives[:, 1]])
+    loss_pos = -lam_pos * log_sigmoid(s_pos).sum()
+    loss_neg = -lam_neg * log_sigmoid(-s_neg).sum()
+    reg = lam_r * (X ** 2).sum()
+    return loss_pos + loss_neg + reg, (loss_pos, loss_neg, reg)
+
+
+total, terms = objective(X, split.train_positives, split.train_negatives,
+                         model.lam_pos, model.lam_neg, model.lam_r)
+print(f"by hand:   L = {total:.6g}   (pos, neg, reg) = ({terms[0]:.4f}, {terms[1]:.4f}, {terms[2]:.4f})")
+print(f"history_:  L = {last['objective']:.6g}   (pos, neg, reg) = "
+      f"({last['loss_pos']:.4f}, {last['loss_neg']:.4f}, {last['reg']:.4f})")
+# Per pair, the picture is clearer than in total:
+n_pos, n_neg = len(split.train_positives), len(split.train_negatives)
+print(f"mean loss per edge      -log sigma(s)  = {terms[0] / (model.lam_pos * n_pos):.4f}")
+print(f"mean loss per negative  -log sigma(-s) = {terms[1] / (model.lam_neg * n_neg):.4f}"
+      f"   (log 2 = {np.log(2):.4f} would be a score of 0)")
+# Agreement to float32 precision is expected: the history evaluates the same
+# pairs (the split's fixed training negatives) with the final embedding.
+# There are 4x more negatives than edges and a uniformly random pair is almost
+# never an edge, so lam_neg = 0.03 down-weights them (4 * 0.03 = 0.12 of an
+# edge's weight per edge).  Compare the per-pair means: the edges are fitted
+# tightly, the negatives much more loosely -- with so small a weight, the
+# model mostly ranks by pushing edge scores up, and the negative term can
+# still dominate the total simply because there are so many negatives.
+# With lam_r = 0 the regulariser is exactly 0.
+
+# %% [markdown]
+# **Exercise 2 (is the model any good? baselines).**  An AP number means
+# little without a baseline.  Score the test pairs with two classical
+# heuristics computed **from the training graph only**: *common neighbours*
+# $|N(u)\cap N(v)|$ and *preferential attachment* $d_u d_v$.  Hint: with the
+# training adjacency matrix $A$ (`split.train_graph.to_scipy()`), common
+# neighbours are the entries of $A^2$.  Use
+# `sklearn.metrics.average_precision_score`.  How does the embedding compare?
+
+# %% tags=["exercise"]
+from sklearn.metrics import average_precision_score
+
+A = split.train_graph.to_scipy()
+test_pairs = np.vstack([split.test_positives, split.test_negatives])
+y_true = np.r_[np.ones(len(split.test_positives)), np.zeros(len(split.test_negatives))]
+# cn_scores = ...
+# pa_scores = ...
+
+# %% tags=["solution"]
+from sklearn.metrics import average_precision_score
+
+A = split.train_graph.to_scipy().tocsr()
+A.data[:] = 1.0
+test_pairs = np.vstack([split.test_positives, split.test_negatives])
+y_true = np.r_[np.ones(len(split.test_positives)), np.zeros(len(split.test_negatives))]
+u, v = test_pairs[:, 0], test_pairs[:, 1]
+cn_scores = np.asarray(A[u].multiply(A[v]).sum(axis=1)).ravel()   # row u . row v of A = (A^2)_{uv}
+d_train = np.asarray(A.sum(axis=1)).ravel()
+pa_scores = d_train[u] * d_train[v]
+print(f"common neighbours        AP {average_precision_score(y_true, cn_scores):.4f}")
+print(f"preferential attachment  AP {average_precision_score(y_true, pa_scores):.4f}")
+print(f"LogisticEmbedding        AP {ap_honest:.4f}")
+# On dense, clustered graphs common neighbours is a strong baseline; an
+# embedding that does not beat it is not yet earning its keep.
+
+# %% [markdown]
+# **Exercise 3 (a subtler leak).**  Repeat the preferential-attachment
+# baseline with the degrees of the **full** graph (`graph.degrees`) instead of
+# the training graph.  Nothing was "trained" -- so why does AP change, and in
+# which direction?  What does this teach about computing *any* feature
+# (degrees, PageRank, communities, a spectral embedding) before splitting?
+
+# %% tags=["exercise"]
+# pa_leaky = ...
+
+# %% tags=["solution"]
+d_full = graph.degrees.astype(float)
+pa_leaky = d_full[u] * d_full[v]
+print(f"PA with training degrees AP {average_precision_score(y_true, pa_scores):.4f}")
+print(f"PA with full degrees     AP {average_precision_score(y_true, pa_leaky):.4f}")
+# Every test positive adds 1 to the full-graph degree of both its ends, test
+# negatives gain nothing from being negatives: the full degrees carry
+# information about which pairs are the hidden edges.  The effect is largest
+# for low-degree vertices, where one edge is a large relative change.  Any
+# statistic of the graph must be computed on the training graph only.
