@@ -280,6 +280,9 @@ class HingeEmbedding(BaseEmbedding):
         colouring and every epoch's orders.
     verbose : int, default 0
         1: progress bar on a terminal; 2: also log every epoch.
+    warm_start : bool, default False
+        When True, ``fit`` on an already fitted model continues from its
+        embedding (and from its duals if the data is the same object).
 
     Attributes
     ----------
@@ -337,9 +340,9 @@ class HingeEmbedding(BaseEmbedding):
     _divergence_advice = ("increase lam_r: the dual box [0, lam / lam_r] grows as lam_r -> 0 and the "
                           "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
 
-    def __init__(self, dim=100, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
+    def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1, schedule="deterministic",
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, warm_start=False):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -353,6 +356,7 @@ class HingeEmbedding(BaseEmbedding):
         self.schedule = schedule
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self):
