@@ -224,7 +224,7 @@ def _manual_instructions(entry, folder):
         steps.append(f"  - download {download.url}, {how} {kept}")
     files = ", ".join(f.name for f in entry.files)
     return (
-        "To install it by hand:\n" + "\n".join(steps) + f"\n  and place {files} in {folder}{os.sep}\n"
+        "To install it by hand:\n" + "\n".join(steps) + f"\n  - place {files} in {folder}{os.sep}\n"
         f"  (or set LGEKIT_DATA to a folder holding {entry.folder}{os.sep}{entry.files[0].name} ..., "
         f"or pass data_home=...)."
     )
@@ -332,20 +332,27 @@ def fetch(name, *, data_home=None, force=False, timeout=60, verbose=None):
     home = Path(data_home).expanduser() if data_home is not None else cache_dir()
     folder = home / entry.folder
     progress = sys.stderr.isatty() if verbose is None else bool(verbose)
+    created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DownloadError(f"cannot create {folder} for data set {entry.name!r}: {exc}") from None
     staging = Path(tempfile.mkdtemp(prefix=f".{entry.folder}.download-", dir=folder))
+    installed = False
     try:
+        # every download is verified in the staging folder before any file is moved into place
         ready = {}
         for download in entry.downloads:
             ready.update(_fetch_one(entry, download, staging, timeout, progress, folder))
         for local, path in ready.items():
             os.replace(path, folder / local)
             logger.info("%s: installed %s", entry.name, folder / local)
+        installed = True
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if created and not installed:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if still empty
     return folder
 
 

@@ -345,7 +345,7 @@ def read_edge_list(path, *, delimiter=None):
         bad = ~np.isfinite(weights) | (weights <= 0)
         if np.any(bad):
             r = int(np.flatnonzero(bad)[0])
-            table.fail(r, f"edge ({edges[r, 0]}, {edges[r, 1]}) has weight {weights[r]!r}; weights must be finite and positive")
+            table.fail(r, f"edge ({edges[r, 0]}, {edges[r, 1]}) has weight {float(weights[r])!r}; weights must be finite and positive")
     return edges, weights, table
 
 
@@ -483,6 +483,11 @@ def _drop_self_loops(edges, weights, policy, path):
     return edges, weights
 
 
+def _py(value):
+    """A NumPy scalar as the plain Python value (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _index_in(sorted_ids, order, values):
     """Positions of ``values`` in ``sorted_ids[order]``-sorted ids; -1 where absent."""
     ids_sorted = sorted_ids[order]
@@ -500,7 +505,7 @@ def _membership_matrix(node_ids, members, classes, class_names, *, fail):
     rows = _index_in(node_ids, order, members)
     if np.any(rows < 0):
         r = int(np.flatnonzero(rows < 0)[0])
-        fail(r, f"label given for node {members[r]!r}, which is not a node of the graph")
+        fail(r, f"label given for node {_py(members[r])!r}, which is not a node of the graph")
     if class_names is None:
         class_names, cols = np.unique(classes, return_inverse=True)
     else:
@@ -508,7 +513,7 @@ def _membership_matrix(node_ids, members, classes, class_names, *, fail):
         cols = _index_in(class_names, corder, classes)
         if np.any(cols < 0):
             r = int(np.flatnonzero(cols < 0)[0])
-            fail(r, f"class {classes[r]!r} is not among the listed classes")
+            fail(r, f"class {_py(classes[r])!r} is not among the listed classes")
     mat = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, np.asarray(cols).ravel())),
                         shape=(len(node_ids), len(class_names)))
     mat.sum_duplicates()

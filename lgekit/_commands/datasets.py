@@ -1,0 +1,132 @@
+"""``lgekit datasets``: list the registered data sets, describe one, download one.
+
+::
+
+    lgekit datasets list
+    lgekit datasets info blogcatalog [--verify]
+    lgekit datasets fetch blogcatalog [--data-home DIR] [--force]
+"""
+import logging
+import textwrap
+
+__all__ = ["register", "run"]
+
+logger = logging.getLogger(__name__)
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "datasets",
+        help="list, describe and download the registered data sets",
+        description=(
+            "List the registered data sets and where they are available locally, describe one, or download "
+            "one from its publisher (verified by SHA-256). Files are looked for in --data-home, else "
+            "$LGEKIT_DATA, else a source checkout's ../shared/data, else the user cache ($LGEKIT_CACHE)."
+        ),
+    )
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    p_list = sub.add_parser("list", help="table of the registered data sets and where they are")
+    p_list.add_argument("--data-home", metavar="DIR", default=None, help="look only in this folder")
+    p_info = sub.add_parser("info", help="description, citation, counts, URLs and checksums of one data set")
+    p_info.add_argument("name", metavar="NAME")
+    p_info.add_argument("--data-home", metavar="DIR", default=None, help="look only in this folder")
+    p_info.add_argument("--verify", action="store_true", help="also check the local files' SHA-256")
+    p_fetch = sub.add_parser("fetch", help="download data sets from their publishers into the cache or --data-home")
+    p_fetch.add_argument("names", metavar="NAME", nargs="+", help="registered data set name(s), or 'all'")
+    p_fetch.add_argument("--data-home", metavar="DIR", default=None,
+                         help="download into DIR/<name>/ (default: the user cache)")
+    p_fetch.add_argument("--force", action="store_true", help="download even if the files are already present")
+    p_fetch.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                         help="network timeout per request (default: 60)")
+    parser.set_defaults(func=run, _parser=parser)
+    return parser
+
+
+def run(args):
+    action = getattr(args, "action", None)
+    if action is None:
+        args._parser.print_help()
+        return 2
+    return {"list": _list, "info": _info, "fetch": _fetch}[action](args)
+
+
+def _where(name, data_home):
+    from .. import datasets
+
+    entry = datasets.info(name)
+    if entry.embedded:
+        return "embedded (generated)"
+    folder = datasets.locate(name, data_home)
+    return str(folder) if folder is not None else "no (lgekit datasets fetch " + name + ")"
+
+
+def _format_table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) if i == 0 or i == len(header) - 1 else str(c).rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in [header] + rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _list(args):
+    from .. import datasets
+
+    rows = []
+    for name, entry in datasets.registry().items():
+        rows.append([name, f"{entry.n_nodes:,}", f"{entry.n_edges:,}", entry.n_labels or "-",
+                     _where(name, args.data_home)])
+    print(_format_table(["name", "nodes", "edges", "labels", "available"], rows))
+    return 0
+
+
+def _info(args):
+    from .. import datasets
+
+    entry = datasets.info(args.name)
+    wrap = lambda text: textwrap.fill(text, width=100, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
+    out = [f"{entry.name}: {entry.title}", wrap(entry.description), "",
+           f"  nodes {entry.n_nodes:,}   edges {entry.n_edges:,} (undirected, self-loops dropped)   "
+           f"labels {entry.n_labels}{' (multi-label)' if entry.multilabel else ''}   "
+           f"memberships {entry.n_memberships:,}",
+           "", "citation:", wrap(entry.citation)]
+    if entry.homepage:
+        out += ["", f"homepage: {entry.homepage}"]
+    if entry.downloads:
+        out += ["", "download:"]
+        for d in entry.downloads:
+            archive = {None: "", "gz": " (gzip)", "zip": " (zip)"}[d.archive]
+            out += [f"  {d.urls[0]}{archive}"] + [f"    mirror: {u}" for u in d.urls[1:]]
+    if entry.files:
+        out += ["", "files (SHA-256 of the bytes / of the parsed content):"]
+        for f in entry.files:
+            out += [f"  {f.name}", f"    {f.sha256}", f"    {f.content_sha256}"]
+    if entry.notes:
+        out += ["", "notes:", wrap(entry.notes)]
+    out += ["", f"available: {_where(entry.name, args.data_home)}"]
+    print("\n".join(out))
+    if args.verify and not entry.embedded:
+        status = datasets.verify(entry.name, args.data_home)
+        for name, problem in status.items():
+            print(f"  {name}: {'OK' if problem is None else 'MISMATCH ' + problem}")
+        return 0 if all(p is None for p in status.values()) else 1
+    return 0
+
+
+def _fetch(args):
+    from .. import datasets
+    from ..cli import CommandError
+
+    names = list(args.names)
+    if names == ["all"]:
+        names = [n for n, e in datasets.registry().items() if not e.embedded]
+    for name in names:
+        entry = datasets.info(name)  # ValueError for unknown names, before any download
+        if entry.embedded:
+            raise CommandError(f"{entry.name!r} is generated on the fly; there is nothing to fetch")
+    for name in names:
+        try:
+            folder = datasets.fetch(name, data_home=args.data_home, force=args.force, timeout=args.timeout)
+        except datasets.DownloadError as exc:
+            raise CommandError(str(exc)) from None
+        print(f"{datasets.info(name).name}: {folder}")
+    return 0
