@@ -297,3 +297,22 @@ def test_blogcatalog_node_classification(data_dir):
     freq = np.asarray(g.labels.sum(axis=0)).ravel() / g.labels.nnz
     chance = float(np.sum(freq ** 2))
     assert res["micro_f1"] > 2 * chance and 0 < res["macro_f1"] < res["micro_f1"]
+
+
+# ---------------------------------------------------------------------- the README's main command
+def test_demo_command_end_to_end(tmp_path, capsys):
+    from lgekit.cli import main
+
+    # a labelled two-community graph written as an edge list + label file
+    rng = np.random.default_rng(0)
+    blocks = np.repeat([0, 1], 60)
+    prob = np.where(blocks[:, None] == blocks[None, :], 0.25, 0.02)
+    u, v = np.nonzero(np.triu(rng.random((120, 120)) < prob, 1))
+    (tmp_path / "g.txt").write_text("".join(f"{a} {b}\n" for a, b in zip(u, v)))
+    assert main(["demo", "--dataset", str(tmp_path / "g.txt"), "--dim", "4", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    for text in ("n_test_positives", "test average precision", "test ROC-AUC", f"{round(0.2 * len(u)):,}"):
+        assert text in out
+    assert "Micro-F1" not in out  # no labels, no node classification
+    assert main(["demo", "--dataset", str(tmp_path / "g.txt"), "--dim", "500"]) == 2
+    assert "--dim 500 exceeds the number of nodes (120)" in capsys.readouterr().err
