@@ -140,12 +140,16 @@ def gnm_random_graph(n, m, seed=None):
     if m > n_pairs:
         raise ValueError(f"m must be <= n (n - 1) / 2 = {n_pairs} for a simple graph on n={n} nodes, got {m}")
     rng = check_random_state(seed, "seed")
-    name = f"gnm({n},{m})"
+    return _graph(_gnm_pairs(n, m, rng), n, f"gnm({n},{m})")
+
+
+def _gnm_pairs(n, m, rng):
+    """The edges of gnm_random_graph as an (m, 2) array of pairs u < v (arguments already checked)."""
+    n_pairs = n * (n - 1) // 2
     if m == 0:
-        return _graph(np.empty((0, 2), np.int64), n, name)
+        return np.empty((0, 2), np.int64)
     if n_pairs <= _EXACT_CHOICE_MAX_PAIRS:
-        index = rng.choice(n_pairs, size=m, replace=False)
-        return _graph(_pairs_from_index(index, n), n, name)
+        return _pairs_from_index(rng.choice(n_pairs, size=m, replace=False), n)
     keys = np.empty(0, dtype=np.int64)
     while len(keys) < m:
         need = m - len(keys)
@@ -159,8 +163,8 @@ def gnm_random_graph(n, m, seed=None):
         drawn = np.concatenate([keys, np.minimum(u, v) * n + np.maximum(u, v)])
         _, first = np.unique(drawn, return_index=True)
         first.sort()
-        keys = drawn[first[:m]]
-    return _graph(np.column_stack([keys // n, keys % n]), n, name)
+        keys = drawn[first[:m]]  # the first m distinct pairs in draw order
+    return np.column_stack([keys // n, keys % n])
 
 
 def erdos_renyi_graph(n, p, seed=None):
@@ -253,7 +257,7 @@ def _check_weights(expected_degrees, name="expected_degrees"):
     bad = ~np.isfinite(w) | (w < 0)
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be finite and non-negative; entry {i} is {w[i]!r}")
+        raise ValueError(f"{name} must be finite and non-negative; entry {i} is {float(w[i])!r}")
     return w
 
 
@@ -317,19 +321,22 @@ def chung_lu_graph(expected_degrees, seed=None):
     >>> g.n_nodes
     7
     """
-    from ._generators import chung_lu_edges
-
     w = _check_weights(expected_degrees)
     rng = check_random_state(seed, "seed")
-    n = len(w)
+    return _graph(_chung_lu_pairs(w, rng), len(w), "chung-lu")
+
+
+def _chung_lu_pairs(w, rng):
+    """The edges of chung_lu_graph as an (m, 2) array of node indices (weights already checked)."""
+    from ._generators import chung_lu_edges
+
     total = float(w.sum())
-    if n < 2 or total <= 0:
-        return _graph(np.empty((0, 2), np.int64), n, "chung-lu")
+    if len(w) < 2 or total <= 0:
+        return np.empty((0, 2), np.int64)
     order = np.argsort(-w, kind="stable")
     w_sorted = np.ascontiguousarray(w[order])
     capacity = int(total / 2 + 6 * math.sqrt(total) + 64)
-    positions = chung_lu_edges(w_sorted, total, draw_seed(rng), capacity)
-    return _graph(order[positions], n, "chung-lu")
+    return order[chung_lu_edges(w_sorted, total, draw_seed(rng), capacity)]
 
 
 def powerlaw_expected_degrees(n, mean_degree, exponent=2.5, max_degree=None):
