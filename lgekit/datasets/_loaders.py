@@ -488,15 +488,32 @@ def _py(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _index_in(sorted_ids, order, values):
-    """Positions of ``values`` in ``sorted_ids[order]``-sorted ids; -1 where absent."""
-    ids_sorted = sorted_ids[order]
-    pos = np.searchsorted(ids_sorted, values)
-    pos = np.minimum(pos, len(ids_sorted) - 1) if len(ids_sorted) else pos
-    if not len(ids_sorted):
+def _index_in(ids, order, values):
+    """Position in ``ids`` of each of ``values`` (``order`` sorts ``ids``); -1 where absent."""
+    values = np.asarray(values)
+    n = len(ids)
+    if not n:
         return np.full(values.shape, -1, dtype=np.int64)
+    ids_sorted = ids[order]
+    lo, hi = ids_sorted[0], ids_sorted[-1]
+    if ids.dtype.kind in "iu" and values.dtype.kind in "iu" and hi - lo == n - 1:
+        # distinct consecutive integers (0..n-1, 1..n, ...): no search needed
+        pos = values.astype(np.int64, copy=False) - int(lo)
+        inside = (pos >= 0) & (pos < n)
+        return np.where(inside, order[np.where(inside, pos, 0)], -1)
+    pos = np.searchsorted(ids_sorted, values)
+    pos = np.minimum(pos, n - 1)
     found = ids_sorted[pos] == values
     return np.where(found, order[pos], -1)
+
+
+def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
+    """Graph from index pairs into ``node_ids`` (Graph.from_scipy keeps the ids without looking them up again)."""
+    n = len(node_ids)
+    data = np.ones(len(idx)) if weights is None else weights
+    adj = sp.coo_matrix((data, (idx[:, 0], idx[:, 1])), shape=(n, n))
+    return Graph.from_scipy(adj, node_ids=node_ids, labels=labels, label_names=label_names, directed=directed,
+                            weighted=weights is not None, duplicates="sum", name=name)
 
 
 def _membership_matrix(node_ids, members, classes, class_names, *, fail):
@@ -559,8 +576,9 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
         label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
     elif labels is not None:
         label_matrix = labels
-    return Graph.from_edges(edges, weights=weights, nodes=node_ids, directed=directed, labels=label_matrix,
-                            label_names=names, name=name)
+    idx = np.searchsorted(node_ids, edges)  # node_ids = np.unique(edges): every endpoint is found
+    return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=label_matrix, label_names=names,
+                               name=name)
 
 
 def load_mat(path, *, labels=None, directed=False, name=None, self_loops="warn",
@@ -616,7 +634,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
                                 f"(expected {', '.join(ASU_FILES)})")
     node_ids, _ = read_id_list(paths["nodes.csv"], delimiter=delimiter, what="node ids")
     edges, weights, edge_table = read_edge_list(paths["edges.csv"], delimiter=delimiter)
-    _check_edges_known(edge_table, edges, node_ids, paths["nodes.csv"].name)
+    idx = _check_edges_known(edge_table, edges, node_ids, paths["nodes.csv"].name)
     group_ids, _ = read_id_list(paths["groups.csv"], delimiter=delimiter, what="group ids")
     member_table = read_table(paths["group-edges.csv"], allowed=(2,), int_cols=2, delimiter=delimiter,
                               what="node id, group id")
@@ -627,9 +645,8 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
                           .replace("not a node of the graph", f"not listed in {paths['nodes.csv'].name}"))
 
     labels, names = _membership_matrix(node_ids, pairs[:, 0], pairs[:, 1], group_ids, fail=fail)
-    edges, weights = _drop_self_loops(edges, weights, self_loops, paths["edges.csv"])
-    return Graph.from_edges(edges, weights=weights, nodes=node_ids, directed=directed, labels=labels,
-                            label_names=names, name=name)
+    idx, weights = _drop_self_loops(idx, weights, self_loops, paths["edges.csv"])
+    return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=labels, label_names=names, name=name)
 
 
 def load_email_eu_core(edge_path, label_path, *, directed=False, name=None, self_loops="drop"):
@@ -644,12 +661,11 @@ def load_email_eu_core(edge_path, label_path, *, directed=False, name=None, self
         line = int(lines[r]) if lines is not None else int(data_line_numbers(read_bytes(label_path))[r])
         raise DataFormatError(f"node {dup} has a second department; email-Eu-core has exactly one per node",
                               path=label_path, line=line)
-    _check_edges_known(table, edges, node_ids, Path(label_path).name)
-    edges, weights = _drop_self_loops(edges, weights, self_loops, edge_path)
+    idx = _check_edges_known(table, edges, node_ids, Path(label_path).name)
+    idx, weights = _drop_self_loops(idx, weights, self_loops, edge_path)
 
     def fail(r, message):  # pragma: no cover - every member is a node by construction
         raise DataFormatError(message, path=label_path)
 
     labels, names = _membership_matrix(node_ids, members, classes, None, fail=fail)
-    return Graph.from_edges(edges, weights=weights, nodes=node_ids, directed=directed, labels=labels,
-                            label_names=names, name=name)
+    return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=labels, label_names=names, name=name)
