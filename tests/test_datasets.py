@@ -146,6 +146,22 @@ def test_missing_data_set_without_download(monkeypatch, tmp_path):
         datasets.load("ppi", download=False)
 
 
+def test_offline_environment_variable_disables_downloads(monkeypatch, tmp_path):
+    monkeypatch.setenv("LGEKIT_DATA", str(tmp_path / "mirror"))
+    monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match=r"data set 'facebook' not found in .*lgekit datasets fetch facebook"):
+        datasets.load("facebook")
+
+
+def test_registered_name_wins_over_a_local_folder(data_dir, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "facebook").mkdir()
+    assert datasets.load("facebook", data_home=data_dir).n_edges == 88_234
+    with pytest.raises(ValueError, match=r"is a folder but not an ASU data set folder"):
+        datasets.load("./facebook")
+
+
 def test_registered_data_set_argument_errors(data_dir):
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['seed'\] for data set 'facebook'"):
         datasets.load("facebook", data_home=data_dir, seed=1)

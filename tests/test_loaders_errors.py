@@ -218,7 +218,7 @@ def test_bad_arguments(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"'no-such-thing' is neither a registered data set \(blogcatalog, .*\) nor an existing file"):
         datasets.load("no-such-thing")
     with pytest.raises(ValueError, match=r"is a folder but not an ASU data set folder"):
-        datasets.load(tmp_path / "nothing-here" if False else tmp_path)
+        datasets.load(tmp_path)
 
 
 def test_given_delimiter_is_enforced(tmp_path):

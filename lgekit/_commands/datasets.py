@@ -36,8 +36,8 @@ def register(subparsers):
     p_fetch.add_argument("--data-home", metavar="DIR", default=None,
                          help="download into DIR/<name>/ (default: the user cache)")
     p_fetch.add_argument("--force", action="store_true", help="download even if the files are already present")
-    p_fetch.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                         help="network timeout per request (default: 60)")
+    p_fetch.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                         help="network timeout per request (default: 30)")
     parser.set_defaults(func=run, _parser=parser)
     return parser
 

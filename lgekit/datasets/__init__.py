@@ -11,6 +11,7 @@ their publishers, see :func:`fetch`) and ``synthetic-blogcatalog`` (generated,
 no download).  Any edge list, ``.mat`` file or ASU folder loads by path.
 """
 import logging
+import os
 from pathlib import Path
 
 from . import generators
@@ -75,7 +76,7 @@ def _guess_format(path):
 
 
 def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=False,
-         download=True, **generator_kwargs):
+         download=None, **generator_kwargs):
     """Load a graph: a registered data set by name, or a file or folder by path.
 
     Parameters
@@ -84,7 +85,10 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         A registered name (case-insensitive: ``"blogcatalog"``, ``"ppi"``,
         ``"facebook"``, ``"email-eu-core"``, ``"synthetic-blogcatalog"``) or
         the path of an edge list (``.txt``/``.csv``/``.edgelist``/... , may be
-        ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.
+        ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A string
+        that is a registered name always means the data set; to load a file
+        or folder called ``facebook``, pass ``Path("facebook")`` or
+        ``"./facebook"``.
     data_home : str or pathlib.Path, optional
         Folder holding ``<name>/<files>`` for registered data sets; default:
         ``$LGEKIT_DATA``, a source checkout's ``../shared/data``, then the
@@ -102,8 +106,11 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         this replaces its ``group`` matrix.
     directed : bool, default False
         Keep arcs as directed edges instead of symmetrising.
-    download : bool, default True
-        Fetch a registered data set that is not found locally.
+    download : bool, optional
+        Fetch a registered data set that is not found locally.  Default:
+        yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
+        anything but ``0``), in which case a missing data set is a
+        ``FileNotFoundError`` saying how to get it.
     **generator_kwargs
         For ``"synthetic-blogcatalog"`` only: keyword arguments of
         :func:`planted_partition_graph` (``n_nodes``, ``n_labels``,
@@ -137,7 +144,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"name_or_path must be a data set name or a path, got {type(name_or_path).__name__}")
     key = resolve_name(name_or_path) if isinstance(name_or_path, str) else None
-    if key is not None and not Path(name_or_path).exists():
+    if key is not None:
         return _load_registered(key, data_home=data_home, delimiter=delimiter, labels=labels, directed=directed,
                                 download=download, generator_kwargs=generator_kwargs)
     path = Path(name_or_path).expanduser()
@@ -177,6 +184,8 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
         raise ValueError(f"labels cannot be given for the registered data set {key!r}; load its files by path instead")
     folder = locate(key, data_home)
     if folder is None:
+        if download is None:
+            download = os.environ.get("LGEKIT_OFFLINE", "0") in ("", "0")
         if not download:
             raise FileNotFoundError(
                 f"data set {key!r} not found in {', '.join(str(p) for p in search_path(data_home))}; "

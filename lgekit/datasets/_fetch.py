@@ -290,7 +290,7 @@ def _unpack(download, archive_path, staging):
     return out
 
 
-def fetch(name, *, data_home=None, force=False, timeout=60, verbose=None):
+def fetch(name, *, data_home=None, force=False, timeout=30, verbose=None):
     """Download a registered data set from its publisher (unless it is already there).
 
     Parameters
@@ -302,8 +302,8 @@ def fetch(name, *, data_home=None, force=False, timeout=60, verbose=None):
         (``$LGEKIT_CACHE`` or ``platformdirs.user_cache_dir("lgekit")``).
     force : bool, default False
         Download even when the files are already found.
-    timeout : float, default 60
-        Seconds to wait for the server.
+    timeout : float, default 30
+        Seconds to wait for the server (to connect, and for each read).
     verbose : bool, optional
         Show a progress bar (default: when stderr is a terminal).
 
