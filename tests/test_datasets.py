@@ -321,3 +321,12 @@ def test_cli_errors(capsys, tmp_path, monkeypatch):
     assert "generated on the fly" in capsys.readouterr().err
     assert main(["datasets", "list"]) == 0
     assert "no (lgekit datasets fetch ppi)" in capsys.readouterr().out
+
+
+def test_read_edge_list_and_label_file(tmp_path):
+    (tmp_path / "e.csv").write_text("1;2;0.5\n2;3;1\n")
+    edges, weights = datasets.read_edge_list(tmp_path / "e.csv")
+    assert edges.tolist() == [[1, 2], [2, 3]] and weights.tolist() == [0.5, 1.0]
+    (tmp_path / "l.txt").write_text("1 5\n2 6\n2 7\n")
+    nodes, labels, _ = datasets.read_label_file(tmp_path / "l.txt")
+    assert nodes.tolist() == [1, 2, 2] and labels.tolist() == [5, 6, 7]

@@ -335,6 +335,12 @@ def read_edge_list(path, *, delimiter=None):
         With the file and the line: empty file, ragged rows, a non-integer id,
         a non-numeric, non-finite or non-positive weight.
     """
+    edges, weights, _ = _read_edges(path, delimiter=delimiter)
+    return edges, weights
+
+
+def _read_edges(path, *, delimiter=None):
+    """read_edge_list, plus the parsed table (to find the line of a row in later error messages)."""
     table = read_table(path, allowed=(2, 3), int_cols=2, delimiter=delimiter,
                        what="node ids u v and an optional weight")
     values = table.values
@@ -568,7 +574,7 @@ def _check_edges_known(table, edges, node_ids, what):
 def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=None, self_loops="warn"):
     """A Graph from an edge list file, with optional labels (a label file path, or any form Graph accepts)."""
     path = Path(path)
-    edges, weights, table = read_edge_list(path, delimiter=delimiter)
+    edges, weights, table = _read_edges(path, delimiter=delimiter)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
     node_ids = np.unique(edges)
     label_matrix = names = None
@@ -633,7 +639,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
         raise FileNotFoundError(f"{folder}: not an ASU data set folder; missing {', '.join(missing)} "
                                 f"(expected {', '.join(ASU_FILES)})")
     node_ids, _ = read_id_list(paths["nodes.csv"], delimiter=delimiter, what="node ids")
-    edges, weights, edge_table = read_edge_list(paths["edges.csv"], delimiter=delimiter)
+    edges, weights, edge_table = _read_edges(paths["edges.csv"], delimiter=delimiter)
     idx = _check_edges_known(edge_table, edges, node_ids, paths["nodes.csv"].name)
     group_ids, _ = read_id_list(paths["groups.csv"], delimiter=delimiter, what="group ids")
     member_table = read_table(paths["group-edges.csv"], allowed=(2,), int_cols=2, delimiter=delimiter,
@@ -651,7 +657,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
 
 def load_email_eu_core(edge_path, label_path, *, directed=False, name=None, self_loops="drop"):
     """email-Eu-core: the ``node label`` file lists every node (one department each); the edge list must use only those."""
-    edges, weights, table = read_edge_list(edge_path)
+    edges, weights, table = _read_edges(edge_path)
     members, classes, lines = read_label_file(label_path)
     node_ids = np.unique(members)
     if len(node_ids) != len(members):
