@@ -20,6 +20,7 @@ compare equal after :func:`lgekit.experiments.store.strip_timings`.
 Data sets and splits are cached per process (a worker that runs many cells on
 the same graph loads and splits it once per seed).
 """
+import contextlib
 import functools
 import logging
 import os
@@ -27,6 +28,7 @@ import platform
 import socket
 import time
 import traceback
+import warnings
 
 import numpy as np
 
@@ -179,6 +181,37 @@ def _summary_metrics(history, final):
     return out
 
 
+class _Capture(logging.Handler):
+    """Collects the warnings a cell's run logs (kept in its record instead of flooding the terminal)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        if len(self.messages) < 20:
+            self.messages.append(f"{record.levelname} {record.name}: {record.getMessage()}")
+
+
+@contextlib.contextmanager
+def _captured_warnings():
+    """Capture ``warnings`` and WARNING+ log records of the lgekit loggers during a cell."""
+    handler = _Capture()
+    lg = logging.getLogger("lgekit")
+    old_propagate = lg.propagate
+    lg.addHandler(handler)
+    lg.propagate = False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield handler.messages
+            for w in caught[:20]:
+                handler.messages.append(f"{w.category.__name__}: {w.message}")
+    finally:
+        lg.removeHandler(handler)
+        lg.propagate = old_propagate
+
+
 def run_cell(config, *, verbose=0, engine="local"):
     """Run one cell and return its record (never raises for a failing run).
 
@@ -205,8 +238,9 @@ def run_cell(config, *, verbose=0, engine="local"):
     record = {"key": cell_key(config), "config": config, "status": "error", "history": [],
               "metrics": {}, "diverged_epoch": None, "error": None, "dataset": {},
               "versions": _versions()}
+    messages = []
     try:
-        with threadpool_limits(limits=1):  # single-threaded cells: reproducible, no oversubscription
+        with threadpool_limits(limits=1), _captured_warnings() as messages:  # single-threaded: reproducible
             t0 = time.perf_counter()
             spec_json = canonical_json(config["dataset"])
             graph = _load_dataset(spec_json)
@@ -262,6 +296,7 @@ def run_cell(config, *, verbose=0, engine="local"):
         record["status"] = "error"
         record["error"] = {"type": type(exc).__name__, "message": str(exc),
                            "traceback": traceback.format_exc()}
+    record["warnings"] = list(dict.fromkeys(messages))
     timings["finished"] = time.time()
     timings["total"] = time.perf_counter() - t_start
     record["timings"] = timings
