@@ -35,3 +35,14 @@ from .shattering import (
     shattering_embedding,
     shattering_norm_lower_bound,
 )
+from .shattering import polish_shattering
+from .bounds import (
+    GeneralizationGap,
+    Theorem1Bound,
+    generalization_gap,
+    logistic_loss_bound,
+    norm_constants,
+    theorem1_bound,
+)
+from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph
+from .reports import VERIFIERS, verify_bound, verify_capacity, verify_rademacher, verify_shattering
