@@ -189,8 +189,10 @@ print("chance level of AP:", 1 / (1 + split.negatives_per_positive))
 
 # %% [markdown]
 # Note `n_isolated_train`: removing 20% of the edges leaves some low-degree
-# vertices with no training edge at all.  Their vectors never move from the
-# random initialisation, and their test edges are essentially guesses.  That
+# vertices with no training edge at all.  They still occur in negative pairs
+# (those are drawn uniformly over all vertices), so training only ever pushes
+# them *away* from other vertices, and their test edges are essentially
+# guesses.  That
 # is part of the honest difficulty of the task (the `keep_connected=True`
 # option of `split_edges` keeps a spanning forest in training, the node2vec
 # protocol, and avoids it).
