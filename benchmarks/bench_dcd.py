@@ -1,0 +1,136 @@
+"""Speed of the DCD hinge embedding on BlogCatalog, against the SGD logistic epoch (issue 4).
+
+Targets (D = 100, float32, inner_passes = 1):
+
+* one DCD epoch takes at most 1.5x one SGD edge-order epoch (LogisticEmbedding,
+  order="edge", one thread), measured in the same process;
+* two threads (schedule="hogwild") are at least 1.8x faster than one.
+
+D = 1600 (the paper's largest dimension) is reported too.  Throughput is in
+the SGD benchmark's unit: one sample = one training positive pair together
+with its 4 negatives, i.e. samples/s = (training edges) / (epoch seconds).
+
+Two timings per configuration:
+
+* "epoch": the history's ``seconds`` of an epoch as ``fit`` runs it, i.e. the
+  update and the per-epoch diagnostics each model records (DCD: objective,
+  duality gaps, KKT violation, dual counts; SGD: objective and Eq. 4
+  gradient norms);
+* "update": the update alone (DCD: the kernel with its certificates turned
+  off; SGD: the epoch minus a separately timed diagnostics call).
+
+Configurations run interleaved, one epoch each per round, after one untimed
+warm-up epoch, so that load from other processes hits all of them alike;
+medians over ``--repeats`` rounds are reported with min and max.
+
+Usage::
+
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_dcd.py [--repeats 5] [--dims 100,1600]
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import lgekit
+from lgekit import HingeEmbedding, LogisticEmbedding, datasets, split_edges
+from lgekit.models import _dcd
+from lgekit.models.hinge import _epoch_rng
+
+
+def dcd_update_seconds(model, epoch):
+    """Time the DCD kernel alone (no certificates) on a copy of the model's state."""
+    X = model.embedding_.copy()
+    alpha = model.dual_coef_.copy()
+    csr = model.pair_csr_
+    order, block_ptr = model._schedule(_epoch_rng(model._seed, epoch), X.shape[0])
+    sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    dummy = np.zeros(1)
+    t0 = time.perf_counter()
+    _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, block_ptr,
+                   int(model.inner_passes), float(model.tol), 12345, int(model.n_threads), False, dummy, dummy)
+    return time.perf_counter() - t0
+
+
+def sgd_update_seconds(model):
+    """SGD epoch minus its diagnostics (timed separately on the current embedding)."""
+    diag = getattr(model, "_diagnostics", None)
+    if diag is None:
+        return float("nan")
+    t0 = time.perf_counter()
+    diag()
+    return model.history_[-1]["seconds"] - (time.perf_counter() - t0)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="timed rounds (default 5; medians reported)")
+    parser.add_argument("--dims", default="100,1600", help="comma-separated dimensions (default 100,1600)")
+    parser.add_argument("--dataset", default="blogcatalog")
+    args = parser.parse_args(argv)
+    dims = [int(d) for d in args.dims.split(",")]
+
+    graph = datasets.load(args.dataset, download=False)
+    split = split_edges(graph, seed=0)
+    n_samples = len(split.train_positives)
+    print(f"lgekit {lgekit.__version__}: {graph!r}; {n_samples:,} training edges, "
+          f"{len(split.train_negatives):,} negatives; {args.repeats} rounds")
+
+    failed = False
+    for dim in dims:
+        reps = args.repeats if dim <= 300 else max(2, args.repeats // 2)
+        configs = {
+            "SGD logistic, edge order, 1 thread": LogisticEmbedding(dim=dim, lam_r=1.0, epochs=1, random_state=0),
+            "DCD hinge ip=1, hogwild, 1 thread": HingeEmbedding(dim=dim, epochs=1, schedule="hogwild",
+                                                                n_threads=1, random_state=0),
+            "DCD hinge ip=1, hogwild, 2 threads": HingeEmbedding(dim=dim, epochs=1, schedule="hogwild",
+                                                                 n_threads=2, random_state=0),
+            "DCD hinge ip=1, deterministic, 1 thread": HingeEmbedding(dim=dim, epochs=1, n_threads=1,
+                                                                      random_state=0),
+            "DCD hinge ip=1, deterministic, 2 threads": HingeEmbedding(dim=dim, epochs=1, n_threads=2,
+                                                                       random_state=0),
+        }
+        if dim <= 300:
+            configs["DCD hinge ip=3, hogwild, 1 thread"] = HingeEmbedding(dim=dim, epochs=1, inner_passes=3,
+                                                                          schedule="hogwild", random_state=0)
+        epoch_s = {k: [] for k in configs}
+        update_s = {k: [] for k in configs}
+        for model in configs.values():
+            model.fit(split)                                   # warm-up epoch, untimed
+        for _ in range(reps):
+            for name, model in configs.items():
+                model.partial_fit(split, epochs=1)
+                epoch_s[name].append(model.history_[-1]["seconds"])
+                if isinstance(model, HingeEmbedding):
+                    update_s[name].append(dcd_update_seconds(model, model.n_iter_))
+                else:
+                    update_s[name].append(sgd_update_seconds(model))
+
+        med = {k: statistics.median(v) for k, v in epoch_s.items()}
+        umed = {k: statistics.median(v) for k, v in update_s.items()}
+        print(f"\nD = {dim}, float32, {reps} rounds")
+        print(f"{'configuration':<42} {'epoch s':>8} {'min':>7} {'max':>7} {'samples/s':>10} "
+              f"{'update s':>9} {'samples/s':>10}")
+        for name in configs:
+            print(f"{name:<42} {med[name]:8.3f} {min(epoch_s[name]):7.3f} {max(epoch_s[name]):7.3f} "
+                  f"{n_samples / med[name]:10,.0f} {umed[name]:9.3f} {n_samples / umed[name]:10,.0f}")
+        sgd = "SGD logistic, edge order, 1 thread"
+        one, two = "DCD hinge ip=1, hogwild, 1 thread", "DCD hinge ip=1, hogwild, 2 threads"
+        det1, det2 = "DCD hinge ip=1, deterministic, 1 thread", "DCD hinge ip=1, deterministic, 2 threads"
+        ratio, uratio = med[one] / med[sgd], umed[one] / umed[sgd]
+        speedup, uspeedup = med[one] / med[two], umed[one] / umed[two]
+        print(f"DCD/SGD epoch time: {ratio:.2f} (update only: {uratio:.2f})"
+              + (f"   target <= 1.5: {'yes' if ratio <= 1.5 else 'NO'}" if dim == 100 else ""))
+        print(f"hogwild 2-thread speed-up: {speedup:.2f} (update only: {uspeedup:.2f})"
+              + (f"   target >= 1.8: {'yes' if speedup >= 1.8 else 'NO'}" if dim == 100 else ""))
+        print(f"deterministic 2-thread speed-up: {med[det1] / med[det2]:.2f} "
+              f"(update only: {umed[det1] / umed[det2]:.2f}; {configs[det1]._n_colors} colour classes)")
+        if dim == 100:
+            failed |= ratio > 1.5 or speedup < 1.8
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
