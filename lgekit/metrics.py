@@ -9,13 +9,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._random import check_random_state
+from ._scoring import pair_dots
 from .graph import Graph
 
 __all__ = ["pair_scores", "average_precision", "roc_auc", "node_classification_f1"]
 
 logger = logging.getLogger(__name__)
 
-_CHUNK = 1 << 16  # pairs per block in pair_scores (bounded temporary memory)
 _STRATEGIES = ("topk", "threshold")
 
 
@@ -71,9 +71,9 @@ def pair_scores(embedding, pairs, context=None):
 
     Notes
     -----
-    Computed in blocks of 65,536 pairs with float64 products and sums, so a
-    float32 embedding does not lose precision and memory stays bounded.
-    Cost :math:`O(k \\cdot dim)`.
+    Computed by a Cython kernel (``lgekit/_scoring.pyx``) in one pass with
+    float64 products and sums, so a float32 embedding loses no precision and
+    no (k, dim) temporary is made.  Cost :math:`O(k \\cdot dim)`.
 
     Examples
     --------
@@ -84,14 +84,11 @@ def pair_scores(embedding, pairs, context=None):
     y = x if context is None else _check_embedding(context, "context")
     if y.shape != x.shape:
         raise ValueError(f"context must have the embedding's shape {x.shape}, got {y.shape}")
-    p = _check_pairs(pairs, x.shape[0], "pairs")
-    out = np.empty(len(p), dtype=np.float64)
-    for start in range(0, len(p), _CHUNK):
-        block = p[start:start + _CHUNK]
-        xu = x[block[:, 0]].astype(np.float64, copy=False)
-        yv = y[block[:, 1]].astype(np.float64, copy=False)
-        out[start:start + len(block)] = np.einsum("ij,ij->i", xu, yv)
-    return out
+    p = np.ascontiguousarray(_check_pairs(pairs, x.shape[0], "pairs"), dtype=np.int64)
+    dtype = x.dtype if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) else np.float64
+    x = np.ascontiguousarray(x, dtype=dtype)
+    y = x if context is None else np.ascontiguousarray(y, dtype=dtype)
+    return pair_dots(x, y, p)
 
 
 def _labelled_scores(embedding, positives, negatives, context):

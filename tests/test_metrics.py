@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, roc_auc_score
 from threadpoolctl import threadpool_limits
 
-from lgekit import Graph, metrics, split_edges
+from lgekit import Graph, split_edges
 from lgekit.metrics import average_precision, node_classification_f1, pair_scores, roc_auc
 from lgekit.models.spectral import spectral_embedding
 from strategies import embeddings, graphs
@@ -79,13 +79,18 @@ def test_pair_scores_matches_float64_reference(n, dim, k, seed):
                                [float(x32[u].astype(float) @ ctx[v]) for u, v in pairs], rtol=1e-12, atol=1e-12)
 
 
-def test_pair_scores_chunking(monkeypatch):
+def test_pair_scores_any_layout_and_dtype():
     rng = np.random.default_rng(1)
-    x = rng.normal(size=(50, 4))
-    pairs = rng.integers(0, 50, size=(1001, 2))
-    whole = pair_scores(x, pairs)
-    monkeypatch.setattr(metrics, "_CHUNK", 7)
-    np.testing.assert_array_equal(pair_scores(x, pairs), whole)
+    x = rng.normal(size=(50, 5))
+    pairs = rng.integers(0, 50, size=(301, 2))
+    ref = reference_scores(x, pairs)
+    np.testing.assert_allclose(pair_scores(np.asfortranarray(x), pairs), ref, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(pair_scores(x[:, ::-1], pairs[:, ::-1].astype(np.int32)), ref, rtol=1e-13, atol=1e-13)
+    xi = rng.integers(-3, 4, size=(50, 5))
+    np.testing.assert_array_equal(pair_scores(xi, pairs), reference_scores(xi.astype(float), pairs))
+    mixed = pair_scores(x.astype(np.float32), pairs, context=x)  # float32 and float64: computed in float64
+    np.testing.assert_allclose(mixed, [float(x[u].astype(np.float32).astype(float) @ x[v]) for u, v in pairs],
+                               rtol=1e-12, atol=1e-12)
     assert pair_scores(x, np.empty((0, 2), dtype=np.int64)).shape == (0,)
 
 
