@@ -212,7 +212,7 @@ def test_levels_at_least_max_pair_count(medium_graph):
     model = LogisticEmbedding(dim=4, epochs=0, random_state=0).fit(medium_graph)
     model._init_solver(model._train_data, model._kernel_seed)
     pairs = model._pairs
-    levels = _sgd.edge_levels(pairs, medium_graph.n_nodes, model._kernel_seed, 0)
+    levels = _sgd.edge_levels(model._records, medium_graph.n_nodes, model._kernel_seed, 0)
     max_count = np.bincount(pairs.ravel()).max()
     assert max_count <= levels <= len(pairs)
 
@@ -220,11 +220,26 @@ def test_levels_at_least_max_pair_count(medium_graph):
 # ----------------------------------------------------------------- random building blocks
 def test_permutation_is_a_seeded_permutation():
     p = _sgd.permutation(1000, 42, 3)
+    # large enough for several chunks and buckets of the parallel shuffle; threads do not matter
+    big = _sgd.permutation(300_000, 5, 0)
+    assert np.array_equal(np.sort(big), np.arange(300_000))
+    assert np.array_equal(big, _sgd.permutation(300_000, 5, 0, 2))
     assert np.array_equal(np.sort(p), np.arange(1000))
     assert np.array_equal(p, _sgd.permutation(1000, 42, 3))
     assert not np.array_equal(p, _sgd.permutation(1000, 42, 4))
     assert not np.array_equal(p, _sgd.permutation(1000, 43, 3))
     assert len(_sgd.permutation(0, 1, 0)) == 0
+
+
+def test_permutation_positions_uniform_with_many_buckets():
+    # 40,000 items = 5 buckets: the probability that item i lands in position block j is 1/10 for
+    # every (i-block, j-block) pair; 20 seeds x 40,000 items -> 10 x 10 table, chi-square 81 dof.
+    n, blocks = 40_000, 10
+    table = np.zeros((blocks, blocks))
+    for seed in range(20):
+        p = _sgd.permutation(n, seed, 0)
+        np.add.at(table, (p * blocks // n, np.arange(n) * blocks // n), 1)
+    assert stats.chi2_contingency(table).pvalue > 1e-4
 
 
 def test_permutation_is_uniform():
@@ -273,10 +288,16 @@ def test_nonfinite_score_sets_flag_and_stops():
     emb = rng.normal(size=(4, 3))
     emb[2, 1] = np.inf
     pairs = np.array([[0, 1], [2, 3], [1, 3]], np.int32)
-    coef = np.ones(3)
-    rfac = np.zeros(4)
-    work = dict(order=np.empty(3, np.int32), work_last=np.empty(4, np.int32), work_lvl=np.empty(3, np.int32),
-                work_bptr=np.empty(5, np.int64), work_items=np.empty(3, np.int32))
-    flag = _sgd.edge_epoch(emb, pairs, coef, 3, rfac, work["order"], work["work_last"], work["work_lvl"],
-                           work["work_bptr"], work["work_items"], 1, 0, 0.1)
+    records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
+    _sgd.fill_records(records, pairs, np.ones(3), 3)
+    work = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
+    flag = _sgd.edge_epoch(emb, records, work, work, np.zeros(4), np.empty(3, np.int32),
+                           np.empty(_sgd.shuffle_workspace_size(3), np.int64), np.empty(4, np.int32),
+                           np.empty(3, np.int32), 1, 0, 0.1)
     assert flag == 1
+
+
+def test_fill_records_signs():
+    records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
+    _sgd.fill_records(records, np.array([[0, 1], [1, 2], [0, 2]], np.int32), np.array([2.0, 0.5, 0.03]), 2)
+    assert records["u"].tolist() == [0, 1, 0] and records["c"].tolist() == [2.0, 0.5, -0.03]

@@ -68,29 +68,158 @@ cdef extern from *:
 from lgekit._common cimport floating, dot, axpy, scal, sigmoid, log_sigmoid, rng_next, rng_stream, rng_below
 
 
+# --------------------------------------------------------------------- dot product
+cdef inline floating _dot(const floating* x, const floating* y, Py_ssize_t n) noexcept nogil:
+    """x . y with 16 fixed partial sums (four SSE registers of floats, eight of doubles): the
+    additions no longer wait on each other's latency, and the order is fixed (reproducible)."""
+    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    cdef floating s8 = 0, s9 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0, s14 = 0, s15 = 0
+    cdef Py_ssize_t i = 0
+    while i + 16 <= n:
+        s0 += x[i] * y[i]
+        s1 += x[i + 1] * y[i + 1]
+        s2 += x[i + 2] * y[i + 2]
+        s3 += x[i + 3] * y[i + 3]
+        s4 += x[i + 4] * y[i + 4]
+        s5 += x[i + 5] * y[i + 5]
+        s6 += x[i + 6] * y[i + 6]
+        s7 += x[i + 7] * y[i + 7]
+        s8 += x[i + 8] * y[i + 8]
+        s9 += x[i + 9] * y[i + 9]
+        s10 += x[i + 10] * y[i + 10]
+        s11 += x[i + 11] * y[i + 11]
+        s12 += x[i + 12] * y[i + 12]
+        s13 += x[i + 13] * y[i + 13]
+        s14 += x[i + 14] * y[i + 14]
+        s15 += x[i + 15] * y[i + 15]
+        i += 16
+    while i + 4 <= n:
+        s0 += x[i] * y[i]
+        s1 += x[i + 1] * y[i + 1]
+        s2 += x[i + 2] * y[i + 2]
+        s3 += x[i + 3] * y[i + 3]
+        i += 4
+    while i < n:
+        s0 += x[i] * y[i]
+        i += 1
+    return (((s0 + s4) + (s8 + s12)) + ((s1 + s5) + (s9 + s13))) + (((s2 + s6) + (s10 + s14)) + ((s3 + s7) + (s11 + s15)))
+
+
 # --------------------------------------------------------------------- random order
-cdef void _shuffle_identity(int32_t* order, Py_ssize_t n, uint64_t state) noexcept nogil:
-    """order <- a uniformly random permutation of 0..n-1 (Fisher-Yates, from the top)."""
-    cdef Py_ssize_t i, j
-    cdef int32_t tmp
-    for i in range(n):
-        order[i] = <int32_t>i
-    i = n - 1
+cdef packed struct PairRec:
+    # One training pair as the edge-order loop reads it (16 bytes).  ``c > 0``: a positive pair
+    # with coefficient c (lam_pos * weight); ``c <= 0``: a negative pair with coefficient -c.
+    int32_t u
+    int32_t v
+    double c
+
+
+PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32), ("c", np.float64)])
+
+cdef enum:
+    _SHUF_CHUNK = 65536     # records per phase-1/2 chunk (one RNG stream each)
+    _SHUF_BUCKET = 8192     # mean bucket size (phase 3 shuffles a bucket in cache)
+
+
+cdef inline Py_ssize_t _n_chunks(Py_ssize_t P) noexcept nogil:
+    return (P + _SHUF_CHUNK - 1) // _SHUF_CHUNK
+
+
+cdef inline Py_ssize_t _n_buckets(Py_ssize_t P) noexcept nogil:
+    return (P + _SHUF_BUCKET - 1) // _SHUF_BUCKET
+
+
+def shuffle_workspace_size(Py_ssize_t P):
+    """Length of the int64 ``offsets`` work array that ``edge_epoch`` needs for P pairs."""
+    return max(_n_chunks(P) * _n_buckets(P), 1)
+
+
+cdef void _fisher_yates(PairRec* a, Py_ssize_t n, uint64_t state) noexcept nogil:
+    cdef Py_ssize_t i = n - 1, j
+    cdef PairRec tmp
     while i > 0:
         j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
-        tmp = order[i]
-        order[i] = order[j]
-        order[j] = tmp
+        tmp = a[i]
+        a[i] = a[j]
+        a[j] = tmp
         i -= 1
 
 
-def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch):
-    """The visiting order the kernels use at ``epoch`` for ``n`` tasks (for tests and references)."""
-    out = np.empty(n, dtype=np.int32)
-    cdef int32_t[::1] o = out
+cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32_t* bid, int64_t* off,
+                           uint64_t seed, int n_threads) noexcept nogil:
+    """dst <- src in a uniformly random order, in parallel, independent of n_threads.
+
+    Random-bucket shuffle (Sanders, "Random permutations on distributed, external and
+    hierarchical memory", IPL 1998): every record draws a bucket uniformly from K (chunk c of the
+    input uses the stream rng_stream(rng_stream(seed, 0), c)); records are scattered bucket by
+    bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
+    the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
+    equally likely, so the result is a uniform permutation.  ``bid``: P int32; ``off``: C * K int64.
+    """
+    cdef Py_ssize_t C = _n_chunks(P), K = _n_buckets(P), c, b, i, lo, hi
+    cdef uint64_t s_bucket = rng_stream(seed, 0), s_shuffle = rng_stream(seed, 1), st
+    cdef int64_t total = 0, t
+    cdef int64_t* row
+    if P <= 0:
+        return
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = off + c * K
+        for b in range(K):
+            row[b] = 0
+        st = rng_stream(s_bucket, <uint64_t>c)
+        hi = (c + 1) * _SHUF_CHUNK
+        if hi > P:
+            hi = P
+        for i in range(c * _SHUF_CHUNK, hi):
+            b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
+            bid[i] = <int32_t>b
+            row[b] += 1
+    for b in range(K):
+        for c in range(C):
+            t = off[c * K + b]
+            off[c * K + b] = total
+            total += t
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = off + c * K
+        hi = (c + 1) * _SHUF_CHUNK
+        if hi > P:
+            hi = P
+        for i in range(c * _SHUF_CHUNK, hi):
+            dst[row[bid[i]]] = src[i]
+            row[bid[i]] += 1
+    # after the scatter, off[(C - 1) * K + b] is the end of bucket b
+    for b in prange(K, num_threads=n_threads, schedule="dynamic"):
+        lo = 0 if b == 0 else off[(C - 1) * K + b - 1]
+        hi = off[(C - 1) * K + b]
+        _fisher_yates(dst + lo, hi - lo, rng_stream(s_shuffle, <uint64_t>b))
+
+
+def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
+    """The visiting order the kernels use at ``epoch`` for ``n`` tasks: position k visits task
+    ``permutation(...)[k]`` (for tests and references; independent of ``n_threads``)."""
+    src = np.zeros(n, dtype=PAIR_RECORD_DTYPE)
+    src["u"] = np.arange(n, dtype=np.int32)
+    dst = np.empty_like(src)
+    cdef int32_t[::1] bid = np.empty(max(n, 1), np.int32)
+    cdef int64_t[::1] off = np.empty(shuffle_workspace_size(n), np.int64)
+    cdef PairRec[::1] s = src
+    cdef PairRec[::1] d = dst
     if n > 0:
-        _shuffle_identity(&o[0], n, rng_stream(seed, <uint64_t>(2 * epoch)))
-    return out
+        with nogil:
+            _shuffle_records(&s[0], &d[0], n, &bid[0], &off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
+                             n_threads)
+    return np.ascontiguousarray(dst["u"])
+
+
+def fill_records(PairRec[::1] out, const int32_t[:, ::1] pairs, const double[::1] coef, Py_ssize_t n_pos,
+                 Py_ssize_t start=0):
+    """out[start + i] <- (pairs[i], +coef[i] if start + i < n_pos else -coef[i])."""
+    cdef Py_ssize_t i, k = pairs.shape[0]
+    with nogil:
+        for i in range(k):
+            out[start + i].u = pairs[i, 0]
+            out[start + i].v = pairs[i, 1]
+            out[start + i].c = coef[i] if start + i < n_pos else -coef[i]
 
 
 # --------------------------------------------------------------------- negatives
@@ -196,21 +325,21 @@ def build_incidence(const int32_t[:, ::1] pairs, Py_ssize_t n, int64_t[::1] indp
 
 
 # --------------------------------------------------------------------- edge order
-cdef inline int _edge_step(floating* emb, Py_ssize_t D, const int32_t* pairs, const double* coef,
-                           Py_ssize_t n_pos, const double* rfac, Py_ssize_t p, double lr) noexcept nogil:
+cdef inline int _edge_step(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
+                           double lr) noexcept nogil:
     """One pair update; returns 1 (and changes nothing) when x_u . x_v is not finite."""
-    cdef Py_ssize_t u = pairs[2 * p], v = pairs[2 * p + 1], i
+    cdef Py_ssize_t u = r.u, v = r.v, i
     cdef floating* xu = emb + u * D
     cdef floating* xv = emb + v * D
-    cdef double s = dot(xu, xv, D)
-    cdef double g
+    cdef double s = _dot(xu, xv, D)
+    cdef double g, c = r.c
     cdef floating k, au, av, a, b
     if not isfinite(s):
         return 1
-    if p < n_pos:
-        g = -coef[p] * sigmoid(-s)
+    if c > 0:
+        g = -c * sigmoid(-s)        # positive: d/ds of -c log sigma(s)
     else:
-        g = coef[p] * sigmoid(s)
+        g = -c * sigmoid(s)         # negative: d/ds of -|c| log sigma(-s)
     k = <floating>(-lr * g)
     au = <floating>(1.0 - lr * rfac[u])
     av = <floating>(1.0 - lr * rfac[v])
@@ -222,48 +351,8 @@ cdef inline int _edge_step(floating* emb, Py_ssize_t D, const int32_t* pairs, co
     return 0
 
 
-cdef Py_ssize_t _edge_levels(const int32_t* pairs, const int32_t* order, Py_ssize_t P, Py_ssize_t n,
-                             int32_t* last, int32_t* lvl, int64_t* bptr, int32_t* items) noexcept nogil:
-    """Conflict levels of the pair sequence; items grouped by level (stable), bptr = level offsets.
-
-    Returns the number of levels L (bptr has L + 1 meaningful entries, bptr must hold P + 2)."""
-    cdef Py_ssize_t k, L = 0, x
-    cdef int32_t p, u, v, l
-    for x in range(n):
-        last[x] = 0
-    for k in range(P):
-        p = order[k]
-        u = pairs[2 * p]
-        v = pairs[2 * p + 1]
-        l = last[u] if last[u] > last[v] else last[v]
-        l += 1
-        last[u] = l
-        last[v] = l
-        lvl[k] = l
-        if l > L:
-            L = l
-    for x in range(L + 2):
-        bptr[x] = 0
-    for k in range(P):
-        bptr[lvl[k]] += 1          # level l (1-based) counted at bptr[l]
-    # exclusive prefix: level l occupies [bptr[l-1], bptr[l]) after the shift below
-    for x in range(1, L + 1):
-        bptr[x] += bptr[x - 1]
-    for k in range(P - 1, -1, -1):
-        bptr[lvl[k]] -= 1
-        items[bptr[lvl[k]]] = order[k]
-    # now level l occupies [bptr[l], bptr[l+1]) for l = 1..L with bptr[L+1] = P
-    bptr[L + 1] = P
-    return L
-
-
-cdef Py_ssize_t _PF_FAR = 16     # prefetch the pair record this many steps ahead
-cdef Py_ssize_t _PF_NEAR = 6     # and the two embedding rows this many steps ahead
-cdef int _PF_ROWS = 1
-
-def _set_prefetch(far, near, rows):
-    global _PF_FAR, _PF_NEAR, _PF_ROWS
-    _PF_FAR = far; _PF_NEAR = near; _PF_ROWS = rows
+cdef enum:
+    _PF_NEAR = 6     # prefetch the two embedding rows this many pairs ahead
 
 
 cdef inline void _prefetch_row(const void* row, Py_ssize_t nbytes) noexcept nogil:
@@ -273,90 +362,152 @@ cdef inline void _prefetch_row(const void* row, Py_ssize_t nbytes) noexcept nogi
         off += 64
 
 
-cdef void _edge_run(floating* E, Py_ssize_t D, const int32_t* PR, const double* C, Py_ssize_t n_pos,
-                    const double* R, const int32_t* seq, Py_ssize_t lo, Py_ssize_t hi, double lr,
-                    int* flag) noexcept nogil:
-    """Pair updates for seq[lo:hi], in order, with software prefetching (the pair records and
-    rows are random accesses: without it the loop waits on memory most of the time)."""
-    cdef Py_ssize_t k, q
-    cdef int32_t p
+cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
+                    const double* R, double lr, int* flag) noexcept nogil:
+    """Pair updates for seq[lo:hi] in order.  The records are read sequentially; the rows they
+    point to are random accesses, prefetched a few pairs ahead."""
+    cdef Py_ssize_t k
+    cdef const PairRec* r
     for k in range(lo, hi):
         if flag[0]:
             return
-        if k + _PF_FAR < hi:
-            p = seq[k + _PF_FAR]
-            LGK_PREFETCH(PR + 2 * p)
-            LGK_PREFETCH(C + p)
-        if _PF_ROWS and k + _PF_NEAR < hi:
-            p = seq[k + _PF_NEAR]
-            _prefetch_row(E + <Py_ssize_t>PR[2 * p] * D, D * sizeof(floating))
-            _prefetch_row(E + <Py_ssize_t>PR[2 * p + 1] * D, D * sizeof(floating))
-            LGK_PREFETCH(R + PR[2 * p])
-            LGK_PREFETCH(R + PR[2 * p + 1])
-        if _edge_step(E, D, PR, C, n_pos, R, seq[k], lr):
+        if k + _PF_NEAR < hi:
+            r = seq + k + _PF_NEAR
+            _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
+            _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+            LGK_PREFETCH(R + r.u)
+            LGK_PREFETCH(R + r.v)
+        if _edge_step(E, D, seq + k, R, lr):
             flag[0] = 1
             return
 
 
-def edge_epoch(floating[:, ::1] emb, const int32_t[:, ::1] pairs, const double[::1] coef, Py_ssize_t n_pos,
-               const double[::1] rfac, int32_t[::1] order, int32_t[::1] work_last, int32_t[::1] work_lvl,
-               int64_t[::1] work_bptr, int32_t[::1] work_items, uint64_t seed, Py_ssize_t epoch, double lr,
-               int n_threads=1, bint deterministic=True):
-    """One edge-order epoch in place.  Returns 0, or 1 if a non-finite score stopped it.
+cdef Py_ssize_t _edge_levels(const PairRec* seq, Py_ssize_t P, Py_ssize_t n, int32_t* last,
+                             int32_t* lvl) noexcept nogil:
+    """lvl[k] = 1 + max level of the earlier pairs sharing a vertex with pair k; returns L."""
+    cdef Py_ssize_t k, x, L = 0
+    cdef int32_t u, v, l
+    for x in range(n):
+        last[x] = 0
+    for k in range(P):
+        u = seq[k].u
+        v = seq[k].v
+        l = (last[u] if last[u] > last[v] else last[v]) + 1
+        last[u] = l
+        last[v] = l
+        lvl[k] = l
+        if l > L:
+            L = l
+    return L
 
-    Work arrays: ``order``, ``work_lvl``, ``work_items`` of length P; ``work_last`` of length n;
-    ``work_bptr`` of length P + 2 (the last four are used only by the deterministic parallel
-    schedule).
+
+cdef int _group_by_level(const PairRec* src, PairRec* dst, const int32_t* lvl, Py_ssize_t P, Py_ssize_t L,
+                         int64_t* bptr, int n_threads) noexcept nogil:
+    """Stable counting sort of the records by level, parallel over fixed chunks (the placement does
+    not depend on n_threads).  Level l (1..L) ends up in dst[bptr[l]:bptr[l + 1]].  Returns 1 when
+    out of memory."""
+    cdef Py_ssize_t C = _n_chunks(P), c, l, i, hi
+    cdef int64_t total = 0, t
+    cdef int64_t* cnt = <int64_t*>malloc(C * (L + 1) * sizeof(int64_t))
+    cdef int64_t* row
+    if cnt == NULL:
+        return 1
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = cnt + c * (L + 1)
+        for l in range(L + 1):
+            row[l] = 0
+        hi = (c + 1) * _SHUF_CHUNK
+        if hi > P:
+            hi = P
+        for i in range(c * _SHUF_CHUNK, hi):
+            row[lvl[i]] += 1
+    for l in range(1, L + 1):
+        bptr[l] = total
+        for c in range(C):
+            t = cnt[c * (L + 1) + l]
+            cnt[c * (L + 1) + l] = total
+            total += t
+    bptr[L + 1] = total
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = cnt + c * (L + 1)
+        hi = (c + 1) * _SHUF_CHUNK
+        if hi > P:
+            hi = P
+        for i in range(c * _SHUF_CHUNK, hi):
+            dst[row[lvl[i]]] = src[i]
+            row[lvl[i]] += 1
+    free(cnt)
+    return 0
+
+
+def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] work, PairRec[::1] work2,
+               const double[::1] rfac, int32_t[::1] work_bid, int64_t[::1] work_off, int32_t[::1] work_last,
+               int32_t[::1] work_lvl, uint64_t seed, Py_ssize_t epoch, double lr, int n_threads=1,
+               bint deterministic=True):
+    """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
+
+    ``records``: the P training pairs (see ``fill_records``); ``work``: P records (receives the
+    shuffled sequence); ``work2``: P records (deterministic schedule with n_threads > 1 only, else
+    may have length 1); ``work_bid``, ``work_lvl``: P int32; ``work_off``:
+    ``shuffle_workspace_size(P)`` int64; ``work_last``: n int32.
     """
-    cdef Py_ssize_t P = pairs.shape[0], D = emb.shape[1], n = emb.shape[0]
-    cdef Py_ssize_t c, L, lev = 0, lo, hi, span
+    cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
+    cdef Py_ssize_t c, L = 0, lev = 0, lo, hi, span
     cdef int flag = 0
     cdef int* fp = &flag
     cdef floating* E = &emb[0, 0]
-    cdef const int32_t* PR = &pairs[0, 0]
-    cdef const double* C = &coef[0]
     cdef const double* R = &rfac[0]
-    cdef int32_t* O = &order[0]
-    cdef int32_t* IT
-    cdef int64_t* BP
+    cdef PairRec* W = &work[0]
+    cdef PairRec* T = &work2[0]
+    cdef int64_t* BP = NULL
     if P == 0:
         return 0
     if n_threads < 1:
         n_threads = 1
+    if work.shape[0] < P or work_bid.shape[0] < P or work_off.shape[0] < shuffle_workspace_size(P):
+        raise ValueError("edge_epoch: work arrays too small")
+    if n_threads > 1 and deterministic and (work2.shape[0] < P or work_lvl.shape[0] < P
+                                            or work_last.shape[0] < n):
+        raise ValueError("edge_epoch: deterministic work arrays too small")
     with nogil:
-        _shuffle_identity(O, P, rng_stream(seed, <uint64_t>(2 * epoch)))
+        _shuffle_records(&records[0], W, P, &work_bid[0], &work_off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
+                         n_threads)
         if n_threads == 1:
-            _edge_run(E, D, PR, C, n_pos, R, O, 0, P, lr, fp)
+            _edge_run(E, D, W, 0, P, R, lr, fp)
         elif not deterministic:
             # Hogwild: thread c takes the c-th contiguous slice of the shuffled sequence.
             for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                _edge_run(E, D, PR, C, n_pos, R, O, (P * c) // n_threads, (P * (c + 1)) // n_threads, lr, fp)
+                _edge_run(E, D, W, (P * c) // n_threads, (P * (c + 1)) // n_threads, R, lr, fp)
         else:
-            L = _edge_levels(PR, O, P, n, &work_last[0], &work_lvl[0], &work_bptr[0], &work_items[0])
-            IT = &work_items[0]
-            BP = &work_bptr[0]
-            with parallel(num_threads=n_threads):
-                for lev in range(1, L + 1):
-                    for c in prange(n_threads, schedule="static", chunksize=1):
-                        span = BP[lev + 1] - BP[lev]
-                        lo = BP[lev] + (span * c) // n_threads
-                        hi = BP[lev] + (span * (c + 1)) // n_threads
-                        _edge_run(E, D, PR, C, n_pos, R, IT, lo, hi, lr, fp)
+            L = _edge_levels(W, P, n, &work_last[0], &work_lvl[0])
+            BP = <int64_t*>malloc((L + 2) * sizeof(int64_t))
+            if BP == NULL or _group_by_level(W, T, &work_lvl[0], P, L, BP, n_threads):
+                flag = 2
+            else:
+                with parallel(num_threads=n_threads):
+                    for lev in range(1, L + 1):
+                        for c in prange(n_threads, schedule="static", chunksize=1):
+                            span = BP[lev + 1] - BP[lev]
+                            lo = BP[lev] + (span * c) // n_threads
+                            hi = BP[lev] + (span * (c + 1)) // n_threads
+                            _edge_run(E, D, T, lo, hi, R, lr, fp)
+            free(BP)
     return flag
 
 
-def edge_levels(const int32_t[:, ::1] pairs, Py_ssize_t n, uint64_t seed, Py_ssize_t epoch):
+def edge_levels(const PairRec[::1] records, Py_ssize_t n, uint64_t seed, Py_ssize_t epoch):
     """Number of conflict levels (parallel batches) of the deterministic schedule at ``epoch``."""
-    cdef Py_ssize_t P = pairs.shape[0]
-    order = permutation(P, seed, epoch)
-    cdef int32_t[::1] o = order
-    cdef int32_t[::1] last = np.empty(max(n, 1), np.int32)
-    cdef int32_t[::1] lvl = np.empty(max(P, 1), np.int32)
-    cdef int64_t[::1] bptr = np.empty(P + 2, np.int64)
-    cdef int32_t[::1] items = np.empty(max(P, 1), np.int32)
+    cdef Py_ssize_t P = records.shape[0]
     if P == 0:
         return 0
-    return _edge_levels(&pairs[0, 0], &o[0], P, n, &last[0], &lvl[0], &bptr[0], &items[0])
+    work = np.empty(P, PAIR_RECORD_DTYPE)
+    cdef PairRec[::1] w = work
+    cdef int32_t[::1] bid = np.empty(P, np.int32)
+    cdef int64_t[::1] off = np.empty(shuffle_workspace_size(P), np.int64)
+    cdef int32_t[::1] last = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] lvl = np.empty(P, np.int32)
+    _shuffle_records(&records[0], &w[0], P, &bid[0], &off[0], rng_stream(seed, <uint64_t>(2 * epoch)), 1)
+    return _edge_levels(&w[0], P, n, &last[0], &lvl[0])
 
 
 # --------------------------------------------------------------------- vertex order
@@ -426,13 +577,13 @@ cdef Py_ssize_t _vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t
 
 def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
                  const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
-                 double lam_neg, double lam_r, floating[:, ::1] scratch, int32_t[::1] order,
+                 double lam_neg, double lam_r, floating[:, ::1] scratch, const int32_t[::1] order,
                  int32_t[::1] work_lvl, int64_t[::1] work_bptr, int32_t[::1] work_items,
-                 uint64_t seed, Py_ssize_t epoch, double lr, int n_threads=1, bint deterministic=True):
-    """One vertex-order epoch (Eq. 4 steps) in place.  Returns 0, or 1 on a non-finite score.
+                 double lr, int n_threads=1, bint deterministic=True):
+    """One vertex-order epoch (Eq. 4 steps) in place, visiting the vertices in ``order``
+    (``permutation(n, seed, epoch)``).  Returns 0, or 1 on a non-finite score.
 
-    ``scratch`` has shape (n_threads, D); ``order``, ``work_lvl``, ``work_items``: n entries;
-    ``work_bptr``: n + 2.
+    ``scratch`` has shape (n_threads, D); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], k, L, lev = 0
     cdef int flag = 0
@@ -444,7 +595,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     cdef const int32_t* pn = &pos_nbr[0] if pos_nbr.shape[0] else NULL
     cdef const int32_t* nn = &neg_nbr[0] if neg_nbr.shape[0] else NULL
     cdef const double* pc = &pos_coef[0] if pos_coef.shape[0] else NULL
-    cdef int32_t* O = &order[0]
+    cdef const int32_t* O = &order[0]
     cdef int32_t* IT = &work_items[0]
     cdef int64_t* BP = &work_bptr[0]
     if n == 0:
@@ -452,7 +603,6 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     if n_threads > scratch.shape[0]:
         raise ValueError("scratch must have n_threads rows")
     with nogil:
-        _shuffle_identity(O, n, rng_stream(seed, <uint64_t>(2 * epoch)))
         if n_threads <= 1:
             for k in range(n):
                 if _vertex_step(E, D, O[k], pp, pn, pc, npt, nn, lam_neg, lam_r, lr, S):

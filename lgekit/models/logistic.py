@@ -241,13 +241,16 @@ class LogisticEmbedding(BaseEmbedding):
         P = len(self._pairs)
         threads = int(self.n_threads)
         if self.order == "edge":
-            self._order = np.empty(max(P, 1), np.int32)
+            self._records = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
+            _sgd.fill_records(self._records, self._pairs, self._coef, n_pos)
+            self._work = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
+            parallel_det = threads > 1 and self.schedule == "deterministic"
+            self._work2 = np.empty(P if parallel_det else 1, _sgd.PAIR_RECORD_DTYPE)
+            self._work_bid = np.empty(max(P, 1), np.int32)
+            self._work_off = np.empty(_sgd.shuffle_workspace_size(P), np.int64)
             self._work_last = np.empty(max(n, 1), np.int32)
-            self._work_lvl = np.empty(max(P, 1), np.int32)
-            self._work_bptr = np.empty(P + 2, np.int64)
-            self._work_items = np.empty(max(P, 1), np.int32)
+            self._work_lvl = np.empty(max(P, 1) if parallel_det else 1, np.int32)
         else:
-            self._order = np.empty(max(n, 1), np.int32)
             self._work_lvl = np.empty(max(n, 1), np.int32)
             self._work_bptr = np.empty(n + 2, np.int64)
             self._work_items = np.empty(max(n, 1), np.int32)
@@ -276,16 +279,22 @@ class LogisticEmbedding(BaseEmbedding):
                 raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
                                  "is nearly complete)")
             self._update_negative_structures()
+            if self.order == "edge":
+                _sgd.fill_records(self._records, self._pairs[self._n_pos:], self._coef[self._n_pos:],
+                                  self._n_pos, self._n_pos)
         emb = self.embedding_
         if self.order == "edge":
-            flag = _sgd.edge_epoch(emb, self._pairs, self._coef, self._n_pos, self._rfac, self._order,
-                                   self._work_last, self._work_lvl, self._work_bptr, self._work_items,
-                                   self._seed, epoch, lr, threads, deterministic)
+            flag = _sgd.edge_epoch(emb, self._records, self._work, self._work2, self._rfac, self._work_bid,
+                                   self._work_off, self._work_last, self._work_lvl, self._seed, epoch, lr,
+                                   threads, deterministic)
+            if flag == 2:
+                raise MemoryError("edge_epoch: out of memory for the deterministic schedule's level table")
         else:
+            order = _sgd.permutation(emb.shape[0], self._seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr,
                                      self._neg_nbr, float(self.lam_neg), float(self.lam_r), self._scratch,
-                                     self._order, self._work_lvl, self._work_bptr, self._work_items,
-                                     self._seed, epoch, lr, threads, deterministic)
+                                     order, self._work_lvl, self._work_bptr, self._work_items, lr, threads,
+                                     deterministic)
         record = {"lr": lr}
         if flag:
             nan = float("nan")

@@ -1,0 +1,239 @@
+"""Throughput of the LogisticEmbedding SGD kernel (edge order), with baselines in the same run.
+
+Unit: samples/s, one sample = one positive pair and its 4 negatives, gradients applied to both
+ends (the unit of LINE and word2vec).  One edge-order epoch on BlogCatalog's 80 % training split
+is 267,186 samples = 1,335,930 pair updates.
+
+Rows (medians of ``--repeats`` runs after one warm-up):
+
+* ``kernel 1 thread`` / ``hogwild 2`` / ``deterministic 2``: the update pass alone
+  (``_sgd.edge_epoch``: the parallel shuffle and the updates), D=100, float32.
+* ``full epoch``: ``partial_fit(epochs=1)``, i.e. the update pass plus the per-epoch
+  diagnostics (objective, norms, Eq. 4 gradient norms).
+* ``numpy (levels)``: a vectorised NumPy implementation of the SAME epoch: the shuffled
+  sequence is cut into conflict-free levels (see the kernel) and each level is one vectorised
+  update, which is exactly the sequential epoch; its result is checked against the kernel's.
+* ``gensim``: Word2Vec skip-gram, negative=4, window=1, over the training edges as two-word
+  sentences (one epoch; each sentence yields two (word, context) samples), if gensim imports.
+* ``chung-lu``: one epoch (data preparation included, diagnostics included) of a fit on a
+  Chung-Lu graph with 500,000 nodes and ~3.3M edges, in a subprocess that reports its peak RSS.
+
+Usage::
+
+    python benchmarks/bench_sgd.py               # BlogCatalog if found, else the synthetic stand-in
+    python benchmarks/bench_sgd.py --quick       # fewer repeats, no Chung-Lu
+    python benchmarks/bench_sgd.py --json out.json
+
+The machine is shared and timings are noisy: compare rows of one run, not runs.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import lgekit
+from lgekit.models import _sgd
+
+D = 100
+
+
+def load_split():
+    try:
+        g = lgekit.datasets.load("blogcatalog")
+    except Exception as exc:  # noqa: BLE001 - any failure: fall back to the embedded stand-in
+        print(f"# blogcatalog not available ({exc}); using synthetic-blogcatalog", file=sys.stderr)
+        g = lgekit.datasets.load("synthetic-blogcatalog")
+    return lgekit.split_edges(g, test_fraction=0.2, seed=0)
+
+
+def prepared_model(split, n_threads, schedule, dtype="float32"):
+    m = lgekit.LogisticEmbedding(dim=D, lam_r=0.6, epochs=0, dtype=dtype, n_threads=n_threads,
+                                 schedule=schedule, random_state=0).fit(split)
+    m._init_solver(m._train_data, m._kernel_seed)
+    return m
+
+
+def time_kernel(m, repeats, epoch0=0):
+    det = m.schedule == "deterministic"
+    times = []
+    for r in range(repeats + 1):
+        t0 = time.perf_counter()
+        flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
+                               m._work_last, m._work_lvl, m._seed, epoch0 + r, m.learning_rate(epoch0 + r),
+                               int(m.n_threads), det)
+        dt = time.perf_counter() - t0
+        assert flag == 0
+        if r:  # the first run is a warm-up
+            times.append(dt)
+    return float(np.median(times))
+
+
+def time_full_epoch(split, repeats):
+    m = lgekit.LogisticEmbedding(dim=D, lam_r=0.6, epochs=1, random_state=0).fit(split)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        m.partial_fit(split, epochs=1)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def numpy_epoch(X, records, rfac, seed, epoch, lr, n):
+    """The same epoch as the kernel, vectorised per conflict-free level (exact sequential semantics)."""
+    order = _sgd.permutation(len(records), seed, epoch)
+    seq = records[order]
+    u, v, c = seq["u"].astype(np.int64), seq["v"].astype(np.int64), seq["c"]
+    # levels: 1 + max level of the earlier pairs touching u or v (a Python loop would dominate;
+    # this one is the only sequential part and is done with plain ints)
+    last = np.zeros(n, np.int64)
+    lvl = np.empty(len(seq), np.int64)
+    uu, vv = u.tolist(), v.tolist()
+    lst = last.tolist()
+    for k in range(len(seq)):
+        a, b = uu[k], vv[k]
+        l = (lst[a] if lst[a] > lst[b] else lst[b]) + 1
+        lst[a] = lst[b] = l
+        lvl[k] = l
+    idx = np.argsort(lvl, kind="stable")
+    bounds = np.searchsorted(lvl[idx], np.arange(1, lvl.max() + 2))
+    dt = X.dtype.type
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        sel = idx[a:b]
+        pu, pv, pc = u[sel], v[sel], c[sel]
+        xu, xv = X[pu], X[pv]
+        s = np.einsum("ij,ij->i", xu, xv, dtype=np.float64)
+        sig = np.where(pc > 0, 1 / (1 + np.exp(s)), 1 / (1 + np.exp(-s)))
+        g = -pc * sig
+        k = (-lr * g).astype(dt)[:, None]
+        au = (1.0 - lr * rfac[pu]).astype(dt)[:, None]
+        av = (1.0 - lr * rfac[pv]).astype(dt)[:, None]
+        X[pu] = au * xu + k * xv
+        X[pv] = av * xv + k * xu
+    return X
+
+
+def time_numpy(split, repeats):
+    m = prepared_model(split, 1, "deterministic")
+    n = m.embedding_.shape[0]
+    times = []
+    start = m.embedding_.copy()
+    for r in range(repeats):
+        X = start.copy()
+        t0 = time.perf_counter()
+        numpy_epoch(X, m._records, m._rfac, m._seed, r, m.learning_rate(r), n)
+        times.append(time.perf_counter() - t0)
+    # check: the kernel's epoch from the same start gives the same result (float32 rounding only)
+    m.embedding_[...] = start
+    _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
+                    m._work_last, m._work_lvl, m._seed, repeats - 1, m.learning_rate(repeats - 1), 1, True)
+    err = float(np.abs(m.embedding_ - X).max())
+    return float(np.median(times)), err
+
+
+def time_gensim(split, workers):
+    try:
+        from gensim.models import Word2Vec
+    except ImportError:
+        return None
+    sentences = [[str(a), str(b)] for a, b in split.train_positives.tolist()]
+    kw = dict(vector_size=D, window=1, sg=1, hs=0, negative=4, min_count=0, sample=0, workers=workers, seed=0)
+    model = Word2Vec(**kw)
+    model.build_vocab(sentences)
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        model.train(sentences, total_examples=len(sentences), epochs=1)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+CHUNG_LU_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+import lgekit
+from lgekit.datasets import chung_lu_graph
+n, m_target = 500_000, 3_300_000
+rng = np.random.default_rng(0)
+w = rng.pareto(2.5, n) + 1.0           # power-law expected degrees (exponent 3.5), rescaled
+w *= 2 * m_target / w.sum()
+t0 = time.perf_counter()
+g = chung_lu_graph(w, seed=0)
+t_graph = time.perf_counter() - t0
+rss_graph = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+model = lgekit.LogisticEmbedding(dim=100, lam_r=0.6, epochs=1, random_state=0, n_threads=int(sys.argv[1]),
+                                 schedule=sys.argv[2])
+t0 = time.perf_counter()
+model.fit(g)
+t_fit = time.perf_counter() - t0
+print(json.dumps({"n_nodes": g.n_nodes, "n_edges": g.n_edges, "graph_seconds": t_graph,
+                  "fit_seconds": t_fit, "epoch_seconds": model.history_[0]["seconds"],
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "rss_after_graph_mb": rss_graph / 1024}))
+"""
+
+
+def chung_lu(n_threads, schedule):
+    out = subprocess.run([sys.executable, "-c", CHUNG_LU_CHILD, str(n_threads), schedule], capture_output=True,
+                         text=True, check=True, env=os.environ.copy())
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="3 repeats, skip Chung-Lu")
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else args.repeats
+
+    split = load_split()
+    n_samples = len(split.train_positives)
+    n_updates = n_samples + len(split.train_negatives)
+    print(f"# graph: {split.graph}, training samples per epoch: {n_samples:,} ({n_updates:,} pair updates), "
+          f"D={D}, float32, OpenMP max threads {lgekit._openmp.max_threads()}")
+    rows = []
+
+    def row(name, seconds, note=""):
+        rows.append({"name": name, "seconds": seconds, "samples_per_s": n_samples / seconds, "note": note})
+        print(f"{name:<28} {seconds * 1e3:9.1f} ms   {n_samples / seconds / 1e6:7.2f} M samples/s  {note}",
+              flush=True)
+
+    t1 = time_kernel(prepared_model(split, 1, "deterministic"), repeats)
+    row("kernel, 1 thread", t1)
+    th = time_kernel(prepared_model(split, 2, "hogwild"), repeats)
+    row("kernel, 2 threads hogwild", th, f"speed-up {t1 / th:.2f}x")
+    td = time_kernel(prepared_model(split, 2, "deterministic"), repeats)
+    m = prepared_model(split, 2, "deterministic")
+    levels = _sgd.edge_levels(m._records, m.embedding_.shape[0], m._seed, 0)
+    row("kernel, 2 threads determ.", td, f"speed-up {t1 / td:.2f}x ({levels:,} levels)")
+    tf = time_full_epoch(split, max(3, repeats // 2))
+    row("full epoch (+diagnostics)", tf, "1 thread")
+    tn, err = time_numpy(split, 2 if args.quick else 3)
+    row("numpy (levels), 1 thread", tn, f"kernel is {tn / t1:.0f}x faster; max |diff| {err:.1e}")
+    for workers in (1, 2):
+        tg = time_gensim(split, workers)
+        if tg is None:
+            print("gensim                       not installed (pip install gensim to compare)")
+            break
+        row(f"gensim word2vec, {workers} worker{'s' if workers > 1 else ''}", tg,
+            "skip-gram, negative=4, window=1, edges as sentences")
+    result = {"rows": rows, "n_samples": n_samples, "levels": levels}
+    if not args.quick:
+        for nt, sched in ((1, "deterministic"), (2, "hogwild")):
+            cl = chung_lu(nt, sched)
+            result[f"chung_lu_{nt}_{sched}"] = cl
+            print(f"chung-lu {cl['n_nodes']:,} nodes / {cl['n_edges']:,} edges, {nt} thread(s) {sched}: "
+                  f"epoch {cl['epoch_seconds']:.2f} s ({cl['n_edges'] / cl['epoch_seconds'] / 1e6:.2f} M samples/s"
+                  f" incl. diagnostics), fit {cl['fit_seconds']:.1f} s, graph {cl['graph_seconds']:.1f} s, "
+                  f"peak RSS {cl['peak_rss_mb']:.0f} MB (after graph {cl['rss_after_graph_mb']:.0f} MB)", flush=True)
+    if args.json:
+        from lgekit._atomic import atomic_write_text
+        atomic_write_text(args.json, json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
