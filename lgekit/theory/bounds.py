@@ -256,10 +256,15 @@ def logistic_loss_bound(embedding, context=None):
     return float(z + math.log1p(math.exp(-z))) if z > 0 else LN2
 
 
-def clipped_logistic_loss(margins, B=None):
-    r"""Mean of :math:`\min(\log(1 + e^{-z}), B)` over margins :math:`z = y\,x_a^\top x_b`."""
+def clipped_logistic_loss(margins, B=None, weights=None):
+    r"""Mean of :math:`\min(w \log(1 + e^{-z}), B)` over margins :math:`z = y\,x_a^\top x_b`.
+
+    ``weights`` (one per margin, default 1) multiply the loss before clipping.
+    """
     z = np.asarray(margins, dtype=np.float64)
     loss = -log_expit(z)
+    if weights is not None:
+        loss = loss * np.asarray(weights, dtype=np.float64)
     if B is not None:
         loss = np.minimum(loss, float(B))
     return float(loss.mean()) if loss.size else 0.0
@@ -279,23 +284,31 @@ def _margins(X, pos, neg):
 
 @dataclass(frozen=True)
 class GeneralizationGap:
-    """Measured logistic losses on the theorem's distribution.
+    """Measured (weighted) logistic losses on the theorem's distribution.
 
     Attributes
     ----------
     train_loss, test_loss : float
-        Mean logistic loss over training / held-out pairs (positives with
-        y = +1, negatives with y = -1, each pair weighted equally).
+        Mean loss over training / held-out pairs (positives with y = +1,
+        negatives with y = -1; a positive's loss is multiplied by
+        ``pos_weight``, a negative's by ``neg_weight``).
     gap : float
         ``test_loss - train_loss``.
+    trivial_loss : float
+        Held-out loss of the all-zero embedding (every score 0):
+        :math:`\ln 2` times the mean weight.  A bound at or above it is vacuous.
     n_train, n_test : int
+    pos_weight, neg_weight : float
     """
 
     train_loss: float
     test_loss: float
     gap: float
+    trivial_loss: float
     n_train: int
     n_test: int
+    pos_weight: float = 1.0
+    neg_weight: float = 1.0
 
 
 def training_sample_pairs(split):
@@ -307,7 +320,7 @@ def training_sample_pairs(split):
     return pairs, labels
 
 
-def generalization_gap(model_or_embedding, split, B=None):
+def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_weight=1.0):
     """Test-minus-train logistic loss on the theorem's distribution.
 
     Parameters
@@ -317,9 +330,15 @@ def generalization_gap(model_or_embedding, split, B=None):
         Training pairs: ``train_positives`` (y = +1) and ``train_negatives``
         (y = -1); held-out pairs: ``test_positives`` and ``test_negatives``,
         drawn the same way, so both samples come from the same distribution
-        over labelled pairs (the theorem's :math:`\\mathcal D`).
+        over labelled pairs (the theorem's :math:`\mathcal D`).
     B : float, optional
         Clip the loss at B (as in the theorem); default no clipping.
+    pos_weight, neg_weight : float, default 1
+        Per-label weights of the loss, e.g. a model's ``lam_pos`` and
+        ``lam_neg``: Theorem 1 holds for any fixed bounded Lipschitz loss,
+        including this label-weighted one (Lipschitz constant
+        ``max(pos_weight, neg_weight)``), and it is the loss the model was
+        trained on.
 
     Returns
     -------
@@ -329,11 +348,21 @@ def generalization_gap(model_or_embedding, split, B=None):
     for field_name in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
         if not hasattr(split, field_name):
             raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
+    wp = _check_nonneg(pos_weight, "pos_weight", allow_zero=False)
+    wn = _check_nonneg(neg_weight, "neg_weight", allow_zero=False)
+
+    def weights(pos, neg):
+        return np.concatenate([np.full(len(np.asarray(pos).reshape(-1, 2)), wp),
+                               np.full(len(np.asarray(neg).reshape(-1, 2)), wn)])
+
     z_train = _margins(X, split.train_positives, split.train_negatives)
     z_test = _margins(X, split.test_positives, split.test_negatives)
     if z_train.size == 0 or z_test.size == 0:
         raise ValueError("split must have training and held-out pairs")
-    train = clipped_logistic_loss(z_train, B)
-    test = clipped_logistic_loss(z_test, B)
-    return GeneralizationGap(train_loss=train, test_loss=test, gap=test - train, n_train=int(z_train.size),
-                             n_test=int(z_test.size))
+    w_train = weights(split.train_positives, split.train_negatives)
+    w_test = weights(split.test_positives, split.test_negatives)
+    train = clipped_logistic_loss(z_train, B, w_train)
+    test = clipped_logistic_loss(z_test, B, w_test)
+    return GeneralizationGap(train_loss=train, test_loss=test, gap=test - train,
+                             trivial_loss=LN2 * float(w_test.mean()), n_train=int(z_train.size),
+                             n_test=int(z_test.size), pos_weight=wp, neg_weight=wn)
