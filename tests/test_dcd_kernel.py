@@ -289,3 +289,26 @@ def test_duals_stay_in_box_and_gap_is_non_negative(problem):
         scale = 1.0 + np.abs(X).max() ** 2 * (1.0 + alpha.sum())
         assert np.all(gap >= -1e-9 * scale)                 # weak duality, up to rounding
         assert np.all(viol >= 0)
+
+
+def test_vertex_certificates_at_stored_vectors():
+    """P(x_u) - D(alpha_u) with the stored x_u and the current partners; KKT of alpha_u."""
+    X, csr, *_ = tiny_problem(seed=10)
+    order = np.arange(X.shape[0])
+    X, alpha, _, _ = kernel_epoch(X, np.zeros(len(csr.nbr)), csr, order, 2, 0.0, 3)
+    gap, viol = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, 2)
+    for u in range(X.shape[0]):
+        ks = np.arange(csr.indptr[u], csr.indptr[u + 1])
+        Xn, s, U, a = X[csr.nbr[ks]], csr.sign[ks], csr.upper[ks], alpha[ks]
+        w = (a * s) @ Xn
+        primal = 0.5 * X[u] @ X[u] + np.sum(U * np.maximum(0, 1 - s * (Xn @ X[u])))
+        dual = a.sum() - 0.5 * w @ w
+        assert gap[u] == pytest.approx(primal - dual, abs=1e-12)
+        assert gap[u] >= -1e-12                                   # weak duality
+        G = s * (Xn @ w) - 1
+        PG = np.where(a <= 0, np.minimum(G, 0), np.where(a >= U, np.maximum(G, 0), G))
+        assert viol[u] == pytest.approx(np.abs(PG).max() if len(ks) else 0.0, abs=1e-12)
+    # the last vertex visited saw its partners' final vectors, so its stored vector IS w(alpha)
+    # and this gap equals the one the epoch certified for it
+    _, _, g_epoch, _ = kernel_epoch(*tiny_problem(seed=10)[:1], np.zeros(len(csr.nbr)), csr, order, 2, 0.0, 3)
+    assert gap[order[-1]] == pytest.approx(g_epoch[order[-1]], abs=1e-12)

@@ -321,26 +321,61 @@ def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const doub
     return np.asarray(w)[:D].copy(), passes, gap, viol
 
 
+cdef void _stored_certificates(floating* w, const floating* X, Py_ssize_t D, Py_ssize_t u,
+                               const int32_t* nbr, const int8_t* sign, const double* upper,
+                               const double* alpha, Py_ssize_t deg, double* gap,
+                               double* viol) noexcept nogil:
+    """P(x_u) - D(alpha) with the stored x_u, and max |PG| of the dual at alpha."""
+    cdef Py_ssize_t k
+    cdef const floating* xu = X + u * D
+    cdef const floating* xv
+    cdef double hx = 0.0, asum = 0.0, v = 0.0, mx, G, PG
+    _build_w(w, X, D, nbr, sign, alpha, deg)
+    for k in range(deg):
+        xv = X + <Py_ssize_t>nbr[k] * D
+        mx = sign[k] * <double>dot(xu, xv, D)
+        if mx < 1.0:
+            hx += upper[k] * (1.0 - mx)
+        asum += alpha[k]
+        G = sign[k] * <double>dot(w, xv, D) - 1.0
+        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        if PG > v:
+            v = PG
+    gap[0] = 0.5 * <double>dot(xu, xu, D) + hx - asum + 0.5 * <double>dot(w, w, D)
+    viol[0] = v
+
+
 def vertex_certificates(floating[:, ::1] X, const int64_t[::1] indptr, const int32_t[::1] nbr,
                         const int8_t[::1] sign, const double[::1] upper, const double[::1] alpha,
                         int n_threads):
-    """Duality gap and max |PG| of every vertex's sub-problem at the current X.
+    """Certificates of every vertex's sub-problem at the CURRENT embedding.
 
-    Here ``w`` is the stored x_u (not rebuilt from alpha), so this measures
-    how far (X, alpha) is from a joint block-optimum.  Returns (gap, viol).
+    For each u, with the partners' current vectors: the duality gap
+    ``P(x_u) - D(alpha_u)`` between the stored vector x_u and the stored
+    duals (>= 0; 0 iff x_u solves its block and alpha_u its dual, i.e. u is
+    at a block-coordinate fixed point), and the largest |projected gradient|
+    of the dual at alpha_u.  Units: the per-vertex SVM's (L / lam_r).
+    Returns (gap, viol), float64 arrays of length n.
     """
-    cdef Py_ssize_t n = X.shape[0], D = X.shape[1], u
+    cdef Py_ssize_t n = X.shape[0], D = X.shape[1], u, t
+    cdef int nt = max(1, n_threads)
     gap_arr = np.zeros(n, dtype=np.float64)
     viol_arr = np.zeros(n, dtype=np.float64)
     cdef double[::1] g = gap_arr, v = viol_arr
     if n == 0 or D == 0:
         return gap_arr, viol_arr
+    if indptr.shape[0] != n + 1 or alpha.shape[0] != nbr.shape[0] or upper.shape[0] != nbr.shape[0] \
+            or sign.shape[0] != nbr.shape[0]:
+        raise ValueError("vertex_certificates: inconsistent array shapes")
+    dtype = np.float32 if floating is float else np.float64
+    cdef floating[:, ::1] W = np.empty((nt, D), dtype=dtype)
     cdef const floating* Xp = &X[0, 0]
     with nogil:
-        for u in prange(n, num_threads=max(1, n_threads), schedule="dynamic", chunksize=16):
-            _certificates(Xp + u * D, Xp, D, &nbr[0] + indptr[u], &sign[0] + indptr[u],
-                          &upper[0] + indptr[u], &alpha[0] + indptr[u], indptr[u + 1] - indptr[u],
-                          &g[u], &v[u])
+        for u in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
+            t = threadid()
+            _stored_certificates(&W[t, 0], Xp, D, u, &nbr[0] + indptr[u], &sign[0] + indptr[u],
+                                 &upper[0] + indptr[u], &alpha[0] + indptr[u],
+                                 indptr[u + 1] - indptr[u], &g[u], &v[u])
     return gap_arr, viol_arr
 
 
