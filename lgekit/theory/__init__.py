@@ -45,4 +45,12 @@ from .bounds import (
     theorem1_bound,
 )
 from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph
-from .reports import VERIFIERS, verify_bound, verify_capacity, verify_rademacher, verify_shattering
+from .reports import (
+    VERIFIERS,
+    fit_log_trend,
+    run_verifier,
+    verify_bound,
+    verify_capacity,
+    verify_rademacher,
+    verify_shattering,
+)

@@ -23,7 +23,8 @@ from .rademacher import (
     paper_estimate,
 )
 
-__all__ = ["verify_rademacher", "verify_bound", "verify_shattering", "verify_capacity", "fit_log_trend", "VERIFIERS"]
+__all__ = ["verify_rademacher", "verify_bound", "verify_shattering", "verify_capacity", "fit_log_trend", "run_verifier",
+           "VERIFIERS"]
 
 logger = logging.getLogger(__name__)
 
@@ -639,3 +640,44 @@ VERIFIERS = {
     "shattering": verify_shattering,
     "capacity": verify_capacity,
 }
+
+
+def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
+    """Run one check, print its report, save ``<name>.txt`` and ``<name>.png``, return the exit status.
+
+    This is everything the ``theory/verify_*.py`` scripts and ``lgekit
+    theory NAME`` do after parsing their arguments.
+
+    Parameters
+    ----------
+    name : {"rademacher", "bound", "shattering", "capacity"}
+    quick : bool
+        The under-a-minute version.
+    seed : int
+    out : path, optional
+        Output folder, created if needed (default ``./theory-out``).
+    stream : file, optional
+        Where to print (default sys.stdout).
+    **kwargs
+        Passed to the ``verify_*`` function.
+
+    Returns
+    -------
+    int
+        0 when every claim passed, 1 otherwise.
+    """
+    import sys
+    from pathlib import Path
+
+    if name not in VERIFIERS:
+        raise ValueError(f"unknown theory check {name!r}; choose from {sorted(VERIFIERS)}")
+    stream = stream or sys.stdout
+    out = Path(out) if out is not None else Path("theory-out")
+    report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
+    written = report.save(out)
+    text = report.text()
+    body, _, claims = text.rstrip("\n").rpartition("\n\n")
+    print(body, file=stream)
+    print("\nwrote " + ", ".join(str(p) for p in written), file=stream)
+    print("\n" + claims, file=stream)
+    return report.exit_status

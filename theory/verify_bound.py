@@ -1,0 +1,27 @@
+#!/usr/bin/env python
+"""Check Theorem 1's generalization bound on trained embeddings by computation: table, figure, one PASS/FAIL line per claim.
+
+Usage: python theory/verify_bound.py [--quick] [--out DIR] [--seed N]
+
+The same as ``lgekit theory bound``; the logic is
+``lgekit.theory.verify_bound`` (see its docstring for every claim and threshold).
+Exit status 0 when every claim passes, 1 otherwise.
+"""
+import argparse
+import sys
+
+from lgekit.theory import run_verifier
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the under-a-minute version")
+    parser.add_argument("--out", default="theory-out", metavar="DIR",
+                        help="folder for bound.txt and bound.png (default: ./theory-out)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    args = parser.parse_args(argv)
+    return run_verifier("bound", quick=args.quick, seed=args.seed, out=args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
