@@ -30,3 +30,7 @@ __all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
 from . import datasets
 
 __all__ += ["datasets"]
+
+from . import theory
+
+__all__ += ["theory"]

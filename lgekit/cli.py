@@ -19,6 +19,7 @@ _COMMANDS = [
     "reproduce",
     "fit",
     "evaluate",
+    "theory",
 ]
 
 
