@@ -34,3 +34,7 @@ __all__ += ["datasets"]
 from . import theory
 
 __all__ += ["theory"]
+
+from . import experiments  # cheap: specs and store only; engine, plots, report load on first use
+
+__all__ += ["experiments"]

@@ -7,9 +7,11 @@ mode (quick or full) into a :class:`Plan`: the distinct *cells* (one training
 run each, identified by the SHA-256 of its canonical JSON configuration) and,
 for each figure, which cells it draws and with which grid values.
 
-Figures 1-3 draw the same runs (SGD, D = 100, λr ∈ {0, 0.2, 0.6, 1}), and the
-D = 100 column of Figure 4 is those runs again: since a cell is keyed by its
-configuration, shared runs are computed once.
+Figures 1-3 draw the same runs (SGD, D = 100, λr ∈ {0, 0.2, 0.6, 1}), the
+D = 100 column of Figure 4 is those runs again, and Figure 5 at λr = 3 is
+Figure 6 at D = 100: a run is identified by its configuration, so shared runs
+are computed once, recording the union of what the figures drawing it need
+(:func:`merge_records`; e.g. Micro/Macro-F1 only for the runs of Figure 3).
 
 The parameters follow Gao et al. (2019), Sections 5.1-5.2: λ+ = 1, λ- = 0.03,
 four uniformly drawn negative pairs per positive edge, 20% of the edges held
@@ -97,9 +99,8 @@ FIGURES = {
         "model": "LogisticEmbedding",
         "params": dict(_SGD_FIXED),
         "grid": {"lam_r": _LAM_R_SGD, "dim": [5, 10, 30, 100, 300]},
-        "record": _SGD_RECORD,
-        "quick": {"params": {"epochs": 20}, "record": {"f1_epochs": [1, 5, 20]},
-                  "grid": {"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}},
+        "record": dict(_SGD_RECORD, f1_epochs=[]),
+        "quick": {"params": {"epochs": 20}, "grid": {"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}},
         "claims": ["lam0_overfits_every_dim"],
     },
     "fig5": {
@@ -272,6 +273,27 @@ def _round_f1_epochs(epochs, n_epochs):
     return sorted({int(e) for e in epochs if 1 <= int(e) <= n_epochs} | ({n_epochs} if epochs else set()))
 
 
+def merge_records(a, b):
+    """The union of two ``record`` specs: every metric either asks for, as often as either asks.
+
+    ``*_every`` take the smaller positive period (0 = never), flags are or-ed,
+    ``f1_epochs`` are united.
+    """
+    out = {}
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key), b.get(key)
+        if key.endswith("_every"):
+            positive = [int(v) for v in (x, y) if v]
+            out[key] = min(positive) if positive else 0
+        elif key == "f1_epochs":
+            out[key] = sorted(set(x or []) | set(y or []))
+        elif isinstance(x, bool) or isinstance(y, bool):
+            out[key] = bool(x) or bool(y)
+        else:
+            out[key] = x if x is not None else y
+    return out
+
+
 def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
     """Expand figure specs into cells.
 
@@ -307,11 +329,11 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
     data = dataset if isinstance(dataset, dict) else dataset_spec(dataset, quick=quick)
     plan = Plan(dataset=data, quick=bool(quick), seeds=seeds)
     overrides = overrides or {}
+    pending = []  # (figure, entry, run configuration without its record, record)
     for name in names:
         spec = effective_spec(name, quick=quick, overrides=overrides)
         plan.specs[name] = spec
         grid_names = list(spec["grid"])
-        entries = []
         for values in itertools.product(*(spec["grid"][g] for g in grid_names)):
             point = dict(zip(grid_names, values))
             for seed in seeds:
@@ -320,18 +342,26 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
                 params["random_state"] = seed
                 record = dict(spec["record"])
                 record["f1_epochs"] = _round_f1_epochs(record.get("f1_epochs", []), params["epochs"])
-                config = {
+                run = {
                     "schema": SCHEMA_VERSION,
                     "dataset": data,
                     "split": dict(SPLIT, seed=seed),
                     "model": spec["model"],
                     "params": params,
-                    "record": record,
                 }
-                key = cell_key(config)
-                plan.cells[key] = config
-                entries.append(dict(point, seed=seed, key=key))
-        plan.figures[name] = entries
+                pending.append((name, dict(point, seed=seed), run, record))
+    # one cell per distinct run; it records the union of what the figures drawing it need
+    merged = {}
+    for _, _, run, record in pending:
+        run_key = cell_key(run)
+        merged[run_key] = merge_records(merged[run_key], record) if run_key in merged else record
+    for name in names:
+        plan.figures[name] = []
+    for name, entry, run, _ in pending:
+        config = dict(run, record=merged[cell_key(run)])
+        key = cell_key(config)
+        plan.cells[key] = config
+        plan.figures[name].append(dict(entry, key=key))
     return plan
 
 
