@@ -576,7 +576,10 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
     path = Path(path)
     edges, weights, table = _read_edges(path, delimiter=delimiter)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
-    node_ids = np.unique(edges)
+    node_ids = np.sort(edges.ravel())
+    distinct = np.ones(len(node_ids), dtype=bool)
+    distinct[1:] = node_ids[1:] != node_ids[:-1]
+    node_ids = node_ids[distinct]  # = np.unique(edges), which is slow on large id ranges in numpy >= 2.3
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
         label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
