@@ -48,7 +48,7 @@ import numpy as np
 
 cimport cython
 from cython.parallel cimport prange, parallel, threadid
-from libc.math cimport sqrt, isfinite
+from libc.math cimport sqrt, isfinite, exp, log1p
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
@@ -362,6 +362,13 @@ cdef inline void _prefetch_row(const void* row, Py_ssize_t nbytes) noexcept nogi
         off += 64
 
 
+cdef inline void _prefetch_row_read(const void* row, Py_ssize_t nbytes) noexcept nogil:
+    cdef Py_ssize_t off = 0
+    while off < nbytes:
+        LGK_PREFETCH(<const char*>row + off)
+        off += 64
+
+
 cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                     const double* R, double lr, int* flag) noexcept nogil:
     """Pair updates for seq[lo:hi] in order.  The records are read sequentially; the rows they
@@ -626,6 +633,18 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
 
 
 # --------------------------------------------------------------------- diagnostics
+cdef inline double _logsig_sigminus(double z, double* sig_minus) noexcept nogil:
+    """Returns log sigma(z) and stores sigma(-z), with one exp and one log1p, safe for any z."""
+    cdef double e
+    if z >= 0:
+        e = exp(-z)
+        sig_minus[0] = e / (1.0 + e)
+        return -log1p(e)
+    e = exp(z)
+    sig_minus[0] = 1.0 / (1.0 + e)
+    return z - log1p(e)
+
+
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
@@ -634,22 +653,26 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
     cdef const floating* xv
     cdef Py_ssize_t i
     cdef int64_t j
-    cdef double s, c, acc = 0, lp = 0, ln = 0, nn = 0
+    cdef double s, c, sm, acc = 0, lp = 0, ln = 0, nn = 0
     for i in range(D):
         g[i] = 2.0 * lam_r * xu[i]
         nn += <double>xu[i] * xu[i]
     for j in range(pptr[u], pptr[u + 1]):
+        if j + 2 < pptr[u + 1]:
+            _prefetch_row_read(emb + <Py_ssize_t>pnbr[j + 2] * D, D * sizeof(floating))
         xv = emb + <Py_ssize_t>pnbr[j] * D
-        s = dot(xu, xv, D)
-        lp -= pcoef[j] * log_sigmoid(s)
-        c = -pcoef[j] * sigmoid(-s)
+        s = _dot(xu, xv, D)
+        lp -= pcoef[j] * _logsig_sigminus(s, &sm)      # -c log sigma(s), sm = sigma(-s)
+        c = -pcoef[j] * sm
         for i in range(D):
             g[i] += c * xv[i]
     for j in range(nptr[u], nptr[u + 1]):
+        if j + 2 < nptr[u + 1]:
+            _prefetch_row_read(emb + <Py_ssize_t>nnbr[j + 2] * D, D * sizeof(floating))
         xv = emb + <Py_ssize_t>nnbr[j] * D
-        s = dot(xu, xv, D)
-        ln -= lam_neg * log_sigmoid(-s)
-        c = lam_neg * sigmoid(s)
+        s = _dot(xu, xv, D)
+        ln -= lam_neg * _logsig_sigminus(-s, &sm)      # -lam_neg log sigma(-s), sm = sigma(s)
+        c = lam_neg * sm
         for i in range(D):
             g[i] += c * xv[i]
     for i in range(D):
