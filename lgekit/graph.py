@@ -278,7 +278,7 @@ class Graph:
                     node_ids[:] = list(order)
                     idx = np.fromiter((order[k] for k in ids_flat.tolist()), dtype=np.int64, count=len(ids_flat))
                 else:
-                    node_ids, idx = np.unique(ids_flat, return_inverse=True)
+                    node_ids, idx = _unique_inverse(ids_flat)
                 idx = idx.reshape(m, 2).astype(np.int64, copy=False)
             else:
                 node_ids = _as_id_array(nodes, "nodes")
@@ -580,6 +580,22 @@ class Graph:
 
 
 # ---------------------------------------------------------------------- helpers
+def _unique_inverse(values):
+    """``np.unique(values, return_inverse=True)`` by one argsort.
+
+    NumPy 2.x's ``unique`` with ``return_inverse`` takes seconds on the
+    millions of endpoints of a 500k-node edge list; a stable argsort and a
+    cumulative sum give the same result in a fraction of that.
+    """
+    order = np.argsort(values)  # ties may come in any order: the inverse is the same
+    ordered = values[order]
+    starts = np.ones(len(ordered), dtype=bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], inverse
+
+
 def _edge_array(edges):
     """Validate the shape of an edge list and return it as a 2-D array (m, 2 or 3)."""
     if isinstance(edges, np.ndarray):
