@@ -309,9 +309,10 @@ class HingeEmbedding(BaseEmbedding):
     Cost per epoch: each pair occurrence is an entry at both of its ends;
     an entry costs one axpy to build w (skipped when its dual is 0), one dot
     and at most one axpy per pass, and one dot for the certificates, so an
-    epoch is :math:`O(|E_\pm|\, D\, (2 + 2\,\mathrm{inner\_passes}))` flops,
-    plus one dot per pair for the objective.  Memory: one float64 dual and a
-    (partner, sign, bound) triple per entry, about 34 bytes per pair.
+    epoch takes about :math:`(4 + 4\,\mathrm{inner\_passes})\, D` multiply-adds
+    per pair, plus one dot per pair for the objective: :math:`O(|E_\pm| D)`.
+    Memory: per entry a partner (int32), sign (int8), loss weight, bound and
+    dual (float64), i.e. 58 bytes per pair, next to the :math:`nD` embedding.
 
     A pair listed several times (a repeated negative, or an edge also drawn as
     a negative) is several terms of L and gets one dual per occurrence.
