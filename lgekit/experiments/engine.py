@@ -187,6 +187,19 @@ def _iter_dask(todo, scheduler, n_jobs, verbose, timeout):
             cluster.close()
 
 
+def _guard(records, result):
+    """Re-raise a failure of the execution machinery itself (not of a cell) with what to do next."""
+    try:
+        yield from records
+    except (KeyboardInterrupt, SchedulerUnreachable, ImportError):
+        raise
+    except Exception as exc:
+        raise RuntimeError(
+            f"the {result.engine} workers failed ({type(exc).__name__}: {exc}); the {result.n_run} cells "
+            "finished so far are stored: run the same command again to resume"
+        ) from exc
+
+
 def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose=0, progress=True,
               timeout=SCHEDULER_TIMEOUT):
     """Run every cell not yet finished in ``store``; store each record as soon as it arrives.
@@ -240,8 +253,8 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
             records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
                        else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
             bar = _progress(len(cells), len(done), progress)
-            try:  # noqa: SIM105 - the index is rebuilt even when interrupted
-                for record in records:
+            try:  # the index is rebuilt even when interrupted
+                for record in _guard(records, result):
                     store.put(record)
                     status = record.get("status")
                     if status == "ok":
@@ -254,6 +267,10 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
                         result.errors.append({
                             "key": record["key"], "model": record["config"]["model"],
                             "params": record["config"]["params"], **err})
+                    params = record["config"]["params"]
+                    logger.info("%s %s dim=%s lam_r=%s seed=%s: %s in %.1f s", record["key"][:10],
+                                record["config"]["model"], params.get("dim"), params.get("lam_r"),
+                                params.get("random_state"), status, (record.get("timings") or {}).get("total", 0.0))
                     bar.update(1)
                     bar.set_postfix_str(f"{result.n_diverged} diverged, {result.n_error} failed", refresh=False)
             finally:
