@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 import lgekit
+from lgekit._openmp import max_threads
 from lgekit.models import _sgd
 
 D = 100
@@ -155,6 +156,7 @@ CHUNG_LU_CHILD = r"""
 import json, resource, sys, time
 import numpy as np
 import lgekit
+from lgekit._openmp import max_threads
 from lgekit.datasets import chung_lu_graph
 n, m_target = 500_000, 3_300_000
 rng = np.random.default_rng(0)
@@ -194,7 +196,7 @@ def main(argv=None):
     n_samples = len(split.train_positives)
     n_updates = n_samples + len(split.train_negatives)
     print(f"# graph: {split.graph}, training samples per epoch: {n_samples:,} ({n_updates:,} pair updates), "
-          f"D={D}, float32, OpenMP max threads {lgekit._openmp.max_threads()}")
+          f"D={D}, float32, OpenMP max threads {max_threads()}")
     rows = []
 
     def row(name, seconds, note=""):

@@ -648,14 +648,17 @@ cdef inline double _logsig_sigminus(double z, double* sig_minus) noexcept nogil:
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
-                       double* g, double* gnorm, double* lpos, double* lneg, double* norm2) noexcept nogil:
+                       floating* g, double* gout, double* gnorm, double* lpos, double* lneg,
+                       double* norm2) noexcept nogil:
     cdef const floating* xu = emb + u * D
     cdef const floating* xv
     cdef Py_ssize_t i
     cdef int64_t j
-    cdef double s, c, sm, acc = 0, lp = 0, ln = 0, nn = 0
+    cdef double s, sm, acc = 0, lp = 0, ln = 0, nn = 0
+    cdef floating c
+    cdef floating two_lam_r = <floating>(2.0 * lam_r)
     for i in range(D):
-        g[i] = 2.0 * lam_r * xu[i]
+        g[i] = two_lam_r * xu[i]
         nn += <double>xu[i] * xu[i]
     for j in range(pptr[u], pptr[u + 1]):
         if j + 2 < pptr[u + 1]:
@@ -663,7 +666,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
         xv = emb + <Py_ssize_t>pnbr[j] * D
         s = _dot(xu, xv, D)
         lp -= pcoef[j] * _logsig_sigminus(s, &sm)      # -c log sigma(s), sm = sigma(-s)
-        c = -pcoef[j] * sm
+        c = <floating>(-pcoef[j] * sm)
         for i in range(D):
             g[i] += c * xv[i]
     for j in range(nptr[u], nptr[u + 1]):
@@ -672,11 +675,14 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
         xv = emb + <Py_ssize_t>nnbr[j] * D
         s = _dot(xu, xv, D)
         ln -= lam_neg * _logsig_sigminus(-s, &sm)      # -lam_neg log sigma(-s), sm = sigma(s)
-        c = lam_neg * sm
+        c = <floating>(lam_neg * sm)
         for i in range(D):
             g[i] += c * xv[i]
     for i in range(D):
-        acc += g[i] * g[i]
+        acc += <double>g[i] * g[i]
+    if gout != NULL:
+        for i in range(D):
+            gout[i] = g[i]
     gnorm[u] = sqrt(acc)
     lpos[u] = lp
     lneg[u] = ln
@@ -685,9 +691,12 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
 
 def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
-                double lam_neg, double lam_r, double[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
+                double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
                 double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None):
-    """Per-vertex Eq. 4 gradient norm, pair-loss halves and squared norm, in double precision.
+    """Per-vertex Eq. 4 gradient norm, pair-loss halves and squared norm.
+
+    Scores, gradients and their accumulation are in the embedding's precision (``scratch``:
+    (n_threads, D) of the same dtype); losses, norms and their sums in double.
 
     For every vertex u: ``gnorm[u] = ||dL/dx_u||`` over all u's training pairs (the full
     gradient of Eq. 4, regulariser included), ``lpos[u] = -sum_{v in N+(u)} c_uv log sigma(s)``,
@@ -698,7 +707,7 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], u, i
     cdef const floating* E = &emb[0, 0]
-    cdef double* S = &scratch[0, 0]
+    cdef floating* S = &scratch[0, 0]
     cdef const int64_t* pp = &pos_indptr[0]
     cdef const int64_t* npt = &neg_indptr[0]
     cdef const int32_t* pn = &pos_nbr[0] if pos_nbr.shape[0] else NULL
@@ -706,11 +715,11 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     cdef const double* pc = &pos_coef[0] if pos_coef.shape[0] else NULL
     cdef bint want_grad = grad is not None
     cdef double* G = &grad[0, 0] if want_grad else NULL
-    cdef double* buf
-    if n_threads > scratch.shape[0]:
-        raise ValueError("scratch must have n_threads rows")
+    cdef double* gout
+    if n_threads > scratch.shape[0] or scratch.shape[1] < D:
+        raise ValueError("scratch must have shape (n_threads, D)")
     with nogil:
         for u in prange(n, num_threads=n_threads, schedule="dynamic", chunksize=64):
-            buf = G + u * D if want_grad else S + threadid() * D
-            _vertex_diag(E, D, u, pp, pn, pc, npt, nn, lam_neg, lam_r, buf, &gnorm[0], &lpos[0],
-                         &lneg[0], &norm2[0])
+            gout = G + u * D if want_grad else NULL
+            _vertex_diag(E, D, u, pp, pn, pc, npt, nn, lam_neg, lam_r, S + threadid() * D, gout,
+                         &gnorm[0], &lpos[0], &lneg[0], &norm2[0])

@@ -255,7 +255,7 @@ class LogisticEmbedding(BaseEmbedding):
             self._work_bptr = np.empty(n + 2, np.int64)
             self._work_items = np.empty(max(n, 1), np.int32)
             self._scratch = np.empty((threads, self.dim), dtype=self._dtype)
-        self._diag_scratch = np.empty((threads, self.dim), dtype=np.float64)
+        self._diag_scratch = np.empty((threads, self.dim), dtype=self._dtype)
 
     def _update_negative_structures(self):
         n = self.embedding_.shape[0]
