@@ -16,7 +16,7 @@ from .._atomic import atomic_write_text
 from .aggregate import runs_for_figure
 from .specs import dataset_label, expand
 from .store import ResultsStore
-from .verdicts import CLAIMS, INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
+from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 
 __all__ = ["write_outputs", "reproduce", "Outputs"]
 
