@@ -44,7 +44,7 @@ from .bounds import (
     norm_constants,
     theorem1_bound,
 )
-from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph
+from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph, signed_pair_objective
 from .reports import (
     VERIFIERS,
     fit_log_trend,

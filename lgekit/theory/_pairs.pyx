@@ -74,14 +74,31 @@ def csr_from_coo(Py_ssize_t n_rows, const int[::1] rows, const int[::1] cols):
 
 cdef void _sign_matvec(const int64_t[::1] indptr, const int[::1] indices, const int8_t[::1] signs,
                        const floating[::1] x, floating[::1] y, int n_threads) noexcept nogil:
-    """y = A x for A given by a CSR pattern with +-1 (or small integer) entries."""
-    cdef Py_ssize_t i, k, n = indptr.shape[0] - 1
-    cdef double s
+    """y = A x for A given by a CSR pattern with +-1 (or small integer) entries.
+
+    Four independent partial sums per row break the floating-point add
+    latency chain (the loop is latency-bound otherwise); the summation
+    order is fixed, so results do not depend on the thread count.
+    """
+    cdef Py_ssize_t i, k, end, n = indptr.shape[0] - 1
+    cdef double s0, s1, s2, s3
     for i in prange(n, num_threads=n_threads, schedule="static"):
-        s = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            s = s + signs[k] * x[indices[k]]
-        y[i] = <floating>s
+        s0 = 0.0
+        s1 = 0.0
+        s2 = 0.0
+        s3 = 0.0
+        k = indptr[i]
+        end = indptr[i + 1]
+        while k + 4 <= end:
+            s0 = s0 + signs[k] * x[indices[k]]
+            s1 = s1 + signs[k + 1] * x[indices[k + 1]]
+            s2 = s2 + signs[k + 2] * x[indices[k + 2]]
+            s3 = s3 + signs[k + 3] * x[indices[k + 3]]
+            k = k + 4
+        while k < end:
+            s0 = s0 + signs[k] * x[indices[k]]
+            k = k + 1
+        y[i] = <floating>((s0 + s1) + (s2 + s3))
 
 
 def sign_matvec(const int64_t[::1] indptr, const int[::1] indices, const int8_t[::1] signs,

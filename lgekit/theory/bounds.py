@@ -284,7 +284,7 @@ def _margins(X, pos, neg):
 
 @dataclass(frozen=True)
 class GeneralizationGap:
-    """Measured (weighted) logistic losses on the theorem's distribution.
+    r"""Measured (weighted) logistic losses on the theorem's distribution.
 
     Attributes
     ----------
@@ -321,7 +321,7 @@ def training_sample_pairs(split):
 
 
 def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_weight=1.0):
-    """Test-minus-train logistic loss on the theorem's distribution.
+    r"""Test-minus-train logistic loss on the theorem's distribution.
 
     Parameters
     ----------

@@ -46,6 +46,7 @@ from ._report import TheoryReport
 
 __all__ = [
     "SignedFit",
+    "signed_pair_objective",
     "fit_signed_pairs",
     "random_labelled_regular_graph",
     "capacity_table",
@@ -93,6 +94,29 @@ class SignedFit:
     def memorised(self):
         """True when every pair has margin > 1."""
         return self.n_violated == 0
+
+
+def signed_pair_objective(X, pairs, labels, lam_r=0.0):
+    r"""Objective and gradient of :func:`fit_signed_pairs` at X (plain NumPy reference).
+
+    Returns
+    -------
+    value : float
+        :math:`\frac1m\sum_e \log(1+e^{-y_e x_a^\top x_b}) + \frac{\lambda_r}{n}\|X\|_F^2`.
+    grad : ndarray, shape of X
+    """
+    X = np.asarray(X, dtype=np.float64)
+    pairs = np.asarray(pairs, dtype=np.int64)
+    y = np.asarray(labels, dtype=np.float64)
+    n, m = X.shape[0], pairs.shape[0]
+    a, b = pairs[:, 0], pairs[:, 1]
+    z = y * np.einsum("ij,ij->i", X[a], X[b])
+    g = -y * expit(-z) / m
+    grad = np.zeros_like(X)
+    np.add.at(grad, a, g[:, None] * X[b])
+    np.add.at(grad, b, g[:, None] * X[a])
+    grad += (2.0 * lam_r / n) * X
+    return float(-log_expit(z).mean() + lam_r * float((X * X).sum()) / n), grad
 
 
 def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, maxiter=2000, gtol=1e-7,

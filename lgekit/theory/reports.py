@@ -573,7 +573,7 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
         "Lower bound (shattering_norm_lower_bound): margins > 1 on every edge force mean ||x||^2 > "
         "d / lambda_max(A_y), A_y the signed adjacency matrix (|E| < sum_e y_e x_a.x_b <= lambda_max ||X||_F^2 / 2). "
         "A norm constraint below it forbids the labelling in ANY dimension. The construction spends about "
-        "(1+eps) d per vertex (optimal on K_{d+1}: the regular simplex); polished, about twice the bound on "
+        "(1+eps) d per vertex (the regular simplex's length, near-optimal on K_{d+1}); polished, about twice the bound on "
         "random regular graphs with random labels, where the bound is ~ sqrt(d)/2.")
     report.add_claim("claim1-random-labels", all(r["violated"] == 0 for r in rows),
                      f"{len(rows)} graphs, {sum(r['edges'] for r in rows)} edges: violated "

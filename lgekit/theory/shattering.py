@@ -192,11 +192,18 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
 
     .. math::
 
-        x_v = N^{+} b + \sqrt{1+\epsilon}\;\frac{P z}{\|P z\|},
+        x_v = N^{+} b + t_v\,\frac{P z}{\|P z\|},
         \qquad z \sim \mathcal N(0, I_D),
 
-    the minimum-norm solution plus a random unit vector of the null space of
-    :math:`N` (:math:`P` is its projector; both from one SVD of :math:`N`).
+    the minimum-norm solution plus a random vector of the null space of
+    :math:`N` (:math:`P` is its projector; both from one SVD of :math:`N`),
+    whose length brings :math:`\|x_v\|^2` to :math:`(1+\epsilon)d` (at least
+    :math:`1+\epsilon` of free length).  When the null space is
+    one-dimensional only the sign of :math:`Pz` is random, so the free
+    squared length is also multiplied by a uniform factor in [0.5, 1.5]:
+    otherwise two vertices with the same placed neighbours and labels get
+    the same vector half of the time (e.g. on a 4-cycle), and a later system
+    is singular.
     Because every non-last vertex has :math:`k \le d-1 < D` constraints, the
     null space is never empty, and the random component makes :math:`x_v`
     a generic vector: later systems that contain :math:`x_v` as a row stay
@@ -264,6 +271,7 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     floor = 1.0 + float(eps)
     scale = np.sqrt(target)
     Z = rng.standard_normal((n, dim))
+    jitter = rng.uniform(0.5, 1.5, size=n)
     worst = 1.0
     for v in order:
         lo, hi = indptr[v], indptr[v + 1]
@@ -300,6 +308,11 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
                 norm = np.linalg.norm(w)
                 if norm > 0:
                     free = max(target - float(x @ x), floor)
+                    if dim - k == 1:
+                        # a 1-D null space leaves only a sign to choose: two vertices with the same placed
+                        # neighbours and labels would get the same vector half of the time (a singular
+                        # system later); a random length keeps the vectors generic
+                        free *= jitter[v]
                     x = x + w * (np.sqrt(free) / norm)
         X[v] = x
         placed[v] = True

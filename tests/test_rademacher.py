@@ -1,0 +1,224 @@
+"""Tests of lgekit.theory.rademacher: the random-sign matrix, its spectral norm, the ER pair model."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+from hypothesis import strategies as st
+
+import lgekit.theory.rademacher as R
+from lgekit import Graph
+from lgekit.theory import (
+    PairPattern,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    erdos_renyi_pairs,
+    expected_spectral_norm,
+    fit_log_trend,
+    khintchine_bound,
+    paper_estimate,
+    rademacher_matrix,
+    spectral_norm,
+)
+from lgekit.theory import _pairs
+
+
+@st.composite
+def pair_sets(draw, max_side=12):
+    """Distinct pairs on a small (n_rows, n_cols) grid; shrinks to few pairs on small grids."""
+    n_rows = draw(st.integers(1, max_side))
+    n_cols = draw(st.integers(1, max_side))
+    cells = draw(st.sets(st.tuples(st.integers(0, n_rows - 1), st.integers(0, n_cols - 1)), min_size=1,
+                         max_size=n_rows * n_cols))
+    return np.array(sorted(cells), dtype=np.int64).reshape(-1, 2), (n_rows, n_cols)
+
+
+@given(pair_sets(), st.integers(0, 2**32 - 1))
+def test_bipartite_matrix_has_exactly_the_pattern_with_signs(data, seed):
+    pairs, shape = data
+    A = rademacher_matrix(pairs, shape=shape, seed=seed).toarray()
+    mask = np.zeros(shape, bool)
+    mask[pairs[:, 0], pairs[:, 1]] = True
+    assert np.all((A != 0) == mask)
+    assert set(np.unique(A[mask]).tolist()) <= {-1.0, 1.0}
+
+
+@given(pair_sets(), st.integers(0, 2**32 - 1))
+def test_homogeneous_matrix_is_symmetric_with_one_sign_per_pair(data, seed):
+    pairs, _ = data
+    pairs = np.sort(pairs, axis=1)
+    pairs = np.unique(pairs, axis=0)
+    n = int(pairs.max()) + 1
+    A = rademacher_matrix(pairs, kind="homogeneous", seed=seed).toarray()
+    assert A.shape == (n, n)
+    assert np.array_equal(A, A.T)
+    mask = np.zeros((n, n), bool)
+    mask[pairs[:, 0], pairs[:, 1]] = True
+    mask[pairs[:, 1], pairs[:, 0]] = True
+    assert np.all((A != 0) == mask)
+    assert set(np.unique(A[mask]).tolist()) <= {-1.0, 1.0}
+
+
+@given(pair_sets(), st.integers(0, 2**32 - 1), st.sampled_from(["bipartite", "homogeneous"]))
+def test_norm_between_row_norm_and_schur_bound(data, seed, kind):
+    # For distinct +-1 entries: ||A|| >= ||any row|| = sqrt(row count) (and columns likewise), and
+    # ||A|| <= sqrt(||A||_1 ||A||_inf) = sqrt(max row count * max col count) (Schur test).  Both always hold.
+    pairs, shape = data
+    if kind == "homogeneous":
+        pairs = np.unique(np.sort(pairs, axis=1), axis=0)
+        shape = None
+    pattern = PairPattern(pairs, shape=shape, kind=kind)
+    signs = pattern.draw_signs(seed)
+    A = pattern.matrix(signs).toarray()
+    exact = np.linalg.norm(A, 2)
+    rows, cols = (A != 0).sum(1), (A != 0).sum(0)
+    assert exact >= math.sqrt(max(rows.max(), cols.max())) * (1 - 1e-12)
+    assert exact <= math.sqrt(rows.max() * cols.max()) * (1 + 1e-12)
+    assert pattern.max_degree == max(rows.max(), cols.max())
+    assert pattern.spectral_norm(signs)[0] == pytest.approx(exact, rel=1e-12)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 14)), min_size=0, max_size=60))
+def test_csr_from_coo_matches_scipy_and_is_stable(entries):
+    rows = np.array([e[0] for e in entries], dtype=np.int32)
+    cols = np.array([e[1] for e in entries], dtype=np.int32)
+    indptr, indices, perm = _pairs.csr_from_coo(10, rows, cols)
+    assert np.array_equal(np.diff(indptr), np.bincount(rows, minlength=10))
+    assert np.array_equal(rows[perm], np.repeat(np.arange(10), np.diff(indptr)))
+    assert np.array_equal(cols[perm], indices)
+    # stable: within a row, input order is kept
+    for r in range(10):
+        seg = perm[indptr[r]:indptr[r + 1]]
+        assert np.all(np.diff(seg) > 0)
+
+
+@pytest.mark.parametrize("kind", ["bipartite", "homogeneous"])
+def test_lanczos_matches_dense_svd_within_tol_and_from_below(monkeypatch, kind):
+    # force the Lanczos path on a matrix small enough for an exact SVD
+    monkeypatch.setattr(R, "_DENSE_LIMIT", 10)
+    pattern = PairPattern.erdos_renyi(600, 6, kind=kind, seed=3)
+    signs = pattern.draw_signs(4)
+    exact = np.linalg.norm(pattern.matrix(signs).toarray(), 2)
+    for tol in (1e-3, 1e-6):
+        value, info = pattern.spectral_norm(signs, tol=tol, dtype=np.float64)
+        assert info["method"] == "lanczos" and info["converged"]
+        # Ritz values never exceed the top eigenvalue; the stopping rule bounds the relative error by tol
+        assert value <= exact * (1 + 1e-9)
+        assert value >= exact * (1 - tol)
+    value32 = pattern.spectral_norm(signs, tol=1e-4, dtype=np.float32)[0]
+    assert value32 == pytest.approx(exact, rel=2e-4)  # float32 rounding (1e-7) is far below tol
+    assert spectral_norm(pattern.matrix(signs), tol=1e-6) == pytest.approx(exact, rel=1e-6)
+
+
+def test_expected_spectral_norm_reproducible_and_consistent_between_seeds():
+    pattern = PairPattern.erdos_renyi(3000, 8, seed=0)
+    a = expected_spectral_norm(pattern, n_draws=4, seed=1)
+    b = expected_spectral_norm(pattern, n_draws=4, seed=1)
+    c = expected_spectral_norm(pattern, n_draws=4, seed=2)
+    assert np.array_equal(a.values, b.values)
+    # Two independent Monte Carlo means differ by at most 5 combined standard errors (Chebyshev-safe: the
+    # per-draw values concentrate, ||A|| being 1-Lipschitz in the signs) plus the one-sided solver bias
+    # (at most tol relative each).  The s.e. can be tiny, hence the explicit bias term.
+    slack = 5 * math.hypot(a.std_error, c.std_error) + 2 * a.tol * max(a.mean, c.mean)
+    assert abs(a.mean - c.mean) <= slack
+    # rigorous bounds for every draw / the expectation given the pattern
+    assert a.values.min() >= math.sqrt(a.max_degree)
+    assert a.mean <= khintchine_bound(a.max_degree, a.shape)
+    assert a.n_draws == 4 and a.kind == "bipartite" and a.shape == (3000, 3000)
+
+
+def test_dense_regime_close_to_two_sqrt_d():
+    # d = 60 >> ln n = 8: Bandeira-van Handel's leading term 2 sqrt(d) dominates; the correction
+    # C sqrt(ln n) is a few % here (the module's verify_rademacher measures 0.5-1 %), so 10 % is safe.
+    est = expected_spectral_norm(PairPattern.erdos_renyi(3000, 60, seed=5), n_draws=2, seed=6)
+    assert est.mean == pytest.approx(bandeira_van_handel_estimate(est.mean_degree), rel=0.10)
+
+
+def test_graph_input_is_homogeneous():
+    g = Graph.from_edges(np.array([[0, 1], [1, 2], [2, 3], [3, 0]]))
+    est = expected_spectral_norm(g, n_draws=3, seed=0)
+    assert est.kind == "homogeneous" and est.shape == (4, 4)
+    # a 4-cycle with any signs: eigenvalues +-sqrt(2) or +-2 (balanced signing)
+    assert set(np.round(est.values, 9)) <= {round(math.sqrt(2), 9), 2.0}
+
+
+@pytest.mark.parametrize("kind", ["bipartite", "homogeneous"])
+def test_erdos_renyi_pairs_law(kind):
+    n, d = 2000, 7.0
+    pairs = erdos_renyi_pairs(n, d, kind=kind, seed=11)
+    N = n * n if kind == "bipartite" else n * (n - 1) // 2
+    p = d / n if kind == "bipartite" else d / (n - 1)
+    m = pairs.shape[0]
+    # m ~ Binomial(N, p): within 5 standard deviations
+    assert abs(m - N * p) <= 5 * math.sqrt(N * p * (1 - p))
+    assert pairs.min() >= 0 and pairs.max() < n
+    assert np.unique(pairs, axis=0).shape[0] == m
+    if kind == "homogeneous":
+        assert np.all(pairs[:, 0] < pairs[:, 1])
+        deg = np.bincount(pairs.ravel(), minlength=n)
+    else:
+        deg = np.bincount(pairs[:, 0], minlength=n)
+    # mean degree of a G(n, p): its s.d. over n vertices is about sqrt(d / n) (x sqrt 2 for homogeneous)
+    assert abs(deg.mean() - d) <= 5 * math.sqrt(2 * d / n)
+    # both ends uniform: the column / second-end counts have the same mean
+    other = np.bincount(pairs[:, 1], minlength=n)
+    assert abs(other.mean() - m / n) < 1e-12
+    assert np.array_equal(erdos_renyi_pairs(n, d, kind=kind, seed=11), pairs)
+
+
+def test_predictions_and_their_meaning():
+    n, d = 10_000, 5
+    assert paper_estimate(n * d, n) == pytest.approx(math.sqrt(d * math.log(n)))
+    assert bandeira_van_handel_estimate(9) == 6.0
+    assert bbk_estimate(10, 10) == pytest.approx(2 * math.sqrt(10))  # alpha < 2: the bulk edge
+    D = 40
+    assert bbk_estimate(D, 10) == pytest.approx(D / math.sqrt(D - 10))  # star of degree D, leaves of degree d
+    assert khintchine_bound(9, (10, 10)) == pytest.approx(math.sqrt(18 * math.log(20)))
+
+
+def test_fit_log_trend_recovers_a_line():
+    ns = np.array([1e3, 1e4, 1e5])
+    fit = fit_log_trend(ns, 2.0 + 0.1 * np.log(ns))
+    assert fit["slope"] == pytest.approx(0.1) and fit["intercept"] == pytest.approx(2.0)
+    assert fit["growth"] == pytest.approx(0.1 * np.log(100) / (2 + 0.1 * np.log(1e3)))
+    with pytest.raises(ValueError, match="at least two"):
+        fit_log_trend([10], [1.0])
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"\(m, 2\)"):
+        rademacher_matrix(np.arange(6), seed=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        rademacher_matrix(np.array([[0, -1]]), seed=0)
+    with pytest.raises(ValueError, match="outside shape"):
+        rademacher_matrix(np.array([[0, 5]]), shape=(3, 3), seed=0)
+    with pytest.raises(TypeError, match="integer"):
+        rademacher_matrix(np.array([[0.5, 1.0]]), seed=0)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rademacher_matrix(np.array([[0, 1]]), kind="directed", seed=0)
+    with pytest.raises(ValueError, match="square"):
+        PairPattern(np.array([[0, 1]]), shape=(2, 3), kind="homogeneous")
+    with pytest.raises(ValueError, match="tol"):
+        expected_spectral_norm(np.array([[0, 1]]), tol=0)
+    with pytest.raises(ValueError, match="n_draws"):
+        expected_spectral_norm(np.array([[0, 1]]), n_draws=0)
+    with pytest.raises(ValueError, match="dtype"):
+        expected_spectral_norm(np.array([[0, 1]]), dtype=np.int32)
+    with pytest.raises(ValueError, match="signs is required"):
+        spectral_norm(PairPattern(np.array([[0, 1]])))
+    with pytest.raises(ValueError, match="signs must have shape"):
+        PairPattern(np.array([[0, 1]])).matrix(np.ones(3))
+    with pytest.raises(ValueError, match="d must be a positive"):
+        erdos_renyi_pairs(10, -1)
+    with pytest.raises(ValueError, match="exceeds"):
+        erdos_renyi_pairs(10, 20)
+    with pytest.raises(TypeError, match="seed"):
+        erdos_renyi_pairs(10, 2, seed="x")
+
+
+def test_scipy_matrix_input_to_spectral_norm():
+    A = sp.random(50, 70, density=0.1, random_state=0, format="csr")
+    assert spectral_norm(A) == pytest.approx(np.linalg.norm(A.toarray(), 2))
+    with pytest.raises(TypeError, match="matrix_or_pattern"):
+        spectral_norm([[1, 2]])
