@@ -271,8 +271,15 @@ def dcd_poor_near_zero(runs):
                              {k: v["test"]["mean"] for k, v in stats.items()})
     lam0 = min(groups)
     if lam0 not in finished:
-        return _inconclusive(claim, f"no finished run at the smallest {_lam(lam0)} "
-                                    f"({stats[lam0]['test']['n_diverged']} diverged)")
+        div = [lam for lam in groups if lam not in finished and stats[lam]["test"]["n_diverged"]]
+        low = min(finished)
+        best_lam = max(finished, key=lambda k: finished[k]["test"]["mean"])
+        return _inconclusive(
+            claim, f"no finished run at the smallest {_lam(lam0)} (diverged at λr ∈ {{"
+                   + ", ".join(f"{v:g}" for v in div) + f"}}); the smallest finished, {_lam(low)}, has test AP "
+                   f"{_fmt(finished[low]['test']['mean'])} (train AP {_fmt(finished[low]['train']['mean'])}) vs best "
+                   f"{_fmt(finished[best_lam]['test']['mean'])} at {_lam(best_lam)}",
+            {"diverged_lam_r": div, "test_ap": {k: v["test"]["mean"] for k, v in stats.items()}})
     best_lam = max(finished, key=lambda k: finished[k]["test"]["mean"])
     b, z = finished[best_lam]["test"], finished[lam0]["test"]
     gap = b["mean"] - z["mean"]
