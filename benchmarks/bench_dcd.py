@@ -28,6 +28,7 @@ Usage::
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_dcd.py [--repeats 5] [--dims 100,1600]
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -76,7 +77,9 @@ def main(argv=None):
     split = split_edges(graph, seed=0)
     n_samples = len(split.train_positives)
     print(f"lgekit {lgekit.__version__}: {graph!r}; {n_samples:,} training edges, "
-          f"{len(split.train_negatives):,} negatives; {args.repeats} rounds")
+          f"{len(split.train_negatives):,} negatives; {args.repeats} rounds; "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (timings are only comparable "
+          "within one run when the machine is shared)")
 
     failed = False
     for dim in dims:
@@ -127,6 +130,7 @@ def main(argv=None):
               + (f"   target >= 1.8: {'yes' if speedup >= 1.8 else 'NO'}" if dim == 100 else ""))
         print(f"deterministic 2-thread speed-up: {med[det1] / med[det2]:.2f} "
               f"(update only: {umed[det1] / umed[det2]:.2f}; {configs[det1]._n_colors} colour classes)")
+        print(f"load average now {os.getloadavg()[0]:.1f}")
         if dim == 100:
             failed |= ratio > 1.5 or speedup < 1.8
     return 1 if failed else 0
