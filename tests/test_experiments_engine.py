@@ -382,3 +382,21 @@ def test_unreachable_scheduler_names_the_address(tmp_path):
     plan = tiny_plan(["fig6"])
     with pytest.raises(SchedulerUnreachable, match=f"tcp://127.0.0.1:{port}"):
         run_sweep(plan.cells, tmp_path, scheduler=f"127.0.0.1:{port}", progress=False, timeout=2)
+
+
+@pytest.mark.slow
+def test_dask_cluster_by_address(tiny_sweep, tmp_path):
+    """``--scheduler tcp://HOST:PORT``: the same tasks sent to an already running cluster."""
+    distributed = pytest.importorskip("distributed")
+    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments.engine import run_sweep
+
+    plan_all, out, _, _ = tiny_sweep
+    plan = tiny_plan(["fig6"], seeds=1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        result = run_sweep(plan.cells, tmp_path, scheduler=cluster.scheduler_address, progress=False)
+        assert result.n_error == 0 and result.engine == f"dask:{cluster.scheduler_address}"
+    ref, new = ResultsStore(out), ResultsStore(tmp_path)
+    for key in plan.cells:
+        assert strip_timings(ref.get(key)) == strip_timings(new.get(key))
