@@ -278,7 +278,11 @@ class HingeEmbedding(BaseEmbedding):
         vertices split across threads without locks (a vertex may read a
         neighbour's vector while it is written); with ``n_threads=1`` this is
         exactly the paper's sequential algorithm and reproducible, with more
-        threads it is not reproducible.
+        threads it is not reproducible.  The deterministic schedule waits at
+        a barrier after each colour class (about 50 on BlogCatalog): on a
+        machine whose cores are busy with other work, a descheduled thread
+        stalls the others and spinning threads steal CPU, which can make two
+        threads slower than one; ``OMP_WAIT_POLICY=passive`` limits the damage.
     random_state : None, int or numpy.random.Generator
         Seeds the initialisation, the negatives drawn for a graph, the
         colouring and every epoch's orders.
