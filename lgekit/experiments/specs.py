@@ -33,6 +33,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import __version__
+
 __all__ = [
     "FIGURES", "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION",
     "Plan", "canonical_json", "cell_key", "dataset_spec", "expand", "resolve_figures",
@@ -344,6 +346,7 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
                 record["f1_epochs"] = _round_f1_epochs(record.get("f1_epochs", []), params["epochs"])
                 run = {
                     "schema": SCHEMA_VERSION,
+                    "lgekit": __version__,  # another release's results are never silently reused
                     "dataset": data,
                     "split": dict(SPLIT, seed=seed),
                     "model": spec["model"],
