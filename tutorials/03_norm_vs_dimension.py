@@ -157,12 +157,15 @@ plt.show()
 # best rank-$D$ approximation (truncated eigen/singular value decomposition)
 # and split it as $X Y^\top$.
 #
-# (Our `LogisticEmbedding` draws negatives *uniformly*, not by degree; then
-# the same calculation gives, on edges, a constant
-# $\log\frac{\lambda_+ n^2}{\lambda_- 2k|E|}$, and $-\infty$ on every sampled
-# negative pair -- an unconstrained optimum at infinite norm, which is
-# notebook 2's norm growth again.  We use the classical degree-based matrix
-# here because it is the textbook construction.)
+# (Our `LogisticEmbedding` draws negatives *uniformly* and never draws an
+# edge as a negative.  The same pair-by-pair calculation then has no finite
+# answer: a training edge only ever appears as a positive, so its optimal
+# score is $+\infty$, and a sampled negative pair only as a negative, so its
+# optimal score is $-\infty$ -- an unconstrained optimum at infinite norm,
+# which is notebook 2's norm growth again.  A norm penalty keeps the solution
+# finite; a small dimension does so only if it leaves the pairs
+# non-separable.  We use the classical degree-based matrix here because it
+# is the textbook construction.)
 #
 # We build $M$ from the **training** graph only.  It is symmetric, so its
 # singular value decomposition comes from its eigendecomposition
