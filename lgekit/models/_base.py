@@ -334,8 +334,7 @@ class BaseEmbedding(BaseEstimator):
             self._rng = rng
             train = self._coerce_data(data, rng)
             self._kernel_seed = draw_seed(rng)
-            init = rng.uniform(-self.init_scale, self.init_scale, size=(train.n_nodes, self.dim))
-            self.embedding_ = np.ascontiguousarray(init, dtype=self._dtype)
+            self.embedding_ = self._initial_embedding(train.n_nodes, rng)
             self.history_ = []
             self.n_iter_ = 0
             start = 0
@@ -346,6 +345,15 @@ class BaseEmbedding(BaseEstimator):
         self._init_solver(train, self._kernel_seed)
         self._train(callbacks, start, n_epochs)
         return self
+
+    def _initial_embedding(self, n_nodes, rng, block=65536):
+        """Uniform in [-init_scale, init_scale], drawn row block by row block (the same numbers as one
+        ``rng.uniform`` call, without its float64 temporary of the whole matrix)."""
+        emb = np.empty((n_nodes, self.dim), dtype=self._dtype)
+        for lo in range(0, n_nodes, block):
+            hi = min(lo + block, n_nodes)
+            emb[lo:hi] = rng.uniform(-self.init_scale, self.init_scale, size=(hi - lo, self.dim))
+        return emb
 
     def _train(self, callbacks, start, n_epochs):
         self._last_planned_epoch = start + n_epochs - 1

@@ -228,7 +228,9 @@ class LogisticEmbedding(BaseEmbedding):
             raise ValueError(f"data: too large for the SGD kernel ({n} nodes, {n_pos + n_neg} pairs; "
                              f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
         self._seed = int(seed)
-        self._pairs = np.ascontiguousarray(np.vstack([data.positives, data.negatives]), dtype=np.int32)
+        self._pairs = np.empty((n_pos + n_neg, 2), dtype=np.int32)
+        self._pairs[:n_pos] = data.positives
+        self._pairs[n_pos:] = data.negatives
         self._n_pos = n_pos
         self._coef = np.concatenate([self.lam_pos * data.pos_weights, np.full(n_neg, float(self.lam_neg))])
         self._pos_indptr, self._pos_nbr, src = _incidence(self._pairs[:n_pos], n)
@@ -269,7 +271,7 @@ class LogisticEmbedding(BaseEmbedding):
         self._rfac = np.where(count > 0, 2.0 * float(self.lam_r) / np.maximum(count, 1), 0.0)
 
     def learning_rate(self, epoch):
-        """The step :math:`\gamma_t = lr (t + lr\\_offset)^{-1/2}` of epoch ``t`` (0-based)."""
+        r"""The step :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}` of epoch ``t`` (0-based)."""
         return float(self.lr) * (epoch + float(self.lr_offset)) ** -0.5
 
     def _run_epoch(self, epoch):
