@@ -59,18 +59,20 @@ def prepared_model(split, n_threads, schedule, dtype="float32"):
 
 
 def time_kernel(m, repeats, epoch0=0):
+    """Median wall time and median CPU time (all threads) of the update pass."""
     det = m.schedule == "deterministic"
-    times = []
+    times, cpu = [], []
     for r in range(repeats + 1):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
-                               m._work_last, m._work_lvl, m._seed, epoch0 + r, m.learning_rate(epoch0 + r),
+                               m._work_last, m._work_lvl, m._work_tkt, m._seed, epoch0 + r, m.learning_rate(epoch0 + r),
                                int(m.n_threads), det)
-        dt = time.perf_counter() - t0
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
         assert flag == 0
         if r:  # the first run is a warm-up
             times.append(dt)
-    return float(np.median(times))
+            cpu.append(dc)
+    return float(np.median(times)), float(np.median(cpu))
 
 
 def time_full_epoch(split, repeats):
@@ -130,7 +132,7 @@ def time_numpy(split, repeats):
     # check: the kernel's epoch from the same start gives the same result (float32 rounding only)
     m.embedding_[...] = start
     _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
-                    m._work_last, m._work_lvl, m._seed, repeats - 1, m.learning_rate(repeats - 1), 1, True)
+                    m._work_last, m._work_lvl, m._work_tkt, m._seed, repeats - 1, m.learning_rate(repeats - 1), 1, True)
     err = float(np.abs(m.embedding_ - X).max())
     return float(np.median(times)), err
 
@@ -204,14 +206,15 @@ def main(argv=None):
         print(f"{name:<28} {seconds * 1e3:9.1f} ms   {n_samples / seconds / 1e6:7.2f} M samples/s  {note}",
               flush=True)
 
-    t1 = time_kernel(prepared_model(split, 1, "deterministic"), repeats)
-    row("kernel, 1 thread", t1)
-    th = time_kernel(prepared_model(split, 2, "hogwild"), repeats)
-    row("kernel, 2 threads hogwild", th, f"speed-up {t1 / th:.2f}x")
-    td = time_kernel(prepared_model(split, 2, "deterministic"), repeats)
+    t1, c1 = time_kernel(prepared_model(split, 1, "deterministic"), repeats)
+    row("kernel, 1 thread", t1, f"CPU time {c1 * 1e3:.1f} ms = {n_samples / c1 / 1e6:.2f} M samples/CPU-s "
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    th, ch = time_kernel(prepared_model(split, 2, "hogwild"), repeats)
+    row("kernel, 2 threads hogwild", th, f"speed-up {t1 / th:.2f}x, CPU time {ch * 1e3:.1f} ms")
+    td, cd = time_kernel(prepared_model(split, 2, "deterministic"), repeats)
     m = prepared_model(split, 2, "deterministic")
     levels = _sgd.edge_levels(m._records, m.embedding_.shape[0], m._seed, 0)
-    row("kernel, 2 threads determ.", td, f"speed-up {t1 / td:.2f}x ({levels:,} levels)")
+    row("kernel, 2 threads determ.", td, f"speed-up {t1 / td:.2f}x ({levels:,} levels), CPU time {cd * 1e3:.1f} ms")
     tf = time_full_epoch(split, max(3, repeats // 2))
     row("full epoch (+diagnostics)", tf, "1 thread")
     tn, err = time_numpy(split, 2 if args.quick else 3)

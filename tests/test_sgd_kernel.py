@@ -293,7 +293,7 @@ def test_nonfinite_score_sets_flag_and_stops():
     work = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
     flag = _sgd.edge_epoch(emb, records, work, work, np.zeros(4), np.empty(3, np.int32),
                            np.empty(_sgd.shuffle_workspace_size(3), np.int64), np.empty(4, np.int32),
-                           np.empty(3, np.int32), 1, 0, 0.1)
+                           np.empty(3, np.int32), np.empty(6, np.int32), 1, 0, 0.1)
     assert flag == 1
 
 

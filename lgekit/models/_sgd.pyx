@@ -35,10 +35,14 @@ sequence is split into contiguous chunks processed concurrently without locks
 (Recht et al. 2011); not reproducible.  ``deterministic``: each task (pair,
 or vertex) gets a level ``1 + max(level of the earlier tasks it conflicts
 with)`` (conflict: shares a vertex, or for vertex order, is a neighbour); the
-tasks of one level touch disjoint rows, levels run in order with a barrier
-between them and the tasks of a level in parallel.  Every pair of conflicting
-tasks keeps its sequential order and disjoint updates commute exactly, so the
-result is BIT-IDENTICAL to the sequential loop for any number of threads.
+tasks of one level touch disjoint rows.  Edge order: thread c takes the c-th
+slice of every level and runs through the levels without barriers; a pair
+waits until its two rows have received exactly the updates that precede it in
+the sequence (per-vertex tickets, acquire/release atomics), then publishes.
+Vertex order: levels in order with a barrier between them.  Every pair of
+conflicting tasks keeps its sequential order and disjoint updates commute
+exactly, so the result is BIT-IDENTICAL to the sequential loop for any number
+of threads.
 
 After the epoch ``diagnostics`` computes, per vertex (in parallel, results
 per vertex, summed by the caller, so also thread-count independent), the
@@ -64,6 +68,23 @@ cdef extern from *:
     """
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
+
+cdef extern from *:
+    """
+    #include <sched.h>
+    #define LGK_LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+    #define LGK_STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+    #if defined(__x86_64__) || defined(__i386__)
+    #define LGK_PAUSE() __builtin_ia32_pause()
+    #else
+    #define LGK_PAUSE() ((void)0)
+    #endif
+    #define LGK_YIELD() sched_yield()
+    """
+    int32_t LGK_LOAD_ACQ(const int32_t* p) noexcept nogil
+    void LGK_STORE_REL(int32_t* p, int32_t v) noexcept nogil
+    void LGK_PAUSE() noexcept nogil
+    void LGK_YIELD() noexcept nogil
 
 from lgekit._common cimport floating, dot, axpy, scal, sigmoid, log_sigmoid, rng_next, rng_stream, rng_below
 
@@ -389,6 +410,59 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
             return
 
 
+cdef inline bint _wait_ticket(const int32_t* done, int32_t x, int32_t ticket, const int* flag) noexcept nogil:
+    """Wait until vertex x has seen ``ticket`` updates (acquire); False if the run was aborted."""
+    cdef int spins = 0
+    while LGK_LOAD_ACQ(done + x) != ticket:
+        if flag[0]:
+            return False
+        spins += 1
+        if spins < 256:
+            LGK_PAUSE()
+        else:
+            LGK_YIELD()     # the thread we wait for may need this CPU (busy machine)
+    return True
+
+
+cdef void _edge_run_dataflow(floating* E, Py_ssize_t D, const PairRec* seq, const int32_t* tkt,
+                             Py_ssize_t lo, Py_ssize_t hi, const double* R, double lr, int32_t* done,
+                             int* flag) noexcept nogil:
+    """Like _edge_run, but pair k first waits until its two vertices have received exactly the
+    updates that precede it in the sequential order (tickets tkt[2k], tkt[2k + 1]) and then
+    publishes its own (release): conflicting pairs keep their sequential order, so the result is
+    that of the sequential loop, with no global barrier."""
+    cdef Py_ssize_t k
+    cdef const PairRec* r
+    for k in range(lo, hi):
+        if flag[0]:
+            return
+        if k + _PF_NEAR < hi:
+            r = seq + k + _PF_NEAR
+            _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
+            _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+        r = seq + k
+        if not _wait_ticket(done, r.u, tkt[2 * k], flag) or not _wait_ticket(done, r.v, tkt[2 * k + 1], flag):
+            return
+        if _edge_step(E, D, r, R, lr):
+            flag[0] = 1
+            return
+        LGK_STORE_REL(done + r.u, tkt[2 * k] + 1)
+        LGK_STORE_REL(done + r.v, tkt[2 * k + 1] + 1)
+
+
+cdef void _tickets(const PairRec* seq, Py_ssize_t P, Py_ssize_t n, int32_t* count, int32_t* tkt) noexcept nogil:
+    """tkt[2k], tkt[2k+1]: how many earlier pairs of ``seq`` touch u, v.  In level-grouped order
+    a vertex's pairs keep their sequential order, so these are the sequential counts."""
+    cdef Py_ssize_t k, x
+    for x in range(n):
+        count[x] = 0
+    for k in range(P):
+        tkt[2 * k] = count[seq[k].u]
+        count[seq[k].u] += 1
+        tkt[2 * k + 1] = count[seq[k].v]
+        count[seq[k].v] += 1
+
+
 cdef Py_ssize_t _edge_levels(const PairRec* seq, Py_ssize_t P, Py_ssize_t n, int32_t* last,
                              int32_t* lvl) noexcept nogil:
     """lvl[k] = 1 + max level of the earlier pairs sharing a vertex with pair k; returns L."""
@@ -449,14 +523,14 @@ cdef int _group_by_level(const PairRec* src, PairRec* dst, const int32_t* lvl, P
 
 def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] work, PairRec[::1] work2,
                const double[::1] rfac, int32_t[::1] work_bid, int64_t[::1] work_off, int32_t[::1] work_last,
-               int32_t[::1] work_lvl, uint64_t seed, Py_ssize_t epoch, double lr, int n_threads=1,
-               bint deterministic=True):
+               int32_t[::1] work_lvl, int32_t[::1] work_tkt, uint64_t seed, Py_ssize_t epoch, double lr,
+               int n_threads=1, bint deterministic=True):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
     ``records``: the P training pairs (see ``fill_records``); ``work``: P records (receives the
-    shuffled sequence); ``work2``: P records (deterministic schedule with n_threads > 1 only, else
-    may have length 1); ``work_bid``, ``work_lvl``: P int32; ``work_off``:
-    ``shuffle_workspace_size(P)`` int64; ``work_last``: n int32.
+    shuffled sequence); ``work2``: P records, ``work_lvl``: P int32 and ``work_tkt``: 2 P int32
+    (deterministic schedule with n_threads > 1 only, else they may have length 1); ``work_bid``:
+    P int32; ``work_off``: ``shuffle_workspace_size(P)`` int64; ``work_last``: n int32.
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
     cdef Py_ssize_t c, L = 0, lev = 0, lo, hi, span
@@ -474,7 +548,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     if work.shape[0] < P or work_bid.shape[0] < P or work_off.shape[0] < shuffle_workspace_size(P):
         raise ValueError("edge_epoch: work arrays too small")
     if n_threads > 1 and deterministic and (work2.shape[0] < P or work_lvl.shape[0] < P
-                                            or work_last.shape[0] < n):
+                                            or work_last.shape[0] < n or work_tkt.shape[0] < 2 * P):
         raise ValueError("edge_epoch: deterministic work arrays too small")
     with nogil:
         _shuffle_records(&records[0], W, P, &work_bid[0], &work_off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
@@ -491,13 +565,17 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
             if BP == NULL or _group_by_level(W, T, &work_lvl[0], P, L, BP, n_threads):
                 flag = 2
             else:
-                with parallel(num_threads=n_threads):
+                # thread c takes the c-th slice of every level and runs through the levels without
+                # barriers, waiting only for the pairs it depends on (vertex tickets)
+                _tickets(T, P, n, &work_last[0], &work_tkt[0])
+                for c in range(n):
+                    work_last[c] = 0
+                for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
                     for lev in range(1, L + 1):
-                        for c in prange(n_threads, schedule="static", chunksize=1):
-                            span = BP[lev + 1] - BP[lev]
-                            lo = BP[lev] + (span * c) // n_threads
-                            hi = BP[lev] + (span * (c + 1)) // n_threads
-                            _edge_run(E, D, T, lo, hi, R, lr, fp)
+                        span = BP[lev + 1] - BP[lev]
+                        lo = BP[lev] + (span * c) // n_threads
+                        hi = BP[lev] + (span * (c + 1)) // n_threads
+                        _edge_run_dataflow(E, D, T, &work_tkt[0], lo, hi, R, lr, &work_last[0], fp)
             free(BP)
     return flag
 

@@ -149,12 +149,16 @@ class LogisticEmbedding(BaseEmbedding):
     reproducible.  ``schedule="deterministic"`` gives bit-identical results
     for ANY ``n_threads`` -- identical to ``n_threads=1``: the shuffled
     sequence is cut into levels (a pair's level is one more than the
-    highest level of the earlier pairs sharing a vertex with it), pairs of
-    one level touch disjoint rows and run in parallel, levels run in order;
-    every two conflicting pairs keep their sequential order and disjoint
-    updates commute exactly.  Its speed-up is limited by the number of
-    levels (at least the largest vertex pair count, e.g. ~3,500 on
-    BlogCatalog) and by barrier costs on a busy machine.
+    highest level of the earlier pairs sharing a vertex with it); thread
+    ``c`` takes the ``c``-th slice of every level and runs through the
+    levels without barriers, but before a pair updates ``x_u`` and ``x_v`` it
+    waits until those two rows have received exactly the updates that
+    precede the pair in the sequence (per-vertex tickets, acquire/release).
+    Every two conflicting pairs thus keep their sequential order, and
+    disjoint updates commute exactly.  The speed-up is limited by the
+    dependency chains (the largest vertex pair count, ~3,400 levels on
+    BlogCatalog) and by waits when a thread is descheduled.  Vertex order
+    uses the same levels with a barrier between levels.
     ``schedule="hogwild"`` splits the sequence into one contiguous slice per
     thread updated without locks (Recht et al. 2011): fastest, but results
     depend on thread timing and are not reproducible for ``n_threads > 1``.
@@ -256,6 +260,7 @@ class LogisticEmbedding(BaseEmbedding):
             self._work_off = np.empty(_sgd.shuffle_workspace_size(P), np.int64)
             self._work_last = np.empty(max(n, 1), np.int32)
             self._work_lvl = np.empty(max(P, 1) if parallel_det else 1, np.int32)
+            self._work_tkt = np.empty(2 * P if parallel_det else 1, np.int32)
         else:
             self._work_lvl = np.empty(max(n, 1), np.int32)
             self._work_bptr = np.empty(n + 2, np.int64)
@@ -291,8 +296,8 @@ class LogisticEmbedding(BaseEmbedding):
         emb = self.embedding_
         if self.order == "edge":
             flag = _sgd.edge_epoch(emb, self._records, self._work, self._work2, self._rfac, self._work_bid,
-                                   self._work_off, self._work_last, self._work_lvl, self._seed, epoch, lr,
-                                   threads, deterministic)
+                                   self._work_off, self._work_last, self._work_lvl, self._work_tkt, self._seed,
+                                   epoch, lr, threads, deterministic)
             if flag == 2:
                 raise MemoryError("edge_epoch: out of memory for the deterministic schedule's level table")
         else:
