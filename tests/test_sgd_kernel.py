@@ -301,3 +301,16 @@ def test_fill_records_signs():
     records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
     _sgd.fill_records(records, np.array([[0, 1], [1, 2], [0, 2]], np.int32), np.array([2.0, 0.5, 0.03]), 2)
     assert records["u"].tolist() == [0, 1, 0] and records["c"].tolist() == [2.0, 0.5, -0.03]
+
+
+def test_deterministic_schedule_on_a_hub():
+    # a star plus a ring: every pair touches the hub or a ring neighbour, so the pair sequence is one
+    # long dependency chain; threads wait on each other all the time and must neither deadlock nor
+    # change a bit
+    n = 400
+    edges = [(0, i) for i in range(1, n)] + [(i, i % (n - 1) + 1) for i in range(1, n)]
+    g = lgekit.Graph.from_edges(np.array(edges), nodes=n)
+    kw = dict(dim=8, epochs=2, lam_r=0.1, lr=0.3, random_state=1)
+    ref = LogisticEmbedding(**kw).fit(g).embedding_
+    for t in (2, 3):
+        assert np.array_equal(LogisticEmbedding(n_threads=t, **kw).fit(g).embedding_, ref)
