@@ -28,6 +28,10 @@ def atomic_path(path, suffix=None):
         dir=folder,
     )
     os.close(fd)
+    # mkstemp creates the file 0600; give the result the mode a plain open() would
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     try:
         yield Path(tmp)
         with open(tmp, "rb+") as fh:
