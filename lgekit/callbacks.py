@@ -71,9 +71,13 @@ class LinkPredictionCallback(Callback):
     train : bool, default True
         Also compute the train AP (about twice the cost of the test AP when
         the test set is a fifth of the edges).
+    heldout_name : str, default "test"
+        Name of the held-out field, ``"<heldout_name>_ap"``: pass ``"val"``
+        when the split is a validation split carved out of a training graph
+        (for early stopping), so records say ``"val_ap"``.
     """
 
-    def __init__(self, split, every=1, train=True):
+    def __init__(self, split, every=1, train=True, heldout_name="test"):
         for attr in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
             if not hasattr(split, attr):
                 raise TypeError(f"split must be an EdgeSplit (from lgekit.split_edges), "
@@ -81,6 +85,9 @@ class LinkPredictionCallback(Callback):
         self.split = split
         self.every = _check_every(every)
         self.train = bool(train)
+        if not isinstance(heldout_name, str) or not heldout_name.isidentifier():
+            raise ValueError(f"heldout_name must be an identifier such as 'test' or 'val', got {heldout_name!r}")
+        self.heldout_name = heldout_name
 
     def on_epoch_end(self, model, epoch, record):
         from .metrics import average_precision
@@ -91,7 +98,7 @@ class LinkPredictionCallback(Callback):
         s = self.split
         if self.train:
             record["train_ap"] = float(average_precision(emb, s.train_positives, s.train_negatives))
-        record["test_ap"] = float(average_precision(emb, s.test_positives, s.test_negatives))
+        record[f"{self.heldout_name}_ap"] = float(average_precision(emb, s.test_positives, s.test_negatives))
         return False
 
 

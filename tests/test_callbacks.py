@@ -75,6 +75,15 @@ def test_link_prediction_every_k_and_last_epoch(split):
     assert has == [(False, False), (True, False), (False, False), (True, False), (True, False)]
 
 
+def test_link_prediction_heldout_name_for_validation_splits(split):
+    m = model(epochs=2).fit(split, callbacks=[LinkPredictionCallback(split, train=False, heldout_name="val")])
+    assert all("val_ap" in r and "test_ap" not in r for r in m.history_)
+    stopper = EarlyStopping(monitor="val_ap", patience=1)
+    model(epochs=3).fit(split, callbacks=[LinkPredictionCallback(split, heldout_name="val"), stopper])
+    with pytest.raises(ValueError, match="heldout_name"):
+        LinkPredictionCallback(split, heldout_name="val ap")
+
+
 def test_node_classification_callback(labelled_graph, split):
     cb = NodeClassificationCallback(labelled_graph, every=3)
     m = model(epochs=6).fit(split, callbacks=[cb])

@@ -43,6 +43,7 @@ from .bounds import (
     logistic_loss_bound,
     norm_constants,
     theorem1_bound,
+    training_sample_pairs,
 )
 from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph, signed_pair_objective
 from .reports import (
