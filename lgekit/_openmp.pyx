@@ -1,4 +1,4 @@
-"""Build facts of the compiled kernels (is OpenMP in? how many threads?)."""
+"""Build and CPU facts for the compiled kernels: OpenMP, thread count, AVX2+FMA."""
 
 cdef extern from *:
     """
@@ -14,6 +14,19 @@ cdef extern from *:
     int lgekit_openmp_enabled() noexcept nogil
     int lgekit_max_threads() noexcept nogil
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) && (defined(__x86_64__) || defined(_M_X64))
+    static int lgekit_cpu_avx2_fma(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    #else
+    static int lgekit_cpu_avx2_fma(void) { return 0; }
+    #endif
+    """
+    int lgekit_cpu_avx2_fma() noexcept nogil
+
 
 def openmp_enabled():
     """True when the kernels were compiled with OpenMP support."""
@@ -23,3 +36,8 @@ def openmp_enabled():
 def max_threads():
     """OpenMP's default thread count (1 without OpenMP)."""
     return int(lgekit_max_threads())
+
+
+def cpu_supports_avx2_fma():
+    """True when this CPU runs AVX2 and FMA instructions (x86-64 with GCC/Clang builds)."""
+    return bool(lgekit_cpu_avx2_fma())

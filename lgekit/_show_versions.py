@@ -9,6 +9,13 @@ _DEPENDENCIES = ["numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", 
                  "Cython", "hypothesis", "pytest", "dask", "distributed", "gensim"]
 
 
+def _kernel_variants():
+    from ._simd import kernel_variant
+    from .models import hinge, logistic
+
+    return ", ".join(f"{m.__name__.rsplit('.', 1)[1].removesuffix('_avx2')}={kernel_variant(m)}" for m in (logistic._sgd, hinge._dcd))
+
+
 def _versions():
     from . import __version__
     from ._openmp import max_threads, openmp_enabled
@@ -19,6 +26,7 @@ def _versions():
         "platform": platform.platform(),
         "openmp": openmp_enabled(),
         "openmp_max_threads": max_threads(),
+        "kernels": _kernel_variants(),
     }
     for name in _DEPENDENCIES:
         try:

@@ -6,8 +6,10 @@ from collections import namedtuple
 import numpy as np
 
 from .._random import check_random_state, draw_seed
-from . import _dcd
+from .._simd import load_kernel
 from ._base import BaseEmbedding
+
+_dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
 
 __all__ = ["HingeEmbedding", "solve_vertex_svm", "pair_csr", "PairCSR"]
 

@@ -3,8 +3,10 @@ import numbers
 
 import numpy as np
 
-from . import _sgd
+from .._simd import load_kernel
 from ._base import BaseEmbedding
+
+_sgd = load_kernel("lgekit.models._sgd")  # the AVX2+FMA build when the CPU has it
 
 __all__ = ["LogisticEmbedding"]
 
