@@ -37,7 +37,7 @@ import numpy as np
 
 import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, datasets, split_edges
-from lgekit.models import _dcd
+from lgekit.models.hinge import _dcd  # the build the model runs (AVX2+FMA when the CPU has it)
 from lgekit.models.hinge import _epoch_rng
 
 
