@@ -135,6 +135,8 @@ def test_dcd_poor_near_zero():
     assert V.dcd_poor_near_zero(_points("lam_r", {0.01: 0.77, 1.0: 0.80})).verdict == V.INCONCLUSIVE
     v = V.dcd_poor_near_zero(_points("lam_r", {0.01: "diverged", 1.0: 0.8, 10.0: 0.7}))
     assert v.verdict == V.INCONCLUSIVE and "diverged at λr ∈ {0.01}" in v.evidence and "λr=1, has test AP 0.8" in v.evidence
+    v = V.dcd_poor_near_zero(_points("lam_r", {0.01: "diverged", 0.1: "diverged", 1.0: 0.74, 3.0: 0.86}))
+    assert v.verdict == V.REPRODUCED and "diverged at λr ∈ {0.01, 0.1}" in v.evidence
 
 
 # ---------------------------------------------------------------------------- Fig 6
