@@ -43,11 +43,30 @@ cdef inline uint64_t rng_below(uint64_t* state, uint64_t n) noexcept nogil:
 
 
 cdef inline floating dot(const floating* x, const floating* y, Py_ssize_t n) noexcept nogil:
-    """x . y with four independent partial sums, so the compiler can keep
-    several SIMD lanes busy without -ffast-math (the summation order is fixed,
-    hence results are reproducible)."""
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0
+    """x . y with 16 fixed partial sums (four SSE / two AVX registers of floats): the
+    additions no longer wait on each other's latency, without -ffast-math, and the
+    summation order is fixed, so results are reproducible."""
+    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    cdef floating s8 = 0, s9 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0, s14 = 0, s15 = 0
     cdef Py_ssize_t i = 0
+    while i + 16 <= n:
+        s0 += x[i] * y[i]
+        s1 += x[i + 1] * y[i + 1]
+        s2 += x[i + 2] * y[i + 2]
+        s3 += x[i + 3] * y[i + 3]
+        s4 += x[i + 4] * y[i + 4]
+        s5 += x[i + 5] * y[i + 5]
+        s6 += x[i + 6] * y[i + 6]
+        s7 += x[i + 7] * y[i + 7]
+        s8 += x[i + 8] * y[i + 8]
+        s9 += x[i + 9] * y[i + 9]
+        s10 += x[i + 10] * y[i + 10]
+        s11 += x[i + 11] * y[i + 11]
+        s12 += x[i + 12] * y[i + 12]
+        s13 += x[i + 13] * y[i + 13]
+        s14 += x[i + 14] * y[i + 14]
+        s15 += x[i + 15] * y[i + 15]
+        i += 16
     while i + 4 <= n:
         s0 += x[i] * y[i]
         s1 += x[i + 1] * y[i + 1]
@@ -57,7 +76,7 @@ cdef inline floating dot(const floating* x, const floating* y, Py_ssize_t n) noe
     while i < n:
         s0 += x[i] * y[i]
         i += 1
-    return (s0 + s1) + (s2 + s3)
+    return (((s0 + s4) + (s8 + s12)) + ((s1 + s5) + (s9 + s13))) + (((s2 + s6) + (s10 + s14)) + ((s3 + s7) + (s11 + s15)))
 
 
 cdef inline void axpy(floating a, const floating* x, floating* y, Py_ssize_t n) noexcept nogil:

@@ -89,43 +89,6 @@ cdef extern from *:
 from lgekit._common cimport floating, dot, axpy, scal, sigmoid, log_sigmoid, rng_next, rng_stream, rng_below
 
 
-# --------------------------------------------------------------------- dot product
-cdef inline floating _dot(const floating* x, const floating* y, Py_ssize_t n) noexcept nogil:
-    """x . y with 16 fixed partial sums (four SSE registers of floats, eight of doubles): the
-    additions no longer wait on each other's latency, and the order is fixed (reproducible)."""
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
-    cdef floating s8 = 0, s9 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0, s14 = 0, s15 = 0
-    cdef Py_ssize_t i = 0
-    while i + 16 <= n:
-        s0 += x[i] * y[i]
-        s1 += x[i + 1] * y[i + 1]
-        s2 += x[i + 2] * y[i + 2]
-        s3 += x[i + 3] * y[i + 3]
-        s4 += x[i + 4] * y[i + 4]
-        s5 += x[i + 5] * y[i + 5]
-        s6 += x[i + 6] * y[i + 6]
-        s7 += x[i + 7] * y[i + 7]
-        s8 += x[i + 8] * y[i + 8]
-        s9 += x[i + 9] * y[i + 9]
-        s10 += x[i + 10] * y[i + 10]
-        s11 += x[i + 11] * y[i + 11]
-        s12 += x[i + 12] * y[i + 12]
-        s13 += x[i + 13] * y[i + 13]
-        s14 += x[i + 14] * y[i + 14]
-        s15 += x[i + 15] * y[i + 15]
-        i += 16
-    while i + 4 <= n:
-        s0 += x[i] * y[i]
-        s1 += x[i + 1] * y[i + 1]
-        s2 += x[i + 2] * y[i + 2]
-        s3 += x[i + 3] * y[i + 3]
-        i += 4
-    while i < n:
-        s0 += x[i] * y[i]
-        i += 1
-    return (((s0 + s4) + (s8 + s12)) + ((s1 + s5) + (s9 + s13))) + (((s2 + s6) + (s10 + s14)) + ((s3 + s7) + (s11 + s15)))
-
-
 # --------------------------------------------------------------------- random order
 cdef packed struct PairRec:
     # One training pair as the edge-order loop reads it (16 bytes).  ``c > 0``: a positive pair
@@ -352,7 +315,7 @@ cdef inline int _edge_step(floating* emb, Py_ssize_t D, const PairRec* r, const 
     cdef Py_ssize_t u = r.u, v = r.v, i
     cdef floating* xu = emb + u * D
     cdef floating* xv = emb + v * D
-    cdef double s = _dot(xu, xv, D)
+    cdef double s = dot(xu, xv, D)
     cdef double g, c = r.c
     cdef floating k, au, av, a, b
     if not isfinite(s):
@@ -742,7 +705,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
         if j + 2 < pptr[u + 1]:
             _prefetch_row_read(emb + <Py_ssize_t>pnbr[j + 2] * D, D * sizeof(floating))
         xv = emb + <Py_ssize_t>pnbr[j] * D
-        s = _dot(xu, xv, D)
+        s = dot(xu, xv, D)
         lp -= pcoef[j] * _logsig_sigminus(s, &sm)      # -c log sigma(s), sm = sigma(-s)
         c = <floating>(-pcoef[j] * sm)
         for i in range(D):
@@ -751,7 +714,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
         if j + 2 < nptr[u + 1]:
             _prefetch_row_read(emb + <Py_ssize_t>nnbr[j + 2] * D, D * sizeof(floating))
         xv = emb + <Py_ssize_t>nnbr[j] * D
-        s = _dot(xu, xv, D)
+        s = dot(xu, xv, D)
         ln -= lam_neg * _logsig_sigminus(-s, &sm)      # -lam_neg log sigma(-s), sm = sigma(s)
         c = <floating>(lam_neg * sm)
         for i in range(D):

@@ -60,7 +60,7 @@ def csr_from_coo(Py_ssize_t n_rows, const int[::1] rows, const int[::1] cols):
             indptr[rows[k] + 1] += 1
         for r in range(n_rows):
             indptr[r + 1] += indptr[r]
-    fill_arr = indptr_arr[:-1].copy()
+    fill_arr = indptr_arr[:n_rows].copy()
     fill = fill_arr
     with nogil:
         for k in range(nnz):
