@@ -4,37 +4,29 @@ Data flows one way::
 
     files -> Graph -> split_edges -> model -> embedding -> metrics -> records -> figures
 
+* data in: :class:`Graph`, :mod:`lgekit.datasets` (loaders, registry, generators)
+* evaluation: :func:`split_edges` (leak-checked), :mod:`lgekit.metrics`
+* models: :class:`LogisticEmbedding` (SGD), :class:`HingeEmbedding` (DCD),
+  :mod:`lgekit.callbacks`
+* theory: :mod:`lgekit.theory`; the paper's figures: :mod:`lgekit.experiments`
+
 See the README for the two commands that run everything.
 """
 __version__ = "0.1.0"
 
 from ._show_versions import show_versions
 from .graph import Graph, GraphWarning
-
-__all__ = ["Graph", "GraphWarning", "show_versions", "__version__"]
-
-from . import evaluation, metrics
+from . import datasets, evaluation, metrics
 from .evaluation import EdgeSplit, split_edges
-
-__all__ += ["EdgeSplit", "split_edges", "evaluation", "metrics"]
-
-from .models import HingeEmbedding
-
-__all__ += ["HingeEmbedding"]
-
 from . import callbacks
-from .models import DivergenceError, LogisticEmbedding
-
-__all__ += ["LogisticEmbedding", "DivergenceError", "callbacks"]
-
-from . import datasets
-
-__all__ += ["datasets"]
-
+from .models import DivergenceError, HingeEmbedding, LogisticEmbedding
 from . import theory
-
-__all__ += ["theory"]
-
 from . import experiments  # cheap: specs and store only; engine, plots, report load on first use
 
-__all__ += ["experiments"]
+__all__ = [
+    "__version__", "show_versions",
+    "Graph", "GraphWarning", "datasets",
+    "EdgeSplit", "split_edges", "evaluation", "metrics",
+    "LogisticEmbedding", "HingeEmbedding", "DivergenceError", "callbacks",
+    "theory", "experiments",
+]
