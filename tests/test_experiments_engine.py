@@ -244,7 +244,7 @@ def test_tiny_sweep_runs_every_cell(tiny_sweep):
     plan, out, result, outputs = tiny_sweep
     assert result.n_error == 0, result.errors
     assert result.n_ok + result.n_diverged == len(plan.cells) and result.n_skipped == 0
-    from lgekit.experiments import ResultsStore, read_jsonl
+    from lgekit.experiments import read_jsonl
 
     index = read_jsonl(out / "records.jsonl")
     assert sorted(r["key"] for r in index) == sorted(plan.cells)

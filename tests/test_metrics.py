@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from lgekit import Graph, split_edges
 from lgekit.metrics import average_precision, node_classification_f1, pair_scores, roc_auc
 from lgekit.models.spectral import spectral_embedding
-from strategies import embeddings, graphs
+from strategies import embeddings
 
 
 @st.composite

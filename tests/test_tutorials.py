@@ -11,7 +11,6 @@ cell is followed by a solution cell tagged ``solution`` (a teacher strips
 them with ``python tutorials/strip_solutions.py``), and only the public API
 is used (no ``lgekit._private`` imports).
 """
-import os
 import re
 from pathlib import Path
 

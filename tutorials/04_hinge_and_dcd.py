@@ -52,7 +52,6 @@
 # %%
 import os
 import time
-import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np

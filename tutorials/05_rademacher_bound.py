@@ -51,7 +51,6 @@
 
 # %%
 import os
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np

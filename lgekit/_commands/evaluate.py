@@ -138,7 +138,7 @@ def align_embedding(vectors, ids, graph):
 def run(args):
     from ..cli import CommandError
     from ..metrics import average_precision, node_classification_f1, roc_auc
-    from .fit import load_graph
+    from ._common import load_graph
 
     vectors, ids = read_embedding(args.embedding)
     graph = load_graph(args.graph)

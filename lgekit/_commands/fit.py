@@ -3,6 +3,8 @@ import json
 import logging
 from pathlib import Path
 
+from ._common import load_graph
+
 __all__ = ["register", "run"]
 
 logger = logging.getLogger(__name__)
@@ -61,20 +63,6 @@ def prepare_out(folder):
     except OSError as exc:
         raise PermissionError(f"output folder {str(folder)!r} is not writable: {exc.strerror or exc}") from None
     return folder
-
-
-def load_graph(name_or_path):
-    """``lgekit.datasets.load`` with a one-line error for unknown names and unreadable files."""
-    from .. import datasets
-    from ..cli import CommandError
-
-    try:
-        return datasets.load(name_or_path)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        exists = Path(name_or_path).expanduser().exists()
-        what = "cannot read graph file" if exists else "unknown data set"
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise CommandError(f"{what} {name_or_path!r}: {message}") from None
 
 
 def run(args):

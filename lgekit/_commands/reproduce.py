@@ -69,20 +69,11 @@ def _positive_int(text):
 
 def check_dataset(dataset):
     """Load ``dataset`` once here, so that a bad name/path fails with a clear message before any work."""
-    from pathlib import Path
-
-    from .. import datasets
-    from ..cli import CommandError
+    from ._common import load_graph
 
     if dataset is None:
-        return
-    try:
-        return datasets.load(dataset)
-    except (FileNotFoundError, KeyError, ValueError) as exc:
-        exists = Path(dataset).expanduser().exists()
-        what = "cannot read data set file" if exists else "unknown data set"
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise CommandError(f"{what} {dataset!r}: {message}") from None
+        return None
+    return load_graph(dataset, kind="data set file")
 
 
 def run(args):

@@ -284,7 +284,7 @@ def dcd_poor_near_zero(runs):
         low = min(finished)
         best_lam = max(finished, key=lambda k: finished[k]["test"]["mean"])
         gap_low = finished[best_lam]["test"]["mean"] - finished[low]["test"]["mean"]
-        evidence = (f"every run diverged at λr ∈ {{" + ", ".join(f"{v:g}" for v in div) + "} (no usable embedding); "
+        evidence = ("every run diverged at λr ∈ {" + ", ".join(f"{v:g}" for v in div) + "} (no usable embedding); "
                     f"the smallest finished, {_lam(low)}, has test AP {_fmt(finished[low]['test']['mean'])} "
                     f"(train AP {_fmt(finished[low]['train']['mean'])}) vs best "
                     f"{_fmt(finished[best_lam]['test']['mean'])} at {_lam(best_lam)}")
