@@ -9,7 +9,8 @@ Rows (medians of ``--repeats`` runs after one warm-up):
 * ``kernel 1 thread`` / ``hogwild 2`` / ``deterministic 2``: the update pass alone
   (``_sgd.edge_epoch``: the parallel shuffle and the updates), D=100, float32.
 * ``full epoch``: ``partial_fit(epochs=1)``, i.e. the update pass plus the per-epoch
-  diagnostics (objective, norms, Eq. 4 gradient norms).
+  diagnostics (objective, norms, Eq. 4 gradient norms); ``diagnostics=False``: the same
+  without them.
 * ``numpy (levels)``: a vectorised NumPy implementation of the SAME epoch: the shuffled
   sequence is cut into conflict-free levels (see the kernel) and each level is one vectorised
   update, which is exactly the sequential epoch; its result is checked against the kernel's.
@@ -75,8 +76,8 @@ def time_kernel(m, repeats, epoch0=0):
     return float(np.median(times)), float(np.median(cpu))
 
 
-def time_full_epoch(split, repeats):
-    m = lgekit.LogisticEmbedding(dim=D, lam_r=0.6, epochs=1, random_state=0).fit(split)
+def time_full_epoch(split, repeats, diagnostics=True):
+    m = lgekit.LogisticEmbedding(dim=D, lam_r=0.6, epochs=1, random_state=0, diagnostics=diagnostics).fit(split)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -217,6 +218,8 @@ def main(argv=None):
     row("kernel, 2 threads determ.", td, f"speed-up {t1 / td:.2f}x ({levels:,} levels), CPU time {cd * 1e3:.1f} ms")
     tf = time_full_epoch(split, max(3, repeats // 2))
     row("full epoch (+diagnostics)", tf, "1 thread")
+    tn = time_full_epoch(split, max(3, repeats // 2), diagnostics=False)
+    row("full epoch, diagnostics=False", tn, f"1 thread; diagnostics cost {(tf - tn) * 1e3:.0f} ms per epoch")
     tn, err = time_numpy(split, 2 if args.quick else 3)
     row("numpy (levels), 1 thread", tn, f"kernel is {tn / t1:.0f}x faster; max |diff| {err:.1e}")
     for workers in (1, 2):

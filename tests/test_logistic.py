@@ -299,3 +299,16 @@ def test_resample_changes_negatives_each_epoch(split):
     assert len(neg0) == len(split.train_negatives)
     assert not np.array_equal(neg0, neg1)
     assert not np.any(split.train_graph.has_edges(neg1))
+
+
+def test_diagnostics_off_skips_the_extra_pass_but_trains_identically():
+    g = lgekit.datasets.planted_partition_graph(n_nodes=200, n_labels=4, mean_degree=10, seed=5)
+    split = lgekit.split_edges(g, seed=1)
+    kw = dict(dim=8, lam_r=0.2, epochs=3, dtype="float64", random_state=7)
+    full = lgekit.LogisticEmbedding(**kw).fit(split)
+    lean = lgekit.LogisticEmbedding(diagnostics=False, **kw).fit(split)
+    np.testing.assert_array_equal(lean.embedding_, full.embedding_)
+    assert all("objective" not in r and "mean_grad_norm" not in r for r in lean.history_)
+    assert [r["mean_norm"] for r in lean.history_] == pytest.approx([r["mean_norm"] for r in full.history_])
+    with pytest.raises(TypeError, match="diagnostics must be True or False"):
+        lgekit.LogisticEmbedding(diagnostics="yes").fit(split)
