@@ -353,6 +353,12 @@ cdef inline void _prefetch_row_read(const void* row, Py_ssize_t nbytes) noexcept
         off += 64
 
 
+cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* r) noexcept nogil:
+    """Start loading the two embedding rows of a pair that is _PF_NEAR updates ahead."""
+    _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
+    _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+
+
 cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                     const double* R, double lr, int* flag) noexcept nogil:
     """Pair updates for seq[lo:hi] in order.  The records are read sequentially; the rows they
@@ -364,8 +370,7 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
             return
         if k + _PF_NEAR < hi:
             r = seq + k + _PF_NEAR
-            _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
-            _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+            _prefetch_pair(E, D, r)
             LGK_PREFETCH(R + r.u)
             LGK_PREFETCH(R + r.v)
         if _edge_step(E, D, seq + k, R, lr):
@@ -401,8 +406,7 @@ cdef void _edge_run_dataflow(floating* E, Py_ssize_t D, const PairRec* seq, cons
             return
         if k + _PF_NEAR < hi:
             r = seq + k + _PF_NEAR
-            _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
-            _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+            _prefetch_pair(E, D, r)
         r = seq + k
         if not _wait_ticket(done, r.u, tkt[2 * k], flag) or not _wait_ticket(done, r.v, tkt[2 * k + 1], flag):
             return

@@ -43,17 +43,10 @@ def _check_real(value, name, low=None, low_open=False, high=None):
 
 
 def _check_pairs(pairs, n_nodes, name):
-    arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (m, 2), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer vertex indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.min() < 0 or arr.max() >= n_nodes:
-        raise ValueError(f"{name} must hold vertex indices in [0, {n_nodes}), got values in "
-                         f"[{arr.min()}, {arr.max()}]")
+    """Index pairs as validated for every lgekit function, minus self-pairs (no SVM term for them)."""
+    from ..evaluation import _check_pairs as check_index_pairs
+
+    arr = check_index_pairs(pairs, n_nodes, name)
     if np.any(arr[:, 0] == arr[:, 1]):
         raise ValueError(f"{name} contains self-pairs (u, u), e.g. {arr[arr[:, 0] == arr[:, 1]][0].tolist()}: "
                          "x_u . x_u is not a linear SVM term in x_u; remove them")
