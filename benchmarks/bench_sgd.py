@@ -6,16 +6,25 @@ is 267,186 samples = 1,335,930 pair updates.
 
 Rows (medians of ``--repeats`` runs after one warm-up):
 
-* ``kernel 1 thread`` / ``hogwild 2`` / ``deterministic 2``: the update pass alone
-  (``_sgd.edge_epoch``: the parallel shuffle and the updates), D=100, float32.
+* ``kernel, 1 thread``: the update pass alone (``_sgd.edge_epoch``: the epoch's ordering and the
+  updates), D=100, float32, for both schedules: ``hogwild`` visits the pairs in a uniformly random
+  order (the default, the paper's SGD), ``deterministic`` in the stratified order whose rounds of
+  vertex-disjoint, L2-sized blocks make it reproducible on any number of threads.
+* ``kernel, 2 threads``: the same on two threads; speed-ups against the same schedule on one
+  thread (and, for deterministic, against the default's one thread).
 * ``full epoch``: ``partial_fit(epochs=1)``, i.e. the update pass plus the per-epoch
   diagnostics (objective, norms, Eq. 4 gradient norms); ``diagnostics=False``: the same
   without them.
-* ``numpy (levels)``: a vectorised NumPy implementation of the SAME epoch: the shuffled
-  sequence is cut into conflict-free levels (see the kernel) and each level is one vectorised
-  update, which is exactly the sequential epoch; its result is checked against the kernel's.
+* ``numpy (levels)``: a vectorised NumPy implementation of the SAME epoch as the default
+  kernel: the shuffled sequence is cut into conflict-free levels (a pair's level is one more
+  than the highest level of the earlier pairs sharing a vertex with it) and each level is one
+  vectorised update, which is exactly the sequential epoch; its result is checked against the
+  kernel's.
 * ``gensim``: Word2Vec skip-gram, negative=4, window=1, over the training edges as two-word
   sentences (one epoch; each sentence yields two (word, context) samples), if gensim imports.
+* ``quality`` (not with --quick): 50-epoch fits on the split with both schedules, lam_r = 0.6
+  and 0: best and final test AP and whether the mean norm rises in every epoch after the first
+  (the paper's Figure 2), so that the orders' statistical effect is measured in the same run.
 * ``chung-lu``: one epoch (data preparation included, diagnostics included) of a fit on a
   Chung-Lu graph with 500,000 nodes and ~3.3M edges, in a subprocess that reports its peak RSS.
 
@@ -65,9 +74,8 @@ def time_kernel(m, repeats, epoch0=0):
     times, cpu = [], []
     for r in range(repeats + 1):
         t0, c0 = time.perf_counter(), time.process_time()
-        flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
-                               m._work_last, m._work_lvl, m._work_tkt, m._seed, epoch0 + r, m.learning_rate(epoch0 + r),
-                               int(m.n_threads), det)
+        flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, epoch0 + r,
+                               m.learning_rate(epoch0 + r), int(m.n_threads), det)
         dt, dc = time.perf_counter() - t0, time.process_time() - c0
         assert flag == 0
         if r:  # the first run is a warm-up
@@ -87,16 +95,17 @@ def time_full_epoch(split, repeats, diagnostics=True):
 
 
 def numpy_epoch(X, records, rfac, seed, epoch, lr, n):
-    """The same epoch as the kernel, vectorised per conflict-free level (exact sequential semantics)."""
-    order = _sgd.permutation(len(records), seed, epoch)
+    """The default kernel's epoch, vectorised per conflict-free level (exact sequential semantics).
+    Returns the number of levels."""
+    pairs = np.ascontiguousarray(np.column_stack([records["u"], records["v"]]), dtype=np.int32)
+    order = _sgd.edge_order(pairs, n, X.shape[1], seed, epoch, deterministic=False)[0]
     seq = records[order]
     u, v, c = seq["u"].astype(np.int64), seq["v"].astype(np.int64), seq["c"]
     # levels: 1 + max level of the earlier pairs touching u or v (a Python loop would dominate;
     # this one is the only sequential part and is done with plain ints)
-    last = np.zeros(n, np.int64)
     lvl = np.empty(len(seq), np.int64)
     uu, vv = u.tolist(), v.tolist()
-    lst = last.tolist()
+    lst = [0] * n
     for k in range(len(seq)):
         a, b = uu[k], vv[k]
         l = (lst[a] if lst[a] > lst[b] else lst[b]) + 1
@@ -117,25 +126,36 @@ def numpy_epoch(X, records, rfac, seed, epoch, lr, n):
         av = (1.0 - lr * rfac[pv]).astype(dt)[:, None]
         X[pu] = au * xu + k * xv
         X[pv] = av * xv + k * xu
-    return X
+    return int(lvl.max())
 
 
 def time_numpy(split, repeats):
-    m = prepared_model(split, 1, "deterministic")
+    m = prepared_model(split, 1, "hogwild")
     n = m.embedding_.shape[0]
     times = []
     start = m.embedding_.copy()
     for r in range(repeats):
         X = start.copy()
         t0 = time.perf_counter()
-        numpy_epoch(X, m._records, m._rfac, m._seed, r, m.learning_rate(r), n)
+        levels = numpy_epoch(X, m._records, m._rfac, m._seed, r, m.learning_rate(r), n)
         times.append(time.perf_counter() - t0)
     # check: the kernel's epoch from the same start gives the same result (float32 rounding only)
     m.embedding_[...] = start
-    _sgd.edge_epoch(m.embedding_, m._records, m._work, m._work2, m._rfac, m._work_bid, m._work_off,
-                    m._work_last, m._work_lvl, m._work_tkt, m._seed, repeats - 1, m.learning_rate(repeats - 1), 1, True)
+    _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, repeats - 1,
+                    m.learning_rate(repeats - 1), 1, False)
     err = float(np.abs(m.embedding_ - X).max())
-    return float(np.median(times)), err
+    return float(np.median(times)), err, levels
+
+
+def quality(split, schedule, lam_r, epochs=50):
+    from lgekit.callbacks import LinkPredictionCallback
+    m = lgekit.LogisticEmbedding(dim=D, lam_r=lam_r, epochs=epochs, random_state=0, schedule=schedule)
+    m.fit(split, callbacks=[LinkPredictionCallback(split, train=False)])
+    ap = np.array([r["test_ap"] for r in m.history_])
+    norms = np.array([r["mean_norm"] for r in m.history_])
+    return {"schedule": schedule, "lam_r": lam_r, "best_test_ap": float(ap.max()), "best_epoch": int(ap.argmax()),
+            "final_test_ap": float(ap[-1]), "norm_first": float(norms[0]), "norm_final": float(norms[-1]),
+            "norm_rises_every_epoch": bool(np.all(np.diff(norms)[1:] > 0))}
 
 
 def time_gensim(split, workers):
@@ -207,21 +227,25 @@ def main(argv=None):
         print(f"{name:<28} {seconds * 1e3:9.1f} ms   {n_samples / seconds / 1e6:7.2f} M samples/s  {note}",
               flush=True)
 
-    t1, c1 = time_kernel(prepared_model(split, 1, "deterministic"), repeats)
-    row("kernel, 1 thread", t1, f"CPU time {c1 * 1e3:.1f} ms = {n_samples / c1 / 1e6:.2f} M samples/CPU-s "
-        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    t1, c1 = time_kernel(prepared_model(split, 1, "hogwild"), repeats)
+    row("kernel, 1 thread, hogwild", t1, f"uniform order (default); CPU time {c1 * 1e3:.1f} ms = "
+        f"{n_samples / c1 / 1e6:.2f} M samples/CPU-s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    m = prepared_model(split, 1, "deterministic")
+    groups = _sgd.edge_group_count(m.embedding_.shape[0], len(m._records), D)
+    t1d, c1d = time_kernel(m, repeats)
+    row("kernel, 1 thread, determ.", t1d, f"stratified order, K={groups} groups; {t1 / t1d:.2f}x the default")
     th, ch = time_kernel(prepared_model(split, 2, "hogwild"), repeats)
     row("kernel, 2 threads hogwild", th, f"speed-up {t1 / th:.2f}x, CPU time {ch * 1e3:.1f} ms")
     td, cd = time_kernel(prepared_model(split, 2, "deterministic"), repeats)
-    m = prepared_model(split, 2, "deterministic")
-    levels = _sgd.edge_levels(m._records, m.embedding_.shape[0], m._seed, 0)
-    row("kernel, 2 threads determ.", td, f"speed-up {t1 / td:.2f}x ({levels:,} levels), CPU time {cd * 1e3:.1f} ms")
+    row("kernel, 2 threads determ.", td, f"speed-up {t1d / td:.2f}x over its 1 thread ({t1 / td:.2f}x over the "
+        f"default's), CPU time {cd * 1e3:.1f} ms")
     tf = time_full_epoch(split, max(3, repeats // 2))
     row("full epoch (+diagnostics)", tf, "1 thread")
     tn = time_full_epoch(split, max(3, repeats // 2), diagnostics=False)
     row("full epoch, diagnostics=False", tn, f"1 thread; diagnostics cost {(tf - tn) * 1e3:.0f} ms per epoch")
-    tn, err = time_numpy(split, 2 if args.quick else 3)
-    row("numpy (levels), 1 thread", tn, f"kernel is {tn / t1:.0f}x faster; max |diff| {err:.1e}")
+    tn, err, levels = time_numpy(split, 2 if args.quick else 3)
+    row("numpy (levels), 1 thread", tn, f"default kernel is {tn / t1:.0f}x faster; {levels:,} levels; "
+        f"max |diff| {err:.1e}")
     for workers in (1, 2):
         tg = time_gensim(split, workers)
         if tg is None:
@@ -229,9 +253,17 @@ def main(argv=None):
             break
         row(f"gensim word2vec, {workers} worker{'s' if workers > 1 else ''}", tg,
             "skip-gram, negative=4, window=1, edges as sentences")
-    result = {"rows": rows, "n_samples": n_samples, "levels": levels}
+    result = {"rows": rows, "n_samples": n_samples, "levels": levels, "groups": groups}
     if not args.quick:
-        for nt, sched in ((1, "deterministic"), (2, "hogwild")):
+        result["quality"] = []
+        for lam_r in (0.6, 0.0):
+            for sched in ("hogwild", "deterministic"):
+                q = quality(split, sched, lam_r)
+                result["quality"].append(q)
+                print(f"quality {sched:<13} lam_r={lam_r}: best test AP {q['best_test_ap']:.4f} (epoch "
+                      f"{q['best_epoch']}), final {q['final_test_ap']:.4f}; mean norm {q['norm_first']:.2f} -> "
+                      f"{q['norm_final']:.2f}, rises every epoch: {q['norm_rises_every_epoch']}", flush=True)
+        for nt, sched in ((1, "hogwild"), (1, "deterministic"), (2, "hogwild"), (2, "deterministic")):
             cl = chung_lu(nt, sched)
             result[f"chung_lu_{nt}_{sched}"] = cl
             print(f"chung-lu {cl['n_nodes']:,} nodes / {cl['n_edges']:,} edges, {nt} thread(s) {sched}: "

@@ -52,7 +52,7 @@ def test_defaults_match_the_paper():
     assert (p["dim"], p["lam_pos"], p["lam_neg"], p["lam_r"], p["lr"], p["lr_offset"], p["init_scale"]) == (
         100, 1.0, 0.03, 0.0, 1.0, 1.0, 0.1)
     assert (p["order"], p["negatives"], p["dtype"], p["n_threads"], p["schedule"]) == (
-        "edge", "fixed", "float32", 1, "deterministic")
+        "edge", "fixed", "float32", 1, "hogwild")  # hogwild: the paper's uniform pair order
 
 
 def test_fit_attributes_and_history(split):

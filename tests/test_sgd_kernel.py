@@ -2,16 +2,17 @@
 
 The reference re-implements the documented update rules (LogisticEmbedding's
 Notes) in the most literal way: a Python loop over pairs / vertices with
-NumPy vectors.  It takes the visiting order from ``_sgd.permutation`` and the
-resampled negatives from ``_sgd.sample_negatives``, whose own properties
-(permutation, uniformity, no self-pairs / edges, seeding) are tested here.
+NumPy vectors.  It takes the visiting order from ``_sgd.edge_order`` (edge
+order) or ``_sgd.permutation`` (vertex order) and the resampled negatives from
+``_sgd.sample_negatives``, whose own properties (permutation, blocks and
+rounds, uniformity, no self-pairs / edges, seeding) are tested here.
 """
 import itertools
 import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 import lgekit
 from lgekit import LogisticEmbedding
@@ -59,13 +60,9 @@ def reference_fit(model, data, init, seed, epochs):
         coef = np.concatenate([model.lam_pos * w, np.full(len(neg), model.lam_neg)])
         cnt = np.bincount(pairs.ravel(), minlength=n)
         if model.order == "edge":
-            for p in _sgd.permutation(len(pairs), seed, t):
-                u, v = pairs[p]
-                s = float(X[u] @ X[v])
-                gr = -coef[p] * _sig(-s) if p < len(pos) else coef[p] * _sig(s)
-                xu, xv = X[u].copy(), X[v].copy()
-                X[u] = (1.0 - lr * 2 * model.lam_r / cnt[u]) * xu + (-lr * gr) * xv
-                X[v] = (1.0 - lr * 2 * model.lam_r / cnt[v]) * xv + (-lr * gr) * xu
+            order = _sgd.edge_order(np.ascontiguousarray(pairs, np.int32), n, X.shape[1], seed, t,
+                                    deterministic=model.schedule == "deterministic")[0]
+            reference_pair_updates(X, pairs, coef, len(pos), 2 * model.lam_r / np.maximum(cnt, 1), lr, order)
         else:
             for u in _sgd.permutation(n, seed, t):
                 grad = 2 * model.lam_r * X[u]
@@ -77,6 +74,18 @@ def reference_fit(model, data, init, seed, epochs):
                     c = -coef[p] * _sig(-s) if p < len(pos) else coef[p] * _sig(s)
                     grad = grad + c * X[v]
                 X[u] = X[u] - lr * grad
+    return X
+
+
+def reference_pair_updates(X, pairs, coef, n_pos, rfac, lr, order):
+    """The edge-order updates of the documented rule, one pair at a time, in ``order``."""
+    for p in order:
+        u, v = pairs[p]
+        s = float(X[u] @ X[v])
+        gr = -coef[p] * _sig(-s) if p < n_pos else coef[p] * _sig(s)
+        xu, xv = X[u].copy(), X[v].copy()
+        X[u] = (1.0 - lr * rfac[u]) * xu + (-lr * gr) * xv
+        X[v] = (1.0 - lr * rfac[v]) * xv + (-lr * gr) * xu
     return X
 
 
@@ -113,6 +122,15 @@ def test_epochs_match_numpy_reference(split, order, lam_r, negatives):
                                             lr_offset=2.0, lam_neg=0.3)
     ref = reference_fit(model, data, init, seed, 3)
     assert np.abs(ref).max() > 0.05  # the reference moved away from ~0: the comparison is not vacuous
+    assert not np.allclose(ref, init, atol=1e-3)
+    np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("negatives", ["fixed", "resample"])
+def test_deterministic_schedule_matches_numpy_reference(split, negatives):
+    model, init, seed, data = fit_with_init(split, 3, schedule="deterministic", lam_r=0.7, negatives=negatives,
+                                            lr=0.5, lr_offset=2.0, lam_neg=0.3)
+    ref = reference_fit(model, data, init, seed, 3)
     assert not np.allclose(ref, init, atol=1e-3)
     np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
 
@@ -175,7 +193,6 @@ def test_float32_agrees_with_float64(split):
 
 @pytest.fixture(scope="module")
 def medium_graph():
-    # big enough that every level of the deterministic schedule has work for several threads
     rng = np.random.default_rng(11)
     n, m = 300, 2400
     edges = rng.integers(0, n, size=(m, 2))
@@ -183,41 +200,156 @@ def medium_graph():
     return lgekit.Graph.from_edges(edges, nodes=n)
 
 
+@pytest.fixture(scope="module")
+def blocked_graph():
+    # large enough that the edge-order schedule has several vertex groups at dim=64
+    rng = np.random.default_rng(12)
+    n, m = 2000, 16000
+    edges = rng.integers(0, n, size=(m, 2))
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    return lgekit.Graph.from_edges(edges, nodes=n)
+
+
 @pytest.mark.parametrize("order", ["edge", "vertex"])
 @pytest.mark.parametrize("negatives", ["fixed", "resample"])
-def test_deterministic_schedule_identical_for_any_thread_count(medium_graph, order, negatives):
+def test_deterministic_schedule_identical_for_any_thread_count(blocked_graph, order, negatives):
     lr = 0.5 if order == "edge" else 0.02
-    kw = dict(dim=16, epochs=2, lam_r=0.2, lr=lr, order=order, negatives=negatives, random_state=3,
+    kw = dict(dim=64, epochs=2, lam_r=0.2, lr=lr, order=order, negatives=negatives, random_state=3,
               schedule="deterministic")
-    results = [LogisticEmbedding(n_threads=t, **kw).fit(medium_graph) for t in (1, 2, 3)]
+    results = [LogisticEmbedding(n_threads=t, **kw).fit(blocked_graph) for t in (1, 2, 3)]
+    if order == "edge":
+        assert _sgd.edge_group_count(blocked_graph.n_nodes, len(results[0]._pairs), 64) >= 4
     for other in results[1:]:
         assert np.array_equal(results[0].embedding_, other.embedding_)
         for a, b in zip(results[0].history_, other.history_):
             assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}
-    # and it is the sequential algorithm: hogwild on one thread gives the same bits
-    seq = LogisticEmbedding(n_threads=1, **{**kw, "schedule": "hogwild"}).fit(medium_graph)
-    assert np.array_equal(results[0].embedding_, seq.embedding_)
+    # vertex order: the sequential algorithm, hogwild on one thread gives the same bits; edge order:
+    # the stratified sequence, which the reference below replays pair by pair
+    seq = LogisticEmbedding(n_threads=1, **{**kw, "schedule": "hogwild"}).fit(blocked_graph)
+    assert np.array_equal(results[0].embedding_, seq.embedding_) == (order == "vertex")
 
 
-def test_hogwild_two_threads_runs_and_is_close(medium_graph):
-    kw = dict(dim=16, epochs=3, lam_r=0.2, lr=0.5, random_state=3)
-    det = LogisticEmbedding(**kw).fit(medium_graph)
-    hog = LogisticEmbedding(n_threads=2, schedule="hogwild", **kw).fit(medium_graph)
+def test_hogwild_two_threads_runs_and_is_close(blocked_graph):
+    kw = dict(dim=64, epochs=3, lam_r=0.2, lr=0.5, random_state=3)
+    det = LogisticEmbedding(**kw).fit(blocked_graph)
+    hog = LogisticEmbedding(n_threads=2, schedule="hogwild", **kw).fit(blocked_graph)
     assert np.all(np.isfinite(hog.embedding_))
     # different update interleavings: not equal, but the same objective level (within 5%)
     assert hog.history_[-1]["objective"] == pytest.approx(det.history_[-1]["objective"], rel=0.05)
 
 
-def test_levels_at_least_max_pair_count(medium_graph):
-    model = LogisticEmbedding(dim=4, epochs=0, random_state=0).fit(medium_graph)
-    model._init_solver(model._train_data, model._kernel_seed)
-    pairs = model._pairs
-    levels = _sgd.edge_levels(model._records, medium_graph.n_nodes, model._kernel_seed, 0)
-    max_count = np.bincount(pairs.ravel()).max()
-    assert max_count <= levels <= len(pairs)
+def _epoch_inputs(graph, dim, seed=0, lam_r=0.3):
+    """Pairs (edges + 4 uniform negatives each), records, rfac and a random embedding (float64)."""
+    rng = np.random.default_rng(seed)
+    pos = graph.edges().astype(np.int32)
+    n = graph.n_nodes
+    neg = rng.integers(0, n, size=(4 * len(pos), 2)).astype(np.int32)
+    neg = neg[neg[:, 0] != neg[:, 1]]
+    pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
+    coef = np.concatenate([np.full(len(pos), 1.0), np.full(len(neg), 0.3)])
+    records = np.empty(len(pairs), _sgd.PAIR_RECORD_DTYPE)
+    _sgd.fill_records(records, pairs, coef, len(pos))
+    cnt = np.bincount(pairs.ravel(), minlength=n)
+    rfac = np.where(cnt > 0, 2 * lam_r / np.maximum(cnt, 1), 0.0)
+    emb = rng.uniform(-0.3, 0.3, size=(n, dim))
+    return pairs, coef, len(pos), records, rfac, emb
 
 
-# ----------------------------------------------------------------- random building blocks
+def _kernel_epoch(emb, records, rfac, seed, epoch, lr, threads=1, deterministic=True, groups=0):
+    work = np.empty_like(records)
+    flag = _sgd.edge_epoch(emb, records, work, rfac, np.empty(len(records), np.int32), seed, epoch, lr, threads,
+                           deterministic, groups)
+    assert flag == 0
+    return emb
+
+
+@pytest.mark.parametrize("groups", [1, 2, 6])
+def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, groups):
+    pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
+    n = medium_graph.n_nodes
+    order = _sgd.edge_order(pairs, n, 7, 21, 4, n_groups=groups)[0]
+    ref = reference_pair_updates(start.copy(), pairs, coef, n_pos, rfac, 0.4, order)
+    assert np.abs(ref - start).max() > 1e-3
+    for threads in (1, 2, 3):
+        out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, threads, True, groups)
+        np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+
+
+def test_hogwild_epoch_is_the_uniform_order(medium_graph):
+    pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
+    order, bptr, rptr = _sgd.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
+    assert np.array_equal(order, _sgd.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
+    ref = reference_pair_updates(start.copy(), pairs, coef, n_pos, rfac, 0.4, order)
+    out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 1, False)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+    # two threads without locks: not reproducible, but every pair is applied once; on this sparse
+    # graph the interleaving changes little
+    hog = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 2, False)
+    assert np.all(np.isfinite(hog))
+    assert np.abs(hog - ref).max() < 0.5 * np.abs(ref - start).max()
+
+
+def test_edge_order_is_stratified():
+    # every pair once; K rounds of K/2 (and one of K) vertex-disjoint blocks; a block's pairs all
+    # join the same two vertex groups
+    rng = np.random.default_rng(3)
+    n, K = 500, 8
+    pairs = rng.integers(0, n, size=(20_000, 2)).astype(np.int32)
+    pairs = np.ascontiguousarray(pairs[pairs[:, 0] != pairs[:, 1]])
+    order, bptr, rptr = _sgd.edge_order(pairs, n, 16, 5, 2, n_groups=K)
+    assert np.array_equal(np.sort(order), np.arange(len(pairs)))
+    assert len(bptr) == K * (K + 1) // 2 + 1 and len(rptr) == K + 1 and rptr[-1] == len(bptr) - 1
+    sizes = sorted(np.diff(rptr).tolist())
+    assert sizes == [K // 2] * (K - 1) + [K]
+    # the vertex groups, recovered from the blocks: a union-find over "same block, same side" is not
+    # available, so check the defining properties directly
+    for i in range(K):
+        seen = set()
+        for b in range(rptr[i], rptr[i + 1]):
+            rows = set(pairs[order[bptr[b]:bptr[b + 1]]].ravel().tolist())
+            assert not rows & seen, "two blocks of one round share a vertex"
+            seen |= rows
+    # each vertex occurs in at most one block per round and the blocks cover K + 1 choose 2 group pairs
+    assert len(set(map(tuple, np.diff(bptr).reshape(-1, 1).tolist()))) > 1
+    # a different epoch or seed deals the groups anew
+    assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 5, 3, n_groups=K)[0])
+    assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 6, 2, n_groups=K)[0])
+    assert np.array_equal(order, _sgd.edge_order(pairs, n, 16, 5, 2, n_groups=K)[0])
+
+
+def test_edge_order_with_one_group_is_a_uniform_permutation():
+    # 4 pairs of a tiny graph (one group): all 24 orders equally likely over 24,000 seeds
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [0, 3]], np.int32)
+    counts = {}
+    for seed in range(24_000):
+        key = tuple(_sgd.edge_order(pairs, 4, 8, seed, 0)[0])
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 24
+    assert stats.chisquare(list(counts.values())).pvalue > 1e-4
+
+
+def test_edge_group_count():
+    assert _sgd.edge_group_count(10_312, 1_335_930, 100) == 32      # BlogCatalog's training split
+    assert _sgd.edge_group_count(300, 12_000, 16) == 1             # small graphs: a uniform permutation
+    assert _sgd.edge_group_count(500_000, 16_500_000, 100) == 178   # capped by >= ~1,024 pairs a block
+    assert _sgd.edge_group_count(10**7, 10**9, 100) == 256
+    for n, P, D in ((5000, 10**6, 64), (10**5, 10**6, 128), (50, 10, 1), (10**6, 10**8, 3)):
+        K = _sgd.edge_group_count(n, P, D)
+        assert K == 1 or (K % 2 == 0 and 2 <= K <= 256 and K * (K + 1) // 2 * 1024 <= 2 * P)
+
+
+def test_sigmoid_float32_is_accurate():
+    z = np.concatenate([np.linspace(-100, 100, 20001), [-1e30, -88.0, -87.5, 0.0, 87.5, 1e30]]).astype(np.float32)
+    out = np.empty_like(z)
+    _sgd.sigmoid_float32(z, out)
+    exact = special.expit(z.astype(np.float64))
+    tiny = z < -87   # e^-87 = 1.6e-38, the bottom of float32's normal range: the clamp takes over
+    assert np.all(np.isfinite(out)) and np.all((out >= 0) & (out <= 1))
+    rel = np.abs(out[~tiny] - exact[~tiny]) / exact[~tiny]
+    assert rel.max() < 4e-7, rel.max()   # about 3 float32 ulps
+    assert np.all(out[tiny] <= 1.7e-38)
+
+
 def test_permutation_is_a_seeded_permutation():
     p = _sgd.permutation(1000, 42, 3)
     # large enough for several chunks and buckets of the parallel shuffle; threads do not matter
@@ -291,10 +423,28 @@ def test_nonfinite_score_sets_flag_and_stops():
     records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
     _sgd.fill_records(records, pairs, np.ones(3), 3)
     work = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
-    flag = _sgd.edge_epoch(emb, records, work, work, np.zeros(4), np.empty(3, np.int32),
-                           np.empty(_sgd.shuffle_workspace_size(3), np.int64), np.empty(4, np.int32),
-                           np.empty(3, np.int32), np.empty(6, np.int32), 1, 0, 0.1)
+    flag = _sgd.edge_epoch(emb, records, work, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
     assert flag == 1
+
+
+@pytest.mark.parametrize("bad_position", [0, 1])
+def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(bad_position):
+    # consecutive disjoint pairs are updated two at a time: a non-finite score in the first must
+    # leave everything untouched, in the second must keep the first's update
+    emb = np.full((4, 2), 0.5)
+    pairs = np.array([[0, 1], [2, 3]], np.int32)
+    order = _sgd.edge_order(pairs, 4, 2, 1, 0)[0]
+    bad = pairs[order[bad_position]]
+    emb[bad[0], 0] = np.inf
+    records = np.empty(2, _sgd.PAIR_RECORD_DTYPE)
+    _sgd.fill_records(records, pairs, np.ones(2), 2)
+    before = emb.copy()
+    flag = _sgd.edge_epoch(emb, records, np.empty_like(records), np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
+    assert flag == 1
+    first = pairs[order[0]]
+    changed = np.any(emb != before, axis=1)
+    assert changed[first].all() == (bad_position == 1)
+    assert not changed[pairs[order[1]]].any()
 
 
 def test_fill_records_signs():
@@ -304,13 +454,12 @@ def test_fill_records_signs():
 
 
 def test_deterministic_schedule_on_a_hub():
-    # a star plus a ring: every pair touches the hub or a ring neighbour, so the pair sequence is one
-    # long dependency chain; threads wait on each other all the time and must neither deadlock nor
-    # change a bit
+    # a star plus a ring: the hub is in every block of its group's rounds; with 4 groups the rounds
+    # are uneven (the hub's blocks are large) and the threads must still give the sequential bits
     n = 400
     edges = [(0, i) for i in range(1, n)] + [(i, i % (n - 1) + 1) for i in range(1, n)]
     g = lgekit.Graph.from_edges(np.array(edges), nodes=n)
-    kw = dict(dim=8, epochs=2, lam_r=0.1, lr=0.3, random_state=1)
-    ref = LogisticEmbedding(**kw).fit(g).embedding_
+    pairs, coef, n_pos, records, rfac, start = _epoch_inputs(g, dim=8, seed=2)
+    ref = _kernel_epoch(start.copy(), records, rfac, 9, 0, 0.3, 1, True, 4)
     for t in (2, 3):
-        assert np.array_equal(LogisticEmbedding(n_threads=t, **kw).fit(g).embedding_, ref)
+        assert np.array_equal(_kernel_epoch(start.copy(), records, rfac, 9, 0, 0.3, t, True, 4), ref)

@@ -11,12 +11,12 @@ Every training pair is a row of ``pairs``: rows ``0..n_pos-1`` are the
 positives (coefficient ``coef[p] = lam_pos * w_p``), the rest the negatives
 (``coef[p] = lam_neg``).  Epoch ``t`` uses the step ``lr`` given by the caller
 (``lr0 * (t + lr_offset) ** -0.5``) and two SplitMix64 streams derived from the
-fit's ``seed``: ``rng_stream(seed, 2 t)`` shuffles, ``rng_stream(seed, 2 t + 1)``
+fit's ``seed``: ``rng_stream(seed, 2 t)`` orders the visits, ``rng_stream(seed, 2 t + 1)``
 resamples negatives; nothing else is random, so epoch ``t`` is a function of
 ``(seed, t, X)``.
 
-Edge order (``edge_epoch``): visit the pairs in a fresh uniformly random order
-(Fisher-Yates); for pair p = (u, v), with s = x_u . x_v from the current values::
+Edge order (``edge_epoch``): visit every pair once, in a fresh random order
+(below); for pair p = (u, v), with s = x_u . x_v from the current values::
 
     g   = -coef[p] sigma(-s)      (positive)       g = coef[p] sigma(s)   (negative)
     x_u <- (1 - lr rfac[u]) x_u - lr g x_v
@@ -26,23 +26,36 @@ where ``rfac[x] = 2 lam_r / cnt(x)`` and cnt(x) is the number of training
 pairs containing x: the regulariser's gradient 2 lam_r x is split over the
 visits of x, so that one epoch applies lam_r ||x||^2 once.
 
+Two visiting orders, one per schedule (``edge_order`` returns either):
+
+* hogwild: a uniformly random permutation of the pairs (a parallel
+  random-bucket shuffle, then Fisher-Yates per bucket; independent of the
+  thread count).  One thread runs it in order; n threads take one contiguous
+  slice each and update shared rows without locks (Recht et al. 2011): not
+  reproducible for n > 1.
+* deterministic: a stratified order (the DSGD scheme of Gemulla et al., KDD
+  2011, for a symmetric pair set).  Each epoch deals the vertices at random
+  into K groups of equal size (``edge_group_count``: a group's rows fill
+  about 128 KiB); pair (u, v) belongs to block {group(u), group(v)}; the
+  K (K + 1) / 2 blocks form K rounds (K - 1 rounds of K / 2 vertex-disjoint
+  blocks by the circle method, one round of the K blocks {a, a}), visited in
+  random order, each block's pairs in a uniformly random order.  The blocks
+  of a round touch disjoint rows, so threads share a round's blocks and
+  meet at a barrier after it, and the result is BIT-IDENTICAL for any
+  number of threads.  A block's rows also fit in a core's L2 cache.  With
+  K = 1 (small graphs) the order is a uniformly random permutation.
+
+Either way, consecutive pairs that share no vertex are updated two at a time
+(both scores first, then both updates), which overlaps two dependency chains
+and changes no bit.
+
 Vertex order (``vertex_epoch``): for each vertex u in random order take the
 full gradient of Eq. 4 over u's incident pairs with the current neighbours,
-and step ``x_u <- x_u - lr dL/dx_u``.
-
-Threads.  ``n_threads == 1``: plain sequential loop.  ``hogwild``: the shuffled
-sequence is split into contiguous chunks processed concurrently without locks
-(Recht et al. 2011); not reproducible.  ``deterministic``: each task (pair,
-or vertex) gets a level ``1 + max(level of the earlier tasks it conflicts
-with)`` (conflict: shares a vertex, or for vertex order, is a neighbour); the
-tasks of one level touch disjoint rows.  Edge order: thread c takes the c-th
-slice of every level and runs through the levels without barriers; a pair
-waits until its two rows have received exactly the updates that precede it in
-the sequence (per-vertex tickets, acquire/release atomics), then publishes.
-Vertex order: levels in order with a barrier between them.  Every pair of
-conflicting tasks keeps its sequential order and disjoint updates commute
-exactly, so the result is BIT-IDENTICAL to the sequential loop for any number
-of threads.
+and step ``x_u <- x_u - lr dL/dx_u``.  ``hogwild`` splits the shuffled
+vertices into chunks; ``deterministic`` gives each vertex a level
+``1 + max(level of the earlier vertices it shares a pair with)`` and runs the
+levels in order with a barrier between them (the vertices of a level are
+independent), which reproduces the sequential loop bit for bit.
 
 After the epoch ``diagnostics`` computes, per vertex (in parallel, results
 per vertex, summed by the caller, so also thread-count independent), the
@@ -69,24 +82,8 @@ cdef extern from *:
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
-cdef extern from *:
-    """
-    #include <sched.h>
-    #define LGK_LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-    #define LGK_STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-    #if defined(__x86_64__) || defined(__i386__)
-    #define LGK_PAUSE() __builtin_ia32_pause()
-    #else
-    #define LGK_PAUSE() ((void)0)
-    #endif
-    #define LGK_YIELD() sched_yield()
-    """
-    int32_t LGK_LOAD_ACQ(const int32_t* p) noexcept nogil
-    void LGK_STORE_REL(int32_t* p, int32_t v) noexcept nogil
-    void LGK_PAUSE() noexcept nogil
-    void LGK_YIELD() noexcept nogil
-
-from lgekit._common cimport floating, dot, axpy, scal, sigmoid, log_sigmoid, rng_next, rng_stream, rng_below
+from lgekit._common cimport (floating, dot, axpy, scal, sigmoid, sigmoidf, log_sigmoid, rng_next, rng_stream,
+                             rng_below)
 
 
 # --------------------------------------------------------------------- random order
@@ -309,34 +306,74 @@ def build_incidence(const int32_t[:, ::1] pairs, Py_ssize_t n, int64_t[::1] indp
 
 
 # --------------------------------------------------------------------- edge order
-cdef inline int _edge_step(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
-                           double lr) noexcept nogil:
-    """One pair update; returns 1 (and changes nothing) when x_u . x_v is not finite."""
-    cdef Py_ssize_t u = r.u, v = r.v, i
-    cdef floating* xu = emb + u * D
-    cdef floating* xv = emb + v * D
-    cdef double s = dot(xu, xv, D)
-    cdef double g, c = r.c
-    cdef floating k, au, av, a, b
-    if not isfinite(s):
-        return 1
-    if c > 0:
-        g = -c * sigmoid(-s)        # positive: d/ds of -c log sigma(s)
+cdef inline floating _step_size(floating s, floating lc) noexcept nogil:
+    """k = -lr dl/ds = lr c sigma(-s) (positive pair, lc = lr c > 0) or lr c sigma(s) (negative, lc < 0).
+    float32 embeddings take the sigmoid in single precision (an inlined exp, see _common.pxd)."""
+    if floating is float:
+        return lc * sigmoidf(-s if lc > 0 else s)
     else:
-        g = -c * sigmoid(s)         # negative: d/ds of -|c| log sigma(-s)
-    k = <floating>(-lr * g)
-    au = <floating>(1.0 - lr * rfac[u])
-    av = <floating>(1.0 - lr * rfac[v])
+        return lc * sigmoid(-s if lc > 0 else s)
+
+
+cdef inline void _pair_update(floating* xu, floating* xv, floating au, floating av, floating k,
+                              Py_ssize_t D) noexcept nogil:
+    """x_u <- au x_u + k x_v and x_v <- av x_v + k x_u, both from the old values."""
+    cdef Py_ssize_t i
+    cdef floating a, b
     for i in range(D):
         a = xu[i]
         b = xv[i]
         xu[i] = au * a + k * b
         xv[i] = av * b + k * a
+
+
+cdef inline int _edge_step(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
+                           double lr) noexcept nogil:
+    """One pair update; returns 1 (and changes nothing) when x_u . x_v is not finite."""
+    cdef floating* xu = emb + <Py_ssize_t>r.u * D
+    cdef floating* xv = emb + <Py_ssize_t>r.v * D
+    # lr c, au and av do not depend on s: they are off the critical path dot -> sigmoid -> update
+    cdef floating lc = <floating>(lr * r.c)
+    cdef floating au = <floating>(1.0 - lr * rfac[r.u])
+    cdef floating av = <floating>(1.0 - lr * rfac[r.v])
+    cdef floating s = dot(xu, xv, D)
+    if not isfinite(s):
+        return 1
+    _pair_update(xu, xv, au, av, _step_size(s, lc), D)
+    return 0
+
+
+cdef inline int _edge_step2(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
+                            double lr) noexcept nogil:
+    """Pairs r[0] and r[1], which share no vertex, as two _edge_step calls would do them, but with
+    both scores computed first: the two dependency chains (dot -> sigmoid -> update) overlap.
+    The rows are disjoint, so the result is bit-identical.  Returns 0, 2 when r[0]'s score is not
+    finite (nothing changed) and 1 when r[1]'s is not (after r[0]'s update), as the sequential
+    loop would stop."""
+    cdef floating* xu0 = emb + <Py_ssize_t>r[0].u * D
+    cdef floating* xv0 = emb + <Py_ssize_t>r[0].v * D
+    cdef floating* xu1 = emb + <Py_ssize_t>r[1].u * D
+    cdef floating* xv1 = emb + <Py_ssize_t>r[1].v * D
+    cdef floating lc0 = <floating>(lr * r[0].c), lc1 = <floating>(lr * r[1].c)
+    cdef floating au0 = <floating>(1.0 - lr * rfac[r[0].u]), av0 = <floating>(1.0 - lr * rfac[r[0].v])
+    cdef floating au1 = <floating>(1.0 - lr * rfac[r[1].u]), av1 = <floating>(1.0 - lr * rfac[r[1].v])
+    cdef floating s0 = dot(xu0, xv0, D)
+    cdef floating s1 = dot(xu1, xv1, D)
+    cdef floating k0, k1
+    if not isfinite(s0):
+        return 2
+    k0 = _step_size(s0, lc0)
+    if not isfinite(s1):
+        _pair_update(xu0, xv0, au0, av0, k0, D)
+        return 1
+    k1 = _step_size(s1, lc1)
+    _pair_update(xu0, xv0, au0, av0, k0, D)
+    _pair_update(xu1, xv1, au1, av1, k1, D)
     return 0
 
 
 cdef enum:
-    _PF_NEAR = 6     # prefetch the two embedding rows this many pairs ahead
+    _PF_NEAR = 4     # prefetch the two embedding rows this many pairs ahead
 
 
 cdef inline void _prefetch_row(const void* row, Py_ssize_t nbytes) noexcept nogil:
@@ -361,205 +398,285 @@ cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* 
 
 cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                     const double* R, double lr, int* flag) noexcept nogil:
-    """Pair updates for seq[lo:hi] in order.  The records are read sequentially; the rows they
-    point to are random accesses, prefetched a few pairs ahead."""
-    cdef Py_ssize_t k
+    """Pair updates for seq[lo:hi] in order, two at a time when consecutive pairs share no vertex.
+    The records are read sequentially; the rows they point to are prefetched a few pairs ahead
+    (blocks of an L2-sized working set barely need it, larger graphs' blocks do)."""
+    cdef Py_ssize_t k = lo, j
     cdef const PairRec* r
-    for k in range(lo, hi):
+    cdef const PairRec* q
+    while k < hi:
         if flag[0]:
             return
-        if k + _PF_NEAR < hi:
-            r = seq + k + _PF_NEAR
-            _prefetch_pair(E, D, r)
-            LGK_PREFETCH(R + r.u)
-            LGK_PREFETCH(R + r.v)
-        if _edge_step(E, D, seq + k, R, lr):
-            flag[0] = 1
-            return
-
-
-cdef inline bint _wait_ticket(const int32_t* done, int32_t x, int32_t ticket, const int* flag) noexcept nogil:
-    """Wait until vertex x has seen ``ticket`` updates (acquire); False if the run was aborted."""
-    cdef int spins = 0
-    while LGK_LOAD_ACQ(done + x) != ticket:
-        if flag[0]:
-            return False
-        spins += 1
-        if spins < 256:
-            LGK_PAUSE()
-        else:
-            LGK_YIELD()     # the thread we wait for may need this CPU (busy machine)
-    return True
-
-
-cdef void _edge_run_dataflow(floating* E, Py_ssize_t D, const PairRec* seq, const int32_t* tkt,
-                             Py_ssize_t lo, Py_ssize_t hi, const double* R, double lr, int32_t* done,
-                             int* flag) noexcept nogil:
-    """Like _edge_run, but pair k first waits until its two vertices have received exactly the
-    updates that precede it in the sequential order (tickets tkt[2k], tkt[2k + 1]) and then
-    publishes its own (release): conflicting pairs keep their sequential order, so the result is
-    that of the sequential loop, with no global barrier."""
-    cdef Py_ssize_t k
-    cdef const PairRec* r
-    for k in range(lo, hi):
-        if flag[0]:
-            return
-        if k + _PF_NEAR < hi:
-            r = seq + k + _PF_NEAR
-            _prefetch_pair(E, D, r)
+        for j in range(k + _PF_NEAR, k + _PF_NEAR + 2):
+            if j < hi:
+                r = seq + j
+                _prefetch_pair(E, D, r)
+                LGK_PREFETCH(R + r.u)
+                LGK_PREFETCH(R + r.v)
         r = seq + k
-        if not _wait_ticket(done, r.u, tkt[2 * k], flag) or not _wait_ticket(done, r.v, tkt[2 * k + 1], flag):
-            return
-        if _edge_step(E, D, r, R, lr):
-            flag[0] = 1
-            return
-        LGK_STORE_REL(done + r.u, tkt[2 * k] + 1)
-        LGK_STORE_REL(done + r.v, tkt[2 * k + 1] + 1)
+        q = r + 1
+        if k + 1 < hi and r.u != q.u and r.u != q.v and r.v != q.u and r.v != q.v:
+            if _edge_step2(E, D, r, R, lr):
+                flag[0] = 1
+                return
+            k += 2
+        else:
+            if _edge_step(E, D, r, R, lr):
+                flag[0] = 1
+                return
+            k += 1
 
 
-cdef void _tickets(const PairRec* seq, Py_ssize_t P, Py_ssize_t n, int32_t* count, int32_t* tkt) noexcept nogil:
-    """tkt[2k], tkt[2k+1]: how many earlier pairs of ``seq`` touch u, v.  In level-grouped order
-    a vertex's pairs keep their sequential order, so these are the sequential counts."""
-    cdef Py_ssize_t k, x
-    for x in range(n):
-        count[x] = 0
-    for k in range(P):
-        tkt[2 * k] = count[seq[k].u]
-        count[seq[k].u] += 1
-        tkt[2 * k + 1] = count[seq[k].v]
-        count[seq[k].v] += 1
+cdef inline void _block_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* bptr, Py_ssize_t b,
+                            uint64_t shuffle_seed, const double* R, double lr, int* flag) noexcept nogil:
+    """Shuffle block b (its stream: rng_stream(shuffle_seed, b)) in cache, then run it."""
+    # the block was just scattered to memory: stream it in first, or every swap of the shuffle
+    # waits for a cache miss
+    _prefetch_row_read(seq + bptr[b], (bptr[b + 1] - bptr[b]) * sizeof(PairRec))
+    _fisher_yates(seq + bptr[b], bptr[b + 1] - bptr[b], rng_stream(shuffle_seed, <uint64_t>b))
+    _edge_run(E, D, seq, bptr[b], bptr[b + 1], R, lr, flag)
 
 
-cdef Py_ssize_t _edge_levels(const PairRec* seq, Py_ssize_t P, Py_ssize_t n, int32_t* last,
-                             int32_t* lvl) noexcept nogil:
-    """lvl[k] = 1 + max level of the earlier pairs sharing a vertex with pair k; returns L."""
-    cdef Py_ssize_t k, x, L = 0
-    cdef int32_t u, v, l
-    for x in range(n):
-        last[x] = 0
-    for k in range(P):
-        u = seq[k].u
-        v = seq[k].v
-        l = (last[u] if last[u] > last[v] else last[v]) + 1
-        last[u] = l
-        last[v] = l
-        lvl[k] = l
-        if l > L:
-            L = l
-    return L
+cdef enum:
+    _GROUP_BYTES = 131072       # rows of one vertex group, at 4 bytes a coordinate (a block: two groups)
+    _MIN_BLOCK_PAIRS = 1024     # fewer groups when the blocks would hold fewer pairs than this
+    _MAX_GROUPS = 256
 
 
-cdef int _group_by_level(const PairRec* src, PairRec* dst, const int32_t* lvl, Py_ssize_t P, Py_ssize_t L,
-                         int64_t* bptr, int n_threads) noexcept nogil:
-    """Stable counting sort of the records by level, parallel over fixed chunks (the placement does
-    not depend on n_threads).  Level l (1..L) ends up in dst[bptr[l]:bptr[l + 1]].  Returns 1 when
-    out of memory."""
-    cdef Py_ssize_t C = _n_chunks(P), c, l, i, hi
-    cdef int64_t total = 0, t
-    cdef int64_t* cnt = <int64_t*>malloc(C * (L + 1) * sizeof(int64_t))
-    cdef int64_t* row
-    if cnt == NULL:
+cdef Py_ssize_t _group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D) noexcept nogil:
+    cdef Py_ssize_t rows = _GROUP_BYTES // (4 * D) if 4 * D < _GROUP_BYTES else 1
+    cdef Py_ssize_t K = (n + rows - 1) // rows
+    cdef Py_ssize_t cap = <Py_ssize_t>sqrt(2.0 * P / _MIN_BLOCK_PAIRS)
+    if K > cap:
+        K = cap
+    if K > _MAX_GROUPS:
+        K = _MAX_GROUPS
+    if K < 2:
         return 1
-    for c in prange(C, num_threads=n_threads, schedule="static"):
-        row = cnt + c * (L + 1)
-        for l in range(L + 1):
-            row[l] = 0
-        hi = (c + 1) * _SHUF_CHUNK
-        if hi > P:
-            hi = P
-        for i in range(c * _SHUF_CHUNK, hi):
-            row[lvl[i]] += 1
-    for l in range(1, L + 1):
-        bptr[l] = total
-        for c in range(C):
-            t = cnt[c * (L + 1) + l]
-            cnt[c * (L + 1) + l] = total
-            total += t
-    bptr[L + 1] = total
-    for c in prange(C, num_threads=n_threads, schedule="static"):
-        row = cnt + c * (L + 1)
-        hi = (c + 1) * _SHUF_CHUNK
-        if hi > P:
-            hi = P
-        for i in range(c * _SHUF_CHUNK, hi):
-            dst[row[lvl[i]]] = src[i]
-            row[lvl[i]] += 1
+    return K - (K & 1)
+
+
+def sigmoid_float32(const float[::1] z, float[::1] out):
+    """out <- the kernel's single-precision sigmoid of z (for tests of its accuracy)."""
+    cdef Py_ssize_t i
+    for i in range(z.shape[0]):
+        out[i] = sigmoidf(z[i])
+
+
+def edge_group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D):
+    """K, the number of vertex groups of the edge-order schedule for n vertices, P pairs and dimension D.
+
+    A group holds about 128 KiB of rows at 4 bytes a coordinate (so a block, two groups, stays in a
+    core's L2 cache), blocks hold at least ~1,024 pairs on average, K <= 256, and K is even or 1.
+    It depends on the data's shape only: float32 and float64 fits visit the pairs in the same order.
+    """
+    return _group_count(n, P, D)
+
+
+cdef Py_ssize_t _block_table(Py_ssize_t K, const int32_t* round_order, int32_t* blk,
+                             int64_t* round_ptr) noexcept nogil:
+    """Number the blocks in visiting order: ``blk[a K + b] = blk[b K + a]`` is the index of block {a, b};
+    ``round_ptr[i]`` is the first block of the i-th round visited.  Returns B = K (K + 1) / 2.
+
+    Rounds 0..K-2 pair the groups off by the circle method (round r: {K-1, r} and
+    {r + j, r - j} mod K-1 for j = 1..K/2-1), so each round's blocks are vertex-disjoint and every
+    {a, b} with a != b occurs once; round K-1 holds the K blocks {a, a}."""
+    cdef Py_ssize_t i, j, r, a, b, B = 0, M = K - 1
+    for i in range(K):
+        r = round_order[i]
+        round_ptr[i] = B
+        if r == M:
+            for a in range(K):
+                blk[a * K + a] = <int32_t>B
+                B += 1
+        else:
+            blk[M * K + r] = <int32_t>B
+            blk[r * K + M] = <int32_t>B
+            B += 1
+            for j in range(1, K // 2):
+                a = (r + j) % M
+                b = (r - j + M) % M
+                blk[a * K + b] = <int32_t>B
+                blk[b * K + a] = <int32_t>B
+                B += 1
+    round_ptr[K] = B
+    return B
+
+
+cdef void _fisher_yates_int(int32_t* a, Py_ssize_t n, uint64_t state) noexcept nogil:
+    cdef Py_ssize_t i = n - 1, j
+    cdef int32_t tmp
+    while i > 0:
+        j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
+        tmp = a[i]
+        a[i] = a[j]
+        a[j] = tmp
+        i -= 1
+
+
+cdef int _edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                      uint64_t seed, int32_t* bid, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
+    """Arrange the epoch's blocks: dst <- src grouped by block, blocks in visiting order, each block
+    in input order (a stable counting sort, so the result does not depend on n_threads).
+
+    ``seed`` is the epoch's stream: rng_stream(seed, 0) assigns the vertices to K groups of equal
+    size (a uniformly random permutation, position i -> group i mod K) and rng_stream(seed, 2)
+    orders the rounds.  Block b ends up in dst[bptr[b]:bptr[b + 1]]; round i's blocks are
+    round_ptr[i]..round_ptr[i + 1] - 1.  ``bid``: P int32; ``bptr``: K (K + 1) / 2 + 1 and
+    ``round_ptr``: K + 1 int64.  Returns 1 when out of memory, else 0."""
+    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, i, t, b, lo, hi
+    cdef int32_t* perm = <int32_t*>malloc((2 * n + K + K * K) * sizeof(int32_t))
+    cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
+    cdef int32_t* group
+    cdef int32_t* rounds
+    cdef int32_t* blk
+    cdef int64_t* row
+    cdef int64_t total = 0, c
+    if perm == NULL or cnt == NULL:
+        free(perm)
+        free(cnt)
+        return 1
+    group = perm + n
+    rounds = group + n
+    blk = rounds + K
+    for i in range(n):
+        perm[i] = <int32_t>i
+    _fisher_yates_int(perm, n, rng_stream(seed, 0))
+    for i in range(n):
+        group[perm[i]] = <int32_t>(i % K)
+    for i in range(K):
+        rounds[i] = <int32_t>i
+    _fisher_yates_int(rounds, K, rng_stream(seed, 2))
+    _block_table(K, rounds, blk, round_ptr)
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        row = cnt + t * B
+        for b in range(B):
+            row[b] = 0
+        lo = (P * t) // T
+        hi = (P * (t + 1)) // T
+        for i in range(lo, hi):
+            b = blk[group[src[i].u] * K + group[src[i].v]]
+            bid[i] = <int32_t>b
+            row[b] += 1
+    for b in range(B):
+        bptr[b] = total
+        for t in range(T):
+            c = cnt[t * B + b]
+            cnt[t * B + b] = total
+            total += c
+    bptr[B] = total
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        row = cnt + t * B
+        lo = (P * t) // T
+        hi = (P * (t + 1)) // T
+        for i in range(lo, hi):
+            dst[row[bid[i]]] = src[i]
+            row[bid[i]] += 1
+    free(perm)
     free(cnt)
     return 0
 
 
-def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] work, PairRec[::1] work2,
-               const double[::1] rfac, int32_t[::1] work_bid, int64_t[::1] work_off, int32_t[::1] work_last,
-               int32_t[::1] work_lvl, int32_t[::1] work_tkt, uint64_t seed, Py_ssize_t epoch, double lr,
-               int n_threads=1, bint deterministic=True):
+def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] work, const double[::1] rfac,
+               int32_t[::1] work_bid, uint64_t seed, Py_ssize_t epoch, double lr, int n_threads=1,
+               bint deterministic=True, Py_ssize_t n_groups=0):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
     ``records``: the P training pairs (see ``fill_records``); ``work``: P records (receives the
-    shuffled sequence); ``work2``: P records, ``work_lvl``: P int32 and ``work_tkt``: 2 P int32
-    (deterministic schedule with n_threads > 1 only, else they may have length 1); ``work_bid``:
-    P int32; ``work_off``: ``shuffle_workspace_size(P)`` int64; ``work_last``: n int32.
+    epoch's sequence); ``work_bid``: P int32.  ``n_groups``: K, 0 for ``edge_group_count``.
+
+    ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
+    share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
+    the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
+    permutation; thread c takes the c-th contiguous slice, without locks.  ``edge_order`` gives
+    either sequence.
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
-    cdef Py_ssize_t c, L = 0, lev = 0, lo, hi, span
+    cdef Py_ssize_t K = n_groups if n_groups > 0 else _group_count(n, P, D)
+    cdef Py_ssize_t B = K * (K + 1) // 2, b, c, i = 0
     cdef int flag = 0
     cdef int* fp = &flag
     cdef floating* E = &emb[0, 0]
     cdef const double* R = &rfac[0]
     cdef PairRec* W = &work[0]
-    cdef PairRec* T = &work2[0]
-    cdef int64_t* BP = NULL
+    cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch)), s_shuffle
+    cdef int64_t* BP
+    cdef int64_t* RP
     if P == 0:
         return 0
     if n_threads < 1:
         n_threads = 1
-    if work.shape[0] < P or work_bid.shape[0] < P or work_off.shape[0] < shuffle_workspace_size(P):
+    if work.shape[0] < P or work_bid.shape[0] < P or rfac.shape[0] < n:
         raise ValueError("edge_epoch: work arrays too small")
-    if n_threads > 1 and deterministic and (work2.shape[0] < P or work_lvl.shape[0] < P
-                                            or work_last.shape[0] < n or work_tkt.shape[0] < 2 * P):
-        raise ValueError("edge_epoch: deterministic work arrays too small")
-    with nogil:
-        _shuffle_records(&records[0], W, P, &work_bid[0], &work_off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
-                         n_threads)
-        if n_threads == 1:
-            _edge_run(E, D, W, 0, P, R, lr, fp)
-        elif not deterministic:
-            # Hogwild: thread c takes the c-th contiguous slice of the shuffled sequence.
-            for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                _edge_run(E, D, W, (P * c) // n_threads, (P * (c + 1)) // n_threads, R, lr, fp)
-        else:
-            L = _edge_levels(W, P, n, &work_last[0], &work_lvl[0])
-            BP = <int64_t*>malloc((L + 2) * sizeof(int64_t))
-            if BP == NULL or _group_by_level(W, T, &work_lvl[0], P, L, BP, n_threads):
-                flag = 2
+    if not deterministic:
+        BP = <int64_t*>malloc(shuffle_workspace_size(P) * sizeof(int64_t))
+        if BP == NULL:
+            return 2
+        with nogil:
+            _shuffle_records(&records[0], W, P, &work_bid[0], BP, s, n_threads)
+            if n_threads == 1:
+                _edge_run(E, D, W, 0, P, R, lr, fp)
             else:
-                # thread c takes the c-th slice of every level and runs through the levels without
-                # barriers, waiting only for the pairs it depends on (vertex tickets)
-                _tickets(T, P, n, &work_last[0], &work_tkt[0])
-                for c in range(n):
-                    work_last[c] = 0
                 for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                    for lev in range(1, L + 1):
-                        span = BP[lev + 1] - BP[lev]
-                        lo = BP[lev] + (span * c) // n_threads
-                        hi = BP[lev] + (span * (c + 1)) // n_threads
-                        _edge_run_dataflow(E, D, T, &work_tkt[0], lo, hi, R, lr, &work_last[0], fp)
-            free(BP)
+                    _edge_run(E, D, W, (P * c) // n_threads, (P * (c + 1)) // n_threads, R, lr, fp)
+        free(BP)
+        return flag
+    s_shuffle = rng_stream(s, 1)
+    BP = <int64_t*>malloc((B + K + 2) * sizeof(int64_t))
+    if BP == NULL:
+        return 2
+    RP = BP + B + 1
+    with nogil:
+        if _edge_blocks(&records[0], W, P, n, K, s, &work_bid[0], BP, RP, n_threads):
+            flag = 2
+        elif n_threads == 1:
+            for b in range(B):
+                _block_run(E, D, W, BP, b, s_shuffle, R, lr, fp)
+                if flag:
+                    break
+        else:
+            with parallel(num_threads=n_threads):
+                for i in range(K):
+                    for b in prange(RP[i], RP[i + 1], schedule="dynamic", chunksize=1):
+                        if fp[0] == 0:
+                            _block_run(E, D, W, BP, b, s_shuffle, R, lr, fp)
+    free(BP)
     return flag
 
 
-def edge_levels(const PairRec[::1] records, Py_ssize_t n, uint64_t seed, Py_ssize_t epoch):
-    """Number of conflict levels (parallel batches) of the deterministic schedule at ``epoch``."""
-    cdef Py_ssize_t P = records.shape[0]
+def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t seed, Py_ssize_t epoch,
+               bint deterministic=True, Py_ssize_t n_groups=0):
+    """The visiting sequence of ``edge_epoch`` (for tests and references).
+
+    Returns ``(order, block_ptr, round_ptr)``: position k visits pair ``order[k]``; block b is
+    ``order[block_ptr[b]:block_ptr[b + 1]]`` and round i holds blocks
+    ``round_ptr[i]..round_ptr[i + 1] - 1``.  With ``deterministic=False`` (the hogwild
+    schedule's uniform permutation) there is one block and one round.
+    """
+    cdef Py_ssize_t P = pairs.shape[0], K = n_groups if n_groups > 0 else _group_count(n, P, D)
+    cdef Py_ssize_t B = K * (K + 1) // 2, b
+    if not deterministic:
+        return permutation(P, seed, epoch).astype(np.int64), np.array([0, P], np.int64), np.array([0, 1], np.int64)
+    recs = np.zeros(max(P, 1), PAIR_RECORD_DTYPE)
+    recs["u"][:P] = pairs[:, 0]
+    recs["v"][:P] = pairs[:, 1]
+    recs["c"][:P] = np.arange(P)          # the pair's index travels in the coefficient field
+    out = np.empty_like(recs)
+    bptr = np.zeros(B + 1, np.int64)
+    rptr = np.zeros(K + 1, np.int64)
+    cdef PairRec[::1] rv = recs
+    cdef PairRec[::1] ov = out
+    cdef int32_t[::1] bid = np.empty(max(P, 1), np.int32)
+    cdef int64_t[::1] bp = bptr
+    cdef int64_t[::1] rp = rptr
+    cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch))
     if P == 0:
-        return 0
-    work = np.empty(P, PAIR_RECORD_DTYPE)
-    cdef PairRec[::1] w = work
-    cdef int32_t[::1] bid = np.empty(P, np.int32)
-    cdef int64_t[::1] off = np.empty(shuffle_workspace_size(P), np.int64)
-    cdef int32_t[::1] last = np.empty(max(n, 1), np.int32)
-    cdef int32_t[::1] lvl = np.empty(P, np.int32)
-    _shuffle_records(&records[0], &w[0], P, &bid[0], &off[0], rng_stream(seed, <uint64_t>(2 * epoch)), 1)
-    return _edge_levels(&w[0], P, n, &last[0], &lvl[0])
+        return np.empty(0, np.int64), bptr, rptr
+    if _edge_blocks(&rv[0], &ov[0], P, n, K, s, &bid[0], &bp[0], &rp[0], 1):
+        raise MemoryError()
+    for b in range(B):
+        _fisher_yates(&ov[0] + bp[b], bp[b + 1] - bp[b], rng_stream(rng_stream(s, 1), <uint64_t>b))
+    return out["c"][:P].astype(np.int64), bptr, rptr
 
 
 # --------------------------------------------------------------------- vertex order

@@ -52,8 +52,11 @@ class LogisticEmbedding(BaseEmbedding):
         Precision of the embedding and of the update arithmetic.
     n_threads : int, default 1
         OpenMP threads for the epoch and the diagnostics.
-    schedule : {"deterministic", "hogwild"}, default "deterministic"
-        How several threads share an epoch; see Notes.
+    schedule : {"hogwild", "deterministic"}, default "hogwild"
+        ``"hogwild"``: the pairs in a uniformly random order, threads
+        without locks (not reproducible for ``n_threads > 1``);
+        ``"deterministic"``: bit-identical results for any ``n_threads``
+        (a stratified pair order, faster); see Notes.
     random_state : None, int or numpy.random.Generator
         Seeds the initialisation, the negatives drawn for a graph and the
         kernel's SplitMix64 streams.
@@ -111,7 +114,9 @@ class LogisticEmbedding(BaseEmbedding):
             + 2\lambda_r x_u .
 
     Edge order: each epoch visits every training pair (positives and
-    negatives) once in a fresh uniformly random order.  For pair
+    negatives) once in a fresh random order (uniform with the default
+    ``schedule="hogwild"``, stratified with ``"deterministic"``; see
+    Schedules below).  For pair
     :math:`(u, v)` with :math:`s = x_u\cdot x_v` and
     :math:`g = -\lambda_+ w_{uv}\sigma(-s)` (edge) or
     :math:`g = \lambda_-\sigma(s)` (negative), both endpoints move at once
@@ -154,23 +159,39 @@ class LogisticEmbedding(BaseEmbedding):
     initialisation, the negatives drawn for a graph and one 64-bit kernel
     seed); epoch :math:`t` uses the SplitMix64 streams
     ``rng_stream(seed, 2t)`` (visiting order) and ``rng_stream(seed, 2t+1)``
-    (resampled negatives).  With ``n_threads=1`` a fit is bit-for-bit
-    reproducible.  ``schedule="deterministic"`` gives bit-identical results
-    for ANY ``n_threads`` -- identical to ``n_threads=1``: the shuffled
-    sequence is cut into levels (a pair's level is one more than the
-    highest level of the earlier pairs sharing a vertex with it); thread
-    ``c`` takes the ``c``-th slice of every level and runs through the
-    levels without barriers, but before a pair updates ``x_u`` and ``x_v`` it
-    waits until those two rows have received exactly the updates that
-    precede the pair in the sequence (per-vertex tickets, acquire/release).
-    Every two conflicting pairs thus keep their sequential order, and
-    disjoint updates commute exactly.  The speed-up is limited by the
-    dependency chains (the largest vertex pair count, ~3,400 levels on
-    BlogCatalog) and by waits when a thread is descheduled.  Vertex order
-    uses the same levels with a barrier between levels.
-    ``schedule="hogwild"`` splits the sequence into one contiguous slice per
-    thread updated without locks (Recht et al. 2011): fastest, but results
-    depend on thread timing and are not reproducible for ``n_threads > 1``.
+    (resampled negatives).  With ``n_threads=1`` every fit is bit-for-bit
+    reproducible.
+
+    Schedules.  ``"hogwild"`` (default) visits the pairs in a uniformly
+    random permutation, the paper's SGD; with ``n_threads > 1`` each thread
+    takes a contiguous slice and updates shared rows without locks (Recht et
+    al. [2]_): fast, but the result depends on thread timing.
+    ``"deterministic"`` gives bit-identical results for ANY ``n_threads``.
+    Edge order: the pairs are visited in a stratified order, as in
+    distributed SGD for matrix factorisation [3]_: each epoch deals the
+    vertices at random into :math:`K` equal groups (a group's rows fill about
+    128 KiB; :math:`K \le 256`, even, and 1 on small graphs, where the order
+    is a uniform permutation), cuts the pairs into the :math:`K(K+1)/2`
+    blocks of group pairs and visits :math:`K` rounds of vertex-disjoint
+    blocks in random order, each block's pairs in uniformly random order.
+    Threads share a round's blocks and wait for each other after it; disjoint
+    blocks commute exactly.  Every pair is still visited once per epoch, and
+    a block's rows stay in the core's L2 cache, which makes this schedule the
+    faster one even on one thread.  The price is statistical: pairs of one
+    block are visited close together.  On BlogCatalog with ``lam_r=0.6`` it
+    reaches the same test AP as the uniform order (0.887 after 50 epochs);
+    with ``lam_r=0`` the overfitting is the same (the test AP peaks early and
+    falls by 0.07) but the mean norm rises faster at first (3.6 after the
+    first epoch instead of 2.9) and then stalls around epochs 10-25 before
+    rising again, so the paper's Figure 2 (a norm rising steadily) needs the
+    default schedule.  :math:`K` depends only on the number of nodes and
+    pairs and on ``dim``, not on ``dtype`` or ``n_threads``.  Vertex order:
+    the shuffled vertices are cut into levels (a vertex's level is one more
+    than the highest level of the earlier vertices it shares a pair with),
+    run in order with a barrier between levels; the same order as
+    ``"hogwild"`` on one thread.
+    float32 fits compute the sigmoid in single precision (an inlined
+    exponential, relative error below 4e-7).
     Results differ between float32 and float64 and between builds with
     different compilers/flags.
 
@@ -183,6 +204,9 @@ class LogisticEmbedding(BaseEmbedding):
        :math:`\gamma_t = (t + c)^{-1/2}`.
     .. [2] B. Recht, C. Re, S. Wright, F. Niu, "Hogwild!: A Lock-Free Approach
        to Parallelizing Stochastic Gradient Descent", NeurIPS 2011.
+    .. [3] R. Gemulla, E. Nijkamp, P. J. Haas, Y. Sismanis, "Large-Scale Matrix
+       Factorization with Distributed Stochastic Gradient Descent", KDD 2011
+       (stratified SGD: blocks of disjoint rows and columns per stratum).
 
     Examples
     --------
@@ -203,7 +227,7 @@ class LogisticEmbedding(BaseEmbedding):
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", dtype="float32", n_threads=1,
-                 schedule="deterministic", random_state=None, verbose=0, warm_start=False, diagnostics=True):
+                 schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -266,13 +290,7 @@ class LogisticEmbedding(BaseEmbedding):
             self._records = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
             _sgd.fill_records(self._records, self._pairs, self._coef, n_pos)
             self._work = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
-            parallel_det = threads > 1 and self.schedule == "deterministic"
-            self._work2 = np.empty(P if parallel_det else 1, _sgd.PAIR_RECORD_DTYPE)
             self._work_bid = np.empty(max(P, 1), np.int32)
-            self._work_off = np.empty(_sgd.shuffle_workspace_size(P), np.int64)
-            self._work_last = np.empty(max(n, 1), np.int32)
-            self._work_lvl = np.empty(max(P, 1) if parallel_det else 1, np.int32)
-            self._work_tkt = np.empty(2 * P if parallel_det else 1, np.int32)
         else:
             self._work_lvl = np.empty(max(n, 1), np.int32)
             self._work_bptr = np.empty(n + 2, np.int64)
@@ -307,11 +325,10 @@ class LogisticEmbedding(BaseEmbedding):
                                   self._n_pos, self._n_pos)
         emb = self.embedding_
         if self.order == "edge":
-            flag = _sgd.edge_epoch(emb, self._records, self._work, self._work2, self._rfac, self._work_bid,
-                                   self._work_off, self._work_last, self._work_lvl, self._work_tkt, self._seed,
-                                   epoch, lr, threads, deterministic)
+            flag = _sgd.edge_epoch(emb, self._records, self._work, self._rfac, self._work_bid, self._seed, epoch, lr,
+                                   threads, deterministic)
             if flag == 2:
-                raise MemoryError("edge_epoch: out of memory for the deterministic schedule's level table")
+                raise MemoryError("edge_epoch: out of memory for the epoch's block table")
         else:
             order = _sgd.permutation(emb.shape[0], self._seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr,
