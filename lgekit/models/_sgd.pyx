@@ -127,7 +127,7 @@ cdef void _fisher_yates(PairRec* a, Py_ssize_t n, uint64_t state) noexcept nogil
 
 
 cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32_t* bid, int64_t* off,
-                           uint64_t seed, int n_threads) noexcept nogil:
+                           uint64_t seed, int n_threads, bint scatter_only=False) noexcept nogil:
     """dst <- src in a uniformly random order, in parallel, independent of n_threads.
 
     Random-bucket shuffle (Sanders, "Random permutations on distributed, external and
@@ -136,6 +136,8 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32
     bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
     the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
     equally likely, so the result is a uniform permutation.  ``bid``: P int32; ``off``: C * K int64.
+    ``scatter_only``: stop before the buckets' Fisher-Yates (``_uniform_run`` shuffles each bucket
+    right before running it, while it is in cache).
     """
     cdef Py_ssize_t C = _n_chunks(P), K = _n_buckets(P), c, b, i, lo, hi
     cdef uint64_t s_bucket = rng_stream(seed, 0), s_shuffle = rng_stream(seed, 1), st
@@ -168,11 +170,12 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32
         for i in range(c * _SHUF_CHUNK, hi):
             dst[row[bid[i]]] = src[i]
             row[bid[i]] += 1
-    # after the scatter, off[(C - 1) * K + b] is the end of bucket b
-    for b in prange(K, num_threads=n_threads, schedule="dynamic"):
-        lo = 0 if b == 0 else off[(C - 1) * K + b - 1]
-        hi = off[(C - 1) * K + b]
-        _fisher_yates(dst + lo, hi - lo, rng_stream(s_shuffle, <uint64_t>b))
+    if not scatter_only:
+        # after the scatter, off[(C - 1) * K + b] is the end of bucket b
+        for b in prange(K, num_threads=n_threads, schedule="dynamic"):
+            lo = 0 if b == 0 else off[(C - 1) * K + b - 1]
+            hi = off[(C - 1) * K + b]
+            _fisher_yates(dst + lo, hi - lo, rng_stream(s_shuffle, <uint64_t>b))
 
 
 def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
@@ -437,6 +440,21 @@ cdef inline void _block_run(floating* E, Py_ssize_t D, PairRec* seq, const int64
     _edge_run(E, D, seq, bptr[b], bptr[b + 1], R, lr, flag)
 
 
+cdef void _uniform_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* ends, Py_ssize_t b0,
+                       Py_ssize_t b1, uint64_t shuffle_seed, const double* R, double lr, int* flag) noexcept nogil:
+    """Buckets b0..b1-1 of the uniform shuffle (bucket b: seq[ends[b - 1]:ends[b]]), each
+    Fisher-Yates shuffled with its stream (as ``_shuffle_records`` would) and run at once."""
+    cdef Py_ssize_t b, lo, hi
+    for b in range(b0, b1):
+        lo = 0 if b == 0 else ends[b - 1]
+        hi = ends[b]
+        _prefetch_row_read(seq + lo, (hi - lo) * sizeof(PairRec))
+        _fisher_yates(seq + lo, hi - lo, rng_stream(shuffle_seed, <uint64_t>b))
+        _edge_run(E, D, seq, lo, hi, R, lr, flag)
+        if flag[0]:
+            return
+
+
 cdef enum:
     _GROUP_BYTES = 131072       # rows of one vertex group, at 4 bytes a coordinate (a block: two groups)
     _MIN_BLOCK_PAIRS = 1024     # fewer groups when the blocks would hold fewer pairs than this
@@ -608,20 +626,24 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
         n_threads = 1
     if work.shape[0] < P or work_bid.shape[0] < P or rfac.shape[0] < n:
         raise ValueError("edge_epoch: work arrays too small")
+    s_shuffle = rng_stream(s, 1)
     if not deterministic:
         BP = <int64_t*>malloc(shuffle_workspace_size(P) * sizeof(int64_t))
         if BP == NULL:
             return 2
         with nogil:
-            _shuffle_records(&records[0], W, P, &work_bid[0], BP, s, n_threads)
+            _shuffle_records(&records[0], W, P, &work_bid[0], BP, s, n_threads, True)
+            # bucket b ends at BP[(C - 1) Kb + b]; thread c runs the c-th contiguous run of buckets
             if n_threads == 1:
-                _edge_run(E, D, W, 0, P, R, lr, fp)
+                _uniform_run(E, D, W, BP + (_n_chunks(P) - 1) * _n_buckets(P), 0, _n_buckets(P), s_shuffle, R,
+                             lr, fp)
             else:
                 for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                    _edge_run(E, D, W, (P * c) // n_threads, (P * (c + 1)) // n_threads, R, lr, fp)
+                    _uniform_run(E, D, W, BP + (_n_chunks(P) - 1) * _n_buckets(P),
+                                 (_n_buckets(P) * c) // n_threads, (_n_buckets(P) * (c + 1)) // n_threads,
+                                 s_shuffle, R, lr, fp)
         free(BP)
         return flag
-    s_shuffle = rng_stream(s, 1)
     BP = <int64_t*>malloc((B + K + 2) * sizeof(int64_t))
     if BP == NULL:
         return 2
