@@ -159,7 +159,9 @@ class EarlyStopping(Callback):
         Smallest change that counts as an improvement.
     restore_best : bool, default True
         At the end of training copy the best epoch's embedding back into
-        ``model.embedding_`` (the history keeps every epoch).
+        ``model.embedding_`` (the history keeps every epoch), together with
+        the solver's state of that epoch (HingeEmbedding's dual variables),
+        so that training continued with ``partial_fit`` starts from there.
 
     Attributes
     ----------
@@ -189,6 +191,7 @@ class EarlyStopping(Callback):
         self.best_value_ = None
         self.stopped_epoch_ = None
         self._best_embedding = None
+        self._best_state = None
         self._wait = 0
         self._seen = False
 
@@ -211,6 +214,7 @@ class EarlyStopping(Callback):
             self._wait = 0
             if self.restore_best:
                 self._best_embedding = np.array(model.embedding_, copy=True)
+                self._best_state = {k: np.array(v, copy=True) for k, v in model._solver_state_for_save().items()}
             return False
         self._wait += 1
         if self._wait >= self.patience:
@@ -228,6 +232,7 @@ class EarlyStopping(Callback):
                           stacklevel=2)
             return
         if self.restore_best and self._best_embedding is not None and self.best_epoch_ != model.n_iter_ - 1:
-            model._restore_embedding(self._best_embedding)
+            model._restore_embedding(self._best_embedding, self._best_state)
             model.best_epoch_ = self.best_epoch_
         self._best_embedding = None
+        self._best_state = None

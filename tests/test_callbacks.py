@@ -107,6 +107,25 @@ def test_early_stopping_restores_best(split):
     assert m.best_epoch_ == 1
 
 
+def test_early_stopping_restores_hinge_duals_with_the_embedding(split):
+    from lgekit import HingeEmbedding
+
+    class DualRecorder(Recorder):
+        def on_epoch_end(self, model, epoch, record):
+            record["duals"] = model.dual_coef_.copy()
+            return super().on_epoch_end(model, epoch, record)
+
+    values = [0.1, 0.5, 0.4, 0.3, 0.2, 0.9]
+    stop = EarlyStopping(monitor="score", patience=3, restore_best=True)
+    m = HingeEmbedding(dim=8, lam_r=3.0, epochs=6, random_state=0).fit(split, callbacks=[DualRecorder(values=values),
+                                                                                       stop])
+    assert stop.best_epoch_ == 1 and m.n_iter_ == 5
+    assert np.array_equal(m.embedding_, m.history_[1]["snapshot"])
+    # the duals are those of the best epoch too (they moved afterwards), so partial_fit continues from there
+    assert not np.array_equal(m.history_[1]["duals"], m.history_[4]["duals"])
+    assert np.array_equal(m.dual_coef_, m.history_[1]["duals"])
+
+
 def test_early_stopping_min_mode_without_restore(split):
     values = [5.0, 4.0, 4.5, 4.6, 3.0, 3.5]
     rec = Recorder(values=values)

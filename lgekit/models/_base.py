@@ -127,6 +127,9 @@ class BaseEmbedding(BaseEstimator):
         Extra arrays to store in ``save`` (e.g. dual variables).
     ``_restore_solver_state(self, arrays)`` (optional)
         Receives them back in ``load``.
+    ``_set_solver_state(self, arrays)`` (optional)
+        Puts back a state saved during the same fit (EarlyStopping's best
+        epoch); defaults to ``_restore_solver_state``.
     ``_divergence_advice`` (class attribute, str)
         What to suggest in the divergence message.
     ``_embedding_restored(self)`` (optional)
@@ -409,9 +412,12 @@ class BaseEmbedding(BaseEstimator):
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self)
 
-    def _restore_embedding(self, embedding):
-        """Copy ``embedding`` into ``embedding_`` in place (used by EarlyStopping)."""
+    def _restore_embedding(self, embedding, solver_state=None):
+        """Copy ``embedding`` (and the solver state saved with it, see ``_solver_state_for_save``)
+        back in place (used by EarlyStopping)."""
         self.embedding_[...] = embedding
+        if solver_state:
+            self._set_solver_state(solver_state)
         hook = getattr(self, "_embedding_restored", None)
         if hook is not None:
             hook()
@@ -511,6 +517,10 @@ class BaseEmbedding(BaseEstimator):
 
     def _restore_solver_state(self, arrays):
         pass
+
+    def _set_solver_state(self, arrays):
+        """Put back a state taken by ``_solver_state_for_save`` during this fit (same data)."""
+        self._restore_solver_state(arrays)
 
     @classmethod
     def load(cls, path):

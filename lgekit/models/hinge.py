@@ -466,6 +466,10 @@ class HingeEmbedding(BaseEmbedding):
     def _solver_state_for_save(self):
         return {"alpha": self.dual_coef_} if getattr(self, "dual_coef_", None) is not None else {}
 
+    def _set_solver_state(self, arrays):
+        if "alpha" in arrays and getattr(self, "dual_coef_", None) is not None:
+            self.dual_coef_[...] = arrays["alpha"]     # same pairs: the duals of the restored epoch
+
     def _restore_solver_state(self, arrays):
         if "alpha" in arrays:
             self._restored_alpha = np.asarray(arrays["alpha"], dtype=np.float64)
