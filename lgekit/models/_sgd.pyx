@@ -82,8 +82,7 @@ cdef extern from *:
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
-from lgekit._common cimport (floating, dot, axpy, scal, sigmoid, sigmoidf, log_sigmoid, rng_next, rng_stream,
-                             rng_below)
+from lgekit._common cimport floating, dot, axpy, sigmoid, sigmoidf, rng_stream, rng_below
 
 
 # --------------------------------------------------------------------- random order
