@@ -4,7 +4,9 @@ Unit: samples/s, one sample = one positive pair and its 4 negatives, gradients a
 ends (the unit of LINE and word2vec).  One edge-order epoch on BlogCatalog's 80 % training split
 is 267,186 samples = 1,335,930 pair updates.
 
-Rows (medians of ``--repeats`` runs after one warm-up):
+Rows (medians of ``--repeats`` runs after one warm-up; the four kernel configurations are timed
+interleaved, round by round, and their speed-ups are medians of per-round ratios, because the
+machine's speed drifts by tens of percent over minutes):
 
 * ``kernel, 1 thread``: the update pass alone (``_sgd.edge_epoch``: the epoch's ordering and the
   updates), D=100, float32, for both schedules: ``hogwild`` visits the pairs in a uniformly random
@@ -69,20 +71,36 @@ def prepared_model(split, n_threads, schedule, dtype="float32"):
     return m
 
 
-def time_kernel(m, repeats, epoch0=0):
-    """Median wall time and median CPU time (all threads) of the update pass."""
-    det = m.schedule == "deterministic"
-    times, cpu = [], []
-    for r in range(repeats + 1):
-        t0, c0 = time.perf_counter(), time.process_time()
-        flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, epoch0 + r,
-                               m.learning_rate(epoch0 + r), int(m.n_threads), det)
-        dt, dc = time.perf_counter() - t0, time.process_time() - c0
-        assert flag == 0
-        if r:  # the first run is a warm-up
-            times.append(dt)
-            cpu.append(dc)
-    return float(np.median(times)), float(np.median(cpu))
+def kernel_epoch(m, epoch):
+    """One update pass of model ``m``'s kernel; returns (wall seconds, CPU seconds of all threads)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, epoch,
+                           m.learning_rate(epoch), int(m.n_threads), m.schedule == "deterministic")
+    dt, dc = time.perf_counter() - t0, time.process_time() - c0
+    assert flag == 0
+    return dt, dc
+
+
+def time_kernels(models, repeats):
+    """Interleaved timing: each round runs every configuration once (in a rotating order), so that a
+    slow phase of a shared machine hits all of them alike.  Returns {name: (wall times, CPU times)}
+    with one entry per round; ratios are then taken round by round."""
+    names = list(models)
+    out = {name: ([], []) for name in names}
+    for name in names:  # warm-up
+        kernel_epoch(models[name], 0)
+    for r in range(repeats):
+        for j in range(len(names)):
+            name = names[(r + j) % len(names)]
+            dt, dc = kernel_epoch(models[name], r + 1)
+            out[name][0].append(dt)
+            out[name][1].append(dc)
+    return out
+
+
+def median_ratio(a, b):
+    """Median over rounds of a[i] / b[i]."""
+    return float(np.median(np.asarray(a) / np.asarray(b)))
 
 
 def time_full_epoch(split, repeats, diagnostics=True):
@@ -231,18 +249,27 @@ def main(argv=None):
         print(f"{name:<28} {seconds * 1e3:9.1f} ms   {n_samples / seconds / 1e6:7.2f} M samples/s  {note}",
               flush=True)
 
-    t1, c1 = time_kernel(prepared_model(split, 1, "hogwild"), repeats)
-    row("kernel, 1 thread, hogwild", t1, f"uniform order (default); CPU time {c1 * 1e3:.1f} ms = "
-        f"{n_samples / c1 / 1e6:.2f} M samples/CPU-s (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-    m = prepared_model(split, 1, "deterministic")
-    groups = _sgd.edge_group_count(m.embedding_.shape[0], len(m._records), D)
-    t1d, c1d = time_kernel(m, repeats)
-    row("kernel, 1 thread, determ.", t1d, f"stratified order, K={groups} groups; {t1 / t1d:.2f}x the default")
-    th, ch = time_kernel(prepared_model(split, 2, "hogwild"), repeats)
-    row("kernel, 2 threads hogwild", th, f"speed-up {t1 / th:.2f}x, CPU time {ch * 1e3:.1f} ms")
-    td, cd = time_kernel(prepared_model(split, 2, "deterministic"), repeats)
-    row("kernel, 2 threads determ.", td, f"speed-up {t1d / td:.2f}x over its 1 thread ({t1 / td:.2f}x over the "
-        f"default's), CPU time {cd * 1e3:.1f} ms")
+    models = {(1, "hogwild"): prepared_model(split, 1, "hogwild"),
+              (1, "deterministic"): prepared_model(split, 1, "deterministic"),
+              (2, "hogwild"): prepared_model(split, 2, "hogwild"),
+              (2, "deterministic"): prepared_model(split, 2, "deterministic")}
+    groups = _sgd.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
+    timed = time_kernels(models, repeats)
+    wall = {k: float(np.median(v[0])) for k, v in timed.items()}
+    cpu = {k: float(np.median(v[1])) for k, v in timed.items()}
+    t1 = wall[1, "hogwild"]
+    row("kernel, 1 thread, hogwild", t1, f"uniform order (default); CPU time {cpu[1, 'hogwild'] * 1e3:.1f} ms "
+        f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    row("kernel, 1 thread, determ.", wall[1, "deterministic"],
+        f"stratified order, K={groups} groups; "
+        f"{median_ratio(timed[1, 'hogwild'][0], timed[1, 'deterministic'][0]):.2f}x the default")
+    row("kernel, 2 threads hogwild", wall[2, "hogwild"],
+        f"speed-up {median_ratio(timed[1, 'hogwild'][0], timed[2, 'hogwild'][0]):.2f}x, "
+        f"CPU time {cpu[2, 'hogwild'] * 1e3:.1f} ms")
+    row("kernel, 2 threads determ.", wall[2, "deterministic"],
+        f"speed-up {median_ratio(timed[1, 'deterministic'][0], timed[2, 'deterministic'][0]):.2f}x over its "
+        f"1 thread ({median_ratio(timed[1, 'hogwild'][0], timed[2, 'deterministic'][0]):.2f}x over the default's), "
+        f"CPU time {cpu[2, 'deterministic'] * 1e3:.1f} ms")
     tf = time_full_epoch(split, max(3, repeats // 2))
     row("full epoch (+diagnostics)", tf, "1 thread")
     tn = time_full_epoch(split, max(3, repeats // 2), diagnostics=False)
@@ -257,7 +284,8 @@ def main(argv=None):
             break
         row(f"gensim word2vec, {workers} worker{'s' if workers > 1 else ''}", tg,
             "skip-gram, negative=4, window=1, edges as sentences")
-    result = {"rows": rows, "n_samples": n_samples, "levels": levels, "groups": groups}
+    result = {"rows": rows, "n_samples": n_samples, "levels": levels, "groups": groups,
+              "kernel_rounds": {f"{nt} {sched}": v[0] for (nt, sched), v in timed.items()}}
     if not args.quick:
         result["quality"] = []
         for lam_r in (0.6, 0.0):
