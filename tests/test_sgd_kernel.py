@@ -364,7 +364,7 @@ def test_permutation_is_a_seeded_permutation():
 
 
 def test_permutation_positions_uniform_with_many_buckets():
-    # 40,000 items = 5 buckets: the probability that item i lands in position block j is 1/10 for
+    # 40,000 items = 20 buckets: the probability that item i lands in position block j is 1/10 for
     # every (i-block, j-block) pair; 20 seeds x 40,000 items -> 10 x 10 table, chi-square 81 dof.
     n, blocks = 40_000, 10
     table = np.zeros((blocks, blocks))

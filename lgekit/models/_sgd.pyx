@@ -98,7 +98,7 @@ PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32), ("c", np.float64
 
 cdef enum:
     _SHUF_CHUNK = 65536     # records per phase-1/2 chunk (one RNG stream each)
-    _SHUF_BUCKET = 8192     # mean bucket size (phase 3 shuffles a bucket in cache)
+    _SHUF_BUCKET = 2048     # mean bucket size (phase 3 shuffles a bucket in cache)
 
 
 cdef inline Py_ssize_t _n_chunks(Py_ssize_t P) noexcept nogil:
