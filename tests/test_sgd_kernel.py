@@ -191,23 +191,22 @@ def test_float32_agrees_with_float64(split):
     assert h32["objective"] == pytest.approx(h64["objective"], rel=1e-4)
 
 
-@pytest.fixture(scope="module")
-def medium_graph():
-    rng = np.random.default_rng(11)
-    n, m = 300, 2400
+def random_graph(n, m, seed):
+    rng = np.random.default_rng(seed)
     edges = rng.integers(0, n, size=(m, 2))
     edges = edges[edges[:, 0] != edges[:, 1]]
     return lgekit.Graph.from_edges(edges, nodes=n)
+
+
+@pytest.fixture(scope="module")
+def medium_graph():
+    return random_graph(300, 2400, 11)
 
 
 @pytest.fixture(scope="module")
 def blocked_graph():
     # large enough that the edge-order schedule has several vertex groups at dim=64
-    rng = np.random.default_rng(12)
-    n, m = 2000, 16000
-    edges = rng.integers(0, n, size=(m, 2))
-    edges = edges[edges[:, 0] != edges[:, 1]]
-    return lgekit.Graph.from_edges(edges, nodes=n)
+    return random_graph(2000, 16000, 12)
 
 
 @pytest.mark.parametrize("order", ["edge", "vertex"])
@@ -282,11 +281,13 @@ def test_hogwild_epoch_is_the_uniform_order(medium_graph):
     ref = reference_pair_updates(start.copy(), pairs, coef, n_pos, rfac, 0.4, order)
     out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 1, False)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
-    # two threads without locks: not reproducible, but every pair is applied once; on this sparse
-    # graph the interleaving changes little
+    # two threads without locks: not reproducible (each thread starts its half of the sequence from
+    # the rows as they are then), but it descends the objective as far as the sequential epoch does
     hog = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 2, False)
     assert np.all(np.isfinite(hog))
-    assert np.abs(hog - ref).max() < 0.5 * np.abs(ref - start).max()
+    objective = lambda X: reference_objective(X, pairs[:n_pos], np.ones(n_pos), pairs[n_pos:], 1.0, 0.3, 0.3)[0]
+    drop_ref, drop_hog = objective(start) - objective(ref), objective(start) - objective(hog)
+    assert drop_ref > 0 and drop_hog == pytest.approx(drop_ref, rel=0.1)
 
 
 def test_edge_order_is_stratified():

@@ -114,9 +114,15 @@ def shuffle_workspace_size(Py_ssize_t P):
     return max(_n_chunks(P) * _n_buckets(P), 1)
 
 
-cdef void _fisher_yates(PairRec* a, Py_ssize_t n, uint64_t state) noexcept nogil:
+ctypedef fused shuffled_item:
+    PairRec
+    int32_t
+
+
+cdef void _fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) noexcept nogil:
+    """Shuffle a[0:n] in place, uniformly (Durstenfeld's Fisher-Yates), with the stream ``state``."""
     cdef Py_ssize_t i = n - 1, j
-    cdef PairRec tmp
+    cdef shuffled_item tmp
     while i > 0:
         j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
         tmp = a[i]
@@ -520,17 +526,6 @@ cdef Py_ssize_t _block_table(Py_ssize_t K, const int32_t* round_order, int32_t* 
     return B
 
 
-cdef void _fisher_yates_int(int32_t* a, Py_ssize_t n, uint64_t state) noexcept nogil:
-    cdef Py_ssize_t i = n - 1, j
-    cdef int32_t tmp
-    while i > 0:
-        j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
-        tmp = a[i]
-        a[i] = a[j]
-        a[j] = tmp
-        i -= 1
-
-
 cdef int _edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
                       uint64_t seed, int32_t* bid, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
     """Arrange the epoch's blocks: dst <- src grouped by block, blocks in visiting order, each block
@@ -558,12 +553,12 @@ cdef int _edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t
     blk = rounds + K
     for i in range(n):
         perm[i] = <int32_t>i
-    _fisher_yates_int(perm, n, rng_stream(seed, 0))
+    _fisher_yates(perm, n, rng_stream(seed, 0))
     for i in range(n):
         group[perm[i]] = <int32_t>(i % K)
     for i in range(K):
         rounds[i] = <int32_t>i
-    _fisher_yates_int(rounds, K, rng_stream(seed, 2))
+    _fisher_yates(rounds, K, rng_stream(seed, 2))
     _block_table(K, rounds, blk, round_ptr)
     for t in prange(T, num_threads=T, schedule="static", chunksize=1):
         row = cnt + t * B
