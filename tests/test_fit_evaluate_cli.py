@@ -56,6 +56,18 @@ def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp
         assert 0 <= scores["embedding.npz"][key] <= 1
 
 
+def test_fit_deterministic_schedule_same_embedding_on_two_threads(graph_file, tmp_path, capsys):
+    outs = []
+    for threads in (1, 2):
+        out = tmp_path / f"emb{threads}"
+        assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "8", "--epochs", "2",
+                     "--threads", str(threads), "--schedule", "deterministic", "--out", str(out)]) == 0, \
+            capsys.readouterr().err
+        assert json.loads((out / "fit.json").read_text())["params"]["schedule"] == "deterministic"
+        outs.append(np.load(out / "embedding.npz")["embedding"])
+    assert np.array_equal(outs[0], outs[1])
+
+
 def test_evaluate_plain_text_output(graph_file, tmp_path, capsys):
     emb = np.random.default_rng(0).normal(size=(200, 4))
     np.save(tmp_path / "e.npy", emb)

@@ -46,6 +46,9 @@ def register(subparsers):
                    help="hold out this fraction of the edges (train on the rest, record test AP per epoch); "
                         "lgekit evaluate --split with the same fraction and --seed scores the same test edges")
     p.add_argument("--threads", type=int, default=1, help="threads of the kernel (default 1: reproducible)")
+    p.add_argument("--schedule", choices=("hogwild", "deterministic"), default=None,
+                   help="how threads share an epoch (default: the model's; 'deterministic' gives the same "
+                        "result for any --threads)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.set_defaults(func=run)
 
@@ -82,6 +85,8 @@ def run(args):
         params["lam_r"] = args.lam_r
     if args.epochs is not None:
         params["epochs"] = args.epochs
+    if getattr(args, "schedule", None) is not None:
+        params["schedule"] = args.schedule
     cls = getattr(models, _MODELS[args.model], None)
     if cls is None:
         raise CommandError(f"model {args.model!r} ({_MODELS[args.model]}) is not available in this installation")
