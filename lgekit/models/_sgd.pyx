@@ -435,27 +435,24 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
             k += 1
 
 
-cdef inline void _block_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* bptr, Py_ssize_t b,
-                            uint64_t shuffle_seed, const double* R, double lr, int* flag) noexcept nogil:
-    """Shuffle block b (its stream: rng_stream(shuffle_seed, b)) in cache, then run it."""
-    # the block was just scattered to memory: stream it in first, or every swap of the shuffle
+cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
+                                  uint64_t stream, const double* R, double lr, int* flag) noexcept nogil:
+    """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs."""
+    # the segment was just scattered to memory: stream it in first, or every swap of the shuffle
     # waits for a cache miss
-    _prefetch_row_read(seq + bptr[b], (bptr[b + 1] - bptr[b]) * sizeof(PairRec))
-    _fisher_yates(seq + bptr[b], bptr[b + 1] - bptr[b], rng_stream(shuffle_seed, <uint64_t>b))
-    _edge_run(E, D, seq, bptr[b], bptr[b + 1], R, lr, flag)
+    _prefetch_row_read(seq + lo, (hi - lo) * sizeof(PairRec))
+    _fisher_yates(seq + lo, hi - lo, stream)
+    _edge_run(E, D, seq, lo, hi, R, lr, flag)
 
 
 cdef void _uniform_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* ends, Py_ssize_t b0,
                        Py_ssize_t b1, uint64_t shuffle_seed, const double* R, double lr, int* flag) noexcept nogil:
-    """Buckets b0..b1-1 of the uniform shuffle (bucket b: seq[ends[b - 1]:ends[b]]), each
-    Fisher-Yates shuffled with its stream (as ``_shuffle_records`` would) and run at once."""
-    cdef Py_ssize_t b, lo, hi
+    """Buckets b0..b1-1 of the uniform shuffle (bucket b: seq[ends[b - 1]:ends[b]]), each shuffled
+    with its stream rng_stream(shuffle_seed, b) (as ``_shuffle_records`` would) and run at once."""
+    cdef Py_ssize_t b
     for b in range(b0, b1):
-        lo = 0 if b == 0 else ends[b - 1]
-        hi = ends[b]
-        _prefetch_row_read(seq + lo, (hi - lo) * sizeof(PairRec))
-        _fisher_yates(seq + lo, hi - lo, rng_stream(shuffle_seed, <uint64_t>b))
-        _edge_run(E, D, seq, lo, hi, R, lr, flag)
+        _shuffle_and_run(E, D, seq, 0 if b == 0 else ends[b - 1], ends[b], rng_stream(shuffle_seed, <uint64_t>b),
+                         R, lr, flag)
         if flag[0]:
             return
 
@@ -647,7 +644,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
             flag = 2
         elif n_threads == 1:
             for b in range(B):
-                _block_run(E, D, W, BP, b, s_shuffle, R, lr, fp)
+                _shuffle_and_run(E, D, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
                 if flag:
                     break
         else:
@@ -655,7 +652,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
                 for i in range(K):
                     for b in prange(RP[i], RP[i + 1], schedule="dynamic", chunksize=1):
                         if fp[0] == 0:
-                            _block_run(E, D, W, BP, b, s_shuffle, R, lr, fp)
+                            _shuffle_and_run(E, D, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
     free(BP)
     return flag
 
