@@ -302,16 +302,27 @@ def test_edge_order_is_stratified():
     assert len(bptr) == K * (K + 1) // 2 + 1 and len(rptr) == K + 1 and rptr[-1] == len(bptr) - 1
     sizes = sorted(np.diff(rptr).tolist())
     assert sizes == [K // 2] * (K - 1) + [K]
-    # the vertex groups, recovered from the blocks: a union-find over "same block, same side" is not
-    # available, so check the defining properties directly
     for i in range(K):
         seen = set()
         for b in range(rptr[i], rptr[i + 1]):
             rows = set(pairs[order[bptr[b]:bptr[b + 1]]].ravel().tolist())
             assert not rows & seen, "two blocks of one round share a vertex"
             seen |= rows
-    # each vertex occurs in at most one block per round and the blocks cover K + 1 choose 2 group pairs
-    assert len(set(map(tuple, np.diff(bptr).reshape(-1, 1).tolist()))) > 1
+    # the groups, recovered from the round of K blocks {a, a}: every block then joins one pair of
+    # groups, and the blocks cover all K (K + 1) / 2 pairs of groups once
+    diagonal = int(np.flatnonzero(np.diff(rptr) == K)[0])
+    group = {}
+    for a, b in enumerate(range(rptr[diagonal], rptr[diagonal + 1])):
+        for x in pairs[order[bptr[b]:bptr[b + 1]]].ravel().tolist():
+            group[x] = a
+    assert len(set(group.values())) == K
+    joined = []
+    for b in range(len(bptr) - 1):
+        kinds = {tuple(sorted((group[x], group[y]))) for x, y in pairs[order[bptr[b]:bptr[b + 1]]].tolist()
+                 if x in group and y in group}
+        assert len(kinds) == 1, "a block joins more than one pair of groups"
+        joined.append(kinds.pop())
+    assert sorted(joined) == sorted((a, b) for a in range(K) for b in range(a, K))
     # a different epoch or seed deals the groups anew
     assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 5, 3, n_groups=K)[0])
     assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 6, 2, n_groups=K)[0])

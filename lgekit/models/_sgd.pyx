@@ -464,7 +464,7 @@ cdef enum:
 
 
 cdef Py_ssize_t _group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D) noexcept nogil:
-    cdef Py_ssize_t rows = _GROUP_BYTES // (4 * D) if 4 * D < _GROUP_BYTES else 1
+    cdef Py_ssize_t rows = max(1, _GROUP_BYTES // (4 * D))
     cdef Py_ssize_t K = (n + rows - 1) // rows
     cdef Py_ssize_t cap = <Py_ssize_t>sqrt(2.0 * P / _MIN_BLOCK_PAIRS)
     if K > cap:
@@ -597,7 +597,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
     share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
     the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
-    permutation; thread c takes the c-th contiguous slice, without locks.  ``edge_order`` gives
+    permutation; thread c takes the c-th contiguous run of its shuffle buckets, without locks.  ``edge_order`` gives
     either sequence.
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
@@ -609,8 +609,10 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     cdef const double* R = &rfac[0]
     cdef PairRec* W = &work[0]
     cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch)), s_shuffle
+    cdef Py_ssize_t Kb
     cdef int64_t* BP
     cdef int64_t* RP
+    cdef const int64_t* ends
     if P == 0:
         return 0
     if n_threads < 1:
@@ -622,17 +624,17 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
         BP = <int64_t*>malloc(shuffle_workspace_size(P) * sizeof(int64_t))
         if BP == NULL:
             return 2
+        Kb = _n_buckets(P)
+        ends = BP + (_n_chunks(P) - 1) * Kb     # after the scatter: bucket b ends at ends[b]
         with nogil:
             _shuffle_records(&records[0], W, P, &work_bid[0], BP, s, n_threads, True)
-            # bucket b ends at BP[(C - 1) Kb + b]; thread c runs the c-th contiguous run of buckets
+            # thread c runs the c-th contiguous run of the Kb buckets
             if n_threads == 1:
-                _uniform_run(E, D, W, BP + (_n_chunks(P) - 1) * _n_buckets(P), 0, _n_buckets(P), s_shuffle, R,
-                             lr, fp)
+                _uniform_run(E, D, W, ends, 0, Kb, s_shuffle, R, lr, fp)
             else:
                 for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                    _uniform_run(E, D, W, BP + (_n_chunks(P) - 1) * _n_buckets(P),
-                                 (_n_buckets(P) * c) // n_threads, (_n_buckets(P) * (c + 1)) // n_threads,
-                                 s_shuffle, R, lr, fp)
+                    _uniform_run(E, D, W, ends, (Kb * c) // n_threads, (Kb * (c + 1)) // n_threads, s_shuffle, R,
+                                 lr, fp)
         free(BP)
         return flag
     BP = <int64_t*>malloc((B + K + 2) * sizeof(int64_t))

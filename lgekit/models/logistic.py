@@ -329,7 +329,8 @@ class LogisticEmbedding(BaseEmbedding):
             flag = _sgd.edge_epoch(emb, self._records, self._work, self._rfac, self._work_bid, self._seed, epoch, lr,
                                    threads, deterministic)
             if flag == 2:
-                raise MemoryError("edge_epoch: out of memory for the epoch's block table")
+                raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
+                                  f"{len(self._records):,} pairs); free memory or use fewer n_threads")
         else:
             order = _sgd.permutation(emb.shape[0], self._seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr,
