@@ -120,15 +120,18 @@ ctypedef fused shuffled_item:
 
 
 cdef void _fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) noexcept nogil:
-    """Shuffle a[0:n] in place, uniformly (Durstenfeld's Fisher-Yates), with the stream ``state``."""
-    cdef Py_ssize_t i = n - 1, j
+    """Shuffle a[0:n] in place, uniformly, with the stream ``state``: Fisher-Yates run forwards
+    (step i swaps a[i] with a uniform a[j], j <= i), so that a[i] is read in address order, which
+    the hardware prefetcher follows, and the random a[j] fall in the part already read, which is in
+    cache.  (Durstenfeld's backward loop draws j from the part not yet read: a cache miss a step
+    when ``a`` was just written elsewhere, as the buckets of ``_shuffle_records`` are.)"""
+    cdef Py_ssize_t i, j
     cdef shuffled_item tmp
-    while i > 0:
+    for i in range(1, n):
         j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
         tmp = a[i]
         a[i] = a[j]
         a[j] = tmp
-        i -= 1
 
 
 cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32_t* bid, int64_t* off,
@@ -379,51 +382,6 @@ cdef inline void _pair_update(floating* xu, floating* xv, floating au, floating 
         xv[i] = av * b + k * a
 
 
-cdef inline int _edge_step(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
-                           double lr) noexcept nogil:
-    """One pair update; returns 1 (and changes nothing) when x_u . x_v is not finite."""
-    cdef floating* xu = emb + <Py_ssize_t>r.u * D
-    cdef floating* xv = emb + <Py_ssize_t>r.v * D
-    # lr c, au and av do not depend on s: they are off the critical path dot -> sigmoid -> update
-    cdef floating lc = <floating>(lr * r.c)
-    cdef floating au = <floating>(1.0 - lr * rfac[r.u])
-    cdef floating av = <floating>(1.0 - lr * rfac[r.v])
-    cdef floating s = dot(xu, xv, D)
-    if not isfinite(s):
-        return 1
-    _pair_update(xu, xv, au, av, _step_size(s, lc), D)
-    return 0
-
-
-cdef inline int _edge_step2(floating* emb, Py_ssize_t D, const PairRec* r, const double* rfac,
-                            double lr) noexcept nogil:
-    """Pairs r[0] and r[1], which share no vertex, as two _edge_step calls would do them, but with
-    both scores computed first: the two dependency chains (dot -> sigmoid -> update) overlap.
-    The rows are disjoint, so the result is bit-identical.  Returns 0, 2 when r[0]'s score is not
-    finite (nothing changed) and 1 when r[1]'s is not (after r[0]'s update), as the sequential
-    loop would stop."""
-    cdef floating* xu0 = emb + <Py_ssize_t>r[0].u * D
-    cdef floating* xv0 = emb + <Py_ssize_t>r[0].v * D
-    cdef floating* xu1 = emb + <Py_ssize_t>r[1].u * D
-    cdef floating* xv1 = emb + <Py_ssize_t>r[1].v * D
-    cdef floating lc0 = <floating>(lr * r[0].c), lc1 = <floating>(lr * r[1].c)
-    cdef floating au0 = <floating>(1.0 - lr * rfac[r[0].u]), av0 = <floating>(1.0 - lr * rfac[r[0].v])
-    cdef floating au1 = <floating>(1.0 - lr * rfac[r[1].u]), av1 = <floating>(1.0 - lr * rfac[r[1].v])
-    cdef floating s0 = dot(xu0, xv0, D)
-    cdef floating s1 = dot(xu1, xv1, D)
-    cdef floating k0, k1
-    if not isfinite(s0):
-        return 2
-    k0 = _step_size(s0, lc0)
-    if not isfinite(s1):
-        _pair_update(xu0, xv0, au0, av0, k0, D)
-        return 1
-    k1 = _step_size(s1, lc1)
-    _pair_update(xu0, xv0, au0, av0, k0, D)
-    _pair_update(xu1, xv1, au1, av1, k1, D)
-    return 0
-
-
 cdef enum:
     _PF_NEAR = 4     # prefetch the two embedding rows this many pairs ahead
 
@@ -448,35 +406,57 @@ cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* 
     _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
 
 
+cdef inline bint _shares_row(const PairRec* a, const PairRec* b) noexcept nogil:
+    return a.u == b.u or a.u == b.v or a.v == b.u or a.v == b.v
+
+
+cdef inline floating _pair_dot(const floating* E, Py_ssize_t D, const PairRec* r) noexcept nogil:
+    return dot(E + <Py_ssize_t>r.u * D, E + <Py_ssize_t>r.v * D, D)
+
+
 cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                     const double* R, double lr, int* flag) noexcept nogil:
-    """Pair updates for seq[lo:hi] in order, two at a time when consecutive pairs share no vertex.
-    The records are read sequentially; the rows they point to are prefetched a few pairs ahead
-    (blocks of an L2-sized working set barely need it, larger graphs' blocks do)."""
-    cdef Py_ssize_t k = lo, j
+    """Pair updates for seq[lo:hi] in order (for pair r = (u, v), with s = x_u . x_v::
+
+        k = lr c sigma(-s) (positive) or -lr c sigma(s) (negative)
+        x_u <- (1 - lr R[u]) x_u + k x_v,   x_v <- (1 - lr R[v]) x_v + k x_u
+
+    from the old x_u, x_v); stops, setting ``flag``, before a pair whose s is not finite.
+
+    Software-pipelined: the score of the next pair is computed before this pair's update, so that
+    the processor works on that dot product while this pair's sigmoid is still being computed
+    (otherwise dot -> sigmoid -> update is one chain per pair and the core idles through most of
+    it).  When the next pair shares a row with this one, its score is computed again after the
+    update (0.05% of pairs on BlogCatalog): the result is exactly the sequential loop's.  The
+    records are read in order; the rows they point to are prefetched _PF_NEAR pairs ahead."""
+    cdef Py_ssize_t k, j
     cdef const PairRec* r
-    cdef const PairRec* q
-    while k < hi:
+    cdef floating s, s_next = 0, step
+    cdef bint has_next
+    if lo >= hi:
+        return
+    s = _pair_dot(E, D, seq + lo)
+    for k in range(lo, hi):
         if flag[0]:
             return
-        for j in range(k + _PF_NEAR, k + _PF_NEAR + 2):
-            if j < hi:
-                r = seq + j
-                _prefetch_pair(E, D, r)
-                LGK_PREFETCH(R + r.u)
-                LGK_PREFETCH(R + r.v)
+        j = k + _PF_NEAR
+        if j < hi:
+            _prefetch_pair(E, D, seq + j)
+            LGK_PREFETCH(R + seq[j].u)
+            LGK_PREFETCH(R + seq[j].v)
         r = seq + k
-        q = r + 1
-        if k + 1 < hi and r.u != q.u and r.u != q.v and r.v != q.u and r.v != q.v:
-            if _edge_step2(E, D, r, R, lr):
-                flag[0] = 1
-                return
-            k += 2
-        else:
-            if _edge_step(E, D, r, R, lr):
-                flag[0] = 1
-                return
-            k += 1
+        if not isfinite(s):
+            flag[0] = 1
+            return
+        step = _step_size(s, <floating>(lr * r.c))
+        has_next = k + 1 < hi
+        if has_next:
+            s_next = _pair_dot(E, D, r + 1)
+        _pair_update(E + <Py_ssize_t>r.u * D, E + <Py_ssize_t>r.v * D,
+                     <floating>(1.0 - lr * R[r.u]), <floating>(1.0 - lr * R[r.v]), step, D)
+        if has_next and _shares_row(r, r + 1):
+            s_next = _pair_dot(E, D, r + 1)
+        s = s_next
 
 
 cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
@@ -484,7 +464,6 @@ cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ss
     """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs."""
     # the segment was just scattered to memory: stream it in first, or every swap of the shuffle
     # waits for a cache miss
-    _prefetch_row_read(seq + lo, (hi - lo) * sizeof(PairRec))
     _fisher_yates(seq + lo, hi - lo, stream)
     _edge_run(E, D, seq, lo, hi, R, lr, flag)
 
