@@ -134,7 +134,7 @@ cdef void _fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) noexcept
         a[j] = tmp
 
 
-cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32_t* bid, int64_t* off,
+cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_t* off,
                            uint64_t seed, int n_threads, bint scatter_only=False) noexcept nogil:
     """dst <- src in a uniformly random order, in parallel, independent of n_threads.
 
@@ -143,7 +143,7 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32
     input uses the stream rng_stream(rng_stream(seed, 0), c)); records are scattered bucket by
     bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
     the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
-    equally likely, so the result is a uniform permutation.  ``bid``: P int32; ``off``: C * K int64.
+    equally likely, so the result is a uniform permutation.  ``off``: C * K int64.
     ``scatter_only``: stop before the buckets' Fisher-Yates (``_uniform_run`` shuffles each bucket
     right before running it, while it is in cache).
     """
@@ -162,9 +162,7 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32
         if hi > P:
             hi = P
         for i in range(c * _SHUF_CHUNK, hi):
-            b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
-            bid[i] = <int32_t>b
-            row[b] += 1
+            row[rng_below(&st, <uint64_t>K)] += 1
     for b in range(K):
         for c in range(C):
             t = off[c * K + b]
@@ -172,12 +170,15 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int32
             total += t
     for c in prange(C, num_threads=n_threads, schedule="static"):
         row = off + c * K
+        # the same stream again: redrawing a bucket costs less than storing it and reading it back
+        st = rng_stream(s_bucket, <uint64_t>c)
         hi = (c + 1) * _SHUF_CHUNK
         if hi > P:
             hi = P
         for i in range(c * _SHUF_CHUNK, hi):
-            dst[row[bid[i]]] = src[i]
-            row[bid[i]] += 1
+            b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
+            dst[row[b]] = src[i]
+            row[b] += 1
     if not scatter_only:
         # after the scatter, off[(C - 1) * K + b] is the end of bucket b
         for b in prange(K, num_threads=n_threads, schedule="dynamic"):
@@ -192,13 +193,12 @@ def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
     src = np.zeros(n, dtype=PAIR_RECORD_DTYPE)
     src["u"] = np.arange(n, dtype=np.int32)
     dst = np.empty_like(src)
-    cdef int32_t[::1] bid = np.empty(max(n, 1), np.int32)
     cdef int64_t[::1] off = np.empty(shuffle_workspace_size(n), np.int64)
     cdef PairRec[::1] s = src
     cdef PairRec[::1] d = dst
     if n > 0:
         with nogil:
-            _shuffle_records(&s[0], &d[0], n, &bid[0], &off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
+            _shuffle_records(&s[0], &d[0], n, &off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
                              n_threads)
     return np.ascontiguousarray(dst["u"])
 
@@ -615,7 +615,8 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
     ``records``: the P training pairs (see ``fill_records``); ``work``: P records (receives the
-    epoch's sequence); ``work_bid``: P int32.  ``n_groups``: K, 0 for ``edge_group_count``.
+    epoch's sequence); ``work_bid``: P int32 (the stratified order's block ids).  ``n_groups``: K, 0 for
+    ``edge_group_count``.
 
     ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
     share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
@@ -650,7 +651,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
         Kb = _n_buckets(P)
         ends = BP + (_n_chunks(P) - 1) * Kb     # after the scatter: bucket b ends at ends[b]
         with nogil:
-            _shuffle_records(&records[0], W, P, &work_bid[0], BP, s, n_threads, True)
+            _shuffle_records(&records[0], W, P, BP, s, n_threads, True)
             # thread c runs the c-th contiguous run of the Kb buckets
             if n_threads == 1:
                 _uniform_run(E, D, W, ends, 0, Kb, s_shuffle, R, lr, fp)
