@@ -854,16 +854,27 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
 
 
 # --------------------------------------------------------------------- diagnostics
-cdef inline double _logsig_sigminus(double z, double* sig_minus) noexcept nogil:
-    """Returns log sigma(z) and stores sigma(-z), with one exp and one log1p, safe for any z."""
-    cdef double e
-    if z >= 0:
-        e = exp(-z)
-        sig_minus[0] = e / (1.0 + e)
-        return -log1p(e)
-    e = exp(z)
-    sig_minus[0] = 1.0 / (1.0 + e)
-    return z - log1p(e)
+cdef enum:
+    _PF_DIAG = 6     # prefetch the partner row this many partners ahead
+
+
+cdef inline double _log_sigmoid_scaled(double z, double half) noexcept nogil:
+    """half * log sigma(z) (0 without computing anything when half is 0)."""
+    if half == 0:
+        return 0
+    return half * (z - log1p(exp(z)) if z < 0 else -log1p(exp(-z)))
+
+
+cdef inline floating _sigmoid_any(floating z) noexcept nogil:
+    if floating is float:
+        return sigmoidf(z)
+    else:
+        return sigmoid(z)
+
+
+cdef inline double _loss_share(Py_ssize_t u, int32_t v) noexcept nogil:
+    """A pair's loss is counted once, at its smaller end (a self-pair, in u's list twice: half each)."""
+    return 1.0 if v > u else (0.5 if v == u else 0.0)
 
 
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
@@ -871,34 +882,47 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                        floating* g, double* gout, double* gnorm, double* lpos, double* lneg,
                        double* norm2) noexcept nogil:
+    """Vertex u's Eq. 4 gradient (into g), its norm, the losses of u's pairs counted at u and ||x_u||^2.
+
+    The partner rows are read in list order, the next partner's score computed before this one's
+    sigmoid and gradient term (software pipelining, as in ``_edge_run``: nothing is written to
+    the embedding here, so the scores need no recomputation).  The gradient's sigmoid is taken in
+    the embedding's precision; the loss, log sigma, in double and only at the end that counts it."""
     cdef const floating* xu = emb + u * D
     cdef const floating* xv
-    cdef Py_ssize_t i
-    cdef int64_t j
-    cdef double s, sm, acc = 0, lp = 0, ln = 0, nn = 0
-    cdef floating c
+    cdef Py_ssize_t i, m, end
+    cdef int64_t j, lo, hi
+    cdef const int32_t* nbr
+    cdef double acc = 0, lp = 0, ln = 0, nn = 0
+    cdef floating s, s_next, c
     cdef floating two_lam_r = <floating>(2.0 * lam_r)
     for i in range(D):
         g[i] = two_lam_r * xu[i]
         nn += <double>xu[i] * xu[i]
-    for j in range(pptr[u], pptr[u + 1]):
-        if j + 2 < pptr[u + 1]:
-            _prefetch_row_read(emb + <Py_ssize_t>pnbr[j + 2] * D, D * sizeof(floating))
-        xv = emb + <Py_ssize_t>pnbr[j] * D
-        s = dot(xu, xv, D)
-        lp -= pcoef[j] * _logsig_sigminus(s, &sm)      # -c log sigma(s), sm = sigma(-s)
-        c = <floating>(-pcoef[j] * sm)
-        for i in range(D):
-            g[i] += c * xv[i]
-    for j in range(nptr[u], nptr[u + 1]):
-        if j + 2 < nptr[u + 1]:
-            _prefetch_row_read(emb + <Py_ssize_t>nnbr[j + 2] * D, D * sizeof(floating))
-        xv = emb + <Py_ssize_t>nnbr[j] * D
-        s = dot(xu, xv, D)
-        ln -= lam_neg * _logsig_sigminus(-s, &sm)      # -lam_neg log sigma(-s), sm = sigma(s)
-        c = <floating>(lam_neg * sm)
-        for i in range(D):
-            g[i] += c * xv[i]
+    for m in range(2):              # m = 0: positive partners, m = 1: negative partners
+        lo = pptr[u] if m == 0 else nptr[u]
+        hi = pptr[u + 1] if m == 0 else nptr[u + 1]
+        nbr = pnbr if m == 0 else nnbr
+        if lo >= hi:
+            continue
+        s = dot(xu, emb + <Py_ssize_t>nbr[lo] * D, D)
+        for j in range(lo, hi):
+            if j + _PF_DIAG < hi:
+                _prefetch_row_read(emb + <Py_ssize_t>nbr[j + _PF_DIAG] * D, D * sizeof(floating))
+            xv = emb + <Py_ssize_t>nbr[j] * D
+            if j + 1 < hi:
+                s_next = dot(xu, emb + <Py_ssize_t>nbr[j + 1] * D, D)
+            if m == 0:
+                # -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
+                lp -= pcoef[j] * _log_sigmoid_scaled(s, _loss_share(u, nbr[j]))
+                c = <floating>(-pcoef[j]) * _sigmoid_any(-s)
+            else:
+                # -lam_neg log sigma(-s); dL/dx_u gets lam_neg sigma(s) x_v
+                ln -= lam_neg * _log_sigmoid_scaled(-s, _loss_share(u, nbr[j]))
+                c = <floating>lam_neg * _sigmoid_any(s)
+            for i in range(D):
+                g[i] += c * xv[i]
+            s = s_next
     for i in range(D):
         acc += <double>g[i] * g[i]
     if gout != NULL:
@@ -920,9 +944,9 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     (n_threads, D) of the same dtype); losses, norms and their sums in double.
 
     For every vertex u: ``gnorm[u] = ||dL/dx_u||`` over all u's training pairs (the full
-    gradient of Eq. 4, regulariser included), ``lpos[u] = -sum_{v in N+(u)} c_uv log sigma(s)``,
-    ``lneg[u] = -lam_neg sum_{v in N-(u)} log sigma(-s)`` (each pair is seen from both ends, so
-    the objective's loss terms are ``lpos.sum() / 2`` and ``lneg.sum() / 2``) and
+    gradient of Eq. 4, regulariser included), ``lpos[u] = -sum_{v in N+(u), v > u} c_uv log sigma(s)``,
+    ``lneg[u] = -lam_neg sum_{v in N-(u), v > u} log sigma(-s)`` (each pair's loss is counted at
+    its smaller end, so the objective's loss terms are ``lpos.sum()`` and ``lneg.sum()``) and
     ``norm2[u] = ||x_u||^2``.  With ``grad`` (n, D) the gradients themselves are stored too.
     Results are per vertex, hence independent of ``n_threads``.
     """

@@ -356,8 +356,8 @@ class LogisticEmbedding(BaseEmbedding):
         _sgd.diagnostics(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr, self._neg_nbr,
                          float(self.lam_neg), float(self.lam_r), self._diag_scratch, gnorm, lpos, lneg, norm2,
                          int(self.n_threads), grad)
-        loss_pos = 0.5 * float(lpos.sum())
-        loss_neg = 0.5 * float(lneg.sum())
+        loss_pos = float(lpos.sum())
+        loss_neg = float(lneg.sum())
         reg = float(self.lam_r) * float(norm2.sum())
         out = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
                "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": float(gnorm.mean()),
