@@ -65,7 +65,7 @@ import numpy as np
 
 cimport cython
 from cython.parallel cimport prange, parallel, threadid
-from libc.math cimport sqrt, isfinite, exp, log1p
+from libc.math cimport sqrt, isfinite, exp, log1p, fabs, fmin
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
@@ -858,11 +858,9 @@ cdef enum:
     _PF_DIAG = 6     # prefetch the partner row this many partners ahead
 
 
-cdef inline double _log_sigmoid_scaled(double z, double half) noexcept nogil:
-    """half * log sigma(z) (0 without computing anything when half is 0)."""
-    if half == 0:
-        return 0
-    return half * (z - log1p(exp(z)) if z < 0 else -log1p(exp(-z)))
+cdef inline double _log_sigmoid_nobranch(double z) noexcept nogil:
+    """log sigma(z) = min(z, 0) - log1p(e^-|z|): safe for any z, and no branch on the data."""
+    return fmin(z, 0.0) - log1p(exp(-fabs(z)))
 
 
 cdef inline floating _sigmoid_any(floating z) noexcept nogil:
@@ -872,39 +870,41 @@ cdef inline floating _sigmoid_any(floating z) noexcept nogil:
         return sigmoid(z)
 
 
-cdef inline double _loss_share(Py_ssize_t u, int32_t v) noexcept nogil:
-    """A pair's loss is counted once, at its smaller end (a self-pair, in u's list twice: half each)."""
-    return 1.0 if v > u else (0.5 if v == u else 0.0)
-
-
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
-                       floating* g, double* gout, double* gnorm, double* lpos, double* lneg,
-                       double* norm2) noexcept nogil:
+                       floating* g, double* zbuf, double* wbuf, double* gout, double* gnorm, double* lpos,
+                       double* lneg, double* norm2) noexcept nogil:
     """Vertex u's Eq. 4 gradient (into g), its norm, the losses of u's pairs counted at u and ||x_u||^2.
 
-    The partner rows are read in list order, the next partner's score computed before this one's
-    sigmoid and gradient term (software pipelining, as in ``_edge_run``: nothing is written to
-    the embedding here, so the scores need no recomputation).  The gradient's sigmoid is taken in
-    the embedding's precision; the loss, log sigma, in double and only at the end that counts it."""
+    A pair's loss is counted once, at its smaller end (a self-pair, in u's list twice, half each
+    time).  The partner rows are read in list order, the next partner's score computed before this
+    one's sigmoid and gradient term (software pipelining, as in ``_edge_run``; nothing is written
+    to the embedding here, so no score is recomputed).  The gradient's sigmoid is taken in the
+    embedding's precision.  The losses, log sigma in double, are taken after the list, over the
+    scores kept in ``zbuf`` (weights in ``wbuf``; both as long as u's longest partner list):
+    deciding per partner whether to take it would be a branch on v > u, mispredicted half the time.
+    """
     cdef const floating* xu = emb + u * D
     cdef const floating* xv
-    cdef Py_ssize_t i, m, end
+    cdef Py_ssize_t i, m, kept
     cdef int64_t j, lo, hi
     cdef const int32_t* nbr
-    cdef double acc = 0, lp = 0, ln = 0, nn = 0
-    cdef floating s, s_next, c
+    cdef double acc = 0, nn = 0, loss, coef, share
+    cdef floating s, s_next = 0, c
     cdef floating two_lam_r = <floating>(2.0 * lam_r)
     for i in range(D):
         g[i] = two_lam_r * xu[i]
         nn += <double>xu[i] * xu[i]
+    lpos[u] = 0
+    lneg[u] = 0
     for m in range(2):              # m = 0: positive partners, m = 1: negative partners
         lo = pptr[u] if m == 0 else nptr[u]
         hi = pptr[u + 1] if m == 0 else nptr[u + 1]
         nbr = pnbr if m == 0 else nnbr
         if lo >= hi:
             continue
+        kept = 0
         s = dot(xu, emb + <Py_ssize_t>nbr[lo] * D, D)
         for j in range(lo, hi):
             if j + _PF_DIAG < hi:
@@ -912,25 +912,35 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
             xv = emb + <Py_ssize_t>nbr[j] * D
             if j + 1 < hi:
                 s_next = dot(xu, emb + <Py_ssize_t>nbr[j + 1] * D, D)
+            share = <double>(nbr[j] > u) + 0.5 * <double>(nbr[j] == u)
             if m == 0:
-                # -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
-                lp -= pcoef[j] * _log_sigmoid_scaled(s, _loss_share(u, nbr[j]))
-                c = <floating>(-pcoef[j]) * _sigmoid_any(-s)
+                # loss -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
+                coef = pcoef[j]
+                zbuf[kept] = s
+                c = <floating>(-coef) * _sigmoid_any(-s)
             else:
-                # -lam_neg log sigma(-s); dL/dx_u gets lam_neg sigma(s) x_v
-                ln -= lam_neg * _log_sigmoid_scaled(-s, _loss_share(u, nbr[j]))
-                c = <floating>lam_neg * _sigmoid_any(s)
+                # loss -lam_neg log sigma(-s); dL/dx_u gets lam_neg sigma(s) x_v
+                coef = lam_neg
+                zbuf[kept] = -s
+                c = <floating>coef * _sigmoid_any(s)
+            wbuf[kept] = coef * share
+            kept += share > 0
             for i in range(D):
                 g[i] += c * xv[i]
             s = s_next
+        loss = 0
+        for i in range(kept):
+            loss -= wbuf[i] * _log_sigmoid_nobranch(zbuf[i])
+        if m == 0:
+            lpos[u] = loss
+        else:
+            lneg[u] = loss
     for i in range(D):
         acc += <double>g[i] * g[i]
     if gout != NULL:
         for i in range(D):
             gout[i] = g[i]
     gnorm[u] = sqrt(acc)
-    lpos[u] = lp
-    lneg[u] = ln
     norm2[u] = nn
 
 
@@ -963,8 +973,13 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     cdef double* gout
     if n_threads > scratch.shape[0] or scratch.shape[1] < D:
         raise ValueError("scratch must have shape (n_threads, D)")
+    # per thread: the scores and loss weights of one partner list (see _vertex_diag)
+    cdef Py_ssize_t L = max(1, int(np.diff(pos_indptr).max(initial=0)), int(np.diff(neg_indptr).max(initial=0)))
+    cdef double[:, ::1] loss_buf = np.empty((n_threads, 2 * L))
+    cdef double* LB = &loss_buf[0, 0]
     with nogil:
         for u in prange(n, num_threads=n_threads, schedule="dynamic", chunksize=64):
             gout = G + u * D if want_grad else NULL
-            _vertex_diag(E, D, u, pp, pn, pc, npt, nn, lam_neg, lam_r, S + threadid() * D, gout,
+            _vertex_diag(E, D, u, pp, pn, pc, npt, nn, lam_neg, lam_r, S + threadid() * D,
+                         LB + threadid() * 2 * L, LB + threadid() * 2 * L + L, gout,
                          &gnorm[0], &lpos[0], &lneg[0], &norm2[0])
