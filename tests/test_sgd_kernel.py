@@ -155,6 +155,43 @@ def test_history_objective_matches_reference(split):
 
 
 # ----------------------------------------------------------------- Eq. 4 diagnostic
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
+    """The kernel's losses (each pair counted once, at its smaller end), gradients and norms against
+    the literal formulas, on pairs with repeats, both orientations and a self-pair, whose loss is
+    halved between the two entries it has in its vertex's list."""
+    from lgekit.models.logistic import _incidence
+    rng = np.random.default_rng(5)
+    n, D = 9, 6
+    X = rng.normal(scale=0.8, size=(n, D)).astype(dtype)
+    pos = np.array([[0, 1], [2, 1], [3, 3], [4, 7], [7, 4], [0, 1], [8, 2]])
+    neg = np.array([[5, 0], [1, 6], [6, 6], [2, 8], [2, 8], [3, 4]])
+    w = rng.uniform(0.5, 2.0, len(pos))
+    lam_pos, lam_neg, lam_r = 1.3, 0.4, 0.25
+    pptr, pnbr, src = _incidence(pos, n)
+    nptr, nnbr, _ = _incidence(neg, n)
+    gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
+    grad = np.empty((n, D))
+    _sgd.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
+                     np.empty((2, D), dtype), gnorm, lpos, lneg, norm2, 2, grad)
+    X64 = X.astype(np.float64)
+    _, lp, ln, _ = reference_objective(X64, pos, w, neg, lam_pos, lam_neg, lam_r)
+    G = 2 * lam_r * X64
+    for (u, v), wi in zip(pos, w):
+        c = -lam_pos * wi * _sig(-float(X64[u] @ X64[v]))
+        G[u] += c * X64[v]
+        G[v] += c * X64[u]
+    for u, v in neg:
+        c = lam_neg * _sig(float(X64[u] @ X64[v]))
+        G[u] += c * X64[v]
+        G[v] += c * X64[u]
+    tol = 1e-12 if dtype == np.float64 else 2e-5
+    assert lpos.sum() == pytest.approx(lp, rel=tol) and lneg.sum() == pytest.approx(ln, rel=tol)
+    np.testing.assert_allclose(grad, G, rtol=tol, atol=tol)
+    np.testing.assert_allclose(gnorm, np.linalg.norm(G, axis=1), rtol=tol, atol=tol)
+    np.testing.assert_allclose(norm2, (X64 * X64).sum(axis=1), rtol=1e-12)
+
+
 @pytest.mark.parametrize("lam_r", [0.0, 0.5])
 def test_gradient_diagnostic_equals_finite_differences(split, lam_r):
     model, _, _, data = fit_with_init(split, 2, lam_r=lam_r, lr=0.5, lam_neg=0.4)
