@@ -641,7 +641,8 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
     share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
     the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
-    permutation; thread c takes the c-th contiguous run of its shuffle buckets, without locks.  ``edge_order`` gives
+    permutation; the threads take its shuffle buckets (about 2,048 pairs each) four at a time, as they
+    finish, and update without locks.  ``edge_order`` gives
     either sequence.
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
@@ -672,13 +673,15 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
         ends = BP + (_n_chunks(P) - 1) * Kb     # after the scatter: bucket b ends at ends[b]
         with nogil:
             _shuffle_records(&records[0], W, P, BP, s, n_threads, True)
-            # thread c runs the c-th contiguous run of the Kb buckets
             if n_threads == 1:
                 _uniform_run(E, D, W, ends, 0, Kb, s_shuffle, R, lr, fp)
             else:
-                for c in prange(n_threads, num_threads=n_threads, schedule="static", chunksize=1):
-                    _uniform_run(E, D, W, ends, (Kb * c) // n_threads, (Kb * (c + 1)) // n_threads, s_shuffle, R,
-                                 lr, fp)
+                # buckets handed out a few at a time, not in fixed halves: on a shared machine one
+                # core is often slowed for a while, and the other then takes more of the work
+                for b in prange(Kb, num_threads=n_threads, schedule="dynamic", chunksize=4):
+                    if fp[0] == 0:
+                        _shuffle_and_run(E, D, W, 0 if b == 0 else ends[b - 1], ends[b],
+                                         rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
         free(BP)
         return flag
     BP = <int64_t*>malloc((B + K + 2) * sizeof(int64_t))

@@ -163,9 +163,10 @@ class LogisticEmbedding(BaseEmbedding):
     reproducible.
 
     Schedules.  ``"hogwild"`` (default) visits the pairs in a uniformly
-    random permutation, the paper's SGD; with ``n_threads > 1`` each thread
-    takes a contiguous slice and updates shared rows without locks (Recht et
-    al. [2]_): fast, but the result depends on thread timing.
+    random permutation, the paper's SGD; with ``n_threads > 1`` the threads
+    take consecutive pieces of it (about 8,000 pairs) as they finish the
+    previous ones and update shared rows without locks (Recht et al. [2]_):
+    fast, but the result depends on thread timing.
     ``"deterministic"`` gives bit-identical results for ANY ``n_threads``.
     Edge order: the pairs are visited in a stratified order, as in
     distributed SGD for matrix factorisation [3]_: each epoch deals the
