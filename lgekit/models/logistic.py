@@ -178,8 +178,9 @@ class LogisticEmbedding(BaseEmbedding):
     Threads share a round's blocks and wait for each other after it; disjoint
     blocks commute exactly.  Every pair is still visited once per epoch, and
     a block's rows stay in the core's L2 cache (on BlogCatalog one thread
-    runs an epoch about as fast as in the uniform order, 0.96-1.25x, and two
-    threads 1.8x faster).  The price is statistical: pairs of one block are
+    runs an epoch about as fast as in the uniform order, 0.9-1.1x its time,
+    and two threads 1.6-2.0x faster than one, less when the shared host is
+    busy).  The price is statistical: pairs of one block are
     visited close together.  On BlogCatalog with ``lam_r=0.6`` it
     reaches the same test AP as the uniform order (0.887 after 50 epochs);
     with ``lam_r=0`` it overfits as the uniform order does (the test AP
