@@ -30,9 +30,9 @@ Two visiting orders, one per schedule (``edge_order`` returns either):
 
 * hogwild: a uniformly random permutation of the pairs (a parallel
   random-bucket shuffle, then Fisher-Yates per bucket; independent of the
-  thread count).  One thread runs it in order; n threads take one contiguous
-  slice each and update shared rows without locks (Recht et al. 2011): not
-  reproducible for n > 1.
+  thread count).  One thread runs it in order; n threads take its buckets a
+  few at a time as they finish and update shared rows without locks (Recht
+  et al. 2011): not reproducible for n > 1.
 * deterministic: a stratified order (the DSGD scheme of Gemulla et al., KDD
   2011, for a symmetric pair set).  Each epoch deals the vertices at random
   into K groups of equal size (``edge_group_count``: a group's rows fill
@@ -45,9 +45,9 @@ Two visiting orders, one per schedule (``edge_order`` returns either):
   number of threads.  A block's rows also fit in a core's L2 cache.  With
   K = 1 (small graphs) the order is a uniformly random permutation.
 
-Either way, consecutive pairs that share no vertex are updated two at a time
-(both scores first, then both updates), which overlaps two dependency chains
-and changes no bit.
+Either way the pair loop is software-pipelined: the next pair's score is
+computed before this pair's update (and again after it when the two pairs
+share a vertex), which overlaps two dependency chains and changes no bit.
 
 Vertex order (``vertex_epoch``): for each vertex u in random order take the
 full gradient of Eq. 4 over u's incident pairs with the current neighbours,
@@ -59,7 +59,8 @@ independent), which reproduces the sequential loop bit for bit.
 
 After the epoch ``diagnostics`` computes, per vertex (in parallel, results
 per vertex, summed by the caller, so also thread-count independent), the
-Eq. 4 gradient norm, the halves of the pair losses, and ||x_u||^2.
+Eq. 4 gradient norm, the losses of the pairs whose smaller end is u, and
+||x_u||^2.
 """
 import numpy as np
 
