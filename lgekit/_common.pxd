@@ -55,6 +55,12 @@ cdef extern from *:
         __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
         __m128 lo, t;
         Py_ssize_t i = 0;
+        for (; i + 32 <= n; i += 32) {          /* two steps of the loop below, unrolled */
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), b);
+            a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), a);
+            b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), b);
+        }
         for (; i + 16 <= n; i += 16) {
             a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
             b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), b);

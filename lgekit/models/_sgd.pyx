@@ -422,9 +422,15 @@ cdef inline void _prefetch_row_read(const void* row, Py_ssize_t nbytes) noexcept
 
 
 cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* r) noexcept nogil:
-    """Start loading the two embedding rows of a pair that is _PF_NEAR updates ahead."""
-    _prefetch_row(E + <Py_ssize_t>r.u * D, D * sizeof(floating))
-    _prefetch_row(E + <Py_ssize_t>r.v * D, D * sizeof(floating))
+    """Start loading the two embedding rows of a pair that is _PF_NEAR updates ahead (one loop for
+    both rows, which halves the loop's own instructions)."""
+    cdef const char* xu = <const char*>(E + <Py_ssize_t>r.u * D)
+    cdef const char* xv = <const char*>(E + <Py_ssize_t>r.v * D)
+    cdef Py_ssize_t off = 0, nbytes = D * sizeof(floating)
+    while off < nbytes:
+        LGK_PREFETCHW(xu + off)
+        LGK_PREFETCHW(xv + off)
+        off += 64
 
 
 cdef inline bint _shares_row(const PairRec* a, const PairRec* b) noexcept nogil:
