@@ -42,6 +42,15 @@ cdef inline uint64_t rng_below(uint64_t* state, uint64_t n) noexcept nogil:
     return ((rng_next(state) >> 32) * n) >> 32
 
 
+cdef inline void rng_below2(uint64_t* state, uint64_t n0, uint64_t n1, uint64_t* j0, uint64_t* j1) noexcept nogil:
+    """Two uniform integers, in [0, n0) and [0, n1) (n0, n1 < 2**32), from ONE 64-bit draw: its
+    high and low halves, each by multiply-shift as in rng_below (SplitMix64's output bits are all
+    equally good).  Half the generator's work in the shuffles' inner loops."""
+    cdef uint64_t z = rng_next(state)
+    j0[0] = ((z >> 32) * n0) >> 32
+    j1[0] = ((z & <uint64_t>0xFFFFFFFFULL) * n1) >> 32
+
+
 cdef extern from *:
     """
     #if defined(__AVX2__) && defined(__FMA__)

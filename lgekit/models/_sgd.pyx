@@ -83,7 +83,7 @@ cdef extern from *:
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
-from lgekit._common cimport floating, dot, axpy, sigmoid, sigmoidf, rng_stream, rng_below
+from lgekit._common cimport floating, dot, axpy, sigmoid, sigmoidf, rng_stream, rng_below, rng_below2
 
 
 # --------------------------------------------------------------------- random order
@@ -126,13 +126,23 @@ cdef void _fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) noexcept
     the hardware prefetcher follows, and the random a[j] fall in the part already read, which is in
     cache.  (Durstenfeld's backward loop draws j from the part not yet read: a cache miss a step
     when ``a`` was just written elsewhere, as the buckets of ``_shuffle_records`` are.)"""
-    cdef Py_ssize_t i, j
+    cdef Py_ssize_t i = 1
+    cdef uint64_t j0, j1
     cdef shuffled_item tmp
-    for i in range(1, n):
-        j = <Py_ssize_t>rng_below(&state, <uint64_t>(i + 1))
+    while i + 1 < n:                # two steps a draw (rng_below2)
+        rng_below2(&state, <uint64_t>(i + 1), <uint64_t>(i + 2), &j0, &j1)
         tmp = a[i]
-        a[i] = a[j]
-        a[j] = tmp
+        a[i] = a[j0]
+        a[j0] = tmp
+        tmp = a[i + 1]
+        a[i + 1] = a[j1]
+        a[j1] = tmp
+        i += 2
+    if i < n:
+        j0 = rng_below(&state, <uint64_t>(i + 1))
+        tmp = a[i]
+        a[i] = a[j0]
+        a[j0] = tmp
 
 
 cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_t* off,
@@ -152,6 +162,7 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64
     cdef uint64_t s_bucket = rng_stream(seed, 0), s_shuffle = rng_stream(seed, 1), st
     cdef int64_t total = 0, t
     cdef int64_t* row
+    cdef uint64_t b0, b1
     if P <= 0:
         return
     for c in prange(C, num_threads=n_threads, schedule="static"):
@@ -162,7 +173,14 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64
         hi = (c + 1) * _SHUF_CHUNK
         if hi > P:
             hi = P
-        for i in range(c * _SHUF_CHUNK, hi):
+        i = c * _SHUF_CHUNK
+        b0 = b1 = 0                 # assigned in the loop body: private to the thread (prange)
+        while i + 1 < hi:           # records i, i + 1 from one draw (rng_below2), here and below
+            rng_below2(&st, <uint64_t>K, <uint64_t>K, &b0, &b1)
+            row[b0] += 1
+            row[b1] += 1
+            i = i + 2               # (not +=, which prange would take for a reduction)
+        if i < hi:
             row[rng_below(&st, <uint64_t>K)] += 1
     for b in range(K):
         for c in range(C):
@@ -176,7 +194,16 @@ cdef void _shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64
         hi = (c + 1) * _SHUF_CHUNK
         if hi > P:
             hi = P
-        for i in range(c * _SHUF_CHUNK, hi):
+        i = c * _SHUF_CHUNK
+        b0 = b1 = 0
+        while i + 1 < hi:
+            rng_below2(&st, <uint64_t>K, <uint64_t>K, &b0, &b1)
+            dst[row[b0]] = src[i]
+            row[b0] += 1
+            dst[row[b1]] = src[i + 1]
+            row[b1] += 1
+            i = i + 2
+        if i < hi:
             b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
             dst[row[b]] = src[i]
             row[b] += 1
