@@ -184,9 +184,9 @@ class LogisticEmbedding(BaseEmbedding):
     visited close together.  On BlogCatalog with ``lam_r=0.6`` it
     reaches the same test AP as the uniform order (0.887 after 50 epochs);
     with ``lam_r=0`` it overfits as the uniform order does (the test AP
-    peaks early, at epoch 9, and falls by 0.09, against 0.06 from epoch 0)
-    but the mean norm rises faster at first (3.7 after the first epoch
-    instead of 2.9), peaks at epoch 13 and falls slightly until epoch 26
+    peaks early, at epoch 11, and falls by 0.11, against 0.06 from epoch 0)
+    but the mean norm rises faster at first (3.8 after the first epoch
+    instead of 3.0), peaks at epoch 14 and falls slightly until epoch 30
     before rising again, so the paper's Figure 2 (a norm rising steadily)
     needs the default schedule.  :math:`K` depends only on the number of nodes and
     pairs and on ``dim``, not on ``dtype`` or ``n_threads``.  Vertex order:
