@@ -434,13 +434,6 @@ cdef enum:
     _PF_NEAR = 4     # prefetch the two embedding rows this many pairs ahead
 
 
-cdef inline void _prefetch_row(const void* row, Py_ssize_t nbytes) noexcept nogil:
-    cdef Py_ssize_t off = 0
-    while off < nbytes:
-        LGK_PREFETCHW(<const char*>row + off)
-        off += 64
-
-
 cdef inline void _prefetch_row_read(const void* row, Py_ssize_t nbytes) noexcept nogil:
     cdef Py_ssize_t off = 0
     while off < nbytes:
