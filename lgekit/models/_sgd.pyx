@@ -359,8 +359,9 @@ cdef extern from *:
     #if defined(__AVX2__) && defined(__FMA__)
     #include <immintrin.h>
     /* _pair_update for floats, written out so that the D % 8 tail takes one 4-wide step instead of
-       gcc's run-time alias checks and scalar loop.  Same arithmetic, element by element:
-       x_u = fma(au, a, k b), x_v = fma(av, b, k a) (gcc's contraction of the loop below) from the old a = x_u, b = x_v. */
+       gcc's run-time alias checks and scalar loop.  Same arithmetic, element by element, as gcc's
+       contraction of the loop below: x_u = fma(au, a, k b), x_v = fma(av, b, k a) from the old
+       a = x_u, b = x_v. */
     #define LGK_AVX2_UPDATE 1
     static inline void lgk_pair_updatef_avx2(float* xu, float* xv, float au, float av, float k, Py_ssize_t n) {
         __m256 vau = _mm256_set1_ps(au), vav = _mm256_set1_ps(av), vk = _mm256_set1_ps(k), a, b;
@@ -509,8 +510,6 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
 cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                                   uint64_t stream, const double* R, double lr, int* flag) noexcept nogil:
     """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs."""
-    # the segment was just scattered to memory: stream it in first, or every swap of the shuffle
-    # waits for a cache miss
     _fisher_yates(seq + lo, hi - lo, stream)
     _edge_run(E, D, seq, lo, hi, R, lr, flag)
 
