@@ -9,7 +9,7 @@ passes BigCrush, and streams for threads/blocks are derived by
 block's randomness depends on its index, never on which thread ran it.
 """
 from libc.stdint cimport uint64_t, uint32_t
-from libc.math cimport exp, log1p, fabs
+from libc.math cimport exp, log1p, fabs, fmin
 
 ctypedef fused floating:
     float
@@ -203,7 +203,14 @@ cdef inline float sigmoidf(float z) noexcept nogil:
 
 
 cdef inline double log_sigmoid(double z) noexcept nogil:
-    """log(sigmoid(z)) = -log1p(exp(-z)), exact for large |z| of either sign."""
-    if z >= 0:
-        return -log1p(exp(-z))
-    return z - log1p(exp(z))
+    """log(sigmoid(z)) = min(z, 0) - log1p(exp(-|z|)), exact for large |z| of either sign, and
+    without a branch on z (the SGD diagnostics call it on data-dependent signs)."""
+    return fmin(z, 0.0) - log1p(exp(-fabs(z)))
+
+
+cdef inline floating sigmoid_fused(floating z) noexcept nogil:
+    """sigmoid in the precision of z: ``sigmoidf`` for float, ``sigmoid`` for double."""
+    if floating is float:
+        return sigmoidf(z)
+    else:
+        return sigmoid(z)

@@ -66,7 +66,7 @@ import numpy as np
 
 cimport cython
 from cython.parallel cimport prange, parallel, threadid
-from libc.math cimport sqrt, isfinite, exp, log1p, fabs, fmin
+from libc.math cimport sqrt, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
@@ -83,7 +83,8 @@ cdef extern from *:
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
-from lgekit._common cimport floating, dot, axpy, sigmoid, sigmoidf, rng_stream, rng_below, rng_below2
+from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoid, rng_stream,
+                             rng_below, rng_below2)
 
 
 # --------------------------------------------------------------------- random order
@@ -348,10 +349,7 @@ def build_incidence(const int32_t[:, ::1] pairs, Py_ssize_t n, int64_t[::1] indp
 cdef inline floating _step_size(floating s, floating lc) noexcept nogil:
     """k = -lr dl/ds = lr c sigma(-s) (positive pair, lc = lr c > 0) or lr c sigma(s) (negative, lc < 0).
     float32 embeddings take the sigmoid in single precision (an inlined exp, see _common.pxd)."""
-    if floating is float:
-        return lc * sigmoidf(-s if lc > 0 else s)
-    else:
-        return lc * sigmoid(-s if lc > 0 else s)
+    return lc * sigmoid_fused(-s if lc > 0 else s)
 
 
 cdef extern from *:
@@ -887,18 +885,6 @@ cdef enum:
     _PF_DIAG = 6     # prefetch the partner row this many partners ahead
 
 
-cdef inline double _log_sigmoid_nobranch(double z) noexcept nogil:
-    """log sigma(z) = min(z, 0) - log1p(e^-|z|): safe for any z, and no branch on the data."""
-    return fmin(z, 0.0) - log1p(exp(-fabs(z)))
-
-
-cdef inline floating _sigmoid_any(floating z) noexcept nogil:
-    if floating is float:
-        return sigmoidf(z)
-    else:
-        return sigmoid(z)
-
-
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
@@ -946,12 +932,12 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                 # loss -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
                 coef = pcoef[j]
                 zbuf[kept] = s
-                c = <floating>(-coef) * _sigmoid_any(-s)
+                c = <floating>(-coef) * sigmoid_fused(-s)
             else:
                 # loss -lam_neg log sigma(-s); dL/dx_u gets lam_neg sigma(s) x_v
                 coef = lam_neg
                 zbuf[kept] = -s
-                c = <floating>coef * _sigmoid_any(s)
+                c = <floating>coef * sigmoid_fused(s)
             wbuf[kept] = coef * share
             kept += share > 0
             for i in range(D):
@@ -959,7 +945,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
             s = s_next
         loss = 0
         for i in range(kept):
-            loss -= wbuf[i] * _log_sigmoid_nobranch(zbuf[i])
+            loss -= wbuf[i] * log_sigmoid(zbuf[i])
         if m == 0:
             lpos[u] = loss
         else:
