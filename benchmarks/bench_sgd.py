@@ -236,12 +236,17 @@ def chung_lu(n_threads, schedule):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--kernel-rounds", type=int, default=30,
-                        help="interleaved rounds of the four kernel configurations (cheap: about 0.3 s each)")
-    parser.add_argument("--quick", action="store_true", help="3 repeats, 10 kernel rounds, skip Chung-Lu")
+    parser.add_argument("--kernel-rounds", type=int, default=None,
+                        help="interleaved rounds of the four kernel configurations (cheap: about 0.3 s each; "
+                             "default 30, 10 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 repeats, 10 kernel rounds unless --kernel-rounds says otherwise, skip Chung-Lu")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else args.repeats
+    rounds = args.kernel_rounds if args.kernel_rounds is not None else (10 if args.quick else 30)
+    if rounds < 1:
+        parser.error(f"--kernel-rounds must be at least 1, got {rounds}")
 
     split = load_split()
     n_samples = len(split.train_positives)
@@ -260,7 +265,7 @@ def main(argv=None):
               (2, "hogwild"): prepared_model(split, 2, "hogwild"),
               (2, "deterministic"): prepared_model(split, 2, "deterministic")}
     groups = _sgd.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
-    timed = time_kernels(models, 10 if args.quick else args.kernel_rounds)
+    timed = time_kernels(models, rounds)
     best = {k: float(np.min(v[0])) for k, v in timed.items()}
     wall = {k: float(np.median(v[0])) for k, v in timed.items()}
     cpu = {k: float(np.median(v[1])) for k, v in timed.items()}
