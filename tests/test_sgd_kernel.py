@@ -399,6 +399,21 @@ def test_sigmoid_float32_is_accurate():
     assert np.all(out[tiny] <= 1.7e-38)
 
 
+def test_log_sigmoid_float32_is_accurate():
+    """The diagnostics' single-precision log sigma: relative error of a few ulps over the whole range,
+    including tiny losses (large z), where log(1 + e^-z) computed naively would round to 0."""
+    z = np.concatenate([np.linspace(-100, 100, 20001), np.geomspace(1e-8, 80, 2001),
+                        [-1e30, -87.5, 0.0, 1e30]]).astype(np.float32)
+    out = np.empty_like(z)
+    _sgd.log_sigmoid_float32(z, out)
+    z64 = z.astype(np.float64)
+    exact = np.minimum(z64, 0) - np.log1p(np.exp(-np.abs(z64)))
+    assert np.all(np.isfinite(out)) and np.all(out <= 0)
+    inside = np.abs(z64) < 87   # beyond, e^-|z| is clamped at e^-87 = 1.6e-38 (see the sigmoid)
+    rel = np.abs(out[inside] - exact[inside]) / np.abs(exact[inside])
+    assert rel.max() < 4e-7, rel.max()
+    assert np.all(np.abs(out[~inside] - exact[~inside]) <= 1.7e-38 + 1e-7 * np.abs(exact[~inside]))
+
 def test_permutation_is_a_seeded_permutation():
     p = _sgd.permutation(1000, 42, 3)
     # large enough for several chunks and buckets of the parallel shuffle; threads do not matter

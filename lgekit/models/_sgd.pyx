@@ -83,8 +83,8 @@ cdef extern from *:
     void LGK_PREFETCH(const void* p) noexcept nogil
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
-from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoid, rng_stream,
-                             rng_below, rng_below2)
+from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoid, log_sigmoidf,
+                             rng_stream, rng_below, rng_below2)
 
 
 # --------------------------------------------------------------------- random order
@@ -550,6 +550,13 @@ def sigmoid_float32(const float[::1] z, float[::1] out):
         out[i] = sigmoidf(z[i])
 
 
+def log_sigmoid_float32(const float[::1] z, float[::1] out):
+    """out <- the kernel's single-precision log(sigmoid(z)) (for tests of its accuracy)."""
+    cdef Py_ssize_t i
+    for i in range(z.shape[0]):
+        out[i] = log_sigmoidf(z[i])
+
+
 def edge_group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D):
     """K, the number of vertex groups of the edge-order schedule for n vertices, P pairs and dimension D.
 
@@ -896,9 +903,11 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
     time).  The partner rows are read in list order, the next partner's score computed before this
     one's sigmoid and gradient term (software pipelining, as in ``_edge_run``; nothing is written
     to the embedding here, so no score is recomputed).  The gradient's sigmoid is taken in the
-    embedding's precision.  The losses, log sigma in double, are taken after the list, over the
-    scores kept in ``zbuf`` (weights in ``wbuf``; both as long as u's longest partner list):
-    deciding per partner whether to take it would be a branch on v > u, mispredicted half the time.
+    embedding's precision.  The losses are taken after the list, over the scores kept in ``zbuf``
+    (weights in ``wbuf``; both as long as u's longest partner list): deciding per partner whether
+    to take it would be a branch on v > u, mispredicted half the time.  Their log sigma is in the
+    embedding's precision too (float: ``log_sigmoidf``, vectorised over the list), their sum in
+    double.
     """
     cdef const floating* xu = emb + u * D
     cdef const floating* xv
@@ -907,6 +916,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
     cdef const int32_t* nbr
     cdef double acc = 0, nn = 0, loss, coef, share
     cdef floating s, s_next = 0, c
+    cdef floating* zs = <floating*>zbuf     # the kept scores, in the embedding's precision
     cdef floating two_lam_r = <floating>(2.0 * lam_r)
     for i in range(D):
         g[i] = two_lam_r * xu[i]
@@ -931,12 +941,12 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
             if m == 0:
                 # loss -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
                 coef = pcoef[j]
-                zbuf[kept] = s
+                zs[kept] = s
                 c = <floating>(-coef) * sigmoid_fused(-s)
             else:
                 # loss -lam_neg log sigma(-s); dL/dx_u gets lam_neg sigma(s) x_v
                 coef = lam_neg
-                zbuf[kept] = -s
+                zs[kept] = -s
                 c = <floating>coef * sigmoid_fused(s)
             wbuf[kept] = coef * share
             kept += share > 0
@@ -944,8 +954,14 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                 g[i] += c * xv[i]
             s = s_next
         loss = 0
-        for i in range(kept):
-            loss -= wbuf[i] * log_sigmoid(zbuf[i])
+        if floating is float:
+            for i in range(kept):       # branch-free and inlined: vectorised
+                zs[i] = log_sigmoidf(zs[i])
+            for i in range(kept):
+                loss -= wbuf[i] * zs[i]
+        else:
+            for i in range(kept):
+                loss -= wbuf[i] * log_sigmoid(zs[i])
         if m == 0:
             lpos[u] = loss
         else:
@@ -965,8 +981,9 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
                 double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None):
     """Per-vertex Eq. 4 gradient norm, pair-loss halves and squared norm.
 
-    Scores, gradients and their accumulation are in the embedding's precision (``scratch``:
-    (n_threads, D) of the same dtype); losses, norms and their sums in double.
+    Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
+    embedding's precision (``scratch``: (n_threads, D) of the same dtype); the losses' weights,
+    the norms and all sums in double.
 
     For every vertex u: ``gnorm[u] = ||dL/dx_u||`` over all u's training pairs (the full
     gradient of Eq. 4, regulariser included), ``lpos[u] = -sum_{v in N+(u), v > u} c_uv log sigma(s)``,
