@@ -133,6 +133,24 @@ def test_warm_start(split):
     assert np.array_equal(reference.embedding_, model.embedding_)
 
 
+@pytest.mark.parametrize("order", ["edge", "vertex"])
+def test_partial_fit_keeps_solver_state_until_data_or_parameters_change(graph, split, order):
+    model = small(epochs=1, order=order, lr=0.02).fit(split)
+    state = model._pairs
+    model.partial_fit(split, epochs=1)
+    assert model._pairs is state                    # same data, same parameters: nothing rebuilt
+    model.set_params(lam_r=0.5)
+    model.partial_fit(split, epochs=1)
+    assert model._pairs is not state                # a new lam_r: rebuilt, and it takes effect
+    # the same three epochs with the state built afresh for the last one (an equal split, new object)
+    fresh = small(epochs=2, order=order, lr=0.02).fit(split).set_params(lam_r=0.5)
+    fresh.partial_fit(lgekit.split_edges(graph, test_fraction=0.2, seed=0), epochs=1)
+    assert np.array_equal(model.embedding_, fresh.embedding_)
+    assert model.history_[-1]["objective"] == fresh.history_[-1]["objective"]
+    unchanged = small(epochs=3, order=order, lr=0.02).fit(split)
+    assert not np.array_equal(model.embedding_, unchanged.embedding_)
+
+
 def test_partial_fit_on_unfitted_model_initialises(split):
     model = small().partial_fit(split, epochs=1)
     assert model.n_iter_ == 1

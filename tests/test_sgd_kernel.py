@@ -154,6 +154,17 @@ def test_history_objective_matches_reference(split):
     assert rec["lr"] == pytest.approx(model.lr * (1 + model.lr_offset) ** -0.5, rel=1e-15)
 
 
+def test_history_objective_uses_each_epochs_resampled_negatives(split):
+    model, _, _, data = fit_with_init(split, 3, lam_r=0.4, lr=0.5, negatives="resample")
+    negatives = model._pairs[model._n_pos:]
+    assert not np.array_equal(np.sort(negatives, axis=0), np.sort(data.negatives, axis=0))
+    obj, lp, ln, reg = reference_objective(model.embedding_, data.positives, data.pos_weights, negatives,
+                                           model.lam_pos, model.lam_neg, model.lam_r)
+    rec = model.history_[-1]
+    for key, value in (("objective", obj), ("loss_pos", lp), ("loss_neg", ln), ("reg", reg)):
+        assert rec[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
 # ----------------------------------------------------------------- Eq. 4 diagnostic
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_diagnostics_kernel_on_arbitrary_pairs(dtype):

@@ -266,6 +266,13 @@ class LogisticEmbedding(BaseEmbedding):
             raise TypeError(f"diagnostics must be True or False, got {type(self.diagnostics).__name__}: {self.diagnostics!r}")
 
     def _init_solver(self, data, seed):
+        # partial_fit on the same training data with the same parameters continues with the state
+        # already built (records, counts, work arrays): rebuilding it costs about half an epoch
+        key = (int(seed), float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order,
+               self.negatives, int(self.n_threads), int(self.dim), np.dtype(self._dtype))
+        if getattr(self, "_solver_data", None) is data and getattr(self, "_solver_key", None) == key:
+            return
+        self._solver_data = None
         n = data.n_nodes
         n_pos, n_neg = len(data.positives), len(data.negatives)
         if n > _INT32_MAX or 2 * (n_pos + n_neg) > _INT32_MAX:
@@ -277,8 +284,8 @@ class LogisticEmbedding(BaseEmbedding):
         self._pairs[n_pos:] = data.negatives
         self._n_pos = n_pos
         self._coef = np.concatenate([self.lam_pos * data.pos_weights, np.full(n_neg, float(self.lam_neg))])
-        self._pos_indptr, self._pos_nbr, src = _incidence(self._pairs[:n_pos], n)
-        self._pos_coef = np.ascontiguousarray(self._coef[src])
+        self._pos_count = np.bincount(self._pairs[:n_pos].ravel(), minlength=n)
+        self._pos_incidence = None
         self._update_negative_structures()
         if self.negatives == "resample":
             g = data.train_graph
@@ -301,13 +308,29 @@ class LogisticEmbedding(BaseEmbedding):
             self._work_items = np.empty(max(n, 1), np.int32)
             self._scratch = np.empty((threads, self.dim), dtype=self._dtype)
         self._diag_scratch = np.empty((threads, self.dim), dtype=self._dtype)
+        self._solver_data, self._solver_key = data, key
 
     def _update_negative_structures(self):
+        """After the negatives change: the pair counts and the regulariser's per-vertex factors; the
+        negative incidence lists are rebuilt when next needed."""
         n = self.embedding_.shape[0]
-        self._neg_indptr, self._neg_nbr, _ = _incidence(self._pairs[self._n_pos:], n)
-        count = np.diff(self._pos_indptr) + np.diff(self._neg_indptr)
+        count = self._pos_count + np.bincount(self._pairs[self._n_pos:].ravel(), minlength=n)
         self._pair_count = count
         self._rfac = np.where(count > 0, 2.0 * float(self.lam_r) / np.maximum(count, 1), 0.0)
+        self._neg_incidence = None
+
+    def _incidence_lists(self):
+        """(pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr): every vertex's partners, for the
+        vertex order and the diagnostics, built when first needed (edge-order training without
+        diagnostics never needs them)."""
+        n = self.embedding_.shape[0]
+        if self._pos_incidence is None:
+            indptr, nbr, src = _incidence(self._pairs[:self._n_pos], n)
+            self._pos_incidence = (indptr, nbr, np.ascontiguousarray(self._coef[src]))
+        if self._neg_incidence is None:
+            indptr, nbr, _ = _incidence(self._pairs[self._n_pos:], n)
+            self._neg_incidence = (indptr, nbr)
+        return self._pos_incidence + self._neg_incidence
 
     def learning_rate(self, epoch):
         r"""The step :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}` of epoch ``t`` (0-based)."""
@@ -336,10 +359,9 @@ class LogisticEmbedding(BaseEmbedding):
                                   f"{len(self._records):,} pairs); free memory or use fewer n_threads")
         else:
             order = _sgd.permutation(emb.shape[0], self._seed, epoch, threads)
-            flag = _sgd.vertex_epoch(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr,
-                                     self._neg_nbr, float(self.lam_neg), float(self.lam_r), self._scratch,
-                                     order, self._work_lvl, self._work_bptr, self._work_items, lr, threads,
-                                     deterministic)
+            flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r),
+                                     self._scratch, order, self._work_lvl, self._work_bptr, self._work_items, lr,
+                                     threads, deterministic)
         record = {"lr": lr}
         if flag:
             nan = float("nan")
@@ -356,8 +378,7 @@ class LogisticEmbedding(BaseEmbedding):
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
         grad = np.empty((n, dim)) if return_arrays else None
-        _sgd.diagnostics(emb, self._pos_indptr, self._pos_nbr, self._pos_coef, self._neg_indptr, self._neg_nbr,
-                         float(self.lam_neg), float(self.lam_r), self._diag_scratch, gnorm, lpos, lneg, norm2,
+        _sgd.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch, gnorm, lpos, lneg, norm2,
                          int(self.n_threads), grad)
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
