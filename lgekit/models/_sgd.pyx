@@ -979,7 +979,7 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                 double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
                 double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None):
-    """Per-vertex Eq. 4 gradient norm, pair-loss halves and squared norm.
+    """Per-vertex Eq. 4 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
 
     Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
     embedding's precision (``scratch``: (n_threads, D) of the same dtype); the losses' weights,

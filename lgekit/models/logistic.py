@@ -378,8 +378,8 @@ class LogisticEmbedding(BaseEmbedding):
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
         grad = np.empty((n, dim)) if return_arrays else None
-        _sgd.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch, gnorm, lpos, lneg, norm2,
-                         int(self.n_threads), grad)
+        _sgd.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch,
+                         gnorm, lpos, lneg, norm2, int(self.n_threads), grad)
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
         reg = float(self.lam_r) * float(norm2.sum())
