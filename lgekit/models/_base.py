@@ -301,10 +301,10 @@ class BaseEmbedding(BaseEstimator):
         ``epochs=a + b`` (with ``negatives="fixed"`` and a split, or the same
         graph object, as data).  An unfitted estimator is initialised first.
         Given the same data object again and unchanged parameters, it keeps
-        the training state already prepared (pair records and work arrays;
-        the duals of ``HingeEmbedding``), so that a loop of
-        ``partial_fit(data, epochs=1)`` costs what the epochs of one ``fit``
-        cost; new data or a changed parameter rebuilds it.
+        the training state already prepared (``LogisticEmbedding``'s pair
+        records and work arrays, ``HingeEmbedding``'s pair lists), so that a
+        loop of ``partial_fit(data, epochs=1)`` costs what the epochs of one
+        ``fit`` cost; new data or a changed parameter rebuilds it.
         """
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
