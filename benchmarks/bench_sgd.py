@@ -18,12 +18,12 @@ per-round ratios, because the machine's speed drifts by tens of percent over min
 * ``2 x 1 thread, no sharing``: what two threads gain on this machine, at this moment, when
   they share nothing: two default 1-thread epochs run at once, in two Python threads (the kernel
   releases the GIL), on two separate models; its speed-up is the work of two epochs over the
-  time of one 1-thread epoch.  Hogwild's threads instead write the same rows, and every such row
-  moves from one core's cache to the other's (a cache line takes about 50 ns between two cores
-  of one die, 150-250 ns between dies, and the host moves the virtual CPUs), while this row
-  holds two embeddings and two pair lists in the shared cache and memory instead of one: so
-  neither bounds the other, and the two speed-ups side by side tell the machine's share of a
-  shortfall from the code's.
+  time of one 1-thread epoch.  Hogwild's threads instead write the same rows, and each such row
+  moves from one core's cache to the other's (a cache line took 45-50 ns between the two
+  virtual CPUs in some runs here and 135-250 ns in others, presumably as the host placed them on
+  one die or on two), while this row holds two embeddings and two pair lists in the shared cache
+  instead of one.  So neither bounds the other; side by side they separate the machine's share
+  of a shortfall from the code's.
 * ``full epoch``: ``partial_fit(epochs=1)``, i.e. the update pass plus the per-epoch
   diagnostics (objective, norms, Eq. 4 gradient norms); ``diagnostics=False``: the same
   without them.

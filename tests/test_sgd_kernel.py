@@ -425,6 +425,7 @@ def test_log_sigmoid_float32_is_accurate():
     assert rel.max() < 4e-7, rel.max()
     assert np.all(np.abs(out[~inside] - exact[~inside]) <= 1.7e-38 + 1e-7 * np.abs(exact[~inside]))
 
+
 def test_permutation_is_a_seeded_permutation():
     p = _sgd.permutation(1000, 42, 3)
     # large enough for several chunks and buckets of the parallel shuffle; threads do not matter
