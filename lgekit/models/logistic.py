@@ -168,11 +168,12 @@ class LogisticEmbedding(BaseEmbedding):
     previous ones and update shared rows without locks (Recht et al. [2]_):
     fast, but the result depends on thread timing.  Each row is written by
     both threads, so its cache lines travel between the cores: on
-    BlogCatalog two threads mostly ran an epoch 1.3-2.0x faster than one; in
-    phases when the shared host's two virtual CPUs were far apart (a cache
-    line then took about 200 ns between them instead of 50) two threads
-    were slower than one (0.8x), while ``"deterministic"``, whose threads
-    share no rows within a round, still gained 1.5x.
+    BlogCatalog two threads mostly ran an epoch 1.3-2.0x faster than one,
+    but in one phase of the shared host they were slower than one (0.8x)
+    while ``"deterministic"``, whose threads share no rows within a round,
+    still gained 1.5x (probes of the same host found a cache line taking
+    45-50 ns between its two virtual CPUs at some times, 135-250 ns at
+    others).
     ``"deterministic"`` gives bit-identical results for ANY ``n_threads``.
     Edge order: the pairs are visited in a stratified order, as in
     distributed SGD for matrix factorisation [3]_: each epoch deals the
