@@ -322,7 +322,6 @@ class LogisticEmbedding(BaseEmbedding):
         negative incidence lists are rebuilt when next needed."""
         n = self.embedding_.shape[0]
         count = self._pos_count + np.bincount(self._pairs[self._n_pos:].ravel(), minlength=n)
-        self._pair_count = count
         self._rfac = np.where(count > 0, 2.0 * float(self.lam_r) / np.maximum(count, 1), 0.0)
         self._neg_incidence = None
 
