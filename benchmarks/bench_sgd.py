@@ -82,11 +82,16 @@ def prepared_model(split, n_threads, schedule, dtype="float32"):
     return m
 
 
+def update_pass(m, epoch):
+    """Model ``m``'s update pass of ``epoch`` (the kernel alone); returns the kernel's flag."""
+    return _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, epoch,
+                           m.learning_rate(epoch), int(m.n_threads), m.schedule == "deterministic")
+
+
 def kernel_epoch(m, epoch):
     """One update pass of model ``m``'s kernel; returns (wall seconds, CPU seconds of all threads)."""
     t0, c0 = time.perf_counter(), time.process_time()
-    flag = _sgd.edge_epoch(m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed, epoch,
-                           m.learning_rate(epoch), int(m.n_threads), m.schedule == "deterministic")
+    flag = update_pass(m, epoch)
     dt, dc = time.perf_counter() - t0, time.process_time() - c0
     assert flag == 0
     return dt, dc
@@ -96,8 +101,7 @@ def independent_epochs(pair, epoch, pool):
     """One 1-thread update pass of each of the two models in ``pair`` at the same time, in the two
     threads of ``pool``; returns (wall seconds, CPU seconds) for both."""
     t0, c0 = time.perf_counter(), time.process_time()
-    futures = [pool.submit(_sgd.edge_epoch, m.embedding_, m._records, m._work, m._rfac, m._work_bid, m._seed,
-                           epoch, m.learning_rate(epoch), 1, False) for m in pair]
+    futures = [pool.submit(update_pass, m, epoch) for m in pair]
     flags = [f.result() for f in futures]
     dt, dc = time.perf_counter() - t0, time.process_time() - c0
     assert flags == [0, 0]

@@ -678,7 +678,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
     cdef Py_ssize_t K = n_groups if n_groups > 0 else _group_count(n, P, D)
-    cdef Py_ssize_t B = K * (K + 1) // 2, b, c, i = 0
+    cdef Py_ssize_t B = K * (K + 1) // 2, b, i = 0
     cdef int flag = 0
     cdef int* fp = &flag
     cdef floating* E = &emb[0, 0]

@@ -186,8 +186,8 @@ class LogisticEmbedding(BaseEmbedding):
     blocks commute exactly.  Every pair is still visited once per epoch, and
     a block's rows stay in the core's L2 cache (on BlogCatalog one thread
     runs an epoch about as fast as in the uniform order, 0.9-1.1x its time,
-    and two threads 1.6-2.0x faster than one, less when the shared host is
-    busy).  The price is statistical: pairs of one block are
+    and two threads mostly 1.5-2.0x faster than one, down to 1.4x when the
+    shared host is busy).  The price is statistical: pairs of one block are
     visited close together.  On BlogCatalog with ``lam_r=0.6`` it
     reaches the same test AP as the uniform order (0.887 after 50 epochs);
     with ``lam_r=0`` it overfits as the uniform order does (the test AP
@@ -274,7 +274,8 @@ class LogisticEmbedding(BaseEmbedding):
 
     def _init_solver(self, data, seed):
         # partial_fit on the same training data with the same parameters continues with the state
-        # already built (records, counts, work arrays): rebuilding it costs about half an epoch
+        # already built (records, counts, work arrays): rebuilding it cost about 55 ms on BlogCatalog,
+        # most of an update pass.  The key is dropped first, so that a build that raises leaves none.
         key = (int(seed), float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order,
                self.negatives, int(self.n_threads), int(self.dim), np.dtype(self._dtype))
         if getattr(self, "_solver_data", None) is data and getattr(self, "_solver_key", None) == key:
