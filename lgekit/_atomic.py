@@ -2,38 +2,110 @@
 
 A reader (or a resumed sweep) therefore sees either the old file or the whole
 new one, never a half-written file, even after ``kill -9``.
+
+Temporary files are named ``.lgekit-tmp.<32 hex digits>.<target name>``
+(:data:`TEMPORARY_PATTERN`): a name no user file is likely to have, so that a
+cleanup after an interrupted run can remove exactly what lgekit left behind and
+nothing else (:func:`temporary_target`).  The target's own name comes last, so
+libraries that infer a format from the suffix (``numpy.savez``,
+``matplotlib.savefig``) still see it.
 """
 import contextlib
 import os
-import tempfile
+import re
+import secrets
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text"]
+__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "TEMPORARY_PREFIX", "TEMPORARY_PATTERN",
+           "temporary_target"]
+
+#: every temporary file lgekit writes starts with this
+TEMPORARY_PREFIX = ".lgekit-tmp."
+#: the full name of a temporary: prefix, 128 random bits in lowercase hex, the target's name
+TEMPORARY_PATTERN = re.compile(r"\.lgekit-tmp\.([0-9a-f]{32})\.(.+)", re.DOTALL)
+
+# room for the prefix and token within the 255-byte name limit of common file systems
+_MAX_NAME_BYTES = 255 - len(TEMPORARY_PREFIX) - 33
+
+
+def temporary_target(name):
+    """The name of the file a temporary called ``name`` was going to become, or ``None``.
+
+    ``None`` means ``name`` is not an lgekit temporary (it does not match
+    :data:`TEMPORARY_PATTERN` exactly) and must be left alone.
+
+    Examples
+    --------
+    >>> temporary_target(".lgekit-tmp.0123456789abcdef0123456789abcdef.fig3.pdf")
+    'fig3.pdf'
+    >>> temporary_target(".fig3.pdf.k2j4.pdf") is None
+    True
+    """
+    match = TEMPORARY_PATTERN.fullmatch(name)
+    return match.group(2) if match else None
+
+
+def _temporary_name(target_name, suffix):
+    token = secrets.token_hex(16)
+    tail = target_name
+    if suffix and not tail.endswith(suffix):
+        tail += suffix
+    if len(os.fsencode(tail)) > _MAX_NAME_BYTES:
+        # a very long target name: keep only its suffix (the format hint); the rename restores the name
+        tail = "x" + (suffix if suffix is not None else "".join(Path(target_name).suffixes[-1:]))
+        tail = tail if len(os.fsencode(tail)) <= _MAX_NAME_BYTES else "x.tmp"
+    return f"{TEMPORARY_PREFIX}{token}.{tail}"
 
 
 @contextlib.contextmanager
 def atomic_path(path, suffix=None):
     """Yield a temporary path next to ``path``; on success rename it onto ``path``.
 
-    The temporary file is removed if the body raises.  ``suffix`` defaults to
-    the target's suffix so that libraries which infer a format from the file
-    name (``numpy.savez``, ``matplotlib.savefig``) still do the right thing.
+    Parameters
+    ----------
+    path : str or path
+        The file to write.  Its folder must exist.
+    suffix : str, optional
+        Appended to the temporary's name when the target's name does not
+        already end with it (e.g. ``".npz"``, which ``numpy.savez`` would
+        otherwise append itself).  By default the temporary ends with the
+        target's name, hence with its suffix.
+
+    Yields
+    ------
+    pathlib.Path
+        An empty file, created with the permissions a plain ``open(path, "w")``
+        would give (``0o666`` minus the umask).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the folder of ``path`` does not exist.
+
+    Notes
+    -----
+    The temporary is created by ``os.open(..., O_CREAT | O_EXCL, 0o666)``, so
+    the kernel applies the process umask: the umask is never read or changed,
+    which would race with other threads creating files.  The temporary is
+    removed if the body raises.
     """
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise FileNotFoundError(f"cannot write {path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=suffix if suffix is not None else ("".join(path.suffixes) or ".tmp"),
-        dir=folder,
-    )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = folder / _temporary_name(path.name, suffix)
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except FileExistsError:  # 128 random bits: only if the random source is broken
+            continue
+        break
+    else:  # pragma: no cover
+        raise FileExistsError(f"cannot create a temporary file next to {path}: every name tried exists")
     os.close(fd)
-    # mkstemp creates the file 0600; give the result the mode a plain open() would
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
     try:
-        yield Path(tmp)
+        yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -1,5 +1,7 @@
 """Verdict rules, plots and the report on synthetic record sets whose answer is known."""
+import contextlib
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -402,3 +404,66 @@ def test_dask_cluster_by_address(tiny_sweep, tmp_path):
     ref, new = ResultsStore(out), ResultsStore(tmp_path)
     for key in plan.cells:
         assert strip_timings(ref.get(key)) == strip_timings(new.get(key))
+
+
+# ---------------------------------------------------------------------------- workers die with the driver
+# issue #13, item 3; the whole sweep under kill -9 is tests/test_store_safety.py (slow)
+_WORKER = """
+import os, sys, time
+from lgekit.experiments.engine import exit_with_parent
+exit_with_parent(int(sys.argv[1]), interval=0.05)
+print(os.getpid(), flush=True)
+while True:  # a cell that would compute for ever
+    sum(i * i for i in range(10000))
+"""
+_DRIVER = """
+import subprocess, sys
+worker = subprocess.Popen([sys.executable, "-c", sys.argv[1], str(__import__("os").getpid())])
+worker.wait()
+"""
+
+
+def _running(pid):
+    try:
+        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads the process table from /proc")
+def test_exit_with_parent_ends_a_busy_worker_after_kill_9(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, _WORKER], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        worker = int(driver.stdout.readline())  # printed once its watchdog runs
+        assert _running(worker)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(30)
+        t0 = time.monotonic()
+        while _running(worker) and time.monotonic() - t0 < 10:
+            time.sleep(0.02)
+        assert not _running(worker), "the worker outlived its driver by 10 s"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(driver.pid, signal.SIGKILL)  # the session this test started
+        driver.wait(30)
+        driver.stdout.close()
+
+
+def test_exit_with_parent_ends_a_worker_whose_driver_is_already_gone():
+    """A worker started after the driver died (its parent is an intermediary) ends at once."""
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # reaped: its pid names no process
+    done = subprocess.run([sys.executable, "-c", "from lgekit.experiments.engine import exit_with_parent; "
+                           f"exit_with_parent({gone.pid}); print('survived')"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 1 and "survived" not in done.stdout

@@ -1,7 +1,9 @@
 """The experiment specs (expansion, cell keys) and the crash-safe results store."""
+import gzip
 import json
 import math
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -101,6 +103,58 @@ def test_dataset_path_is_fingerprinted(tmp_path):
     assert specs.dataset_spec(f)["sha256"] != a["sha256"]
 
 
+def _asu_folder(folder, edges="1,2\n2,3\n"):
+    folder.mkdir()
+    (folder / "nodes.csv").write_text("1\n2\n3\n")
+    (folder / "edges.csv").write_text(edges)
+    (folder / "groups.csv").write_text("1\n")
+    (folder / "group-edges.csv").write_text("1,1\n")
+    return folder
+
+
+def test_dataset_folder_is_keyed_by_content(tmp_path):
+    """Issue #13, item 12: editing a folder data set's files changes its cells' keys."""
+    folder = _asu_folder(tmp_path / "asu")
+    a = specs.dataset_spec(folder)
+    assert a["path"] == str(folder.resolve()) and len(a["sha256"]) == 64
+    keys = set(expand(["fig6"], dataset=folder, quick=True).cells)
+    (folder / "edges.csv").write_text("1,2\n2,3\n1,3\n")
+    b = specs.dataset_spec(folder)
+    assert b["sha256"] != a["sha256"]
+    assert not keys & set(expand(["fig6"], dataset=folder, quick=True).cells)
+    # every file the loader reads counts, compressed or not; files it does not read do not
+    (folder / "extra.csv").write_text("unrelated")
+    (folder / ".DS_Store").write_bytes(b"\0")
+    assert specs.dataset_spec(folder) == b
+    (folder / "groups.csv").write_text("1\n2\n")
+    c = specs.dataset_spec(folder)
+    assert c["sha256"] != b["sha256"]
+    data = (folder / "nodes.csv").read_bytes()
+    (folder / "nodes.csv").unlink()
+    with gzip.open(folder / "nodes.csv.gz", "wb") as fh:
+        fh.write(data)
+    assert specs.dataset_spec(folder)["sha256"] != c["sha256"]
+
+
+def test_dataset_name_wins_over_a_local_file(tmp_path, monkeypatch):
+    """Issue #13, item 11: a registered name means the data set, as in ``datasets.load``, not ./facebook."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "facebook").write_text("0 1\n1 2\n")
+    (tmp_path / "BlogCatalog").mkdir()
+    assert specs.dataset_spec("facebook") == {"name": "facebook", "kwargs": {}}
+    assert specs.dataset_spec("BlogCatalog") == {"name": "blogcatalog", "kwargs": {}}  # case-insensitive
+    # the explicit path forms still mean the file
+    for path in ("./facebook", tmp_path / "facebook", pathlib.Path("facebook")):
+        assert specs.dataset_spec(path)["path"] == str((tmp_path / "facebook").resolve())
+
+
+def test_dataset_unknown_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="'no-such-graph' is neither a registered data set .*facebook"):
+        specs.dataset_spec("no-such-graph")
+    with pytest.raises(FileNotFoundError, match="nope"):
+        expand(["fig6"], dataset=tmp_path / "nope")
+
+
 def test_expand_rejects_bad_seeds():
     with pytest.raises(ValueError, match="seeds must be a positive int"):
         expand(seeds=0)
@@ -152,14 +206,19 @@ def test_store_ignores_and_cleans_interrupted_writes(tmp_path):
     store = ResultsStore(tmp_path)
     key = cell_key({"a": 1})
     store.put(_record(key))
-    # what a kill -9 during atomic_path leaves behind: a dot-temp file next to the target
-    torn = tmp_path / "cells" / f".{cell_key({'b': 2})}.json.x1y2z3.json"
+    # what a kill -9 during atomic_path leaves behind: a temporary next to the target
+    torn = tmp_path / "cells" / f".lgekit-tmp.{'0' * 31}a.{cell_key({'b': 2})}.json"
     torn.write_text('{"key": "trunc')
-    (tmp_path / ".records.jsonl.abc.jsonl").write_text("{")
+    (tmp_path / f".lgekit-tmp.{'f' * 32}.fig3.pdf").write_bytes(b"%PDF")
+    # and what earlier versions (tempfile.mkstemp names) left behind
+    (tmp_path / ".records.jsonl.a1_b2c3d.jsonl").write_text("{")
+    (tmp_path / "cells" / f".{cell_key({'c': 3})}.json.x1y2z3w4.json").write_text("{")
     (tmp_path / ".gitignore").write_text("*\n")
     assert store.keys() == [key]
-    assert store.clean_temporary_files() == 2
+    assert store.clean_temporary_files() == 4
     assert not torn.exists() and (tmp_path / ".gitignore").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "cells"]
+    assert [p.name for p in (tmp_path / "cells").iterdir()] == [f"{key}.json"]
 
 
 def test_read_jsonl_skips_torn_lines(tmp_path, caplog):

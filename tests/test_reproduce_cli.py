@@ -60,6 +60,69 @@ def test_unreachable_scheduler(capsys, tmp_path):
     assert time.monotonic() - t0 < 30  # the timeout is honoured (no hang)
 
 
+# ---------------------------------------------------------------------------- data set resolution (issue #13)
+class _Stop(Exception):
+    pass
+
+
+def test_dataset_name_wins_over_a_local_file(tmp_path, monkeypatch, data_dir):
+    """Item 11: ``--dataset facebook`` beside a file called ``facebook`` runs the registered data set."""
+    from lgekit.experiments import report
+    from lgekit.experiments.specs import expand
+
+    monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "facebook").write_text("0 1\n1 2\n2 0\n")
+    planned = []
+
+    def fake_reproduce(figures, *, dataset, quick, **kwargs):  # stop before any cell runs
+        planned.append(expand(figures, dataset=dataset, quick=quick).dataset)
+        raise _Stop
+
+    monkeypatch.setattr(report, "reproduce", fake_reproduce)
+    for argv, expected in [(["--dataset", "facebook"], {"name": "facebook", "kwargs": {}}),
+                           (["--dataset", "./facebook"], {"path": str((tmp_path / "facebook").resolve())})]:
+        with pytest.raises(_Stop):
+            main(["reproduce", "6", "--out", str(tmp_path / "out")] + argv)
+        assert {k: v for k, v in planned[-1].items() if k != "sha256"} == expected
+
+
+def _unreachable_facebook(monkeypatch, tmp_path):
+    """The registered facebook data set, absent from every folder, downloadable only from a closed port."""
+    import dataclasses
+
+    from lgekit.datasets import _registry
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    entry = _registry.info("facebook")
+    downloads = tuple(dataclasses.replace(d, urls=(f"http://127.0.0.1:{port}/facebook_combined.txt.gz",))
+                      for d in entry.downloads)
+    monkeypatch.setitem(_registry._BY_NAME, "facebook", dataclasses.replace(entry, downloads=downloads))
+    monkeypatch.setenv("LGEKIT_DATA", str(tmp_path / "mirror"))
+    monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize("offline", [False, True])
+def test_unavailable_dataset_is_one_message_and_exit_2(tmp_path, monkeypatch, capsys, offline):
+    """Item 14: a data set that cannot be downloaded (or may not be, offline) gives the hand-install hint,
+    exit status 2, no traceback, and nothing written."""
+    _unreachable_facebook(monkeypatch, tmp_path)
+    if offline:
+        monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+    else:
+        monkeypatch.delenv("LGEKIT_OFFLINE", raising=False)
+    out = tmp_path / "out"
+    assert main(["reproduce", "--dataset", "facebook", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.out == ""
+    assert captured.err.startswith("lgekit reproduce: error: ") and "'facebook'" in captured.err
+    assert "To install it by hand:" in captured.err and "facebook_combined.txt" in captured.err
+    assert ("LGEKIT_OFFLINE" in captured.err) == offline
+    assert not out.exists()
+
+
 # ---------------------------------------------------------------------------- kill -9 and resume
 def _stored(out):
     folder = out / "cells"

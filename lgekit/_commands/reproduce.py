@@ -33,7 +33,8 @@ def register(subparsers):
                    help="figures to run: 1-6, fig1-fig6 or all (default: all)")
     p.add_argument("--dataset", metavar="NAME|PATH", default=None,
                    help="a data set name (blogcatalog, ppi, facebook, email-eu-core, synthetic-blogcatalog) or a "
-                        "path the loaders accept (default: the embedded synthetic-blogcatalog, no download)")
+                        "path the loaders accept; a registered name wins over a file of that name, write ./NAME for "
+                        "the file (default: the embedded synthetic-blogcatalog, no download)")
     p.add_argument("--out", metavar="DIR", default="lgekit-results",
                    help="output folder: results store, figures, report (default: ./lgekit-results)")
     p.add_argument("--seeds", metavar="N", type=_positive_int, default=1,
@@ -68,7 +69,13 @@ def _positive_int(text):
 
 
 def check_dataset(dataset):
-    """Load ``dataset`` once here, so that a bad name/path fails with a clear message before any work."""
+    """Load ``dataset`` once here, so that a bad name/path fails with a clear message before any work.
+
+    It is resolved as every cell will resolve it (:func:`lgekit.datasets.resolve`:
+    a registered name first, then a path); a registered data set that cannot
+    be had (offline, download failed) is a one-message
+    :class:`~lgekit.cli.CommandError` saying how to install it by hand.
+    """
     from ._common import load_graph
 
     if dataset is None:

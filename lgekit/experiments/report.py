@@ -53,8 +53,9 @@ def write_outputs(plan, out, *, result=None, command=None):
     Parameters
     ----------
     plan : Plan
-    out : str or path
-        The output folder (holding the results store).
+    out : str, path or ResultsStore
+        The output folder (holding the results store); pass the store whose
+        :meth:`~ResultsStore.lock` the caller holds to write under that lock.
     result : SweepResult, optional
         Adds the sweep's wall time and outcome counts to the report.
     command : str, optional
@@ -63,10 +64,21 @@ def write_outputs(plan, out, *, result=None, command=None):
     Returns
     -------
     Outputs
+
+    Raises
+    ------
+    RuntimeError
+        When another run holds the folder's lock (see :meth:`ResultsStore.lock`).
     """
+    store = out if isinstance(out, ResultsStore) else ResultsStore(out)
+    # under the folder lock: another run cleaning up must not remove our temporaries mid-write
+    with store.lock():
+        return _write_outputs(plan, store, result, command)
+
+
+def _write_outputs(plan, store, result, command):
     from .plots import plot_figure, save_figure
 
-    store = ResultsStore(out)
     folder = store.folder
     outputs = Outputs()
     records = {}
@@ -269,6 +281,11 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
     Returns
     -------
     (SweepResult, Outputs)
+
+    Raises
+    ------
+    RuntimeError
+        When another run holds the lock of ``out``; nothing has been written then.
     """
     from .engine import run_sweep
 
@@ -276,8 +293,11 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
         quick = dataset is None
     plan = expand(figures, dataset=dataset, seeds=seeds, quick=quick, overrides=overrides)
     store = ResultsStore(out)
-    atomic_write_text(store.folder / "plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
-    result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
-                       progress=progress, timeout=timeout)
-    outputs = write_outputs(plan, store.folder, result=result, command=command)
+    # one lock for the whole command: a second run on the folder is refused before it writes anything
+    # (plan.json included), and cannot clean up this run's temporaries while the figures are written
+    with store.lock():
+        atomic_write_text(store.folder / "plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
+        result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
+                           progress=progress, timeout=timeout)
+        outputs = write_outputs(plan, store, result=result, command=command)
     return result, outputs

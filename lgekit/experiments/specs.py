@@ -166,43 +166,48 @@ def cell_key(config):
     return hashlib.sha256(canonical_json(config).encode("utf-8")).hexdigest()
 
 
-def _file_fingerprint(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def dataset_spec(dataset=None, *, quick=False):
     """The data-set part of a cell configuration.
 
     Parameters
     ----------
     dataset : str, path or None
-        A name ``lgekit.datasets.load`` knows, or a path.  ``None`` is the
-        embedded default (shrunk to :data:`QUICK_DATASET_KWARGS` when ``quick``).
+        A registered name or a path, resolved by :func:`lgekit.datasets.resolve`,
+        the rule of :func:`lgekit.datasets.load`: a string that is a
+        registered name (case-insensitive, aliases allowed) always means the
+        data set, even when a file of that name exists; a ``pathlib.Path``,
+        or a string that is no registered name, is a path (a local file
+        called ``facebook`` is ``"./facebook"`` or ``Path("facebook")``).
+        ``None`` is the embedded default (shrunk to
+        :data:`QUICK_DATASET_KWARGS` when ``quick``).
     quick : bool
 
     Returns
     -------
     dict
-        ``{"name": ..., "kwargs": {...}}`` for a named data set, or ``{"path":
-        absolute path, "sha256": content hash}`` for a file (so an edited file
-        is never mistaken for the old one).
+        ``{"name": registered name, "kwargs": {...}}`` for a registered data
+        set, or ``{"path": absolute path, "sha256": content hash}`` for a file
+        or a folder (:meth:`lgekit.datasets.DatasetSource.content_sha256`: the
+        hash covers each file the loader reads), so an edited data set is
+        never mistaken for the old one.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``dataset`` is neither a registered name nor an existing path.
+    ValueError
+        For a folder that is not an ASU data set folder.
     """
+    from .. import datasets
+
     if dataset is None:
         dataset = DEFAULT_DATASET
-    dataset = os.fspath(dataset)
-    path = Path(dataset).expanduser()
-    if path.is_file():
-        return {"path": str(path.resolve()), "sha256": _file_fingerprint(path)}
-    if path.is_dir():
-        return {"path": str(path.resolve())}
-    kwargs = {}
-    if dataset == DEFAULT_DATASET and quick:
-        kwargs = dict(QUICK_DATASET_KWARGS)
-    return {"name": dataset, "kwargs": kwargs}
+    # only a str may be a registered name: any other path-like is a path
+    source = datasets.resolve(dataset if isinstance(dataset, str) else Path(os.fspath(dataset)))
+    if source.kind == "registered":
+        kwargs = dict(QUICK_DATASET_KWARGS) if source.name == DEFAULT_DATASET and quick else {}
+        return {"name": source.name, "kwargs": kwargs}
+    return {"path": str(source.path), "sha256": source.content_sha256()}
 
 
 def dataset_label(spec):

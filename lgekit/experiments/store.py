@@ -15,17 +15,27 @@ cell can never be stored twice, because its key is its file name.  Resuming a
 sweep is listing the folder.  The JSON-lines index is rebuilt from the cell
 files (again atomically) at the end of every run and by :meth:`write_index`,
 so tools that want a single file get one, and a stale or missing index is
-harmless.  Leftover temporary files of an interrupted write start with a dot
-and are ignored (and removed by :meth:`ResultsStore.clean_temporary_files`).
+harmless.  Leftover temporary files of an interrupted write are named
+``.lgekit-tmp.<random>.<target>`` (:mod:`lgekit._atomic`); they are ignored, and
+:meth:`ResultsStore.clean_temporary_files` removes those (and only those) whose
+target is a file the store or the report writes: the folder may hold the
+user's own files too, and they are never touched.
+
+One process at a time writes into a folder: :meth:`ResultsStore.lock` is held
+for a whole ``lgekit reproduce`` (plan, sweep, figures, report), so a second
+run on the same folder is refused before it writes anything.
 """
 import contextlib
 import json
 import logging
 import math
 import os
+import re
+import secrets
+import threading
 from pathlib import Path
 
-from .._atomic import atomic_write_text
+from .._atomic import TEMPORARY_PREFIX, atomic_write_text, temporary_target
 
 __all__ = ["ResultsStore", "read_jsonl", "to_json_safe", "strip_timings", "FINISHED_STATUSES"]
 
@@ -113,11 +123,16 @@ class ResultsStore:
         self.folder = Path(folder).expanduser()
         self.cells_dir = self.folder / "cells"
         self.index_path = self.folder / "records.jsonl"
+        self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "file"}
+        self._held_guard = threading.Lock()
         try:
             self.cells_dir.mkdir(parents=True, exist_ok=True)
-            probe = self.folder / f".write-probe-{os.getpid()}"
-            probe.write_bytes(b"")
-            probe.unlink()
+            # named like a temporary, so that even a probe orphaned by kill -9 is recognised and cleaned up
+            probe = self.folder / f"{TEMPORARY_PREFIX}{secrets.token_hex(16)}.{_PROBE}"
+            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            os.close(fd)
+            with contextlib.suppress(FileNotFoundError):  # another run's cleanup may have taken it
+                probe.unlink()
         except OSError as exc:
             raise PermissionError(
                 f"output folder {str(self.folder)!r} is not writable: {exc.strerror or exc}; "
@@ -179,12 +194,24 @@ class ResultsStore:
         return self.index_path
 
     def clean_temporary_files(self):
-        """Remove temporary files left by writes that were killed; returns how many."""
+        """Remove the temporaries that interrupted writes of this store left behind; returns how many.
+
+        Only files named exactly ``.lgekit-tmp.<32 hex digits>.<target>``
+        (:data:`lgekit._atomic.TEMPORARY_PATTERN`) are removed, and only when
+        ``<target>`` is a file this store or the report writes there (a cell
+        record in ``cells/``; the index, plan, report, summary or a figure in
+        the folder): every other file, dotfile or not, is the user's.  The
+        temporaries of earlier lgekit versions (``tempfile.mkstemp`` names,
+        ``.<target>.<8 random characters><target's suffix>``, e.g.
+        ``.fig3.pdf.k2j4_x0q.pdf``) are recognised as well, for the same
+        targets only.  Call it while holding :meth:`lock`, so that no live
+        write is in progress.
+        """
         removed = 0
-        for folder in (self.cells_dir, self.folder):
+        for folder, targets in ((self.cells_dir, _CELL_TARGETS), (self.folder, _FOLDER_TARGETS)):
             for path in folder.glob(".*"):
-                # atomic_path names its temporary ".<name>.<random><suffix>": 3+ dots
-                if path.name.count(".") < 3 or not path.is_file():
+                target = temporary_target(path.name) or _legacy_temporary_target(path.name)
+                if target is None or not targets.fullmatch(target) or path.is_symlink() or not path.is_file():
                     continue
                 with contextlib.suppress(OSError):
                     path.unlink()
@@ -195,25 +222,73 @@ class ResultsStore:
     def lock(self):
         """Hold an exclusive lock on the folder (released automatically if the process dies).
 
+        The lock is re-entrant for the thread holding it through this same
+        store object: ``reproduce`` holds it for the whole command and hands
+        the store to :func:`~lgekit.experiments.engine.run_sweep` and
+        :func:`~lgekit.experiments.report.write_outputs`, which take it again.
+        Any other store object, thread or process is refused.
+
         Raises
         ------
         RuntimeError
-            If another process holds it (two sweeps writing the same folder).
+            If another process, thread or store object holds it (two runs
+            writing the same folder).
         """
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not POSIX: no locking
             yield
             return
-        fh = open(self.folder / ".lock", "a+")
+        owner = (os.getpid(), threading.get_ident())
+        with self._held_guard:
+            held = self._held
+            if held is not None and held["owner"][0] != owner[0]:
+                held = None  # a copy made by fork: the lock is the parent's, not ours
+            if held is not None:
+                if held["owner"] != owner:
+                    raise self._locked_error()
+                held["depth"] += 1
+            else:
+                fh = open(self.folder / ".lock", "a+")
+                try:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    fh.close()
+                    raise self._locked_error() from None
+                except BaseException:
+                    fh.close()
+                    raise
+                held = self._held = {"owner": owner, "depth": 1, "file": fh}
         try:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise RuntimeError(
-                    f"another lgekit process is writing into {str(self.folder)!r}; "
-                    "wait for it to finish or use another --out folder"
-                ) from None
             yield
         finally:
-            fh.close()
+            with self._held_guard:
+                held["depth"] -= 1
+                if held["depth"] == 0:
+                    if self._held is held:
+                        self._held = None
+                    held["file"].close()
+
+    def _locked_error(self):
+        return RuntimeError(
+            f"another lgekit process is writing into {str(self.folder)!r}; "
+            "wait for it to finish or use another --out folder"
+        )
+
+
+#: the probe written (and removed at once) to check that an output folder is writable
+_PROBE = "write-probe"
+#: targets whose temporaries clean_temporary_files may remove, in the folder and in cells/
+_FOLDER_TARGETS = re.compile(r"records\.jsonl|plan\.json|summary\.json|report\.(?:md|html)"
+                             r"|fig[1-9][0-9]*\.(?:png|pdf)|" + re.escape(_PROBE))
+_CELL_TARGETS = re.compile(r"[0-9a-f]+\.json")
+#: the temporaries of earlier releases: tempfile.mkstemp(prefix=".<target>.", suffix=<target's suffixes>)
+_LEGACY_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}(\.[^.]+)", re.DOTALL)
+
+
+def _legacy_temporary_target(name):
+    """The target of a temporary named by earlier lgekit releases, or ``None``."""
+    match = _LEGACY_TEMPORARY.fullmatch(name)
+    if match is None or "".join(Path(match.group(1)).suffixes) != match.group(2):
+        return None
+    return match.group(1)

@@ -29,6 +29,7 @@ import socket
 import time
 import traceback
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -52,7 +53,8 @@ def _load_dataset(spec_json):
     spec = json.loads(spec_json)
     if "name" in spec:
         return datasets.load(spec["name"], **spec.get("kwargs", {}))
-    return datasets.load(spec["path"])
+    # a Path, never a str: datasets.load reads a str that is a registered name as that data set
+    return datasets.load(Path(spec["path"]))
 
 
 def load_dataset(spec):
