@@ -52,8 +52,17 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from .datasets import DownloadError
+
     try:
         return int(args.func(args) or 0)
+    except DownloadError as exc:  # a data set reached without lgekit._commands._common.load_graph
+        if args.verbose >= 2:
+            raise
+        from ._commands._common import unavailable_message
+
+        print(f"lgekit {args.command}: error: {unavailable_message(exc)}", file=sys.stderr)
+        return 2
     except (CommandError, ValueError, TypeError, FileNotFoundError, KeyError, PermissionError) as exc:
         if args.verbose >= 2:
             raise

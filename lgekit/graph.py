@@ -1,6 +1,8 @@
 """The graph every lgekit component consumes: an immutable CSR adjacency with node ids and labels."""
 import logging
 import numbers
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -17,38 +19,133 @@ class GraphWarning(UserWarning):
     """Input was legal but was changed on the way in (self-loops dropped, ...)."""
 
 
+def _warn_outside_lgekit(message, category):
+    """Warn at the first frame outside the lgekit package: the user's line, whichever entry point it called."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def _readonly(array):
     array.flags.writeable = False
     return array
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+# a float64 holds every integer of magnitude below 2**53 exactly, and no longer all of them above
+_EXACT_FLOAT = 2**53
+
+
+def _is_int(x):
+    """An integer id (Python or NumPy int), not a bool."""
+    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
+
+
+def _object_array(seq):
+    arr = np.empty(len(seq), dtype=object)
+    for i, x in enumerate(seq):
+        arr[i] = x
+    return arr
+
+
+def _canonical_ints(arr):
+    """Integer ids in their one representation: int64 when every id fits, else Python ints (object).
+
+    Without this, NumPy would cast a mix of ids above and below 2**63 to float64
+    and silently merge neighbouring ids; a uint64 array above 2**63 would
+    compare through float64 against int64 queries.
+    """
+    values = [int(x) for x in arr.ravel().tolist()]
+    if all(_INT64_MIN <= x <= _INT64_MAX for x in values):
+        return np.array(values, dtype=np.int64).reshape(arr.shape)
+    out = _object_array(values)
+    return out.reshape(arr.shape)
+
+
 def _as_id_array(values, what):
-    """Node ids as a 1-D NumPy array (ints, strings, or objects as a last resort)."""
+    """Node ids as a NumPy array: int64, str, or objects (Python ints beyond int64, mixed or tuple ids).
+
+    Integer ids are kept exact at any size; float ids must be whole numbers of
+    magnitude below 2**53 (beyond that a float64 no longer tells neighbouring
+    integers apart).
+    """
     if isinstance(values, np.ndarray):
         arr = values
     else:
         seq = list(values)
         try:
             arr = np.asarray(seq)
-        except ValueError:  # inhomogeneous nesting (tuple ids of different lengths)
+        except (ValueError, OverflowError):  # inhomogeneous nesting (tuple ids of different lengths)
             arr = None
-        # NumPy turns mixed ids into strings (1 -> "1") and tuple ids into a second axis
-        if arr is None or arr.ndim != 1 or (arr.dtype.kind in "US" and not all(isinstance(x, str) for x in seq)):
-            arr = np.empty(len(seq), dtype=object)
-            for i, x in enumerate(seq):
-                arr[i] = x
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError(f"{what}: float node ids must be whole numbers, got e.g. {arr[~np.isfinite(arr) | (arr != np.round(arr))][:3].tolist()}")
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind == "b":
+        # NumPy turns mixed ids into strings (1 -> "1"), tuple ids into a second axis, and
+        # Python ints beyond 2**63 next to others into float64: keep those ids as objects
+        if arr is None or arr.ndim != 1 or (arr.dtype.kind in "US" and not all(isinstance(x, str) for x in seq)) or (
+                arr.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for x in seq)):
+            arr = _object_array(seq)
+    return _canonical_id_dtype(arr, what)
+
+
+def _canonical_id_dtype(arr, what):
+    kind = arr.dtype.kind
+    if kind == "b":
         raise TypeError(f"{what}: node ids must be ints, strings or other hashables, got booleans")
+    if kind == "c":
+        raise TypeError(f"{what}: node ids must be ints, strings or other hashables, got complex numbers")
+    if kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= _EXACT_FLOAT)
+        if np.any(bad):
+            raise ValueError(f"{what}: float node ids must be whole numbers of magnitude below 2**53 (a float64 "
+                             f"is exact only there; pass larger ids as Python ints), got e.g. {arr[bad][:3].tolist()}")
+        return arr.astype(np.int64)
+    if kind == "u":
+        if arr.size and arr.max() > _INT64_MAX:
+            return _canonical_ints(arr)
+        return arr.astype(np.int64)
+    if kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if kind == "O" and arr.size and all(_is_int(x) for x in arr.ravel().tolist()):
+        return _canonical_ints(arr)
     return arr
+
+
+def _query_array(ids):
+    """Node ids to look up, as an array that keeps every id exact (see :func:`_index_ids`).
+
+    NumPy alone turns ``[1, "a"]`` into strings and ``[2**63 + 1, 5]`` into
+    float64; a 1-D list of such ids becomes an object array instead.
+    """
+    query = np.asarray(ids)
+    if query.ndim == 1 and not isinstance(ids, np.ndarray):
+        flat = list(ids)
+        if query.dtype.kind in "US" and not all(isinstance(x, str) for x in flat):
+            return _object_array(flat)  # mixed ids: NumPy made 1 into "1"
+        if query.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for x in flat):
+            return _object_array(flat)  # ints beyond 2**53 (and their neighbours) made float64
+    return query
 
 
 def _index_ids(ids, node_ids, sorter, what):
     """Positions of ``ids`` in ``node_ids`` (``sorter`` sorts node_ids); KeyError for unknown ids."""
     ids = np.asarray(ids)
+    if ids.dtype.kind == "f":
+        # a float query is compared exactly, never through a rounding cast: whole numbers below
+        # 2**53 are the integers they spell; others can only match float ids, which lgekit never keeps
+        finite = np.isfinite(ids)
+        whole = finite & (ids == np.round(np.where(finite, ids, 0)))
+        inexact = whole & (np.abs(ids) >= _EXACT_FLOAT)
+        if np.any(inexact):
+            raise ValueError(f"{what}: node ids given as floats of magnitude 2**53 or more are not exact; "
+                             f"pass them as Python ints, got e.g. {ids[inexact][:3].tolist()}")
+        if not np.all(whole):
+            raise KeyError(f"{what}: unknown node id(s) {ids[~whole][:5].tolist()}")
+        ids = ids.astype(np.int64)
+    elif ids.dtype.kind == "u":
+        if ids.size and ids.max() > _INT64_MAX:
+            ids = _canonical_ints(ids)
+        else:
+            ids = ids.astype(np.int64)
     if node_ids.dtype.kind == "O" or ids.dtype.kind == "O" or node_ids.dtype.kind != ids.dtype.kind and not (
         node_ids.dtype.kind in "iu" and ids.dtype.kind in "iu"
     ):
@@ -57,7 +154,7 @@ def _index_ids(ids, node_ids, sorter, what):
         try:
             return np.fromiter((lookup[k] for k in flat), dtype=np.int64, count=len(flat)).reshape(ids.shape)
         except (KeyError, TypeError):
-            unknown = [k for k in flat if k not in lookup][:5]
+            unknown = [k for k in flat if not _hashable(k) or k not in lookup][:5]
             raise KeyError(f"{what}: unknown node id(s) {unknown}") from None
     pos = np.searchsorted(node_ids, ids, sorter=sorter)
     pos = np.minimum(pos, len(node_ids) - 1) if len(node_ids) else pos
@@ -66,6 +163,14 @@ def _index_ids(ids, node_ids, sorter, what):
     if np.any(bad):
         raise KeyError(f"{what}: unknown node id(s) {ids[bad][:5].tolist()}")
     return found.astype(np.int64, copy=False)
+
+
+def _hashable(x):
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
 
 
 class Graph:
@@ -83,13 +188,15 @@ class Graph:
     Parameters
     ----------
     adjacency : scipy.sparse matrix, shape (n, n)
-        Already-clean adjacency (symmetric unless ``directed``; no diagonal).
+        Already-clean adjacency: real, non-negative (a complex matrix is a
+        ``TypeError``), symmetric unless ``directed``, no diagonal.
         Use the ``from_*`` constructors for raw input: this constructor only
         checks the invariants.
     node_ids : array-like of length n, optional
         External id of each node (default ``0..n-1``).  Must be unique.
     labels : scipy.sparse matrix, shape (n, k), optional
-        Node-by-class membership matrix (multi-label allowed).
+        Node-by-class membership matrix (multi-label allowed): entries 0 or
+        1 only, a stored 0 being no membership (see :meth:`from_edges`).
     label_names : array-like of length k, optional
         Name of each class (default ``0..k-1``).
     directed : bool, default False
@@ -121,9 +228,9 @@ class Graph:
                  weighted=None, name=None):
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy.sparse matrix, got {type(adjacency).__name__}")
-        adj = sp.csr_matrix(adjacency)
-        if adj is adjacency or not (adj.data.flags.writeable and adj.indices.flags.writeable):
-            adj = adj.copy()  # never share (or mutate) the caller's arrays
+        _check_real(adjacency.dtype, "adjacency")
+        # a copy: csr_matrix(csr) shares the arrays, which are cleaned in place and made read-only below
+        adj = sp.csr_matrix(adjacency, copy=True)
         if adj.shape[0] != adj.shape[1]:
             raise ValueError(f"adjacency must be square, got shape {adj.shape}")
         n = adj.shape[0]
@@ -149,6 +256,8 @@ class Graph:
             ids = np.arange(n, dtype=np.int64)
         else:
             ids = _as_id_array(node_ids, "node_ids")
+            if ids is node_ids:
+                ids = ids.copy()  # the graph makes its ids read-only: never the caller's array
             if ids.shape != (n,):
                 raise ValueError(f"node_ids must have one id per node ({n}), got shape {ids.shape}")
         if ids.dtype.kind != "O":
@@ -172,12 +281,7 @@ class Graph:
             if not sp.issparse(labels):
                 raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
                                 "Graph.from_edges accepts more forms")
-            lab = sp.csr_matrix(labels, dtype=np.int8, copy=True)  # never write into (read-only) input arrays
-            if lab.shape[0] != n:
-                raise ValueError(f"labels must have one row per node ({n}), got {lab.shape[0]}")
-            lab.sum_duplicates()
-            lab.sort_indices()
-            lab.data[:] = 1
+            lab = _membership_csr(labels, n)  # a new matrix: never writes into (read-only) input arrays
             lab.indices.flags.writeable = False
             lab.indptr.flags.writeable = False
             lab.data.flags.writeable = False
@@ -197,7 +301,11 @@ class Graph:
         ----------
         edges : array-like of shape (m, 2) or iterable of pairs
             Endpoints, as node ids of any hashable type.  A third column is
-            taken as weights when ``weights`` is not given.
+            taken as weights when ``weights`` is not given.  Integer ids are
+            kept exact at any size: ids that fit int64 are stored as int64,
+            otherwise (Python ints from 2**63 on) every integer id is kept
+            as a Python int in an object array.  Float ids must be whole
+            numbers below 2**53 in magnitude.
         weights : array-like of shape (m,), optional
             Positive finite edge weights (default: unweighted, all 1).
         nodes : int or array-like, optional
@@ -210,9 +318,13 @@ class Graph:
             Node labels in any of these forms: a sparse or dense
             ``(n_nodes, n_classes)`` 0/1 matrix in node order; a 1-D sequence of
             one class per node (``None`` for unlabeled); or a mapping
-            ``{node_id: class or iterable of classes}``.
+            ``{node_id: class or iterable of classes}``.  A matrix holds only
+            0 and 1 (booleans too): 1 is a membership, 0 (stored or not) is
+            none, an entry stored twice is one membership; any other value
+            is refused.  This is the rule of every constructor.
         label_names : array-like, optional
-            Class names for a matrix ``labels`` (default ``0..k-1``).
+            Class names for ``labels`` (default ``0..k-1`` for a matrix);
+            refused without ``labels``.
         duplicates : {"sum", "max", "error"}, default "sum"
             How the weights of a repeated edge are merged (in an undirected
             graph ``(u, v)`` and ``(v, u)`` are the same edge).  Unweighted
@@ -227,16 +339,16 @@ class Graph:
         ------
         ValueError
             Ragged rows, non-finite or non-positive weights, unknown ids in
+            ``labels``, label values other than 0/1, ``label_names`` without
             ``labels``, ``duplicates="error"`` with a repeated edge.
         """
         if duplicates not in _DUPLICATE_POLICIES:
             raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}, got {duplicates!r}")
-        arr = _edge_array(edges)
-        if arr.shape[1] == 3:
+        arr, weight_column = _edge_array(edges)
+        if weight_column is not None:
             if weights is not None:
                 raise ValueError("edges has a third (weight) column and weights was given too; pass one of them")
-            weights = arr[:, 2]
-            arr = arr[:, :2]
+            weights = weight_column
         m = arr.shape[0]
         if weights is not None:
             w = np.asarray(weights)
@@ -260,7 +372,10 @@ class Graph:
             if n < 0:
                 raise ValueError(f"nodes must be a non-negative int or a sequence of ids, got {n}")
             node_ids = None
-            idx = _as_id_array(arr, "edges") if arr.dtype.kind != "O" else arr
+            idx = _as_id_array(arr, "edges")
+            if idx.dtype.kind == "O" and m and all(_is_int(x) for x in idx.ravel().tolist()):
+                big = [x for x in idx.ravel().tolist() if not 0 <= x < n][:1]
+                raise ValueError(f"edge endpoints must lie in [0, {n}) when nodes={n}; got {big[0]}")
             if idx.dtype.kind not in "iu":
                 raise ValueError(f"with nodes={n} the edges must be integer indices, got dtype {arr.dtype}")
             idx = idx.astype(np.int64, copy=False)
@@ -270,10 +385,14 @@ class Graph:
             ids_flat = _as_id_array(arr, "edges").ravel()
             if nodes is None:
                 if ids_flat.dtype.kind == "O":
-                    node_ids = np.empty(0, dtype=object)
                     order = {}
                     for key in ids_flat.tolist():
                         order.setdefault(key, len(order))
+                    keys = list(order)
+                    if keys and all(_is_int(k) for k in keys):
+                        # integers beyond int64, kept exact: sorted, like int64 ids
+                        keys.sort()
+                        order = {k: i for i, k in enumerate(keys)}
                     node_ids = np.empty(len(order), dtype=object)
                     node_ids[:] = list(order)
                     idx = np.fromiter((order[k] for k in ids_flat.tolist()), dtype=np.int64, count=len(ids_flat))
@@ -294,7 +413,7 @@ class Graph:
                    weighted=w is not None, name=name)
 
     @classmethod
-    def from_scipy(cls, matrix, *, node_ids=None, labels=None, label_names=None, directed=False,
+    def from_scipy(cls, matrix, *, node_ids=None, labels=None, label_names=None, directed=None,
                    weighted=None, duplicates="max", name=None):
         """Build a graph from a square scipy.sparse (or dense) adjacency matrix.
 
@@ -303,15 +422,49 @@ class Graph:
         default, so a symmetric 0/1 matrix stays 0/1).  Self-loops (the
         diagonal) are dropped with a warning.  ``weighted`` defaults to whether
         any stored entry differs from 1.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like, shape (n, n)
+            Real, finite, non-negative entries; a complex matrix is refused.
+        node_ids, labels, label_names, weighted, name
+            As in :meth:`from_edges` and :class:`Graph`.
+        directed : bool, optional
+            ``True`` keeps entry ``(i, j)`` as the arc ``i -> j``.  ``False``
+            symmetrises.  The default symmetrises too, but warns
+            (:class:`GraphWarning`) when the matrix is not symmetric: the
+            embeddings score pairs symmetrically, so the direction of an
+            arc is dropped; pass ``directed=False`` to say that is intended.
+        duplicates : {"max", "sum", "error"}, default "max"
+            How ``(i, j)`` and ``(j, i)`` are merged when symmetrising.
+
+        Raises
+        ------
+        TypeError
+            A complex or non-numeric matrix.
+        ValueError
+            Not square, negative or non-finite entries.
         """
         if not sp.issparse(matrix):
             matrix = np.asarray(matrix)
             if matrix.ndim != 2:
                 raise ValueError(f"matrix must be 2-D, got shape {matrix.shape}")
+        _check_real(matrix.dtype, "matrix")
         coo = sp.coo_matrix(matrix)
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"matrix must be square, got shape {coo.shape}")
         coo.eliminate_zeros()
+        if directed is None:
+            directed = False
+            csr = coo.tocsr()
+            asymmetric = (csr != csr.T).nnz
+            if asymmetric:
+                _warn_outside_lgekit(
+                    f"the adjacency matrix is not symmetric ({asymmetric} entries differ from their transpose): it "
+                    f"is symmetrised into an undirected graph, (i, j) and (j, i) merged by duplicates={duplicates!r}, "
+                    "since lgekit's embeddings score node pairs symmetrically; pass directed=False to "
+                    "Graph.from_scipy to do this without a warning, or directed=True to keep the arcs",
+                    GraphWarning)
         data = coo.data.astype(np.float64)
         if weighted is None:
             weighted = bool(np.any(data != 1))
@@ -334,7 +487,7 @@ class Graph:
                    weighted=weighted, name=name)
 
     @classmethod
-    def from_networkx(cls, nx_graph, *, weight=None, label_attr=None, name=None):
+    def from_networkx(cls, nx_graph, *, weight=None, label_attr=None, directed=None, name=None):
         """Build a graph from a networkx (Di)Graph.
 
         Parameters
@@ -344,11 +497,40 @@ class Graph:
             Edge attribute holding the weight (default: unweighted).
         label_attr : str, optional
             Node attribute holding a class or an iterable of classes.
+        directed : bool, optional
+            For a DiGraph: ``True`` keeps the arcs; ``False`` symmetrises
+            (reciprocal arcs become one edge with the larger weight).  The
+            default symmetrises like ``False`` and warns once
+            (:class:`GraphWarning`), since lgekit's embeddings score pairs
+            symmetrically and, with arcs kept, a reversed arc could be
+            sampled as a negative.  An undirected ``nx_graph`` gives an
+            undirected graph; ``directed=True`` is refused for it.
+        name : str, optional
+            Default: ``nx_graph.name``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> Graph.from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2)]), directed=False).n_edges
+        2
         """
         import networkx as nx
 
         if not isinstance(nx_graph, nx.Graph):
             raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
+        if directed is not None and not isinstance(directed, (bool, np.bool_)):
+            raise TypeError(f"directed must be None, True or False, got {directed!r}")
+        if nx_graph.is_directed():
+            if directed is None:
+                _warn_outside_lgekit(
+                    "nx_graph is directed: its arcs are symmetrised into undirected edges (reciprocal arcs merged, "
+                    "larger weight kept), since lgekit's embeddings score node pairs symmetrically; pass "
+                    "directed=False to Graph.from_networkx to do this without a warning, or directed=True to keep "
+                    "the arcs", GraphWarning)
+                directed = False
+        elif directed:
+            raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
+                             "(nx_graph.to_directed() gives both arcs of every edge)")
         nodes = list(nx_graph.nodes())
         node_ids = np.empty(len(nodes), dtype=object)
         node_ids[:] = nodes
@@ -371,7 +553,8 @@ class Graph:
         labels = None
         if label_attr is not None:
             labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}
-        g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=nx_graph.is_directed(),
+        g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=bool(directed),
+                           duplicates="max" if nx_graph.is_directed() and not directed else "sum",
                            name=name or (nx_graph.name or None))
         return g._replace(node_ids=node_ids, labels=labels)
 
@@ -497,21 +680,29 @@ class Graph:
     def index_of(self, ids):
         """Internal index (or indices) of node id(s); KeyError names unknown ids."""
         scalar = np.ndim(ids) == 0 and not isinstance(ids, (list, tuple))
-        query = np.asarray([ids] if scalar else ids)
-        if query.dtype.kind in "US" and query.ndim == 1 and not isinstance(ids, np.ndarray):
-            flat = [ids] if scalar else list(ids)
-            if not all(isinstance(x, str) for x in flat):  # mixed ids: NumPy made 1 into "1"
-                query = np.empty(len(flat), dtype=object)
-                for i, x in enumerate(flat):
-                    query[i] = x
-        if self._sorter is None or query.dtype.kind == "O":
-            out = _index_ids(query, self._node_ids, None if self._sorter is None else self._sorter, "index_of")
-        else:
-            out = _index_ids(query, self._node_ids, self._sorter, "index_of")
+        query = _query_array([ids] if scalar else ids)
+        out = _index_ids(query, self._node_ids, self._sorter, "index_of")
         return out[0] if scalar else out
 
     def neighbors(self, i):
-        """Indices of the neighbours of node index ``i`` (read-only view)."""
+        """Indices of the neighbours of node index ``i`` (read-only view).
+
+        Raises
+        ------
+        KeyError
+            ``i`` is not a node index (``0 <= i < n_nodes``); negative indices
+            do not count from the end.  Use :meth:`index_of` for a node id.
+        TypeError
+            ``i`` is not an integer.
+        """
+        n = self.n_nodes
+        if not _is_int(i):
+            raise TypeError(f"neighbors takes a node index, an int in [0, {n}), got {type(i).__name__} {i!r}; "
+                            "use graph.neighbors(graph.index_of(node_id)) for a node id")
+        i = int(i)
+        if not 0 <= i < n:
+            raise KeyError(f"neighbors: node index {i} is not a node of this graph (indices run over [0, {n})); "
+                           "use graph.index_of(node_id) to get the index of a node id")
         return self._adj.indices[self._adj.indptr[i]:self._adj.indptr[i + 1]]
 
     def edges(self):
@@ -597,34 +788,40 @@ def _unique_inverse(values):
 
 
 def _edge_array(edges):
-    """Validate the shape of an edge list and return it as a 2-D array (m, 2 or 3)."""
+    """Validate the shape of an edge list; return (ids, an (m, 2) array; the weight column or None)."""
     if isinstance(edges, np.ndarray):
-        arr = edges
-    else:
-        rows = list(edges)
-        try:
-            lengths = {len(r) for r in rows} if rows else {2}
-        except TypeError:
-            bad = next(r for r in rows if not hasattr(r, "__len__"))
-            raise ValueError(f"edges must be pairs (u, v) or triples (u, v, weight), got an entry {bad!r}") from None
-        if len(lengths) > 1:
-            bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-            raise ValueError(f"edges are ragged: row 0 has {len(rows[0])} entries, row {bad} has {len(rows[bad])}")
-        try:
-            arr = np.asarray(rows) if rows else np.empty((0, 2), dtype=np.int64)
-        except ValueError:  # inhomogeneous nesting, e.g. tuple ids of different lengths
-            arr = None
-        # NumPy would turn ids of mixed types into strings (1 -> "1") and tuple ids
-        # into a third axis: keep such ids as Python objects instead
-        if arr is None or arr.ndim != 2 or (
-                arr.dtype.kind in "US" and not all(isinstance(x, str) for r in rows for x in r[:2])):
-            arr = np.empty((len(rows), len(rows[0])), dtype=object)
-            for i, r in enumerate(rows):
-                for j, x in enumerate(r):
-                    arr[i, j] = x
-    if arr.ndim != 2 or arr.shape[1] not in (2, 3):
-        raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {arr.shape}")
-    return arr
+        if edges.ndim != 2 or edges.shape[1] not in (2, 3):
+            raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {edges.shape}")
+        return edges[:, :2], (edges[:, 2] if edges.shape[1] == 3 else None)
+    rows = list(edges)
+    try:
+        lengths = {len(r) for r in rows} if rows else {2}
+    except TypeError:
+        bad = next(r for r in rows if not hasattr(r, "__len__"))
+        raise ValueError(f"edges must be pairs (u, v) or triples (u, v, weight), got an entry {bad!r}") from None
+    if len(lengths) > 1:
+        bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
+        raise ValueError(f"edges are ragged: row 0 has {len(rows[0])} entries, row {bad} has {len(rows[bad])}")
+    k = lengths.pop()
+    if k not in (2, 3):
+        raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {(len(rows), k)}")
+    # the ids apart from the weights: one float weight must not turn the ids into float64
+    pairs = [(r[0], r[1]) for r in rows]
+    weights = [r[2] for r in rows] if k == 3 else None
+    try:
+        arr = np.asarray(pairs) if pairs else np.empty((0, 2), dtype=np.int64)
+    except (ValueError, OverflowError):  # inhomogeneous nesting, e.g. tuple ids of different lengths
+        arr = None
+    # NumPy would turn ids of mixed types into strings (1 -> "1"), tuple ids into a third
+    # axis, and ints beyond 2**63 (with every other id) into float64: keep such ids as objects
+    if arr is None or arr.ndim != 2 or (
+            arr.dtype.kind in "US" and not all(isinstance(x, str) for p in pairs for x in p)) or (
+            arr.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for p in pairs for x in p)):
+        arr = np.empty((len(pairs), 2), dtype=object)
+        for i, (u, v) in enumerate(pairs):
+            arr[i, 0] = u
+            arr[i, 1] = v
+    return arr, (None if weights is None else np.asarray(weights, dtype=object))
 
 
 def _adjacency_from_indices(idx, weights, n, directed, duplicates):
@@ -660,17 +857,49 @@ def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     return sp.csr_matrix((w, (uu, vv)), shape=(n, n))
 
 
+def _check_real(dtype, what):
+    """Refuse complex and non-numeric matrices (their imaginary parts or text would be dropped silently)."""
+    if np.dtype(dtype).kind not in "biuf":
+        raise TypeError(f"{what} must hold real numbers (bool, int or float), got dtype {np.dtype(dtype)}")
+
+
+def _membership_csr(labels, n, what="labels"):
+    """The 0/1 CSR (int8) membership matrix of a sparse or dense (n, k) label matrix.
+
+    The one rule for label values, whatever the constructor: entries are 0 or
+    1 (booleans allowed); a stored 0 is no membership (a sparse matrix may hold
+    explicit zeros); an entry stored twice is one membership; anything else
+    (-1, 5, 0.5, NaN) is refused rather than guessed at.
+    """
+    if not sp.issparse(labels):
+        labels = np.asarray(labels)
+    _check_real(labels.dtype, what)
+    coo = sp.coo_matrix(labels)
+    if coo.shape[0] != n:
+        raise ValueError(f"{what} must have one row per node ({n}), got {coo.shape[0]}")
+    data = coo.data
+    bad = ~((data == 0) | (data == 1))
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what} must hold 0/1 memberships (1: member, 0 or absent: not), got {data[i].item()!r} "
+                         f"at node index {int(coo.row[i])}, class {int(coo.col[i])}")
+    keep = data == 1
+    mat = sp.csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (coo.row[keep], coo.col[keep])),
+                        shape=coo.shape)
+    mat.sum_duplicates()
+    mat.data[:] = 1  # a membership stored twice was summed to 2
+    mat.sort_indices()
+    return mat
+
+
 def _label_matrix(labels, label_names, node_ids, n):
     """Normalise the accepted label forms to (csr int8 matrix, names) or (None, None)."""
     if labels is None:
+        if label_names is not None:
+            raise ValueError("label_names given without labels; pass labels too, or drop label_names")
         return None, None
     if sp.issparse(labels) or (isinstance(labels, np.ndarray) and labels.ndim == 2):
-        mat = sp.csr_matrix(labels)
-        if mat.shape[0] != n:
-            raise ValueError(f"labels must have one row per node ({n}), got {mat.shape[0]}")
-        if mat.nnz and not np.all(np.isin(mat.data, (0, 1))):
-            raise ValueError("a label matrix must hold 0/1 memberships")
-        return mat, label_names
+        return _membership_csr(labels, n), label_names
     if isinstance(labels, dict):
         if node_ids is None:
             node_index = {i: i for i in range(n)}

@@ -1,7 +1,9 @@
 """lgekit.datasets.load on the real data sets, on reformatted copies, and on random edge lists."""
 import gzip
+import hashlib
 import inspect
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import scipy.io
 from hypothesis import given, strategies as st
 
 from lgekit import Graph, GraphWarning, datasets
+from lgekit.datasets import DataFormatError
 from lgekit.cli import main
 
 README_COUNTS = {
@@ -150,8 +153,11 @@ def test_offline_environment_variable_disables_downloads(monkeypatch, tmp_path):
     monkeypatch.setenv("LGEKIT_DATA", str(tmp_path / "mirror"))
     monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("LGEKIT_OFFLINE", "1")
-    with pytest.raises(FileNotFoundError, match=r"data set 'facebook' not found in .*lgekit datasets fetch facebook"):
+    with pytest.raises(datasets.DatasetNotFoundError, match=r"data set 'facebook' not found in .*mirror, .*cache, and "
+                       r"downloads are disabled \(LGEKIT_OFFLINE is set\)\.\nTo install it by hand:\n  - download "
+                       r"https://snap\.stanford\.edu/data/facebook_combined\.txt\.gz") as info:
         datasets.load("facebook")
+    assert isinstance(info.value, FileNotFoundError) and info.value.hint.startswith("To install it by hand:")
 
 
 def test_registered_name_wins_over_a_local_folder(data_dir, monkeypatch, tmp_path):
@@ -330,3 +336,79 @@ def test_read_edge_list_and_label_file(tmp_path):
     (tmp_path / "l.txt").write_text("1 5\n2 6\n2 7\n")
     nodes, labels, _ = datasets.read_label_file(tmp_path / "l.txt")
     assert nodes.tolist() == [1, 2, 2] and labels.tolist() == [5, 6, 7]
+
+
+# ---------------------------------------------------------------------- issue 16 item 2: any edge list, everywhere
+@pytest.fixture
+def lesmis_tsv(tmp_path):
+    """networkx's Les Misérables graph as a spreadsheet would export it: a header, names, weights, tabs."""
+    import networkx as nx
+
+    g = nx.les_miserables_graph()
+    path = tmp_path / "lesmis.tsv"
+    path.write_text("source\ttarget\tweight\n"
+                    + "".join(f"{u}\t{v}\t{d['weight']:g}\n" for u, v, d in g.edges(data=True)))
+    return path, g
+
+
+def test_string_id_edge_list_loads_like_from_networkx(lesmis_tsv):
+    path, g = lesmis_tsv
+    loaded = datasets.load(path)
+    assert loaded.name == "lesmis" and loaded.is_weighted
+    assert loaded.node_ids.tolist() == sorted(g.nodes())  # sorted, as Graph.from_edges numbers string ids
+    expected = Graph.from_edges([(u, v, float(d["weight"])) for u, v, d in g.edges(data=True)])
+    same_graph(loaded, expected)
+    with pytest.raises(DataFormatError, match=r"lesmis.tsv, line 2: field 1, 'Napoleon', is not an integer"):
+        datasets.load(path, id_type="int")
+
+
+def test_string_id_edge_list_in_commands(lesmis_tsv, tmp_path, capsys):
+    path, g = lesmis_tsv
+    assert main(["demo", "--dataset", str(path), "--dim", "4"]) == 0
+    assert "test average precision" in capsys.readouterr().out
+    rng = np.random.default_rng(0)
+    emb = tmp_path / "emb.txt"
+    emb.write_text(f"{g.number_of_nodes()} 3\n" + "".join(
+        f"{v} {' '.join(f'{x:.4f}' for x in rng.normal(size=3))}\n" for v in g.nodes()))
+    assert main(["evaluate", str(emb), str(path), "--json"]) == 0, capsys.readouterr().err
+    assert '"n_nodes": 77' in capsys.readouterr().out
+
+
+def test_demo_help_shows_a_single_percent_sign(capsys):
+    """issue 16 item 8: the description printed "20%%"."""
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    out = capsys.readouterr().out
+    assert "(20% held out" in " ".join(out.split()) and "%%" not in out
+
+
+# ---------------------------------------------------------------------- one resolution rule (resolve)
+def test_resolve_names_first_then_paths(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "facebook").write_text("0 1\n")
+    src = datasets.resolve("Facebook")
+    assert (src.kind, src.name, src.path, src.files) == ("registered", "facebook", None, ())
+    assert src.content_sha256() is None
+    for given in ("./facebook", Path("facebook"), tmp_path / "facebook"):
+        src = datasets.resolve(given)
+        assert (src.kind, src.name, src.path, src.format) == ("path", "facebook", tmp_path / "facebook", "edgelist")
+    assert datasets.resolve("synthetic").embedded
+    with pytest.raises(FileNotFoundError, match=r"'nope' is neither a registered data set"):
+        datasets.resolve("nope")
+
+
+def test_resolve_content_hash_follows_every_file_of_a_folder(tmp_path):
+    folder = tmp_path / "asu"
+    folder.mkdir()
+    for name, text in (("nodes.csv", "1\n2\n3\n"), ("edges.csv", "1,2\n2,3\n"), ("groups.csv", "1\n"),
+                       ("group-edges.csv", "1,1\n")):
+        (folder / name).write_text(text)
+    src = datasets.resolve(folder)
+    assert src.format == "asu" and [p.name for p in src.files] == ["nodes.csv", "edges.csv", "groups.csv",
+                                                                   "group-edges.csv"]
+    before = src.content_sha256()
+    (folder / "group-edges.csv").write_text("1,1\n2,1\n")
+    assert datasets.resolve(folder).content_sha256() != before
+    single = datasets.resolve(folder / "edges.csv")
+    assert single.content_sha256() == hashlib.sha256(b"1,2\n2,3\n").hexdigest()
+    assert datasets.load(folder).name == src.name == "asu"

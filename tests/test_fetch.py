@@ -8,6 +8,7 @@ import io
 import re
 import socket
 import threading
+import urllib.error
 import zipfile
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 
 from lgekit import datasets
 from lgekit.cli import main
-from lgekit.datasets import ChecksumError, DownloadError, _registry
+from lgekit.datasets import ChecksumError, DownloadError, _fetch, _registry
 from lgekit.datasets._registry import DataFile, DatasetInfo, Download
 
 
@@ -268,3 +269,68 @@ def test_email_eu_core_two_downloads(server, isolated_homes, monkeypatch, data_d
     g = datasets.load("email-eu-core")
     assert (g.n_nodes, g.n_labels, g.n_edges) == (1005, 42, 16_064)
     assert set(datasets.verify("email-eu-core").values()) == {None}
+
+
+# ---------------------------------------------------------------------- issue 13 item 14: one message, exit 2
+def _no_network(*args, **kwargs):
+    raise AssertionError("the network was touched although LGEKIT_OFFLINE is set")
+
+
+def _refused(url, dest, timeout, progress):
+    raise urllib.error.URLError("[Errno 111] Connection refused")
+
+
+def test_offline_fetch_never_touches_the_network(isolated_homes, monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(_fetch, "_download", _no_network)
+    monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+    expected = (r"data set 'ppi' is not available locally and downloads are disabled \(LGEKIT_OFFLINE is set\)\.\n"
+                r"To install it by hand:\n  - download ")
+    with pytest.raises(DownloadError, match=expected) as info:
+        datasets.fetch("ppi")
+    assert info.value.hint.startswith("To install it by hand:") and info.value.dataset == "ppi"
+    assert main(["datasets", "fetch", "ppi"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("lgekit datasets: error: data set 'ppi' is not available: downloads are "
+                                        "disabled (LGEKIT_OFFLINE is set)\nTo install it by hand:\n")
+    assert err.count("error:") == 1 and "Traceback" not in err
+    assert not (isolated_homes[1] / "ppi").exists()  # nothing created either
+    # files already in place are found without the network, offline or not
+    (tmp_path / "dh" / "facebook").mkdir(parents=True)
+    (tmp_path / "dh" / "facebook" / "facebook_combined.txt").write_text("0 1\n")
+    assert main(["datasets", "fetch", "facebook", "--data-home", str(tmp_path / "dh")]) == 0
+    assert main(["datasets", "fetch", "facebook", "--force", "--data-home", str(tmp_path / "dh")]) == 2
+
+
+def _commands(tmp_path):
+    emb = tmp_path / "emb.txt"
+    emb.write_text("2 2\n0 0.1 0.2\n1 0.3 0.4\n")
+    return {
+        "datasets": ["datasets", "fetch", "ppi"],
+        "fit": ["fit", "ppi", "--model", "logistic", "--out", str(tmp_path / "fit")],
+        "evaluate": ["evaluate", str(emb), "ppi"],
+        "demo": ["demo", "--dataset", "ppi"],
+        "reproduce": ["reproduce", "--dataset", "ppi", "--out", str(tmp_path / "rep")],
+    }
+
+
+@pytest.mark.parametrize("command", ["datasets", "fit", "evaluate", "demo", "reproduce"])
+@pytest.mark.parametrize("why", ["offline", "download fails"])
+def test_every_command_prints_only_the_hand_install_hint(isolated_homes, monkeypatch, tmp_path, capsys, command, why):
+    """A missing data set was a DownloadError traceback; now one message on stderr and exit status 2."""
+    if why == "offline":
+        monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+        monkeypatch.setattr(_fetch, "_download", _no_network)
+    else:
+        monkeypatch.delenv("LGEKIT_OFFLINE", raising=False)
+        monkeypatch.setattr(_fetch, "_download", _refused)
+    assert main(_commands(tmp_path)[command]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"lgekit {command}: error: data set 'ppi' is not available: ")
+    reason = err.split("\n", 1)[0]
+    if why == "offline":
+        assert "downloads are disabled (LGEKIT_OFFLINE is set)" in reason
+    else:
+        assert "could not be downloaded (http://snap.stanford.edu/node2vec/Homo_sapiens.mat: " \
+               "[Errno 111] Connection refused)" in reason
+    assert "\nTo install it by hand:\n  - download http://snap.stanford.edu/node2vec/Homo_sapiens.mat" in err
+    assert err.count("error:") == 1 and "Traceback" not in err and "tried:" not in err

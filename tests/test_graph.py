@@ -1,4 +1,5 @@
 """Property and error-path tests of lgekit.Graph (the CSR graph every component consumes)."""
+import re
 import warnings
 
 import networkx as nx
@@ -143,7 +144,8 @@ def test_networkx_round_trip(g):
     assert h.number_of_nodes() == g.n_nodes and h.number_of_edges() == g.n_edges
     assert h.is_directed() == g.is_directed
     back = Graph.from_networkx(h, weight="weight" if g.is_weighted else None,
-                               label_attr="labels" if g.labels is not None else None)
+                               label_attr="labels" if g.labels is not None else None,
+                               directed=True if g.is_directed else None)
     assert_same_graph(g, back)
 
 
@@ -270,3 +272,149 @@ def test_edge_array_shape_errors():
         Graph.from_edges(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="duplicated"):
         Graph.from_edges([(0, 1)], nodes=[0, 1, 1])
+
+
+# ---------------------------------------------------------------------- issue 13: exact ids, one label rule, messages
+big_ints = st.integers(-(2**70), 2**70) | st.sampled_from([2**53, 2**53 + 1, 2**63 - 1, 2**63, 2**63 + 1, 2**64])
+
+
+@given(st.lists(st.tuples(big_ints, big_ints), min_size=1, max_size=12), st.booleans())
+def test_integer_ids_stay_exact_at_any_size(pairs, weighted):
+    """Item 8: Python ints >= 2**63 went through float64 (4 ids became 3 nodes)."""
+    edges = [(u, v, 1.5) for u, v in pairs] if weighted else pairs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)  # self-loops
+        g = Graph.from_edges(edges)
+    ids = sorted({x for p in pairs for x in p})
+    assert g.node_ids.tolist() == ids  # exact, sorted like int64 ids
+    assert all(type(x) is int for x in g.node_ids.tolist())
+    assert g.node_ids.dtype == (np.int64 if all(-(2**63) <= x < 2**63 for x in ids) else object)
+    assert stored_pairs(g) == canonical_pairs(pairs)
+    assert g.index_of(ids).tolist() == list(range(len(ids)))
+    assert int(g.index_of(ids[-1])) == len(ids) - 1
+
+
+def test_issue_example_four_big_ids_are_four_nodes():
+    g = Graph.from_edges([(2**63, 2**63 + 1), (2**63 + 2, 2**63 + 3)])
+    assert g.n_nodes == 4 and g.node_ids.tolist() == [2**63, 2**63 + 1, 2**63 + 2, 2**63 + 3]
+    g = Graph.from_edges(np.array([[2**63, 2**64 - 1]], dtype=np.uint64))
+    assert g.node_ids.tolist() == [2**63, 2**64 - 1] and g.index_of(2**64 - 1) == 1
+    with pytest.raises(ValueError, match=r"float node ids must be whole numbers of magnitude below 2\*\*53"):
+        Graph.from_edges(np.array([[2.0**60, 1.0]]))
+    with pytest.raises(ValueError, match=r"index_of: node ids given as floats of magnitude 2\*\*53 or more"):
+        Graph.from_edges([(1, 2)]).index_of(np.array([2.0**60]))
+
+
+def _labels_with_explicit_zero():
+    lab = sp.csr_matrix((np.array([1, 0, 1], dtype=np.int8), np.array([0, 1, 1]), np.array([0, 2, 2, 3])),
+                        shape=(3, 2))
+    assert lab.nnz == 3  # the stored zero is there
+    return lab
+
+
+def test_explicit_zeros_in_a_label_matrix_are_not_memberships():
+    """Item 9: lab.data[:] = 1 made the stored zero a membership."""
+    adj = Graph.from_edges([(0, 1), (1, 2)]).to_scipy()
+    for g in (Graph(adj, labels=_labels_with_explicit_zero()),
+              Graph.from_edges([(0, 1), (1, 2)], labels=_labels_with_explicit_zero()),
+              Graph.from_scipy(adj, labels=_labels_with_explicit_zero())):
+        assert g.labels.toarray().tolist() == [[1, 0], [0, 0], [0, 1]] and g.labels.nnz == 2
+    # a membership stored twice (COO duplicates) is one membership; booleans are memberships
+    dup = sp.coo_matrix((np.ones(3), ([0, 0, 2], [1, 1, 0])), shape=(3, 2))
+    assert Graph(adj, labels=dup).labels.toarray().tolist() == [[0, 1], [0, 0], [1, 0]]
+    assert Graph(adj, labels=sp.csr_matrix(np.eye(3, 2, dtype=bool))).labels.nnz == 2
+
+
+@pytest.mark.parametrize("value", [-1, 5, 2, 0.5, np.nan])
+def test_label_values_other_than_0_1_are_refused_by_every_constructor(value):
+    """Item 9: Graph(adj, labels=...) accepted -1 and 5 as memberships while from_edges refused them."""
+    adj = Graph.from_edges([(0, 1), (1, 2)]).to_scipy()
+    dense = np.array([[1, 0], [0, 1], [0, 0]], dtype=float)
+    dense[2, 1] = value
+    match = rf"labels must hold 0/1 memberships \(1: member, 0 or absent: not\), got {re.escape(repr(float(value)))} " \
+            r"at node index 2, class 1"
+    for build in (lambda: Graph(adj, labels=sp.csr_matrix(dense)),
+                  lambda: Graph.from_edges([(0, 1), (1, 2)], labels=dense),
+                  lambda: Graph.from_edges([(0, 1), (1, 2)], labels=sp.csr_matrix(dense)),
+                  lambda: Graph.from_scipy(adj, labels=dense)):
+        with pytest.raises(ValueError, match=match):
+            build()
+
+
+def test_neighbors_of_a_non_node_is_a_key_error_naming_it():
+    """Item 16: neighbors(-1) returned [] and neighbors(99) raised a bare IndexError."""
+    g = Graph.from_edges([("a", "b"), ("b", "c")])
+    assert g.neighbors(1).tolist() == [0, 2] and g.neighbors(np.int64(0)).tolist() == [1]
+    for bad in (-1, 3, 99):
+        with pytest.raises(KeyError, match=rf"neighbors: node index {bad} is not a node of this graph \(indices run "
+                                           r"over \[0, 3\)\); use graph.index_of\(node_id\)"):
+            g.neighbors(bad)
+    with pytest.raises(TypeError, match=r"neighbors takes a node index, an int in \[0, 3\), got str 'a'"):
+        g.neighbors("a")
+
+
+def test_directed_networkx_graph_is_symmetrised_with_one_warning():
+    """Item 16: a DiGraph was accepted silently though the model's score is symmetric."""
+    dg = nx.DiGraph()
+    dg.add_weighted_edges_from([(0, 1, 2.0), (1, 0, 3.0), (1, 2, 1.0), (2, 3, 1.0)])
+    with pytest.warns(GraphWarning) as record:
+        g = Graph.from_networkx(dg, weight="weight")
+    assert len(record) == 1
+    assert re.search(r"nx_graph is directed: its arcs are symmetrised into undirected edges .* pass directed=False "
+                     r"to Graph.from_networkx to do this without a warning, or directed=True to keep the arcs",
+                     str(record[0].message))
+    assert record[0].filename == __file__  # attributed to the caller's line, not to lgekit
+    assert not g.is_directed and g.edges().tolist() == [[0, 1], [1, 2], [2, 3]]
+    assert g.edge_weights().tolist() == [3.0, 1.0, 1.0]  # reciprocal arcs: the larger weight
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = Graph.from_networkx(dg, directed=True)
+        same = Graph.from_networkx(dg, weight="weight", directed=False)
+        Graph.from_networkx(nx.path_graph(3))  # undirected input: no warning
+    assert kept.is_directed and kept.n_edges == 4
+    assert_same_graph(g, same)
+    with pytest.raises(ValueError, match="directed=True needs a networkx DiGraph"):
+        Graph.from_networkx(nx.path_graph(3), directed=True)
+
+
+def test_asymmetric_adjacency_is_symmetrised_with_a_warning():
+    a = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]], dtype=float))
+    with pytest.warns(GraphWarning, match=r"the adjacency matrix is not symmetric \(2 entries differ from their "
+                                          r"transpose\): it is symmetrised into an undirected graph.*pass "
+                                          r"directed=False to Graph.from_scipy"):
+        g = Graph.from_scipy(a)
+    assert g.edges().tolist() == [[0, 1], [1, 2]] and not g.is_directed
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_same_graph(g, Graph.from_scipy(a, directed=False))
+        Graph.from_scipy(a + a.T)  # symmetric: no warning
+        assert Graph.from_scipy(a, directed=True).n_edges == 3
+
+
+def test_complex_adjacency_and_stray_label_names_are_refused():
+    """Item 16: a complex adjacency lost its imaginary part, label_names without labels was ignored."""
+    c = sp.csr_matrix(np.array([[0, 1 + 1j], [1 + 1j, 0]]))
+    with pytest.raises(TypeError, match=r"adjacency must hold real numbers \(bool, int or float\), "
+                                        r"got dtype complex128"):
+        Graph(c)
+    with pytest.raises(TypeError, match=r"matrix must hold real numbers .*got dtype complex128"):
+        Graph.from_scipy(c)
+    with pytest.raises(TypeError, match=r"matrix must hold real numbers .*got dtype <U1"):
+        Graph.from_scipy(np.array([["0", "1"], ["1", "0"]]))
+    with pytest.raises(ValueError, match="label_names given without labels"):
+        Graph.from_edges([(0, 1)], label_names=["x"])
+    with pytest.raises(ValueError, match="label_names given without labels"):
+        Graph.from_scipy(sp.csr_matrix(np.array([[0, 1], [1, 0]])), label_names=["x"])
+
+
+def test_node_ids_array_of_the_caller_stays_writable():
+    ids = np.array([10, 20], dtype=np.int64)
+    g = Graph(Graph.from_edges([(0, 1)]).to_scipy(), node_ids=ids)
+    assert ids.flags.writeable and not g.node_ids.flags.writeable
+
+
+def test_the_callers_adjacency_is_neither_changed_nor_frozen():
+    adj = Graph.from_edges([(0, 1), (1, 2)]).to_scipy()
+    Graph(adj)
+    assert adj.indptr.flags.writeable and adj.indices.flags.writeable and adj.data.flags.writeable
+    Graph(adj)  # used to fail: "WRITEBACKIFCOPY base is read-only" (the first graph had frozen indptr)

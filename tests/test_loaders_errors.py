@@ -1,13 +1,14 @@
 """Bad input files get a DataFormatError naming the file, the line and what was expected."""
 import gzip
 import re
+import warnings
 
 import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
 
-from lgekit import datasets
+from lgekit import GraphWarning, datasets
 from lgekit.datasets import DataFormatError
 
 
@@ -23,7 +24,7 @@ def where(path, line=None):
 
 
 def test_data_format_error_is_a_value_error_with_location(tmp_path):
-    f = write(tmp_path / "g.txt", "1 2\n3 x\n")
+    f = write(tmp_path / "g.txt", "1 2\n3 4.5\n")
     with pytest.raises(ValueError) as info:
         datasets.load(f)
     err = info.value
@@ -38,25 +39,88 @@ def test_empty_file(tmp_path, text):
         datasets.load(f)
 
 
+NOT_AN_INTEGER = r"a number that is not an integer; node ids are integers or names"
+
+
 @pytest.mark.parametrize(
     "text, line, what",
     [
-        ("1 2\n2 3\nalice bob\n", 3, r"field 1 is 'alice' is not an integer"),
-        ("# header\n1 2\n2 3.5\n", 3, r"field 2 is '3.5' is not an integer"),
+        ("# header\n1 2\n2 3.5\n", 3, rf"field 2 is '3\.5', {NOT_AN_INTEGER}"),
+        # issue 13 item 7: "1.0 2.0" is refused with and without a weight column alike
+        ("1.0 2.0\n", 1, rf"field 1 is '1\.0', {NOT_AN_INTEGER}"),
+        ("1 2 0.5\n1.0 2.0 1\n", 2, rf"field 1 is '1\.0', {NOT_AN_INTEGER}"),
+        ("a b\nc 1e3\n", 2, rf"field 2 is '1e3', {NOT_AN_INTEGER}"),
         ("1,2\n2,\n", 2, r"field 2 is empty"),
-        ("1 2\n2 99999999999999999999\n", 2, r"field 2 \(99999999999999999999\) does not fit a 64-bit integer"),
+        ("1 2\n2 " + "9" * 100_000 + "\n", 2,
+         r"field 2 is an integer of 100,000 digits; node ids may have at most 4,300"),
     ],
+    ids=["decimal", "decimal-unweighted", "decimal-weighted", "exponent", "empty", "100000-digits"],
 )
-def test_non_integer_ids(tmp_path, text, line, what):
+def test_malformed_ids(tmp_path, text, line, what):
     f = write(tmp_path / "bad.txt", text)
     with pytest.raises(DataFormatError, match=where(f, line) + what):
         datasets.load(f)
 
 
-def test_header_line_is_reported_not_skipped(tmp_path):
+def test_id_type_int_refuses_names_in_one_sentence(tmp_path):
+    """issue 16 item 2: the message said "field 1 is 'Napoleon' is not an integer"."""
+    f = write(tmp_path / "lesmis.tsv", "1\t2\nNapoleon\tMyriel\n")
+    with pytest.raises(DataFormatError, match=where(f, 2) + r"field 1, 'Napoleon', is not an integer; expected 2 or 3 "
+                       r"'\\t'-separated") as info:
+        datasets.load(f, id_type="int")
+    assert "is 'Napoleon' is" not in str(info.value)
+
+
+def test_mixed_integer_and_text_ids_are_text_with_a_warning(tmp_path):
+    f = write(tmp_path / "mixed.txt", "1 2\n2 3\nalice bob\n")
+    with pytest.warns(GraphWarning, match=re.escape(str(f)) + r": node ids read as text: line 3 has the id 'alice'"):
+        g = datasets.load(f)
+    assert g.node_ids.tolist() == ["1", "2", "3", "alice", "bob"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert datasets.load(f, id_type="str").node_ids.tolist() == ["1", "2", "3", "alice", "bob"]
+
+
+def test_header_line_is_skipped(tmp_path):
     f = write(tmp_path / "edges.csv", "source,target\n1,2\n")
-    with pytest.raises(DataFormatError, match=where(f, 1) + r"field 1 is 'source' is not an integer; expected 2 or 3 ','-separated"):
+    g = datasets.load(f)
+    assert g.node_ids.tolist() == [1, 2] and g.n_edges == 1
+    # forced off, the header is data: its names make every id text
+    with pytest.warns(GraphWarning, match="node ids read as text"):
+        assert datasets.load(f, header=False).n_nodes == 4
+
+
+@pytest.mark.parametrize(
+    "raw, line, what",
+    [
+        (b"1 2\n2 caf\xe9\n", 2, r"not UTF-8 text: byte 0xe9 at column 6; save the file as UTF-8"),
+        (b"1 2\n\xef\xbb\xbf2 3\n", 2, r"a byte-order mark \(U\+FEFF\) inside the file"),
+        (b"1 2\n2 a\x00b\n", 2, r"control character U\+0000 at column 4"),
+        (b"\xff\xfe1\x00 \x002\x00", 1, r"the file is UTF-16 text"),
+        (b'a "b\n', 1, r"field 2: a quoted field is not closed"),
+    ],
+)
+def test_encoding_errors_name_the_line(tmp_path, raw, line, what):
+    f = write(tmp_path / "enc.txt", raw)
+    with pytest.raises(DataFormatError, match=where(f, line) + what):
         datasets.load(f)
+
+
+def test_utf8_bom_at_the_start_is_ignored(tmp_path):
+    f = write(tmp_path / "bom.csv", b"\xef\xbb\xbfsource,target\r\n1,2\r\n2,3\r\n")
+    g = datasets.load(f)
+    assert g.node_ids.tolist() == [1, 2, 3] and g.n_edges == 2
+
+
+def test_integer_ids_are_exact_at_any_size(tmp_path):
+    """issue 13 item 7: a float64 table merged 2**53 + 1 into 2**53 and refused 2**63 - 1."""
+    big = [2**53, 2**53 + 1, 2**63 - 1, 2**63, 10**30]
+    text = "".join(f"{u} {v} 1.5\n" for u, v in zip(big, big[1:]))
+    g = datasets.load(write(tmp_path / "big.txt", text))
+    assert g.node_ids.tolist() == big and g.n_edges == 4
+    g = datasets.load(write(tmp_path / "int64.txt", f"{2**63 - 1} {-(2**63)}\n{2**53 + 1} {2**53}\n"))
+    assert g.node_ids.dtype == np.int64
+    assert g.node_ids.tolist() == [-(2**63), 2**53, 2**53 + 1, 2**63 - 1]
 
 
 @pytest.mark.parametrize(
@@ -103,8 +167,8 @@ def test_corrupt_gzip(tmp_path):
 
 
 def test_gzip_content_errors_report_decompressed_lines(tmp_path):
-    f = write(tmp_path / "g.txt.gz", gzip.compress(b"1 2\n2 3\n3 x\n"))
-    with pytest.raises(DataFormatError, match=where(f, 3) + "field 2 is 'x'"):
+    f = write(tmp_path / "g.txt.gz", gzip.compress(b"1 2\n2 3\n3 4.5\n"))
+    with pytest.raises(DataFormatError, match=where(f, 3) + "field 2 is '4.5'"):
         datasets.load(f)
 
 

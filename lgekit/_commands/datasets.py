@@ -31,7 +31,10 @@ def register(subparsers):
     p_info.add_argument("name", metavar="NAME")
     p_info.add_argument("--data-home", metavar="DIR", default=None, help="look only in this folder")
     p_info.add_argument("--verify", action="store_true", help="also check the local files' SHA-256")
-    p_fetch = sub.add_parser("fetch", help="download data sets from their publishers into the cache or --data-home")
+    p_fetch = sub.add_parser(
+        "fetch", help="download data sets from their publishers into the cache or --data-home",
+        description="Download data sets from their publishers (verified by SHA-256). With LGEKIT_OFFLINE=1 nothing "
+                    "is downloaded: a data set that is not already present gets the steps to install it by hand.")
     p_fetch.add_argument("names", metavar="NAME", nargs="+", help="registered data set name(s), or 'all'")
     p_fetch.add_argument("--data-home", metavar="DIR", default=None,
                          help="download into DIR/<name>/ (default: the user cache)")
@@ -115,6 +118,7 @@ def _info(args):
 def _fetch(args):
     from .. import datasets
     from ..cli import CommandError
+    from ._common import unavailable_message
 
     names = list(args.names)
     if names == ["all"]:
@@ -125,8 +129,9 @@ def _fetch(args):
             raise CommandError(f"{entry.name!r} is generated on the fly; there is nothing to fetch")
     for name in names:
         try:
+            # with LGEKIT_OFFLINE set, fetch never touches the network: it says how to install by hand
             folder = datasets.fetch(name, data_home=args.data_home, force=args.force, timeout=args.timeout)
         except datasets.DownloadError as exc:
-            raise CommandError(str(exc)) from None
+            raise CommandError(unavailable_message(exc)) from None
         print(f"{datasets.info(name).name}: {folder}")
     return 0

@@ -21,7 +21,7 @@ def register(subparsers):
         "demo",
         help="load a graph, split it for link prediction and score a spectral baseline",
         description=(
-            "Load a graph, split its edges as in the paper (20%% held out, 4 uniform negatives per "
+            "Load a graph, split its edges as in the paper (20% held out, 4 uniform negatives per "
             "positive, leak-checked), embed the training graph with the adjacency spectral embedding "
             "and print test AP / ROC-AUC, plus node-classification Micro/Macro-F1 when the graph has "
             "labels.  Default data set: the real BlogCatalog if it is available locally, else the "
@@ -44,9 +44,10 @@ def register(subparsers):
 def _load(name):
     """The requested data set, or the default one with a fallback to the synthetic graph."""
     from .. import datasets
+    from ._common import load_graph
 
     if name is not None:
-        return datasets.load(name), None
+        return load_graph(name), None
     try:
         # never download implicitly: the demo must run offline on a fresh machine
         return datasets.load(DEFAULT_DATASET, download=False), None

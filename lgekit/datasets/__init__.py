@@ -8,24 +8,34 @@
 Registered data sets (``lgekit datasets list``): ``blogcatalog``, ``ppi``,
 ``facebook``, ``email-eu-core`` (files found locally or downloaded from
 their publishers, see :func:`fetch`) and ``synthetic-blogcatalog`` (generated,
-no download).  Any edge list, ``.mat`` file or ASU folder loads by path.
+no download).  Any edge list, ``.mat`` file or ASU folder loads by path;
+:func:`resolve` says which of the two a string means, by the rule
+:func:`load` applies.
 """
+import dataclasses
+import hashlib
 import logging
-import os
 from pathlib import Path
+from typing import Optional, Tuple
 
 from . import generators
 from ._fetch import (
     ChecksumError,
+    DatasetNotFoundError,
     DownloadError,
     cache_dir,
     fetch,
+    file_sha256,
     find_data_home,
     locate,
+    manual_instructions,
+    offline,
     search_path,
     verify,
 )
 from ._loaders import (
+    ASU_FILES,
+    HEADER_NAMES,
     DataFormatError,
     load_asu_folder,
     load_edge_list,
@@ -47,9 +57,10 @@ from .generators import (
 )
 
 __all__ = [
-    "load", "fetch", "registry", "info", "find_data_home", "locate", "search_path", "cache_dir", "verify",
-    "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError",
-    "read_edge_list", "read_label_file",
+    "load", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
+    "cache_dir", "verify", "offline",
+    "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
+    "read_edge_list", "read_label_file", "HEADER_NAMES",
     "erdos_renyi_graph", "gnm_random_graph", "random_regular_graph", "chung_lu_graph",
     "powerlaw_expected_degrees", "youtube_like_degrees", "expected_edge_count", "planted_partition_graph",
     "generators",
@@ -75,8 +86,119 @@ def _guess_format(path):
     return "edgelist"
 
 
+@dataclasses.dataclass(frozen=True)
+class DatasetSource:
+    """What a name or path given to :func:`load` refers to (see :func:`resolve`).
+
+    Attributes
+    ----------
+    kind : {"registered", "path"}
+    name : str
+        The registered name, or the name :func:`load` gives a graph read from
+        a path (a file's name up to its first dot, a folder's name).
+    path : pathlib.Path or None
+        The absolute path of a file or folder; None for a registered name.
+    format : {"edgelist", "mat", "asu"} or None
+        How a path is read; None for a registered name.
+    files : tuple of pathlib.Path
+        The files whose bytes make the graph of a path: the file itself, or
+        an ASU folder's four files (each possibly ``.gz``).  Empty for a
+        registered name.
+    embedded : bool
+        A registered data set generated on the fly (no files).
+    """
+
+    kind: str
+    name: str
+    path: Optional[Path] = None
+    format: Optional[str] = None
+    files: Tuple[Path, ...] = ()
+    embedded: bool = False
+
+    def content_sha256(self):
+        """SHA-256 (hex) of the content of a path, or None for a registered name.
+
+        For a file, the SHA-256 of its bytes; for a folder, of the name and
+        SHA-256 of each of its files, so editing any file changes it.  A
+        registered data set is identified by its name: its files are the
+        publisher's, checked against the registry's digests when downloaded.
+        """
+        if self.kind == "registered":
+            return None
+        if self.format != "asu":
+            return file_sha256(self.files[0])
+        digest = hashlib.sha256(b"lgekit-folder-v1\n")
+        for path in self.files:
+            digest.update(f"{path.name}\0{file_sha256(path)}\n".encode())
+        return digest.hexdigest()
+
+
+def resolve(name_or_path, *, format=None):
+    """Say what :func:`load` would read for ``name_or_path``, without reading it.
+
+    The rule of every lgekit entry point (the library, ``lgekit fit``,
+    ``lgekit reproduce --dataset``, ...): a ``str`` that is a registered name
+    (case-insensitive, aliases allowed) is that data set, even when a file or
+    folder of that name exists; anything else is a path, which must exist.
+    To load a file called ``facebook``, pass ``Path("facebook")`` or
+    ``"./facebook"``.
+
+    Parameters
+    ----------
+    name_or_path : str or pathlib.Path
+    format : {"edgelist", "mat", "asu"}, optional
+        As in :func:`load`.
+
+    Returns
+    -------
+    DatasetSource
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither a registered name nor an existing path (or an ASU folder
+        missing one of its files).
+    TypeError, ValueError
+        Not a str or path; an unknown ``format``; a folder that is not an
+        ASU data set.
+
+    Examples
+    --------
+    >>> resolve("Email-EU-Core").name, resolve("email-eu-core").kind
+    ('email-eu-core', 'registered')
+    """
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
+    if not isinstance(name_or_path, (str, Path)):
+        raise TypeError(f"name_or_path must be a data set name or a path, got {type(name_or_path).__name__}")
+    key = resolve_name(name_or_path) if isinstance(name_or_path, str) else None
+    if key is not None:
+        return DatasetSource(kind="registered", name=key, embedded=info(key).embedded)
+    path = Path(name_or_path).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{str(name_or_path)!r} is neither a registered data set ({', '.join(registry())}) nor an existing "
+            "file or folder"
+        )
+    # the name is the one the user wrote (not a symlink's target); the path is absolute, for cache keys
+    name = path.name if path.is_dir() else path.name.split(".")[0]
+    path = path.resolve()
+    fmt = format or _guess_format(path)
+    if fmt == "asu":
+        from ._loaders import _existing
+
+        files = tuple(_existing(path, f) for f in ASU_FILES)
+        missing = [f for f, p in zip(ASU_FILES, files) if not p.exists()]
+        if missing:
+            raise FileNotFoundError(f"{path}: not an ASU data set folder; missing {', '.join(missing)} "
+                                    f"(expected {', '.join(ASU_FILES)})")
+    else:
+        files = (path,)
+    return DatasetSource(kind="path", name=name, path=path, format=fmt, files=files)
+
+
 def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=False,
-         download=None, **generator_kwargs):
+         download=None, header=None, id_type=None, **generator_kwargs):
     """Load a graph: a registered data set by name, or a file or folder by path.
 
     Parameters
@@ -84,11 +206,11 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     name_or_path : str or pathlib.Path
         A registered name (case-insensitive: ``"blogcatalog"``, ``"ppi"``,
         ``"facebook"``, ``"email-eu-core"``, ``"synthetic-blogcatalog"``) or
-        the path of an edge list (``.txt``/``.csv``/``.edgelist``/... , may be
-        ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A string
-        that is a registered name always means the data set; to load a file
-        or folder called ``facebook``, pass ``Path("facebook")`` or
-        ``"./facebook"``.
+        the path of an edge list (``.txt``/``.csv``/``.tsv``/``.edgelist``/...,
+        may be ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A
+        string that is a registered name always means the data set; to load
+        a file or folder called ``facebook``, pass ``Path("facebook")`` or
+        ``"./facebook"`` (the rule of :func:`resolve`).
     data_home : str or pathlib.Path, optional
         Folder holding ``<name>/<files>`` for registered data sets; default:
         ``$LGEKIT_DATA``, a source checkout's ``../shared/data``, then the
@@ -98,8 +220,8 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         File format of a path; guessed from the suffix (``.mat``) or from a
         folder's contents (``edges.csv``: ASU) by default.
     delimiter : str, optional
-        Field separator of text files; sniffed from the first data line
-        (``,`` ``;`` ``|`` or whitespace) by default.
+        Field separator of text files; sniffed by default (``,`` ``;`` ``|``,
+        tab or whitespace; see :func:`lgekit.datasets.read_edge_list`).
     labels : str, pathlib.Path or array-like, optional
         Node labels for a path: a ``node label [label ...]`` file, or any
         form :meth:`lgekit.Graph.from_edges` accepts.  For a ``.mat`` file
@@ -110,7 +232,14 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         Fetch a registered data set that is not found locally.  Default:
         yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
         anything but ``0``), in which case a missing data set is a
-        ``FileNotFoundError`` saying how to get it.
+        :class:`DatasetNotFoundError` (a ``FileNotFoundError``) saying how to
+        install it by hand.
+    header : bool, optional
+        Edge lists only: whether the first data line is a header; sniffed
+        by default (see :func:`lgekit.datasets.read_edge_list`).
+    id_type : {None, "int", "str"}, optional
+        Edge lists only: read node ids as integers (``"int"``), as text
+        (``"str"``), or integers when every id is one, else text (default).
     **generator_kwargs
         For ``"synthetic-blogcatalog"`` only: keyword arguments of
         :func:`planted_partition_graph` (``n_nodes``, ``n_labels``,
@@ -120,13 +249,17 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     -------
     Graph
         With ``graph.name`` set to the registered name or the file's stem.
+        Node ids are as written in the file: integers (exact at any size)
+        or strings, numbered in sorted order as
+        :meth:`lgekit.Graph.from_edges` numbers them.
 
     Raises
     ------
     DataFormatError
         A file is malformed (a ``ValueError``; the message names the file and line).
     FileNotFoundError
-        A path does not exist.
+        A path does not exist; :class:`DatasetNotFoundError` when a
+        registered data set is missing and may not be downloaded.
     DownloadError
         A registered data set is missing and could not be downloaded.
     ValueError, TypeError
@@ -139,32 +272,27 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     properties of the data, not news).  Files loaded by path keep lgekit's
     default: :class:`lgekit.Graph` drops them with a :class:`lgekit.GraphWarning`.
     """
-    if format is not None and format not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
-    if not isinstance(name_or_path, (str, Path)):
-        raise TypeError(f"name_or_path must be a data set name or a path, got {type(name_or_path).__name__}")
-    key = resolve_name(name_or_path) if isinstance(name_or_path, str) else None
-    if key is not None:
-        return _load_registered(key, data_home=data_home, delimiter=delimiter, labels=labels, directed=directed,
-                                download=download, generator_kwargs=generator_kwargs)
-    path = Path(name_or_path).expanduser()
+    source = resolve(name_or_path, format=format)
+    if source.kind == "registered":
+        if header is not None or id_type is not None:
+            raise TypeError(f"header and id_type apply to edge list files, not to the registered data set "
+                            f"{source.name!r}")
+        return _load_registered(source.name, data_home=data_home, delimiter=delimiter, labels=labels,
+                                directed=directed, download=download, generator_kwargs=generator_kwargs)
+    path = source.path
     if generator_kwargs:
         raise TypeError(f"unexpected keyword argument(s) {sorted(generator_kwargs)} for a file; generator arguments "
                         "only apply to 'synthetic-blogcatalog'")
-    if not path.exists():
-        raise FileNotFoundError(
-            f"{str(name_or_path)!r} is neither a registered data set ({', '.join(registry())}) nor an existing "
-            "file or folder"
-        )
-    fmt = format or _guess_format(path)
-    name = path.name if path.is_dir() else path.name.split(".")[0]
-    if fmt == "asu":
+    if source.format != "edgelist" and (header is not None or id_type is not None):
+        raise TypeError(f"header and id_type apply to edge list files, not to the {source.format} file {path}")
+    if source.format == "asu":
         if labels is not None:
             raise ValueError("labels cannot be given for an ASU folder: its labels are group-edges.csv")
-        return load_asu_folder(path, delimiter=delimiter, directed=directed, name=name)
-    if fmt == "mat":
-        return load_mat(path, labels=labels, directed=directed, name=name)
-    return load_edge_list(path, delimiter=delimiter, labels=labels, directed=directed, name=name)
+        return load_asu_folder(path, delimiter=delimiter, directed=directed, name=source.name)
+    if source.format == "mat":
+        return load_mat(path, labels=labels, directed=directed, name=source.name)
+    return load_edge_list(path, delimiter=delimiter, labels=labels, directed=directed, name=source.name,
+                          header=header, id_type=id_type)
 
 
 def _load_registered(key, *, data_home, delimiter, labels, directed, download, generator_kwargs):
@@ -184,13 +312,20 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
         raise ValueError(f"labels cannot be given for the registered data set {key!r}; load its files by path instead")
     folder = locate(key, data_home)
     if folder is None:
+        is_offline = offline()
         if download is None:
-            download = os.environ.get("LGEKIT_OFFLINE", "0") in ("", "0")
+            download = not is_offline
         if not download:
-            raise FileNotFoundError(
-                f"data set {key!r} not found in {', '.join(str(p) for p in search_path(data_home))}; "
-                f"run `lgekit datasets fetch {key}` or call lgekit.datasets.fetch({key!r})"
-            )
+            where = ", ".join(str(p) for p in search_path(data_home))
+            if is_offline:
+                reason = f"not found in {where}, and downloads are disabled (LGEKIT_OFFLINE is set)"
+                target = Path(data_home).expanduser() / entry.folder if data_home is not None else None
+                hint = manual_instructions(entry, target)
+            else:
+                reason = f"not found in {where}"
+                hint = f"run `lgekit datasets fetch {key}` or call lgekit.datasets.fetch({key!r})"
+            sep = ".\n" if is_offline else "; "  # the hand-install steps are several lines
+            raise DatasetNotFoundError(f"data set {key!r} {reason}{sep}{hint}", dataset=key, reason=reason, hint=hint)
         folder = fetch(key, data_home=data_home)
     from ._fetch import _file_in
 
@@ -202,7 +337,7 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
         return load_mat(files["Homo_sapiens.mat"], directed=directed, name=key, self_loops="drop")
     if key == "facebook":
         return load_edge_list(files["facebook_combined.txt"], delimiter=delimiter, directed=directed, name=key,
-                              self_loops="drop")
+                              self_loops="drop", header=False, id_type="int")
     if key == "email-eu-core":
         return load_email_eu_core(files["email-Eu-core.txt"], files["email-Eu-core-department-labels.txt"],
                                   directed=directed, name=key, self_loops="drop")

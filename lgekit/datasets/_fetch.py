@@ -35,8 +35,8 @@ import numpy as np
 
 from ._registry import info
 
-__all__ = ["DownloadError", "ChecksumError", "cache_dir", "find_data_home", "search_path", "locate", "fetch",
-           "content_digest", "file_sha256", "verify"]
+__all__ = ["DownloadError", "ChecksumError", "DatasetNotFoundError", "cache_dir", "find_data_home", "search_path",
+           "locate", "fetch", "offline", "content_digest", "file_sha256", "verify"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +44,52 @@ _USER_AGENT = "lgekit-datasets (+https://github.com/; research data fetcher)"
 
 
 class DownloadError(OSError):
-    """A data set could not be downloaded; the message says what was tried and how to install it by hand."""
+    """A data set could not be downloaded; the message says what was tried and how to install it by hand.
+
+    Attributes
+    ----------
+    dataset : str or None
+        The registered name.
+    reason : str
+        What went wrong, in one line (the first URL's error, or that
+        downloads are disabled).
+    hint : str
+        How to install the files by hand (the end of the message).
+    """
+
+    def __init__(self, message, *, dataset=None, reason="", hint=""):
+        super().__init__(message)
+        self.dataset = dataset
+        self.reason = reason
+        self.hint = hint
 
 
 class ChecksumError(DownloadError):
     """A downloaded file does not match its registered SHA-256."""
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """A registered data set is not on disk and may not be downloaded (``download=False`` or ``LGEKIT_OFFLINE``).
+
+    Attributes
+    ----------
+    dataset : str
+    reason : str
+        Where it was looked for and why nothing was downloaded, in one line.
+    hint : str
+        How to get it (``lgekit datasets fetch``, or by hand when offline).
+    """
+
+    def __init__(self, message, *, dataset=None, reason="", hint=""):
+        super().__init__(message)
+        self.dataset = dataset
+        self.reason = reason
+        self.hint = hint
+
+
+def offline():
+    """Whether downloads are forbidden: the environment variable ``LGEKIT_OFFLINE`` is set to anything but 0."""
+    return os.environ.get("LGEKIT_OFFLINE", "0") not in ("", "0")
 
 
 # ---------------------------------------------------------------------- where
@@ -216,6 +257,13 @@ def verify(name, data_home=None):
 
 
 # ---------------------------------------------------------------------- download
+def manual_instructions(entry, folder=None):
+    """How to install the files of ``entry`` by hand into ``folder`` (default: the user cache)."""
+    if folder is None:
+        folder = cache_dir() / entry.folder
+    return _manual_instructions(entry, folder)
+
+
 def _manual_instructions(entry, folder):
     steps = []
     for download in entry.downloads:
@@ -315,8 +363,10 @@ def fetch(name, *, data_home=None, force=False, timeout=30, verbose=None):
     Raises
     ------
     DownloadError
-        No URL worked (offline, HTTP error, connection refused): the message
-        lists each URL tried with its error and how to place the files by hand.
+        No URL worked (offline, HTTP error, connection refused), or
+        ``LGEKIT_OFFLINE`` is set and the files are not already there (then
+        nothing touches the network): the message lists each URL tried with
+        its error and how to place the files by hand (also in ``hint``).
     ChecksumError
         Every download that succeeded had the wrong content (no file is kept).
     """
@@ -331,6 +381,11 @@ def fetch(name, *, data_home=None, force=False, timeout=30, verbose=None):
             return found
     home = Path(data_home).expanduser() if data_home is not None else cache_dir()
     folder = home / entry.folder
+    if offline():
+        reason = "downloads are disabled (LGEKIT_OFFLINE is set)"
+        hint = _manual_instructions(entry, folder)
+        raise DownloadError(f"data set {entry.name!r} is not available locally and {reason}.\n{hint}",
+                            dataset=entry.name, reason=reason, hint=hint)
     progress = sys.stderr.isatty() if verbose is None else bool(verbose)
     created = not folder.exists()
     try:
@@ -398,8 +453,10 @@ def _fetch_one(entry, download, staging, timeout, progress, folder):
     kept = ", ".join(local for _, local in download.members)
     cls = ChecksumError if checksum_only and failures else DownloadError
     what = "has the wrong content" if cls is ChecksumError else "could not be downloaded"
+    hint = _manual_instructions(entry, folder)
     raise cls(
         f"data set {entry.name!r}: {kept} {what}; tried:\n"
         + "\n".join(f"  - {f}" for f in failures)
-        + "\n" + _manual_instructions(entry, folder)
+        + "\n" + hint,
+        dataset=entry.name, reason=f"{kept} {what} ({failures[0] if failures else 'no URL'})", hint=hint,
     )
