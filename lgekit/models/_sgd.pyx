@@ -84,7 +84,7 @@ cdef extern from *:
     void LGK_PREFETCHW(const void* p) noexcept nogil
 
 from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoid, log_sigmoidf,
-                             rng_stream, rng_below, rng_below2)
+                             rng_stream, rng_below, rng_below2, lgk_ftz_begin, lgk_ftz_end)
 
 
 # --------------------------------------------------------------------- random order
@@ -507,9 +507,13 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
 
 cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
                                   uint64_t stream, const double* R, double lr, int* flag) noexcept nogil:
-    """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs."""
+    """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs
+    (with subnormals flushed to zero: see ``lgk_ftz_begin``)."""
+    cdef unsigned int fp_mode
     _fisher_yates(seq + lo, hi - lo, stream)
+    fp_mode = lgk_ftz_begin()
     _edge_run(E, D, seq, lo, hi, R, lr, flag)
+    lgk_ftz_end(fp_mode)
 
 
 cdef void _uniform_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* ends, Py_ssize_t b0,
@@ -777,29 +781,36 @@ cdef inline int _vertex_step(floating* emb, Py_ssize_t D, Py_ssize_t u,
                              const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                              const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                              double lr, floating* g) noexcept nogil:
-    """x_u <- x_u - lr * dL/dx_u (Eq. 4) with the current neighbours; 1 on a non-finite score."""
+    """x_u <- x_u - lr * dL/dx_u (Eq. 4) with the current neighbours; 1 on a non-finite score.
+    Subnormals are flushed to zero meanwhile (see ``lgk_ftz_begin``)."""
     cdef floating* xu = emb + u * D
     cdef floating* xv
     cdef Py_ssize_t i
     cdef int64_t j
     cdef double s
     cdef floating two_lr = <floating>(2.0 * lam_r)
+    cdef int status = 1
+    cdef unsigned int fp_mode = lgk_ftz_begin()
     for i in range(D):
         g[i] = two_lr * xu[i]
     for j in range(pptr[u], pptr[u + 1]):
         xv = emb + <Py_ssize_t>pnbr[j] * D
         s = dot(xu, xv, D)
         if not isfinite(s):
-            return 1
+            break
         axpy(<floating>(-pcoef[j] * sigmoid(-s)), xv, g, D)
-    for j in range(nptr[u], nptr[u + 1]):
-        xv = emb + <Py_ssize_t>nnbr[j] * D
-        s = dot(xu, xv, D)
-        if not isfinite(s):
-            return 1
-        axpy(<floating>(lam_neg * sigmoid(s)), xv, g, D)
-    axpy(<floating>(-lr), g, xu, D)
-    return 0
+    else:
+        for j in range(nptr[u], nptr[u + 1]):
+            xv = emb + <Py_ssize_t>nnbr[j] * D
+            s = dot(xu, xv, D)
+            if not isfinite(s):
+                break
+            axpy(<floating>(lam_neg * sigmoid(s)), xv, g, D)
+        else:
+            axpy(<floating>(-lr), g, xu, D)
+            status = 0
+    lgk_ftz_end(fp_mode)
+    return status
 
 
 cdef Py_ssize_t _vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
@@ -918,6 +929,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
     cdef floating s, s_next = 0, c
     cdef floating* zs = <floating*>zbuf     # the kept scores, in the embedding's precision
     cdef floating two_lam_r = <floating>(2.0 * lam_r)
+    cdef unsigned int fp_mode = lgk_ftz_begin()   # subnormals to zero, as in the updates
     for i in range(D):
         g[i] = two_lam_r * xu[i]
         nn += <double>xu[i] * xu[i]
@@ -973,6 +985,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
             gout[i] = g[i]
     gnorm[u] = sqrt(acc)
     norm2[u] = nn
+    lgk_ftz_end(fp_mode)
 
 
 def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
