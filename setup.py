@@ -61,7 +61,7 @@ OPENMP = compiler_supports_openmp()
 # only uses SSE2: the SGD epoch is 1.6x slower).  The variant is compiled from
 # a generated copy ``<kernel>_avx2.pyx`` (gitignored) because Cython names the
 # module after its file.  ``LGEKIT_NO_SIMD=1`` skips it.
-SIMD_KERNELS = ["lgekit/models/_sgd.pyx", "lgekit/models/_dcd.pyx"]
+SIMD_KERNELS = ["lgekit/models/_sgd.pyx", "lgekit/models/_sgd_diagnostics.pyx", "lgekit/models/_dcd.pyx"]
 SIMD_FLAGS = ["-mavx2", "-mfma"]
 SIMD = (
     platform.machine().lower() in ("x86_64", "amd64")

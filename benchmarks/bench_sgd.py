@@ -64,6 +64,7 @@ import numpy as np
 
 import lgekit
 from lgekit._openmp import max_threads
+from lgekit.models import _schedules
 from lgekit.models.logistic import _sgd  # the build the model runs (AVX2+FMA when the CPU has it)
 
 D = 100
@@ -170,7 +171,7 @@ def numpy_epoch(X, records, rfac, seed, epoch, lr, n):
     """The default kernel's epoch, vectorised per conflict-free level (exact sequential semantics).
     Returns the number of levels."""
     pairs = np.ascontiguousarray(np.column_stack([records["u"], records["v"]]), dtype=np.int32)
-    order = _sgd.edge_order(pairs, n, X.shape[1], seed, epoch, deterministic=False)[0]
+    order = _schedules.edge_order(pairs, n, X.shape[1], seed, epoch, deterministic=False)[0]
     seq = records[order]
     u, v, c = seq["u"].astype(np.int64), seq["v"].astype(np.int64), seq["c"]
     # levels: 1 + max level of the earlier pairs touching u or v (a Python loop would dominate;
@@ -317,7 +318,7 @@ def main(argv=None):
               (2, "hogwild"): prepared_model(split, 2, "hogwild"),
               (2, "deterministic"): prepared_model(split, 2, "deterministic"),
               "independent": (prepared_model(split, 1, "hogwild"), prepared_model(split, 1, "hogwild"))}
-    groups = _sgd.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
+    groups = _schedules.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
     timed = time_kernels(models, rounds)
     independent = 2 * median_ratio(timed[1, "hogwild"][0], timed["independent"][0])
     best = {k: float(np.min(v[0])) for k, v in timed.items()}
