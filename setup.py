@@ -114,10 +114,16 @@ extensions = [extension(pyx) for pyx in sorted(HERE.glob("lgekit/**/*.pyx")) if 
 if SIMD:
     extensions += [extension(simd_copy(HERE / kernel), SIMD_FLAGS) for kernel in SIMD_KERNELS]
 
+# Cythonize and compile on every core: the kernels are independent extensions, and the build runs
+# on each `pip install` of the README's commands.  LGEKIT_BUILD_JOBS overrides the count.
+BUILD_JOBS = int(os.environ.get("LGEKIT_BUILD_JOBS", "0") or 0) or os.cpu_count() or 1
+
 setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
         quiet=True,
+        nthreads=BUILD_JOBS if BUILD_JOBS > 1 else 0,
     ),
+    options={"build_ext": {"parallel": BUILD_JOBS}},
 )
