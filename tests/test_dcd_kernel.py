@@ -1,14 +1,17 @@
-"""The DCD kernel (lgekit/models/_dcd.pyx) against a plain NumPy reference.
+"""The DCD kernel (lgekit/models/_dcd.pyx) against lgekit.reference.
 
-The reference below is written from the algorithm's statement (paper
-Algorithm 1; Hsieh et al. 2008, Algorithm 1), not from the kernel: dense
-vectors, Python loops, a Python SplitMix64 for the coordinate permutations.
-On tiny graphs in float64 the kernel must reproduce it to 1e-12.
+``lgekit.reference.dcd_epoch`` is written from the algorithm's statement
+(paper Algorithm 1; Hsieh et al. 2008, Algorithm 1), not from the kernel:
+dense vectors, Python loops.  It takes the coordinate orders as an argument;
+here it gets the kernel's own (``kernel_coordinate_orders``, a Python twin of
+the kernel's SplitMix64 streams).  On tiny graphs in float64 the kernel must
+reproduce it to 1e-12.
 """
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from lgekit import reference
 from lgekit.models import _dcd, _schedules
 from lgekit.models.hinge import pair_csr
 
@@ -16,7 +19,7 @@ MASK = (1 << 64) - 1
 
 
 # --------------------------------------------------------------------------
-# Reference implementation
+# The kernel's coordinate orders
 # --------------------------------------------------------------------------
 
 class SplitMix64:
@@ -38,61 +41,24 @@ class SplitMix64:
         return ((self.next() >> 32) * n) >> 32
 
 
-def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed):
-    """One epoch of block DCD, written out plainly.  Returns (X, alpha, gap, viol)."""
-    X = X.copy()
-    alpha = alpha.copy()
-    n = X.shape[0]
-    gap = np.zeros(n)
-    viol = np.zeros(n)
-    for u in order:
-        lo, hi = csr.indptr[u], csr.indptr[u + 1]
-        ks = np.arange(lo, hi)
-        w = np.zeros(X.shape[1])
-        for k in ks:                                     # w from stored duals, current x_v
-            if alpha[k] != 0:
-                w += (alpha[k] * csr.sign[k]) * X[csr.nbr[k]]
-        rng = SplitMix64(seed, int(u))
-        perm = list(range(len(ks)))
-        for _ in range(inner_passes):
-            for i in range(len(perm)):                   # LIBLINEAR's forward Fisher-Yates
-                j = i + rng.below(len(perm) - i)
+def kernel_coordinate_orders(seed):
+    """The kernel's inner orders for an epoch seeded ``seed``: vertex u draws from stream u and
+    re-shuffles one permutation in place at every pass (LIBLINEAR's forward Fisher-Yates)."""
+    def orders(u, k):
+        rng = SplitMix64(seed, u)
+        perm = list(range(k))
+        while True:
+            for i in range(k):
+                j = i + rng.below(k - i)
                 perm[i], perm[j] = perm[j], perm[i]
-            max_pg = 0.0
-            for i in perm:
-                k = ks[i]
-                xv = X[csr.nbr[k]]
-                s, U = csr.sign[k], csr.upper[k]
-                G = s * (w @ xv) - 1.0
-                if alpha[k] == 0:
-                    PG = min(G, 0.0)
-                elif alpha[k] == U:
-                    PG = max(G, 0.0)
-                else:
-                    PG = G
-                max_pg = max(max_pg, abs(PG))
-                if abs(PG) > 1e-12:
-                    Q = xv @ xv
-                    old = alpha[k]
-                    if Q > 0:
-                        alpha[k] = min(max(old - G / Q, 0.0), U)
-                        w += (alpha[k] - old) * s * xv
-                    else:
-                        alpha[k] = U
-            if max_pg <= tol:
-                break
-        # certificates at the final w
-        if len(ks):
-            m = csr.sign[ks] * (X[csr.nbr[ks]] @ w)
-            primal = 0.5 * w @ w + np.sum(csr.upper[ks] * np.maximum(0.0, 1.0 - m))
-            dual = np.sum(alpha[ks]) - 0.5 * w @ w
-            gap[u] = primal - dual
-            G = m - 1.0
-            a, U = alpha[ks], csr.upper[ks]
-            PG = np.where(a <= 0, np.minimum(G, 0), np.where(a >= U, np.maximum(G, 0), G))
-            viol[u] = np.max(np.abs(PG))
-        X[u] = w
-    return X, alpha, gap, viol
+            yield list(perm)
+    return orders
+
+
+def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed):
+    """lgekit.reference's epoch with the kernel's coordinate orders: (X, alpha, gap, viol)."""
+    return reference.dcd_epoch(X, alpha, csr, order, kernel_coordinate_orders(seed), inner_passes=inner_passes,
+                               tol=tol)
 
 
 def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_threads=1):
@@ -299,16 +265,33 @@ def test_vertex_certificates_at_stored_vectors():
     gap, viol = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, 2)
     for u in range(X.shape[0]):
         ks = np.arange(csr.indptr[u], csr.indptr[u + 1])
-        Xn, s, U, a = X[csr.nbr[ks]], csr.sign[ks], csr.upper[ks], alpha[ks]
-        w = (a * s) @ Xn
-        primal = 0.5 * X[u] @ X[u] + np.sum(U * np.maximum(0, 1 - s * (Xn @ X[u])))
-        dual = a.sum() - 0.5 * w @ w
-        assert gap[u] == pytest.approx(primal - dual, abs=1e-12)
+        ref_gap, ref_viol = reference.vertex_certificates(X[u], alpha[ks], X[csr.nbr[ks]], csr.sign[ks],
+                                                          csr.upper[ks])
+        assert gap[u] == pytest.approx(ref_gap, abs=1e-12)
         assert gap[u] >= -1e-12                                   # weak duality
-        G = s * (Xn @ w) - 1
-        PG = np.where(a <= 0, np.minimum(G, 0), np.where(a >= U, np.maximum(G, 0), G))
-        assert viol[u] == pytest.approx(np.abs(PG).max() if len(ks) else 0.0, abs=1e-12)
+        assert viol[u] == pytest.approx(ref_viol, abs=1e-12)
     # the last vertex visited saw its partners' final vectors, so its stored vector IS w(alpha)
     # and this gap equals the one the epoch certified for it
     _, _, g_epoch, _ = kernel_epoch(*tiny_problem(seed=10)[:1], np.zeros(len(csr.nbr)), csr, order, 2, 0.0, 3)
     assert gap[order[-1]] == pytest.approx(g_epoch[order[-1]], abs=1e-12)
+
+
+def test_history_matches_reference_diagnostics():
+    """HingeEmbedding's record of an epoch: the objective (Eq. 3), its parts, the mean norm and
+    the dual counts, recomputed from their definitions at the fitted embedding and duals."""
+    import lgekit
+    rng = np.random.default_rng(12)
+    edges = rng.integers(0, 40, size=(160, 2))
+    graph = lgekit.Graph.from_edges(edges[edges[:, 0] != edges[:, 1]], nodes=40)
+    split = lgekit.split_edges(graph, test_fraction=0.2, seed=1)
+    model = lgekit.HingeEmbedding(dim=6, lam_r=1.5, lam_neg=0.4, epochs=3, dtype="float64",
+                                  random_state=2).fit(split)
+    ref = reference.hinge_diagnostics(model.embedding_, split.train_positives, split.train_negatives,
+                                      model.pair_csr_, model.dual_coef_, lam_pos=model.lam_pos,
+                                      lam_neg=model.lam_neg, lam_r=model.lam_r)
+    rec = model.history_[-1]
+    for key in ("objective", "loss_pos", "loss_neg", "reg", "mean_norm"):
+        assert rec[key] == pytest.approx(ref[key], rel=1e-12, abs=1e-12), key
+    for key in ("n_alpha_zero", "n_alpha_free", "n_alpha_bound"):
+        assert rec[key] == ref[key], key
+    assert min(ref["n_alpha_zero"], ref["n_alpha_free"], ref["n_alpha_bound"]) > 0   # not vacuous

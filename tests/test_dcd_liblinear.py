@@ -4,7 +4,8 @@ With every other vector fixed, the hinge embedding's objective in x_u is the
 linear SVM that scikit-learn's ``LinearSVC(loss="hinge", dual=True,
 fit_intercept=False, C=1/lam_r, class_weight={1: lam_pos, -1: lam_neg})``
 solves with LIBLINEAR's own DCD.  The primal is strongly convex, so the
-solution is unique and both solvers must land on the same x_u.
+solution is unique and both solvers must land on the same x_u.  The primal
+and dual objectives are lgekit.reference's (Eq. 4 of the paper and its dual).
 """
 import warnings
 
@@ -14,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from lgekit.models.hinge import solve_vertex_svm
+from lgekit.reference import vertex_svm_dual as dual, vertex_svm_primal as primal
 
 LL_TOL = 1e-10          # LIBLINEAR stops when max PG - min PG <= tol; 1e-12 stalls in rounding noise
 LL_MAX_ITER = 10**6
@@ -27,15 +29,6 @@ def liblinear(Xn, s, lam_pos, lam_neg, lam_r, weights=None):
         svc.fit(Xn, s, sample_weight=weights)
     assert list(svc.classes_) == [-1, 1]
     return svc.coef_.ravel()
-
-
-def primal(x, Xn, s, upper):
-    return 0.5 * x @ x + np.sum(upper * np.maximum(0.0, 1.0 - s * (Xn @ x)))
-
-
-def dual(alpha, Xn, s):
-    w = (alpha * s) @ Xn
-    return alpha.sum() - 0.5 * w @ w
 
 
 def random_neighbourhood(seed, k, D, p_pos=0.3, scale=1.0):

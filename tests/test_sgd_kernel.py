@@ -1,31 +1,22 @@
-"""The SGD kernel against a plain NumPy reference, and its random building blocks.
+"""The SGD kernel against lgekit.reference, and its random building blocks.
 
-The reference re-implements the documented update rules (LogisticEmbedding's
+``lgekit.reference`` states the documented update rules (LogisticEmbedding's
 Notes) in the most literal way: a Python loop over pairs / vertices with
-NumPy vectors.  It takes the visiting order from ``_schedules.edge_order`` (edge
-order) or ``_schedules.permutation`` (vertex order) and the resampled negatives from
-``_sampling.sample_negatives``, whose own properties (permutation, blocks and
-rounds, uniformity, no self-pairs / edges, seeding) are tested here.
+NumPy vectors.  The tests below feed it the kernel's own visiting order
+(``_schedules.edge_order`` for the edge order, ``_schedules.permutation`` for the vertex
+order) and resampled negatives (``_sampling.sample_negatives``), whose own
+properties (permutation, blocks and rounds, uniformity, no self-pairs /
+edges, seeding) are tested here.
 """
 import itertools
-import math
 
 import numpy as np
 import pytest
 from scipy import special, stats
 
 import lgekit
-from lgekit import LogisticEmbedding
-from lgekit import _sampling
+from lgekit import LogisticEmbedding, _sampling, reference
 from lgekit.models import _schedules, _sgd, _sgd_diagnostics
-
-
-def _sig(z):
-    return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
-
-
-def _log_sig(z):
-    return -math.log1p(math.exp(-z)) if z >= 0 else z - math.log1p(math.exp(z))
 
 
 def tiny_graph(n=14, m=30, seed=0, weighted=False):
@@ -43,58 +34,33 @@ def tiny_graph(n=14, m=30, seed=0, weighted=False):
 
 
 def reference_fit(model, data, init, seed, epochs):
-    """Literal NumPy/Python implementation of ``epochs`` epochs of LogisticEmbedding."""
+    """``epochs`` epochs of ``model`` by lgekit.reference, fed the kernel's orders and negatives."""
     X = np.array(init, dtype=np.float64, copy=True)
     n = X.shape[0]
     pos = data.positives
-    w = data.pos_weights
     neg = data.negatives.copy()
     g = data.train_graph
+    params = dict(weights=data.pos_weights, lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r)
     for t in range(epochs):
-        lr = model.lr * (t + model.lr_offset) ** -0.5
+        lr = reference.learning_rate(t, model.lr, model.lr_offset)
         if model.negatives == "resample":
             buf = np.empty((len(neg), 2), np.int32)
             assert _sampling.sample_negatives(buf, np.asarray(g.indptr, np.int64), np.asarray(g.indices, np.int32),
                                          seed, t) == 0
             neg = buf.astype(np.int64)
-        pairs = np.vstack([pos, neg])
-        coef = np.concatenate([model.lam_pos * w, np.full(len(neg), model.lam_neg)])
-        cnt = np.bincount(pairs.ravel(), minlength=n)
         if model.order == "edge":
-            order = _schedules.edge_order(np.ascontiguousarray(pairs, np.int32), n, X.shape[1], seed, t,
+            pairs = np.ascontiguousarray(np.vstack([pos, neg]), np.int32)
+            order = _schedules.edge_order(pairs, n, X.shape[1], seed, t,
                                     deterministic=model.schedule == "deterministic")[0]
-            reference_pair_updates(X, pairs, coef, len(pos), 2 * model.lam_r / np.maximum(cnt, 1), lr, order)
+            X = reference.sgd_edge_epoch(X, pos, neg, order, lr, **params)
         else:
-            for u in _schedules.permutation(n, seed, t):
-                grad = 2 * model.lam_r * X[u]
-                for p, (a, b) in enumerate(pairs):
-                    if u not in (a, b):
-                        continue
-                    v = b if a == u else a
-                    s = float(X[u] @ X[v])
-                    c = -coef[p] * _sig(-s) if p < len(pos) else coef[p] * _sig(s)
-                    grad = grad + c * X[v]
-                X[u] = X[u] - lr * grad
+            X = reference.sgd_vertex_epoch(X, pos, neg, _schedules.permutation(n, seed, t), lr, **params)
     return X
 
 
-def reference_pair_updates(X, pairs, coef, n_pos, rfac, lr, order):
-    """The edge-order updates of the documented rule, one pair at a time, in ``order``."""
-    for p in order:
-        u, v = pairs[p]
-        s = float(X[u] @ X[v])
-        gr = -coef[p] * _sig(-s) if p < n_pos else coef[p] * _sig(s)
-        xu, xv = X[u].copy(), X[v].copy()
-        X[u] = (1.0 - lr * rfac[u]) * xu + (-lr * gr) * xv
-        X[v] = (1.0 - lr * rfac[v]) * xv + (-lr * gr) * xu
-    return X
-
-
-def reference_objective(X, pos, w, neg, lam_pos, lam_neg, lam_r):
-    lp = -lam_pos * sum(wi * _log_sig(float(X[u] @ X[v])) for (u, v), wi in zip(pos, w))
-    ln = -lam_neg * sum(_log_sig(-float(X[u] @ X[v])) for u, v in neg)
-    reg = lam_r * float((X * X).sum())
-    return lp + ln + reg, lp, ln, reg
+def objective_parts(X, model, positives, weights, negatives):
+    return reference.logistic_objective(X, positives, negatives, weights=weights, lam_pos=model.lam_pos,
+                                        lam_neg=model.lam_neg, lam_r=model.lam_r)
 
 
 def fit_with_init(data, epochs, **params):
@@ -146,32 +112,30 @@ def test_weighted_graph_matches_reference():
 
 def test_history_objective_matches_reference(split):
     model, init, seed, data = fit_with_init(split, 2, lam_r=0.4, lr=0.5)
-    obj, lp, ln, reg = reference_objective(model.embedding_, data.positives, data.pos_weights, data.negatives,
-                                           model.lam_pos, model.lam_neg, model.lam_r)
+    ref = reference.logistic_diagnostics(model.embedding_, data.positives, data.negatives, weights=data.pos_weights,
+                                         lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r)
     rec = model.history_[-1]
-    for key, value in (("objective", obj), ("loss_pos", lp), ("loss_neg", ln), ("reg", reg)):
-        assert rec[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    assert rec["mean_norm"] == pytest.approx(np.linalg.norm(model.embedding_, axis=1).mean(), rel=1e-12)
-    assert rec["lr"] == pytest.approx(model.lr * (1 + model.lr_offset) ** -0.5, rel=1e-15)
+    for key in ("objective", "loss_pos", "loss_neg", "reg", "mean_norm", "mean_grad_norm"):
+        assert rec[key] == pytest.approx(ref[key], rel=1e-12, abs=1e-12), key
+    assert rec["lr"] == pytest.approx(reference.learning_rate(1, model.lr, model.lr_offset), rel=1e-15)
 
 
 def test_history_objective_uses_each_epochs_resampled_negatives(split):
     model, _, _, data = fit_with_init(split, 3, lam_r=0.4, lr=0.5, negatives="resample")
     negatives = model._pairs[model._n_pos:]
     assert not np.array_equal(np.sort(negatives, axis=0), np.sort(data.negatives, axis=0))
-    obj, lp, ln, reg = reference_objective(model.embedding_, data.positives, data.pos_weights, negatives,
-                                           model.lam_pos, model.lam_neg, model.lam_r)
+    ref = objective_parts(model.embedding_, model, data.positives, data.pos_weights, negatives)
     rec = model.history_[-1]
-    for key, value in (("objective", obj), ("loss_pos", lp), ("loss_neg", ln), ("reg", reg)):
+    for key, value in ref._asdict().items():
         assert rec[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
 
 
-# ----------------------------------------------------------------- Eq. 4 diagnostic
+# ----------------------------------------------------------------- Eq. 2 diagnostic
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     """The kernel's losses (each pair counted once, at its smaller end), gradients and norms against
-    the literal formulas, on pairs with repeats, both orientations and a self-pair, whose loss is
-    halved between the two entries it has in its vertex's list."""
+    the reference, on pairs with repeats, both orientations and a self-pair, whose loss is halved
+    between the two entries it has in its vertex's list."""
     from lgekit.models.logistic import _incidence
     rng = np.random.default_rng(5)
     n, D = 9, 6
@@ -187,16 +151,9 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     _sgd_diagnostics.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
                      np.empty((2, D), dtype), gnorm, lpos, lneg, norm2, 2, grad)
     X64 = X.astype(np.float64)
-    _, lp, ln, _ = reference_objective(X64, pos, w, neg, lam_pos, lam_neg, lam_r)
-    G = 2 * lam_r * X64
-    for (u, v), wi in zip(pos, w):
-        c = -lam_pos * wi * _sig(-float(X64[u] @ X64[v]))
-        G[u] += c * X64[v]
-        G[v] += c * X64[u]
-    for u, v in neg:
-        c = lam_neg * _sig(float(X64[u] @ X64[v]))
-        G[u] += c * X64[v]
-        G[v] += c * X64[u]
+    params = dict(weights=w, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r)
+    _, lp, ln, _ = reference.logistic_objective(X64, pos, neg, **params)
+    G = reference.logistic_gradient(X64, pos, neg, **params)
     tol = 1e-12 if dtype == np.float64 else 2e-5
     assert lpos.sum() == pytest.approx(lp, rel=tol) and lneg.sum() == pytest.approx(ln, rel=tol)
     np.testing.assert_allclose(grad, G, rtol=tol, atol=tol)
@@ -211,12 +168,12 @@ def test_gradient_diagnostic_equals_finite_differences(split, lam_r):
     X = model.embedding_.copy()
     h = 1e-6
     fd = np.zeros_like(X)
+    objective = lambda Y: objective_parts(Y, model, data.positives, data.pos_weights, data.negatives).objective
     for i, j in itertools.product(range(X.shape[0]), range(X.shape[1])):
         Xp, Xm = X.copy(), X.copy()
         Xp[i, j] += h
         Xm[i, j] -= h
-        args = (data.positives, data.pos_weights, data.negatives, model.lam_pos, model.lam_neg, lam_r)
-        fd[i, j] = (reference_objective(Xp, *args)[0] - reference_objective(Xm, *args)[0]) / (2 * h)
+        fd[i, j] = (objective(Xp) - objective(Xm)) / (2 * h)
     # central differences: truncation O(h^2 |f'''|) ~ 1e-12, cancellation ~ eps |f| / h ~ 1e-9
     np.testing.assert_allclose(diag["grad"], fd, rtol=0, atol=1e-7)
     np.testing.assert_allclose(diag["grad_norm"], np.linalg.norm(fd, axis=1), rtol=0, atol=1e-7)
@@ -286,7 +243,10 @@ def test_hogwild_two_threads_runs_and_is_close(blocked_graph):
     assert hog.history_[-1]["objective"] == pytest.approx(det.history_[-1]["objective"], rel=0.05)
 
 
-def _epoch_inputs(graph, dim, seed=0, lam_r=0.3):
+EPOCH_LAMBDAS = dict(lam_pos=1.0, lam_neg=0.3, lam_r=0.3)   # of the stand-alone epochs below
+
+
+def _epoch_inputs(graph, dim, seed=0):
     """Pairs (edges + 4 uniform negatives each), records, rfac and a random embedding (float64)."""
     rng = np.random.default_rng(seed)
     pos = graph.edges().astype(np.int32)
@@ -294,13 +254,17 @@ def _epoch_inputs(graph, dim, seed=0, lam_r=0.3):
     neg = rng.integers(0, n, size=(4 * len(pos), 2)).astype(np.int32)
     neg = neg[neg[:, 0] != neg[:, 1]]
     pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
-    coef = np.concatenate([np.full(len(pos), 1.0), np.full(len(neg), 0.3)])
+    coef = np.concatenate([np.full(len(pos), EPOCH_LAMBDAS["lam_pos"]), np.full(len(neg), EPOCH_LAMBDAS["lam_neg"])])
     records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
     _schedules.fill_records(records, pairs, coef, len(pos))
     cnt = np.bincount(pairs.ravel(), minlength=n)
-    rfac = np.where(cnt > 0, 2 * lam_r / np.maximum(cnt, 1), 0.0)
+    rfac = np.where(cnt > 0, 2 * EPOCH_LAMBDAS["lam_r"] / np.maximum(cnt, 1), 0.0)
     emb = rng.uniform(-0.3, 0.3, size=(n, dim))
     return pairs, coef, len(pos), records, rfac, emb
+
+
+def _reference_epoch(start, pairs, n_pos, order, lr):
+    return reference.sgd_edge_epoch(start, pairs[:n_pos], pairs[n_pos:], order, lr, **EPOCH_LAMBDAS)
 
 
 def _kernel_epoch(emb, records, rfac, seed, epoch, lr, threads=1, deterministic=True, groups=0):
@@ -316,7 +280,7 @@ def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, grou
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
     n = medium_graph.n_nodes
     order = _schedules.edge_order(pairs, n, 7, 21, 4, n_groups=groups)[0]
-    ref = reference_pair_updates(start.copy(), pairs, coef, n_pos, rfac, 0.4, order)
+    ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     assert np.abs(ref - start).max() > 1e-3
     for threads in (1, 2, 3):
         out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, threads, True, groups)
@@ -327,14 +291,14 @@ def test_hogwild_epoch_is_the_uniform_order(medium_graph):
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
     order, bptr, rptr = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
     assert np.array_equal(order, _schedules.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
-    ref = reference_pair_updates(start.copy(), pairs, coef, n_pos, rfac, 0.4, order)
+    ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 1, False)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
     # two threads without locks: not reproducible (each thread starts its half of the sequence from
     # the rows as they are then), but it descends the objective as far as the sequential epoch does
     hog = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 2, False)
     assert np.all(np.isfinite(hog))
-    objective = lambda X: reference_objective(X, pairs[:n_pos], np.ones(n_pos), pairs[n_pos:], 1.0, 0.3, 0.3)[0]
+    objective = lambda X: reference.logistic_objective(X, pairs[:n_pos], pairs[n_pos:], **EPOCH_LAMBDAS).objective
     drop_ref, drop_hog = objective(start) - objective(ref), objective(start) - objective(hog)
     assert drop_ref > 0 and drop_hog == pytest.approx(drop_ref, rel=0.1)
 
