@@ -1,7 +1,7 @@
 # cython: language_level=3
 """Stochastic gradient descent for the logistic (negative-sampling) linear graph embedding.
 
-The objective (Gao et al., ICLR 2019, Section 3.2, Eq. 3)::
+The objective (Gao et al., ICLR 2019, Section 3.2; the regularised form of Eq. 1)::
 
     L(X) = - lam_pos sum_{(u,v) in E+} w_uv log sigma(x_u . x_v)
            - lam_neg sum_{(u,v) in E-}      log sigma(-x_u . x_v)
@@ -41,14 +41,14 @@ computed before this pair's update (and again after it when the two pairs
 share a vertex), which overlaps two dependency chains and changes no bit.
 
 Vertex order (``vertex_epoch``): for each vertex u in random order take the
-full gradient of Eq. 4 over u's incident pairs with the current neighbours,
+full gradient of Eq. 2 over u's incident pairs with the current neighbours,
 and step ``x_u <- x_u - lr dL/dx_u``.  ``hogwild`` splits the shuffled
 vertices into chunks; ``deterministic`` gives each vertex a level
 ``1 + max(level of the earlier vertices it shares a pair with)`` and runs the
 levels in order with a barrier between them (the vertices of a level are
 independent), which reproduces the sequential loop bit for bit.
 
-The per-epoch diagnostics (objective, norms, Eq. 4 gradient) are in ``_sgd_diagnostics.pyx``;
+The per-epoch diagnostics (objective, norms, Eq. 2 gradient) are in ``_sgd_diagnostics.pyx``;
 negative resampling is ``lgekit._sampling.sample_negatives``.
 """
 import numpy as np
@@ -276,7 +276,7 @@ cdef inline int _vertex_step(floating* emb, Py_ssize_t D, Py_ssize_t u,
                              const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
                              const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                              double lr, floating* g) noexcept nogil:
-    """x_u <- x_u - lr * dL/dx_u (Eq. 4) with the current neighbours; 1 on a non-finite score.
+    """x_u <- x_u - lr * dL/dx_u (Eq. 2) with the current neighbours; 1 on a non-finite score.
     Subnormals are flushed to zero meanwhile (see ``lgk_ftz_begin``)."""
     cdef floating* xu = emb + u * D
     cdef floating* xv
@@ -313,7 +313,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                  double lam_neg, double lam_r, floating[:, ::1] scratch, const int32_t[::1] order,
                  int32_t[::1] work_lvl, int64_t[::1] work_bptr, int32_t[::1] work_items,
                  double lr, int n_threads=1, bint deterministic=True):
-    """One vertex-order epoch (Eq. 4 steps) in place, visiting the vertices in ``order``
+    """One vertex-order epoch (Eq. 2 steps) in place, visiting the vertices in ``order``
     (``permutation(n, seed, epoch)``).  Returns 0, or 1 on a non-finite score.
 
     ``scratch`` has shape (n_threads, D); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.

@@ -1,8 +1,8 @@
 # cython: language_level=3
-"""Per-epoch diagnostics of the logistic embedding: the objective's parts and the Eq. 4 gradient.
+"""Per-epoch diagnostics of the logistic embedding: the objective's parts and the Eq. 2 gradient.
 
 After an epoch ``diagnostics`` computes, per vertex (in parallel; results per vertex, summed by
-the caller, so independent of the thread count), the norm of the full gradient of Eq. 4, the
+the caller, so independent of the thread count), the norm of the full gradient of Eq. 2, the
 losses of the pairs whose smaller end is u, and ||x_u||^2.  Nothing here writes the embedding.
 """
 import numpy as np
@@ -32,7 +32,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                        floating* g, double* zbuf, double* wbuf, double* gout, double* gnorm, double* lpos,
                        double* lneg, double* norm2) noexcept nogil:
-    """Vertex u's Eq. 4 gradient (into g), its norm, the losses of u's pairs counted at u and ||x_u||^2.
+    """Vertex u's Eq. 2 gradient (into g), its norm, the losses of u's pairs counted at u and ||x_u||^2.
 
     A pair's loss is counted once, at its smaller end (a self-pair, in u's list twice, half each
     time).  The partner rows are read in list order, the next partner's score computed before this
@@ -116,14 +116,14 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                 double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
                 double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None):
-    """Per-vertex Eq. 4 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
+    """Per-vertex Eq. 2 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
 
     Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
     embedding's precision (``scratch``: (n_threads, D) of the same dtype); the losses' weights,
     the norms and all sums in double.
 
     For every vertex u: ``gnorm[u] = ||dL/dx_u||`` over all u's training pairs (the full
-    gradient of Eq. 4, regulariser included), ``lpos[u] = -sum_{v in N+(u), v > u} c_uv log sigma(s)``,
+    gradient of Eq. 2, regulariser included), ``lpos[u] = -sum_{v in N+(u), v > u} c_uv log sigma(s)``,
     ``lneg[u] = -lam_neg sum_{v in N-(u), v > u} log sigma(-s)`` (each pair's loss is counted at
     its smaller end, so the objective's loss terms are ``lpos.sum()`` and ``lneg.sum()``) and
     ``norm2[u] = ||x_u||^2``.  With ``grad`` (n, D) the gradients themselves are stored too.
