@@ -1,5 +1,7 @@
 """``lgekit fit`` and ``lgekit evaluate``: files written, scores that agree, clear errors."""
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -109,3 +111,40 @@ def test_fit_errors(graph_file, tmp_path, capsys):
     assert "nope.edgelist" in capsys.readouterr().err
     assert main(["fit", str(graph_file), "--model", "hinge", "--dim", "0", "--out", str(tmp_path / "o")]) == 2
     assert "dim must be" in capsys.readouterr().err
+
+
+def test_fit_refuses_too_many_threads_with_exit_2_not_a_crash(graph_file, tmp_path, capsys):
+    # issue #13 item 4: --threads 100000 ended in a segmentation fault (exit 139)
+    assert main(["fit", str(graph_file), "--model", "logistic", "--threads", "100000",
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "--threads must be an int in [1, " in err and "got 100000" in err
+    out = subprocess.run([sys.executable, "-m", "lgekit", "fit", str(graph_file), "--model", "hinge", "--threads",
+                          "100000", "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 2, out.stderr
+    assert "--threads must be an int in [1, " in out.stderr and "Traceback" not in out.stderr
+
+
+def test_fit_reports_divergence_with_its_cause(graph_file, tmp_path, capsys):
+    out = tmp_path / "div"
+    assert main(["fit", str(graph_file), "--model", "logistic", "--lam-r", "1e300", "--epochs", "3", "--out",
+                 str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "training diverged" in err and "lam_r=1e+300 is too large" in err
+    history = json.loads((out / "history.json").read_text())
+    assert history[-1]["diverged"] is True and history[-1]["divergence_reason"].startswith("non-finite")
+
+
+def test_evaluate_refuses_crafted_npy_files_in_one_line(graph_file, tmp_path, capsys):
+    import io
+
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**12, 2)})
+    huge = tmp_path / "huge.npy"
+    huge.write_bytes(buf.getvalue() + b"\0" * 80)   # claims 16 TB: refused before numpy allocates it
+    pickled = tmp_path / "pickled.npy"
+    np.save(pickled, np.array([object()]), allow_pickle=True)
+    for path, message in ((huge, "declares shape (1000000000000, 2)"), (pickled, "never loaded")):
+        assert main(["evaluate", str(path), str(graph_file)]) == 2
+        err = capsys.readouterr().err
+        assert path.name in err and message in err and "Traceback" not in err

@@ -218,6 +218,7 @@ def test_pair_csr_layout_keeps_every_occurrence():
     (dict(schedule="random"), ValueError, "schedule"),
     (dict(dtype="int8"), ValueError, "dtype"),
     (dict(n_threads=0), ValueError, "n_threads"),
+    (dict(n_threads=100000), ValueError, r"n_threads must be an int in \[1, \d+\] .*got 100000"),  # was a segfault
 ])
 def test_bad_parameters(params, err, match):
     with pytest.raises(err, match=match):

@@ -1,5 +1,6 @@
 """LogisticEmbedding as an estimator: parameters, data forms, reproducibility, persistence, errors."""
 import json
+import os
 
 import networkx as nx
 import numpy as np
@@ -205,7 +206,7 @@ def test_save_load_roundtrip(split, tmp_path):
     model.partial_fit(split, epochs=1)
     loaded.partial_fit(split, epochs=1)
     assert np.array_equal(loaded.embedding_, model.embedding_)
-    assert not list(tmp_path.glob(".m.npz.*"))  # no temporary file left behind
+    assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]  # no temporary file left behind
 
 
 def test_load_checks_class(split, tmp_path):
@@ -274,6 +275,24 @@ def test_bad_parameters_raise_value_error(graph, param, value, match):
 def test_bad_parameter_types_raise_type_error(graph, param, value):
     with pytest.raises(TypeError, match=param):
         small(**{param: value}).fit(graph)
+
+
+def test_n_threads_is_bounded_instead_of_crashing(graph):
+    # issue #13 item 4: n_threads=100000 used to end in a segmentation fault inside OpenMP
+    limit = lgekit.models.max_n_threads()
+    assert limit == 64 * (os.cpu_count() or 1)
+    with pytest.raises(ValueError, match=rf"n_threads must be an int in \[1, {limit}\] \(64 x the .* CPUs.*got 100000"):
+        small(n_threads=100000).fit(graph)
+    with pytest.raises(ValueError, match="n_threads"):
+        small(n_threads=limit + 1).fit(graph)
+    small(n_threads=limit)._check_common_params()   # the bound itself is accepted
+
+
+def test_init_scale_beyond_the_dtype_is_refused(graph):
+    with pytest.raises(ValueError, match=r"init_scale must be .*<= 1.7e\+38 with dtype=float32.*got 1e\+39"):
+        small(init_scale=1e39).fit(graph)
+    with pytest.raises(ValueError, match=r"init_scale must be .*with dtype=float64.*got 1e\+308"):
+        small(init_scale=1e308, dtype="float64").fit(graph)
 
 
 def test_graph_without_edges_raises():

@@ -82,21 +82,49 @@ def read_embedding(path):
     with open(path, "rb") as fh:
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
-        with np.load(path, allow_pickle=False) as f:
-            files = set(f.files)
-            if "meta" in files and "embedding" in files:
-                from ..models import BaseEmbedding
+        from ..models import BaseEmbedding
+        from ..models._base import _read_npz
 
-                model = BaseEmbedding.load(path)
-                return np.asarray(model.embedding_), np.asarray(model.node_ids_)
-            for key in ("embedding", "embedding_", "vectors"):
-                if key in files:
-                    ids = f["node_ids"] if "node_ids" in files else None
-                    return np.asarray(f[key]), ids
-        raise ValueError(f"{path}: an .npz without an 'embedding' array (has: {', '.join(sorted(files))})")
+        # checked reader: no pickle, no import, no header that allocates more than the file holds;
+        # a truncated or garbage zip is a ValueError naming the file
+        arrays = _read_npz(path)
+        if "meta" in arrays and "embedding" in arrays:
+            model = BaseEmbedding._from_arrays(arrays, path)
+            return np.asarray(model.embedding_), np.asarray(model.node_ids_)
+        for key in ("embedding", "embedding_", "vectors"):
+            if key in arrays:
+                return arrays[key], arrays.get("node_ids")
+        raise ValueError(f"{path}: an .npz without an 'embedding' array (has: {', '.join(sorted(arrays))})")
     if magic == b"\x93NUMPY":
-        return np.load(path, allow_pickle=False), None
+        return _read_npy(path), None
     return _read_word2vec(path)
+
+
+def _read_npy(path):
+    """A ``.npy`` array, its header checked against the file's size before anything is allocated."""
+    from ..models._base import _MALFORMED
+
+    fmt = np.lib.format
+    with open(path, "rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+            if version == (1, 0):
+                shape, _, dtype = fmt.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, _, dtype = fmt.read_array_header_2_0(fh)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+            size = path.stat().st_size - fh.tell()
+            if dtype.hasobject:
+                raise ValueError("object arrays (pickles) are never loaded")
+            nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if nbytes != size:
+                raise ValueError(f"the header declares shape {shape} of {dtype} ({nbytes} bytes) but the file holds "
+                                 f"{size} bytes after it")
+            fh.seek(0)
+            return fmt.read_array(fh, allow_pickle=False)
+        except _MALFORMED as exc:
+            raise ValueError(f"{path}: not a readable .npy array ({type(exc).__name__}: {exc})") from None
 
 
 def align_embedding(vectors, ids, graph):

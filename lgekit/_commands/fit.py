@@ -77,6 +77,11 @@ def run(args):
 
     if args.split is not None and not 0 < args.split < 1:
         raise ValueError(f"--split must be a test fraction in (0, 1), got {args.split}")
+    limit = models.max_n_threads()
+    if not 1 <= args.threads <= limit:
+        # before loading the graph: a bad value should not cost a data set load first
+        raise ValueError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
+                         f"got {args.threads}")
     out = prepare_out(args.out)
     graph = load_graph(args.graph)
     params = {"dim": args.dim, "random_state": args.seed, "n_threads": args.threads,
@@ -107,6 +112,9 @@ def run(args):
         atomic_write_text(out / "history.json",
                           json.dumps(to_json_safe(exc.history), indent=1) + "\n")
         raise CommandError(f"training diverged: {exc} (history so far in {out / 'history.json'})") from None
+    except MemoryError as exc:
+        # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
+        raise CommandError(f"out of memory: {exc}") from None
     model.save(out / "embedding.npz")
     model.to_word2vec(out / "embedding.txt")
     atomic_write_text(out / "history.json", json.dumps(to_json_safe(model.history_), indent=1) + "\n")

@@ -7,13 +7,19 @@ divergence handling, and the exits (``transform``, ``score_pairs``,
 ``save``/``load``, ``to_word2vec``).  A model subclasses it and supplies the
 solver through a handful of hooks (see the class docstring).
 """
-import importlib
 import json
 import logging
 import math
 import numbers
+import os
+import re
+import struct
 import sys
 import time
+import tokenize
+import warnings
+import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,30 +28,39 @@ from sklearn.base import BaseEstimator
 from .._atomic import atomic_path, atomic_write_text
 from .._random import check_random_state, draw_seed
 
-__all__ = ["BaseEmbedding", "DivergenceError", "TrainingData"]
+__all__ = ["BaseEmbedding", "DivergenceError", "TrainingData", "available_memory", "max_n_threads"]
 
 logger = logging.getLogger(__name__)
 
-_FORMAT_VERSION = 1
+# 2: the class is stored by its registry name, object node ids as typed JSON
+_FORMAT_VERSION = 2
 
 
 class DivergenceError(FloatingPointError):
-    """Training produced non-finite values or exploding norms.
+    """Training produced non-finite values, exploding norms or a blown-up objective.
 
     Attributes
     ----------
     epoch : int
         The epoch (0-based index ``t``) at which divergence was detected.
     history : list of dict
-        The history records so far; the last one has ``"diverged": True``.
-        The estimator keeps them as ``history_`` too, so a parameter sweep can
-        mark the run as diverged instead of crashing.
+        The history records so far; the last one has ``"diverged": True``
+        and ``"divergence_reason"``.  The estimator keeps them as
+        ``history_`` too, so a parameter sweep can mark the run as diverged
+        instead of crashing.
+    reason : str or None
+        Which check fired (see :class:`BaseEmbedding`, "Divergence").
+    parameter : str or None
+        The parameter the advice names (``"lr"``, ``"lam_r"``,
+        ``"init_scale"``), when the cause is clear.
     """
 
-    def __init__(self, message, epoch=None, history=None):
+    def __init__(self, message, epoch=None, history=None, reason=None, parameter=None):
         super().__init__(message)
         self.epoch = epoch
         self.history = [] if history is None else history
+        self.reason = reason
+        self.parameter = parameter
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,257 @@ def _json_default(obj):
     return repr(obj)
 
 
+# ---------------------------------------------------------------------- resources
+#: at most this many threads per CPU: beyond, OpenMP gains nothing and far beyond it crashes
+_MAX_THREADS_PER_CPU = 64
+
+
+def max_n_threads():
+    """The largest ``n_threads`` the estimators accept: 64 x ``os.cpu_count()``.
+
+    Oversubscribing a CPU a few times can help a busy machine; tens of
+    thousands of OpenMP threads exhaust the thread stacks and crash the
+    process (``n_threads=100000`` ended in a segmentation fault).
+    """
+    return _MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
+
+
+#: environment variable overriding the available memory (bytes, or with a K/M/G/T suffix)
+MEMORY_ENV = "LGEKIT_AVAILABLE_MEMORY"
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _parse_bytes(text):
+    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(f"${MEMORY_ENV} must be a number of bytes, optionally with a K/M/G/T suffix "
+                         f"(e.g. 8G), got {text!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+
+
+def _read_int(path):
+    try:
+        with open(path) as fh:
+            text = fh.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _proc_status_bytes(field):
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def available_memory():
+    """Memory this process can still allocate without swapping, as ``(bytes, source)``.
+
+    The smallest of: ``MemAvailable`` of ``/proc/meminfo`` (else
+    ``SC_AVPHYS_PAGES x SC_PAGE_SIZE``), the room left under a cgroup memory
+    limit (v2 ``memory.max``, v1 ``memory.limit_in_bytes``) and under the
+    soft ``RLIMIT_AS`` / ``RLIMIT_DATA`` limits.  The environment variable
+    ``LGEKIT_AVAILABLE_MEMORY`` (bytes, or e.g. ``"2G"``) overrides them all.
+
+    Returns
+    -------
+    (int, str) or (None, None)
+        ``(None, None)`` when the platform tells nothing.
+    """
+    env = os.environ.get(MEMORY_ENV)
+    if env:
+        return _parse_bytes(env), f"${MEMORY_ENV}"
+    found = []
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if not found:
+        try:
+            found.append((os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "free physical memory"))
+        except (ValueError, OSError, AttributeError):
+            pass
+    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        limit, usage = _read_int(limit_file), _read_int(usage_file)
+        if limit is not None and usage is not None and limit < 2**60:  # "max" / 2**63-ish mean none
+            found.append((max(limit - usage, 0), f"cgroup limit {limit_file}"))
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        resource = None
+    if resource is not None:
+        for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
+            soft = resource.getrlimit(getattr(resource, name))[0]
+            used = _proc_status_bytes(field)
+            if soft != resource.RLIM_INFINITY and used is not None:
+                found.append((max(soft - used, 0), f"the {name} limit"))
+    if not found:
+        return None, None
+    return min(found, key=lambda item: item[0])
+
+
+def _format_bytes(n):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+
+
+# ---------------------------------------------------------------------- model files
+def _estimator_registry():
+    """lgekit's own estimators by class name: the only classes :meth:`BaseEmbedding.load` builds."""
+    from .hinge import HingeEmbedding
+    from .logistic import LogisticEmbedding
+
+    return {"LogisticEmbedding": LogisticEmbedding, "HingeEmbedding": HingeEmbedding}
+
+
+# what files of format 1 stored as "class" (module:qualname) for lgekit's own estimators
+_LEGACY_CLASS_NAMES = {"lgekit.models.logistic:LogisticEmbedding": "LogisticEmbedding",
+                       "lgekit.models.hinge:HingeEmbedding": "HingeEmbedding"}
+
+# anything parsing untrusted bytes can raise (zipfile, zlib, numpy's .npy header parser, json): each is
+# a malformed file, reported as ValueError naming it (numpy parses a .npy header with tokenize and
+# ast.literal_eval: SyntaxError, TokenError)
+_MALFORMED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, TypeError, LookupError, ArithmeticError,
+              struct.error, RuntimeError, SyntaxError, tokenize.TokenError, MemoryError)
+
+_MAX_MEMBERS = 64
+# deflate cannot expand data more than ~1032x: a member declaring more is a zip bomb or garbage
+_MAX_DEFLATE_RATIO = 1100
+
+
+def _read_npz(path):
+    """The arrays of an ``.npz`` file, read without pickles and with every header checked first.
+
+    No array is allocated before its declared shape and dtype agree with the
+    member's size in the zip directory, so a crafted header cannot make numpy
+    allocate more than the file holds.  OSError of opening the file
+    (missing, permission) propagates; anything wrong inside it is a
+    ValueError naming the file.
+    """
+    with open(path, "rb") as fh:
+        try:
+            return _read_npz_members(fh)
+        except _MALFORMED as exc:
+            raise ValueError(f"{path} is not a readable .npz model file ({type(exc).__name__}: {exc})") from exc
+
+
+def _read_npz_members(fh):
+    fmt = np.lib.format
+    zf = zipfile.ZipFile(fh)
+    infos = zf.infolist()
+    if len(infos) > _MAX_MEMBERS:
+        raise ValueError(f"{len(infos)} members, more than a model file has")
+    arrays = {}
+    for info in infos:
+        if not info.filename.endswith(".npy") or info.is_dir():
+            raise ValueError(f"member {info.filename!r} is not a .npy array")
+        key = info.filename[:-len(".npy")]
+        if key in arrays:
+            raise ValueError(f"member {info.filename!r} appears twice")
+        if info.compress_type == zipfile.ZIP_STORED:
+            if info.compress_size != info.file_size:
+                raise ValueError(f"member {key!r}: stored size {info.compress_size} != size {info.file_size}")
+        elif info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 2**16:
+            raise ValueError(f"member {key!r}: declares {info.file_size} bytes from {info.compress_size} compressed")
+        with zf.open(info) as member:
+            version = fmt.read_magic(member)
+            if version == (1, 0):
+                shape, _, dtype = fmt.read_array_header_1_0(member)
+            elif version in ((2, 0), (3, 0)):
+                shape, _, dtype = fmt.read_array_header_2_0(member)
+            else:
+                raise ValueError(f"member {key!r}: unsupported .npy version {version}")
+            header = member.tell()
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in "biufUS":
+            raise ValueError(f"member {key!r}: dtype {dtype} is not a plain number or string type")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes != info.file_size - header:
+            raise ValueError(f"member {key!r}: header declares shape {shape} of {dtype} ({nbytes} bytes) but "
+                             f"the member holds {info.file_size - header} bytes")
+        with zf.open(info) as member:
+            arrays[key] = fmt.read_array(member, allow_pickle=False)
+            if member.read(1):   # also completes the read, so that zipfile checks the CRC
+                raise ValueError(f"member {key!r}: data after the array")
+    return arrays
+
+
+def _encode_id(value):
+    """A node id as JSON that keeps its type: ints, floats, strs, bools and None are JSON's own;
+    a tuple becomes ``{"tuple": [...]}`` (the only dict in the encoding)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, tuple):
+        return {"tuple": [_encode_id(v) for v in value]}
+    raise ValueError(f"node id {value!r} of type {type(value).__name__} cannot be saved: model files store "
+                     "ids that are ints, floats, strs, bools, None or tuples of them")
+
+
+def _decode_id(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict) and list(value) == ["tuple"] and isinstance(value["tuple"], list):
+        return tuple(_decode_id(v) for v in value["tuple"])
+    raise ValueError(f"a node id must be an int, float, str, bool, null or {{'tuple': [...]}}, got {value!r}")
+
+
+_MISSING = object()
+
+
+def _parse_json_scalar(array, path, name):
+    """The JSON document held by a 0-d string array of a model file."""
+    if array.shape != () or array.dtype.kind != "U":
+        raise ValueError(f"{path}: {name!r} must be a 0-d string array, got shape {array.shape} of {array.dtype}")
+    try:
+        return json.loads(str(array[()]))
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"{path}: {name!r} is not valid JSON ({str(exc)[:100]})") from None
+
+
+def _load_node_ids(arrays, kind, path):
+    """The node ids of a model file, with the types they had when saved."""
+    if kind == "json":
+        if "node_ids_json" not in arrays:
+            raise ValueError(f"{path}: node_ids_kind is 'json' but there is no 'node_ids_json' array")
+        values = _parse_json_scalar(arrays["node_ids_json"], path, "node_ids_json")
+        if not isinstance(values, list):
+            raise ValueError(f"{path}: 'node_ids_json' must hold a JSON list")
+        ids = np.empty(len(values), dtype=object)
+        try:
+            for i, value in enumerate(values):  # one by one: a list of tuples would become a 2-D array
+                ids[i] = _decode_id(value)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: {str(exc)[:200]}") from None
+        return ids
+    if "node_ids" not in arrays:
+        raise ValueError(f"{path}: no 'node_ids' array")
+    ids = arrays["node_ids"]
+    if ids.dtype.kind not in "iuUS":
+        raise ValueError(f"{path}: 'node_ids' must hold integers or strings, got dtype {ids.dtype}")
+    if kind == "str" and ids.ndim == 1:
+        # format 1 stored object ids as their str(): the types are lost, the strings are the ids
+        out = np.empty(len(ids), dtype=object)
+        for i, value in enumerate(ids.astype(str).tolist()):
+            out[i] = value
+        return out
+    return ids
+
+
 class BaseEmbedding(BaseEstimator):
     """Base class of the linear graph embedding estimators (not for direct use).
 
@@ -130,8 +396,19 @@ class BaseEmbedding(BaseEstimator):
     ``_set_solver_state(self, arrays)`` (optional)
         Puts back a state saved during the same fit (EarlyStopping's best
         epoch); defaults to ``_restore_solver_state``.
-    ``_divergence_advice`` (class attribute, str)
-        What to suggest in the divergence message.
+    ``_solver_divergence_advice(self, record)`` -> (str, str or None) (optional)
+        What to suggest when training diverged, and the parameter it names
+        (``"lr"``, ``"lam_r"``...); defaults to the class attribute
+        ``_divergence_advice`` and ``None``.  An oversized ``init_scale`` is
+        recognised here, before this hook is asked.
+    ``_zero_objective(self)``, ``_current_objective(self)`` -> float or None (optional)
+        The objective of the all-zero embedding and of ``embedding_`` now,
+        for the objective check (see "Divergence"); ``None`` disables it.
+    ``_bytes_per_pair`` (class attribute, int)
+        Memory the solver allocates per training pair, for the estimate
+        compared with the available memory before a fit allocates anything.
+    ``_check_solver_state(self, arrays, n_nodes)`` (optional)
+        Validate the solver arrays read by ``load`` (ValueError if wrong).
     ``_embedding_restored(self)`` (optional)
         Called after :class:`~lgekit.callbacks.EarlyStopping` copied a best
         embedding back into ``embedding_`` (e.g. to reset dual variables).
@@ -150,14 +427,63 @@ class BaseEmbedding(BaseEstimator):
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
     ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``,
     ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
-    this record ended the run), model keys and whatever callbacks add.
+    this record ended the run), model keys and whatever callbacks add.  The
+    record that ends a diverged run also has ``"divergence_reason"``.
+
+    Divergence
+    ----------
+    After every epoch the record is checked; the first check that fires
+    ends the run with :class:`DivergenceError` (``history_`` kept).  The
+    thresholds are class attributes, so a subclass (or a user, on the class)
+    can change them; ``None`` disables a check.
+
+    * any non-finite objective, loss part or mean norm;
+    * ``divergence_max_mean_norm`` (1e8): a mean row norm above it (scores
+      near 1e16 saturate every sigmoid; float32 overflows soon after);
+    * ``divergence_objective_factor`` (10): the objective above this many
+      times its reference, the larger of the objective of the embedding the
+      run started from and of the all-zero embedding (``log 2`` per unit of
+      pair weight for the logistic loss).  An optimiser that is working
+      never ends an epoch an order of magnitude worse than doing nothing;
+    * ``divergence_norm_growth`` (1.5) for ``divergence_growth_epochs`` (3):
+      the mean norm grew by at least this factor in each of the last 3
+      epochs while the objective rose in each (geometric growth while
+      getting worse); when the records carry no objective, a growth of
+      ``divergence_norm_growth_alone`` (2) per epoch for 3 epochs.
+
+    The message names the parameter to change when the cause is clear
+    (``init_scale`` when the starting vectors are already out of range,
+    else the model's own analysis, e.g. ``lam_r`` or ``lr``).
+
+    Memory
+    ------
+    Before a fresh fit allocates the embedding and the solver's arrays, the
+    bytes they need are compared with :func:`available_memory` (override it
+    with the environment variable ``LGEKIT_AVAILABLE_MEMORY``); when they do
+    not fit, a ``MemoryError`` says how much is needed, how much is
+    available and which parameter to lower.  The initialisation draws in
+    blocks of at most 16 MiB, so the peak stays near the embedding's size.
     """
 
     negatives_per_positive = 4
     _divergence_advice = "try a smaller learning rate or a larger lam_r"
-    # A mean row norm above this counts as divergence (the scores x_u . x_v
-    # would be ~1e16: sigmoids saturate and float32 overflows soon after).
-    _max_mean_norm = 1e8
+    #: a mean row norm above this is divergence (scores ~1e16: sigmoids saturate, float32 overflows soon after)
+    divergence_max_mean_norm = 1e8
+    #: an objective above this many times the larger of its starting and all-zero values is divergence
+    divergence_objective_factor = 10.0
+    #: norm growth per epoch that, kept for ``divergence_growth_epochs`` epochs with a rising objective, is
+    #: divergence
+    divergence_norm_growth = 1.5
+    #: the same without objective values in the records (e.g. ``diagnostics=False``)
+    divergence_norm_growth_alone = 2.0
+    divergence_growth_epochs = 3
+    #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
+    #: from the start)
+    _saturated_initial_score = 10.0
+    #: bytes of the solver's arrays per training pair (see ``_check_memory``)
+    _bytes_per_pair = 0
+    #: the initialisation draws at most this many bytes at a time
+    _init_block_bytes = 16 * 2**20
 
     # ------------------------------------------------------------------ validation
     def _check_common_params(self):
@@ -188,7 +514,17 @@ class BaseEmbedding(BaseEstimator):
         if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             bad("dtype", self.dtype, "'float32' or 'float64'")
         self._dtype = dtype
+        # the largest init_scale whose uniform draws (and their span 2 * init_scale) are finite in dtype
+        biggest = float(np.finfo(dtype).max) / 2
+        if self.init_scale > biggest:
+            bad("init_scale", self.init_scale, f"a finite number >= 0 and <= {biggest:.3g} with dtype={dtype.name} "
+                "(larger initial values are not representable; the default is 0.1)")
         check_int("n_threads", self.n_threads, 1)
+        limit = max_n_threads()
+        if self.n_threads > limit:
+            bad("n_threads", self.n_threads,
+                f"an int in [1, {limit}] ({_MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
+                "more threads cannot run usefully and OpenMP crashes on far more)")
         if self.schedule not in ("deterministic", "hogwild"):
             bad("schedule", self.schedule, "'deterministic' or 'hogwild'")
         check_int("verbose", self.verbose, 0)
@@ -341,6 +677,7 @@ class BaseEmbedding(BaseEstimator):
             rng = check_random_state(self.random_state)
             self._rng = rng
             train = self._coerce_data(data, rng)
+            self._check_memory(train)
             self._kernel_seed = draw_seed(rng)
             self.embedding_ = self._initial_embedding(train.n_nodes, rng)
             self.history_ = []
@@ -351,17 +688,136 @@ class BaseEmbedding(BaseEstimator):
         self.node_ids_ = train.node_ids
         self._id_lookup = None
         self._init_solver(train, self._kernel_seed)
+        self._prepare_divergence_checks(train, fresh=not continue_, start=start)
         self._train(callbacks, start, n_epochs)
         return self
 
-    def _initial_embedding(self, n_nodes, rng, block=65536):
-        """Uniform in [-init_scale, init_scale], drawn row block by row block (the same numbers as one
-        ``rng.uniform`` call, without its float64 temporary of the whole matrix)."""
+    # ------------------------------------------------------------------ memory
+    def _memory_needed(self, train):
+        """Bytes a fresh fit allocates, by part: the embedding, the per-thread work rows and the
+        solver's per-pair (and per-node) arrays."""
+        row = int(self.dim) * self._dtype.itemsize
+        return {
+            "embedding": train.n_nodes * row,
+            "work": 2 * int(self.n_threads) * row,
+            "pairs": (len(train.positives) + len(train.negatives)) * self._bytes_per_pair + 64 * train.n_nodes,
+        }
+
+    def _check_memory(self, train):
+        """MemoryError before allocating what cannot fit (it would thrash, then fail, much later)."""
+        parts = self._memory_needed(train)
+        needed = sum(parts.values())
+        available, source = available_memory()
+        if available is None or needed <= available:
+            return
+        n_pairs = len(train.positives) + len(train.negatives)
+        largest = max(parts, key=parts.get)
+        if largest == "pairs":
+            advice = ("use fewer training pairs: fewer negatives per edge (lgekit.split_edges(..., "
+                      "negatives_per_positive=k)) or a smaller graph")
+        else:
+            advice = f"lower dim (now {self.dim})"
+            if largest == "work":
+                advice += f" or n_threads (now {self.n_threads})"
+            if self._dtype == np.float64:
+                advice += " or use dtype='float32' (half the bytes)"
+        raise MemoryError(
+            f"{type(self).__name__}: training needs about {_format_bytes(needed)} ({_format_bytes(parts['embedding'])} "
+            f"for the {train.n_nodes:,} x {self.dim:,} {self._dtype.name} embedding, {_format_bytes(parts['work'])} "
+            f"for {self.n_threads} thread(s)' work rows, {_format_bytes(parts['pairs'])} for {n_pairs:,} training "
+            f"pairs) but only {_format_bytes(available)} is available ({source}); {advice}")
+
+    def _initial_embedding(self, n_nodes, rng):
+        """Uniform in [-init_scale, init_scale]: the numbers one ``rng.uniform(-s, s, (n_nodes, dim))`` call
+        gives (``low + (high - low) * next_double``, in float64, cast to the dtype), drawn at most
+        ``_init_block_bytes`` at a time, so that the peak memory is the embedding plus one block."""
         emb = np.empty((n_nodes, self.dim), dtype=self._dtype)
-        for lo in range(0, n_nodes, block):
-            hi = min(lo + block, n_nodes)
-            emb[lo:hi] = rng.uniform(-self.init_scale, self.init_scale, size=(hi - lo, self.dim))
+        flat = emb.reshape(-1)
+        low, span = -float(self.init_scale), 2.0 * float(self.init_scale)
+        step = max(1, self._init_block_bytes // 8)
+        # float64 is drawn straight into the embedding; float32 through one float64 block
+        buffer = None if self._dtype == np.float64 else np.empty(min(step, flat.size))
+        for lo in range(0, flat.size, step):
+            hi = min(lo + step, flat.size)
+            block = flat[lo:hi] if buffer is None else buffer[:hi - lo]
+            rng.random(out=block)
+            block *= span
+            block += low
+            if buffer is not None:
+                flat[lo:hi] = block
         return emb
+
+    # ------------------------------------------------------------------ divergence
+    def _zero_objective(self):
+        """Objective of the all-zero embedding on the current training data (hook; None: unknown)."""
+        return None
+
+    def _current_objective(self):
+        """Objective of ``embedding_`` now (hook; None: unknown or not computed)."""
+        return None
+
+    def _prepare_divergence_checks(self, train, fresh, start):
+        """Reference values of the divergence checks, taken where this run starts."""
+        self._run_start = start
+        if fresh:
+            s = float(self.init_scale)
+            self._initial_score = math.sqrt(self.dim) * s * s / 3.0
+        elif not hasattr(self, "_initial_score"):
+            self._initial_score = None
+        if not fresh and getattr(self, "_divergence_data", None) is train:
+            return  # same data: keep the reference of the run that started it (partial_fit loops cost nothing)
+        ref = None
+        if self.divergence_objective_factor is not None:
+            values = [v for v in (self._zero_objective(), self._current_objective())
+                      if v is not None and math.isfinite(v)]
+            ref = max(values) if values else None
+        self._divergence_reference = ref
+        self._divergence_data = train
+
+    def _divergence_reason(self, record):
+        """Which divergence check ``record`` (not yet in ``history_``) fails, or None."""
+        keys = ("objective", "loss_pos", "loss_neg", "reg", "mean_norm")
+        bad = [k for k in keys if record.get(k) is not None and not np.isfinite(record[k])]
+        if record.get("diverged") or bad:
+            return f"non-finite values ({', '.join(bad) or 'in the embedding'})"
+        norm, objective = record["mean_norm"], record.get("objective")
+        limit = self.divergence_max_mean_norm
+        if limit is not None and norm > limit:
+            return f"the mean norm {norm:.3g} exceeds divergence_max_mean_norm={limit:g}"
+        factor, ref = self.divergence_objective_factor, getattr(self, "_divergence_reference", None)
+        if factor is not None and ref and objective is not None and objective > factor * ref:
+            return (f"the objective {objective:.4g} is more than {factor:g}x its reference {ref:.4g} (the larger "
+                    "of the objectives of the starting and of the all-zero embedding)")
+        k = self.divergence_growth_epochs
+        recent = self.history_[len(self.history_) - k:] + [record] if k and len(self.history_) >= k else []
+        if recent and all(r.get("mean_norm") is not None for r in recent):
+            norms = [r["mean_norm"] for r in recent]
+            growth = min(b / a if a > 0 else math.inf for a, b in zip(norms, norms[1:]))
+            objectives = [r.get("objective") for r in recent]
+            shown = " -> ".join(f"{v:.3g}" for v in norms)
+            if all(v is not None for v in objectives):
+                rate = self.divergence_norm_growth
+                if rate is not None and growth >= rate and all(b > a for a, b in zip(objectives, objectives[1:])):
+                    return (f"the mean norm grew at least {rate:g}x per epoch for {k} epochs ({shown}) while the "
+                            f"objective rose ({' -> '.join(f'{v:.4g}' for v in objectives)})")
+            elif self.divergence_norm_growth_alone is not None and growth >= self.divergence_norm_growth_alone:
+                return (f"the mean norm grew at least {self.divergence_norm_growth_alone:g}x per epoch for {k} "
+                        f"epochs ({shown})")
+        return None
+
+    def _divergence_advice_for(self, record):
+        """(advice, parameter) for a diverged ``record``: init_scale when the start was already out of
+        range, else the model's analysis (``_solver_divergence_advice``)."""
+        score = getattr(self, "_initial_score", None)
+        if score is not None and (not math.isfinite(score) or score > self._saturated_initial_score):
+            return (f"init_scale={self.init_scale:g} is too large for dim={self.dim}: the initial scores x_u . x_v "
+                    f"are of typical size sqrt(dim) * init_scale**2 / 3 = {score:.3g} (every sigmoid saturated, or "
+                    f"overflowing {self._dtype.name}); use a smaller init_scale (the default is 0.1)"), "init_scale"
+        return self._solver_divergence_advice(record)
+
+    def _solver_divergence_advice(self, record):
+        """(advice, parameter) for a divergence the model can explain (hook)."""
+        return self._divergence_advice, None
 
     def _train(self, callbacks, start, n_epochs):
         self._last_planned_epoch = start + n_epochs - 1
@@ -382,21 +838,18 @@ class BaseEmbedding(BaseEstimator):
                 if "mean_norm" not in record:
                     record["mean_norm"] = float(np.mean(np.sqrt(np.einsum(
                         "ij,ij->i", self.embedding_, self.embedding_, dtype=np.float64))))
-                diverged = bool(record.get("diverged", False))
-                values = [record.get(k) for k in ("objective", "loss_pos", "loss_neg", "reg", "mean_norm")]
-                if any(v is not None and not np.isfinite(v) for v in values):
-                    diverged = True
-                if record["mean_norm"] > self._max_mean_norm:
-                    diverged = True
-                record["diverged"] = diverged
+                reason = self._divergence_reason(record)
+                record["diverged"] = reason is not None
+                if reason is not None:
+                    record["divergence_reason"] = reason
                 self.history_.append(record)
                 self.n_iter_ = epoch + 1
-                if diverged:
-                    msg = (f"{type(self).__name__} diverged at epoch {epoch} (0-based): non-finite values or "
-                           f"exploding norms (mean norm {record['mean_norm']:.3g}, objective "
-                           f"{record.get('objective')}); {self._divergence_advice}")
+                if reason is not None:
+                    advice, parameter = self._divergence_advice_for(record)
+                    msg = f"{type(self).__name__} diverged at epoch {epoch} (0-based): {reason}; {advice}"
                     logger.warning(msg)
-                    raise DivergenceError(msg, epoch=epoch, history=list(self.history_))
+                    raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason,
+                                          parameter=parameter)
                 if self.verbose >= 2:
                     logger.info("epoch %d: objective %.6g, mean norm %.4g (%.3fs)", epoch,
                                 record.get("objective", float("nan")), record["mean_norm"], seconds)
@@ -433,6 +886,27 @@ class BaseEmbedding(BaseEstimator):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
+    def _node_array(self, nodes, ndim, index):
+        """``nodes`` as an array of ``ndim`` dimensions; with object node ids (mixed types, tuples) the
+        outer sequence is taken element by element, so that a tuple id stays one id instead of
+        becoming an axis and ``[1, "1"]`` stays an int and a str."""
+        if index or isinstance(nodes, np.ndarray) or np.asarray(self.node_ids_).dtype.kind != "O":
+            return np.asarray(nodes)
+        outer = list(nodes)
+        if ndim == 2:
+            outer = [list(pair) if isinstance(pair, (list, tuple, np.ndarray)) else [pair] for pair in outer]
+            if any(len(pair) != 2 for pair in outer):
+                raise ValueError(f"pairs must have shape (k, 2), got rows of lengths "
+                                 f"{sorted({len(p) for p in outer})}")
+            out = np.empty((len(outer), 2), dtype=object)
+            for i, (u, v) in enumerate(outer):
+                out[i, 0], out[i, 1] = u, v
+            return out
+        out = np.empty(len(outer), dtype=object)
+        for i, value in enumerate(outer):
+            out[i] = value
+        return out
+
     def _rows(self, nodes, index, what):
         nodes = np.asarray(nodes)
         n = self.embedding_.shape[0]
@@ -450,13 +924,20 @@ class BaseEmbedding(BaseEstimator):
         return _index_ids(nodes, ids, sorter, what)
 
     def transform(self, nodes=None, *, index=False):
-        """Embedding rows of ``nodes`` (node ids; internal indices with ``index=True``).
+        """Embedding rows of ``nodes`` (a sequence of node ids, or one id; internal indices with
+        ``index=True``).
 
-        ``nodes=None`` returns a copy of the whole embedding.
+        ``nodes=None`` returns a copy of the whole embedding.  With ids of
+        mixed types the types count: ``1`` and ``"1"`` are two nodes; a tuple
+        in the sequence is one (tuple) id.
         """
         self._check_fitted()
         if nodes is None:
             return self.embedding_.copy()
+        if isinstance(nodes, (str, bytes)) or not hasattr(nodes, "__iter__"):
+            nodes = np.asarray(nodes)  # one id
+        else:
+            nodes = self._node_array(nodes, 1, index)
         return self.embedding_[self._rows(nodes, index, "transform")]
 
     def score_pairs(self, pairs, *, index=False):
@@ -465,7 +946,7 @@ class BaseEmbedding(BaseEstimator):
         Computed in float64.
         """
         self._check_fitted()
-        pairs = np.asarray(pairs)
+        pairs = self._node_array(pairs, 2, index)
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError(f"pairs must have shape (k, 2), got {pairs.shape}")
         rows = self._rows(pairs, index, "score_pairs")
@@ -489,17 +970,33 @@ class BaseEmbedding(BaseEstimator):
 
         Stores the embedding, node ids, parameters, history and class, plus
         any solver state the model adds.  Read it back with :meth:`load`.
+
+        Node ids keep their types: an integer or string id array is stored
+        as such; any other ids (mixed ints and strings, tuples, floats,
+        bools, None) as typed JSON, so that ``1`` and ``"1"`` stay two ids
+        and ``(1, "a")`` stays a tuple.
+
+        Raises
+        ------
+        ValueError
+            If a node id is of a type the file cannot hold (none of the above).
         """
         self._check_fitted()
         ids = np.asarray(self.node_ids_)
-        ids_kind = "native"
-        if ids.dtype.kind == "O":
-            ids = ids.astype(str)
-            ids_kind = "str"
+        arrays = {"embedding": self.embedding_}
+        if ids.ndim == 1 and ids.dtype.kind in "iuUS":
+            ids_kind = "native"
+            arrays["node_ids"] = ids
+        else:
+            ids_kind = "json"
+            encoded = [_encode_id(v) for v in ids.tolist()] if ids.ndim == 1 else None
+            if encoded is None:
+                raise ValueError(f"node_ids_ must be 1-D, got shape {ids.shape}")
+            arrays["node_ids_json"] = np.array(json.dumps(encoded))
         cls = type(self)
         meta = {
             "format_version": _FORMAT_VERSION,
-            "class": f"{cls.__module__}:{cls.__qualname__}",
+            "class": cls.__name__,
             "params": self._params_for_save(),
             "history": self.history_,
             "n_iter": int(self.n_iter_),
@@ -508,8 +1005,7 @@ class BaseEmbedding(BaseEstimator):
         }
         from .. import __version__
         meta["lgekit_version"] = __version__
-        arrays = {"embedding": self.embedding_, "node_ids": ids,
-                  "meta": np.array(json.dumps(meta, default=_json_default))}
+        arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
         for key, value in (self._solver_state_for_save() or {}).items():
             arrays[f"solver__{key}"] = np.asarray(value)
         with atomic_path(path, suffix=".npz") as tmp:
@@ -520,6 +1016,11 @@ class BaseEmbedding(BaseEstimator):
     def _solver_state_for_save(self):
         return {}
 
+    def _check_solver_state(self, arrays, n_nodes):
+        """Validate the solver arrays ``load`` read (hook): ValueError naming what is wrong."""
+        if arrays:
+            raise ValueError(f"unexpected solver arrays {sorted(arrays)} for a {type(self).__name__}")
+
     def _restore_solver_state(self, arrays):
         pass
 
@@ -528,41 +1029,130 @@ class BaseEmbedding(BaseEstimator):
         self._restore_solver_state(arrays)
 
     @classmethod
+    def _resolve_stored_class(cls, name, path):
+        """The class a file names, from lgekit's registry (or ``cls`` itself): never an import."""
+        if not isinstance(name, str):
+            raise ValueError(f"{path}: the stored class must be a string, got {name!r}")
+        if name in (cls.__name__, f"{cls.__module__}:{cls.__qualname__}"):
+            return cls  # named by the caller's own code, not by the file
+        registry = _estimator_registry()
+        target = registry.get(_LEGACY_CLASS_NAMES.get(name, name))
+        if target is None:
+            raise ValueError(f"{path}: unknown model class {name[:200]!r}; model files hold one of lgekit's "
+                             f"estimators ({', '.join(sorted(registry))})")
+        return target
+
+    @classmethod
     def load(cls, path):
         """Load a model saved by :meth:`save`; returns an instance of the stored class.
+
+        The stored class name is looked up among lgekit's own estimators
+        (``LogisticEmbedding``, ``HingeEmbedding``; or ``cls`` itself), never
+        imported; no pickle is ever read.  Every array's shape and dtype and
+        every metadata field is checked before the model is built.
 
         Raises
         ------
         TypeError
             When the file holds a model that is not a ``cls``.
         ValueError
-            When the file is not an lgekit model file.
+            When the file is not an lgekit model file, or is truncated,
+            corrupted or inconsistent (the message names the file).
+        FileNotFoundError, PermissionError
+            When the file cannot be opened.
         """
-        with np.load(path, allow_pickle=False) as f:
-            if "meta" not in f.files or "embedding" not in f.files:
-                raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
-            meta = json.loads(str(f["meta"]))
-            embedding = f["embedding"]
-            ids = f["node_ids"]
-            solver = {k[len("solver__"):]: f[k] for k in f.files if k.startswith("solver__")}
-        module, _, qualname = meta["class"].partition(":")
-        try:
-            target = getattr(importlib.import_module(module), qualname)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"{path}: model class {meta['class']} cannot be imported: {exc}") from None
-        if not (isinstance(target, type) and issubclass(target, cls)):
-            raise TypeError(f"{path} holds a {qualname}, not a {cls.__name__}")
+        return cls._from_arrays(_read_npz(path), path)
+
+    @classmethod
+    def _from_arrays(cls, arrays, path):
+        """The model held by the arrays of a model file (read by ``_read_npz``); see :meth:`load`."""
+        if "meta" not in arrays or "embedding" not in arrays:
+            raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
+        solver = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
+        unexpected = set(arrays) - {"meta", "embedding", "node_ids", "node_ids_json"} - {
+            f"solver__{k}" for k in solver}
+        if unexpected:
+            raise ValueError(f"{path}: unexpected arrays {sorted(unexpected)} in a model file")
+        meta = _parse_json_scalar(arrays["meta"], path, "meta")
+        if not isinstance(meta, dict):
+            raise ValueError(f"{path}: 'meta' must hold a JSON object, got {type(meta).__name__}")
+
+        def field(name, check, accepted, default=_MISSING):
+            if name not in meta:
+                if default is _MISSING:
+                    raise ValueError(f"{path}: metadata field {name!r} is missing")
+                return default
+            value = meta[name]
+            if not check(value):
+                raise ValueError(f"{path}: metadata field {name!r} must be {accepted}, got {str(value)[:100]!r}")
+            return value
+
+        def is_int(v):
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        version = field("format_version", lambda v: is_int(v) and 1 <= v <= _FORMAT_VERSION,
+                        f"an int in [1, {_FORMAT_VERSION}] (a newer lgekit may have written it)")
+        target = cls._resolve_stored_class(field("class", lambda v: isinstance(v, str), "a string"), path)
+        if not issubclass(target, cls):
+            raise TypeError(f"{path} holds a {target.__name__}, not a {cls.__name__}")
+        params = field("params", lambda v: isinstance(v, dict) and all(
+            isinstance(k, str) and (p is None or isinstance(p, (bool, int, float, str))) for k, p in v.items()),
+            "an object of parameter names to numbers, strings, booleans or null")
+        history = field("history", lambda v: isinstance(v, list) and all(
+            isinstance(r, dict) and all(isinstance(k, str) for k in r) for r in v), "a list of objects", [])
+        n_iter = field("n_iter", lambda v: is_int(v) and v >= 0, "an int >= 0")
+        if len(history) > n_iter:
+            raise ValueError(f"{path}: {len(history)} history records for n_iter={n_iter} epochs")
+        for record in history:
+            epoch = record.get("epoch", 0)
+            if not (is_int(epoch) and 0 <= epoch < n_iter):
+                raise ValueError(f"{path}: history record epoch {str(epoch)[:40]!r} is not an int in [0, {n_iter})")
+        kernel_seed = field("kernel_seed", lambda v: is_int(v) and 0 <= v < 2**64, "an int in [0, 2**64)", 0)
+        field("lgekit_version", lambda v: isinstance(v, str), "a string", "")
+        unknown = sorted(set(meta) - {"format_version", "class", "params", "history", "n_iter", "node_ids_kind",
+                                      "kernel_seed", "lgekit_version"})
+        if unknown:
+            raise ValueError(f"{path}: unknown metadata fields {unknown[:10]}")
+        ids_kind = field("node_ids_kind", lambda v: v in (("native", "str") if version == 1 else ("native", "json")),
+                         "'native' or 'str'" if version == 1 else "'native' or 'json'", "native")
+
         accepted = set(target._get_param_names())
-        params = {k: v for k, v in meta["params"].items() if k in accepted}
-        dropped = sorted(set(meta["params"]) - accepted)
+        dropped = sorted(set(params) - accepted)
         if dropped:
             logger.warning("%s: ignoring unknown parameters %s", path, dropped)
-        model = target(**params)
+        model = target(**{k: v for k, v in params.items() if k in accepted})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # e.g. "no OpenMP": about fitting, not about this file
+            try:
+                model._check_common_params()
+                model._check_params()
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{path}: invalid stored parameter: {exc}") from None
+
+        embedding = arrays["embedding"]
+        if embedding.ndim != 2 or embedding.shape[0] < 1 or embedding.shape[1] != model.dim:
+            raise ValueError(f"{path}: 'embedding' must have shape (n_nodes >= 1, dim={model.dim}), "
+                             f"got {embedding.shape}")
+        if embedding.dtype != model._dtype:
+            raise ValueError(f"{path}: 'embedding' must have the stored dtype {model._dtype.name}, "
+                             f"got {embedding.dtype}")
+        n = embedding.shape[0]
+        ids = _load_node_ids(arrays, ids_kind, path)
+        if ids.shape != (n,):
+            raise ValueError(f"{path}: {ids.shape[0] if ids.ndim == 1 else ids.shape} node ids for "
+                             f"{n} embedding rows")
+        if (len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))) != n:
+            raise ValueError(f"{path}: the node ids are not unique")
+        try:
+            model._check_solver_state(solver, n)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
         model.embedding_ = np.ascontiguousarray(embedding)
         model.node_ids_ = ids
-        model.history_ = meta["history"]
-        model.n_iter_ = meta["n_iter"]
-        model._kernel_seed = meta.get("kernel_seed", 0)
+        model.history_ = history
+        model.n_iter_ = n_iter
+        model._kernel_seed = kernel_seed
         model._id_lookup = None
         model._restore_solver_state(solver)
         return model
