@@ -61,7 +61,7 @@ OPENMP = compiler_supports_openmp()
 # only uses SSE2: the SGD epoch is 1.6x slower).  The variant is compiled from
 # a generated copy ``<kernel>_avx2.pyx`` (gitignored) because Cython names the
 # module after its file.  ``LGEKIT_NO_SIMD=1`` skips it.
-SIMD_KERNELS = ["lgekit/models/_sgd.pyx", "lgekit/models/_dcd.pyx"]
+SIMD_KERNELS = ["lgekit/models/_sgd.pyx", "lgekit/models/_sgd_diagnostics.pyx", "lgekit/models/_dcd.pyx"]
 SIMD_FLAGS = ["-mavx2", "-mfma"]
 SIMD = (
     platform.machine().lower() in ("x86_64", "amd64")
@@ -114,10 +114,16 @@ extensions = [extension(pyx) for pyx in sorted(HERE.glob("lgekit/**/*.pyx")) if 
 if SIMD:
     extensions += [extension(simd_copy(HERE / kernel), SIMD_FLAGS) for kernel in SIMD_KERNELS]
 
+# Cythonize and compile on every core: the kernels are independent extensions, and the build runs
+# on each `pip install` of the README's commands.  LGEKIT_BUILD_JOBS overrides the count.
+BUILD_JOBS = int(os.environ.get("LGEKIT_BUILD_JOBS", "0") or 0) or os.cpu_count() or 1
+
 setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
         quiet=True,
+        nthreads=BUILD_JOBS if BUILD_JOBS > 1 else 0,
     ),
+    options={"build_ext": {"parallel": BUILD_JOBS}},
 )

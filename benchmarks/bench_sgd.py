@@ -27,6 +27,9 @@ per-round ratios, because the machine's speed drifts by tens of percent over min
 * ``full epoch``: ``partial_fit(epochs=1)``, i.e. the update pass plus the per-epoch
   diagnostics (objective, norms, Eq. 4 gradient norms); ``diagnostics=False``: the same
   without them.
+* ``epoch, norms x30``: ``partial_fit(epochs=1)`` (diagnostics on, lam_r=0) from a trained
+  embedding multiplied by 30, interleaved with epochs from the embedding itself: saturated scores
+  cost no more than ordinary ones (subnormals are flushed to zero in the kernels).
 * ``numpy (levels)``: a vectorised NumPy implementation of the SAME epoch as the default
   kernel: the shuffled sequence is cut into conflict-free levels (a pair's level is one more
   than the highest level of the earlier pairs sharing a vertex with it) and each level is one
@@ -61,6 +64,7 @@ import numpy as np
 
 import lgekit
 from lgekit._openmp import max_threads
+from lgekit.models import _schedules
 from lgekit.models.logistic import _sgd  # the build the model runs (AVX2+FMA when the CPU has it)
 
 D = 100
@@ -144,11 +148,30 @@ def time_full_epoch(split, repeats, diagnostics=True):
     return float(np.median(times))
 
 
+def time_blown_up_epoch(split, repeats, scale=30.0):
+    """Median epoch of ``partial_fit(epochs=1)`` (diagnostics on) from a trained embedding and from the
+    same embedding times ``scale``, interleaved; returns (fresh seconds, blown-up seconds, median ratio).
+
+    x30 makes every score saturate, as in Figure 4's D=300, lam_r=0 cell late in training: subnormal
+    arithmetic made such epochs 17-27x slower before the kernels flushed subnormals to zero."""
+    m = lgekit.LogisticEmbedding(dim=D, lam_r=0.0, epochs=1, random_state=0).fit(split)
+    fresh = m.embedding_.copy()
+    times = {"fresh": [], "blown": []}
+    for _ in range(repeats):
+        for name, emb in (("fresh", fresh), ("blown", fresh * scale)):
+            m.embedding_[:] = emb
+            t0 = time.perf_counter()
+            m.partial_fit(split, epochs=1)
+            times[name].append(time.perf_counter() - t0)
+    return (float(np.median(times["fresh"])), float(np.median(times["blown"])),
+            median_ratio(times["blown"], times["fresh"]))
+
+
 def numpy_epoch(X, records, rfac, seed, epoch, lr, n):
     """The default kernel's epoch, vectorised per conflict-free level (exact sequential semantics).
     Returns the number of levels."""
     pairs = np.ascontiguousarray(np.column_stack([records["u"], records["v"]]), dtype=np.int32)
-    order = _sgd.edge_order(pairs, n, X.shape[1], seed, epoch, deterministic=False)[0]
+    order = _schedules.edge_order(pairs, n, X.shape[1], seed, epoch, deterministic=False)[0]
     seq = records[order]
     u, v, c = seq["u"].astype(np.int64), seq["v"].astype(np.int64), seq["c"]
     # levels: 1 + max level of the earlier pairs touching u or v (a Python loop would dominate;
@@ -295,7 +318,7 @@ def main(argv=None):
               (2, "hogwild"): prepared_model(split, 2, "hogwild"),
               (2, "deterministic"): prepared_model(split, 2, "deterministic"),
               "independent": (prepared_model(split, 1, "hogwild"), prepared_model(split, 1, "hogwild"))}
-    groups = _sgd.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
+    groups = _schedules.edge_group_count(split.graph.n_nodes, len(models[1, "hogwild"]._records), D)
     timed = time_kernels(models, rounds)
     independent = 2 * median_ratio(timed[1, "hogwild"][0], timed["independent"][0])
     best = {k: float(np.min(v[0])) for k, v in timed.items()}
@@ -322,6 +345,9 @@ def main(argv=None):
     row("full epoch (+diagnostics)", tf, "1 thread")
     tn = time_full_epoch(split, max(3, repeats // 2), diagnostics=False)
     row("full epoch, diagnostics=False", tn, f"1 thread; diagnostics cost {(tf - tn) * 1e3:.0f} ms per epoch")
+    fresh, blown, blow_ratio = time_blown_up_epoch(split, max(3, repeats // 2))
+    row("epoch, norms x30 (+diag.)", blown, f"1 thread; {blow_ratio:.2f}x the same model's epoch at its trained "
+        f"norms ({fresh * 1e3:.0f} ms): the cost does not depend on the values")
     tn, ratio, err, levels = time_numpy(split, 3 if args.quick else 5)
     row("numpy (levels), 1 thread", tn, f"default kernel is {ratio:.0f}x faster (per-round ratio); {levels:,} "
         f"levels; max |diff| {err:.1e}")

@@ -12,21 +12,40 @@ Data flows one way::
 
 See the README for the two commands that run everything.
 """
-__version__ = "0.1.0"
+import importlib
 
-from ._show_versions import show_versions
-from .graph import Graph, GraphWarning
-from . import datasets, evaluation, metrics
-from .evaluation import EdgeSplit, split_edges
-from . import callbacks
-from .models import DivergenceError, HingeEmbedding, LogisticEmbedding
-from . import theory
-from . import experiments  # cheap: specs and store only; engine, plots, report load on first use
+from ._version import __version__
+
+# Public names and the module that defines each.  They are imported on first use (PEP 562), so that
+# ``import lgekit`` and ``lgekit --version`` do not pay for SciPy, scikit-learn and the kernels
+# until something needs them.
+_EXPORTS = {
+    "show_versions": "._show_versions",
+    "Graph": ".graph", "GraphWarning": ".graph",
+    "EdgeSplit": ".evaluation", "split_edges": ".evaluation",
+    "LogisticEmbedding": ".models", "HingeEmbedding": ".models", "DivergenceError": ".models",
+}
+_SUBMODULES = {"datasets", "evaluation", "metrics", "callbacks", "models", "theory", "experiments", "reference"}
 
 __all__ = [
     "__version__", "show_versions",
     "Graph", "GraphWarning", "datasets",
     "EdgeSplit", "split_edges", "evaluation", "metrics",
     "LogisticEmbedding", "HingeEmbedding", "DivergenceError", "callbacks",
-    "theory", "experiments",
+    "theory", "experiments", "reference",
 ]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module("." + name, __name__)
+    else:
+        raise AttributeError(f"module 'lgekit' has no attribute {name!r}")
+    globals()[name] = value      # later look-ups skip this function
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

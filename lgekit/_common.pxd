@@ -10,6 +10,7 @@ block's randomness depends on its index, never on which thread ran it.
 """
 from libc.stdint cimport uint64_t, uint32_t
 from libc.math cimport exp, log1p, fabs, fmin
+from lgekit._intrinsics cimport LGK_AVX2_DOT, lgk_dotf_avx2
 
 ctypedef fused floating:
     float
@@ -49,49 +50,6 @@ cdef inline void rng_below2(uint64_t* state, uint64_t n0, uint64_t n1, uint64_t*
     cdef uint64_t z = rng_next(state)
     j0[0] = ((z >> 32) * n0) >> 32
     j1[0] = ((z & <uint64_t>0xFFFFFFFFULL) * n1) >> 32
-
-
-cdef extern from *:
-    """
-    #if defined(__AVX2__) && defined(__FMA__)
-    #include <immintrin.h>
-    /* dot() below for floats, in the same order (s0..s7 are the lanes of a, s8..s15 those of b,
-       the same tails and the same final tree), with the horizontal sum done in vector registers:
-       gcc's own vectorisation of dot() ends in 15 scalar additions and 20 shuffles on the
-       critical path of every SGD step. */
-    #define LGK_AVX2_DOT 1
-    static inline float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t n) {
-        __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
-        __m128 lo, t;
-        Py_ssize_t i = 0;
-        for (; i + 32 <= n; i += 32) {          /* two steps of the loop below, unrolled */
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
-            b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), b);
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16), a);
-            b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24), b);
-        }
-        for (; i + 16 <= n; i += 16) {
-            a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), a);
-            b = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), b);
-        }
-        lo = _mm256_castps256_ps128(a);
-        for (; i + 4 <= n; i += 4)
-            lo = _mm_fmadd_ps(_mm_loadu_ps(x + i), _mm_loadu_ps(y + i), lo);
-        for (; i < n; i++)
-            lo = _mm_move_ss(lo, _mm_fmadd_ss(_mm_load_ss(x + i), _mm_load_ss(y + i), lo));
-        /* lane j: A_j = (s_j + s_{j+4}) + (s_{j+8} + s_{j+12}); then (A0 + A1) + (A2 + A3) */
-        t = _mm_add_ps(_mm_add_ps(lo, _mm256_extractf128_ps(a, 1)),
-                       _mm_add_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps(b, 1)));
-        t = _mm_add_ps(t, _mm_movehdup_ps(t));
-        return _mm_cvtss_f32(_mm_add_ss(t, _mm_movehl_ps(t, t)));
-    }
-    #else
-    #define LGK_AVX2_DOT 0
-    #define lgk_dotf_avx2(x, y, n) (0.0f)   /* never called: dot() tests LGK_AVX2_DOT first */
-    #endif
-    """
-    bint LGK_AVX2_DOT
-    float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t n) noexcept nogil
 
 
 cdef inline floating dot(const floating* x, const floating* y, Py_ssize_t n) noexcept nogil:
@@ -139,13 +97,6 @@ cdef inline void axpy(floating a, const floating* x, floating* y, Py_ssize_t n) 
     cdef Py_ssize_t i
     for i in range(n):
         y[i] += a * x[i]
-
-
-cdef inline void scal(floating a, floating* x, Py_ssize_t n) noexcept nogil:
-    """x *= a."""
-    cdef Py_ssize_t i
-    for i in range(n):
-        x[i] *= a
 
 
 cdef inline double sigmoid(double z) noexcept nogil:

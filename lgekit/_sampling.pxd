@@ -11,8 +11,12 @@ ctypedef fused index_t:
     int32_t
     int64_t
 
+ctypedef fused offset_t:
+    int32_t
+    int64_t
 
-cdef inline bint csr_has_edge(const index_t[::1] indptr, const index_t[::1] indices,
+
+cdef inline bint csr_has_edge(const offset_t[::1] indptr, const index_t[::1] indices,
                               int64_t u, int64_t v) noexcept nogil:
     """Is ``v`` in the sorted row ``u`` of a CSR pattern?  Binary search, O(log deg u)."""
     cdef int64_t lo = indptr[u]

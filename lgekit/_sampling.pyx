@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""Negative-pair sampling by rejection against a CSR adjacency (the kernel
-behind :func:`lgekit.evaluation.sample_negative_pairs`).
+"""Negative-pair sampling by rejection against a CSR adjacency: the kernel behind
+:func:`lgekit.evaluation.sample_negative_pairs` (``sample_pairs``) and the SGD's training
+negatives (``sample_negatives``).
 
 Each pair draws its two ends independently -- uniformly over the vertices, or
 from a given cumulative distribution (the word2vec/LINE ``degree**0.75``
@@ -10,15 +11,17 @@ has already checked that enough mass lies on acceptable pairs, so the loop
 terminates quickly; ``max_trials`` is a belt-and-braces cap that turns a
 would-be hang into an error.
 
-Randomness: one SplitMix64 state (``lgekit/_common.pxd``), seeded by the
-caller and advanced sequentially, so a seed gives the same pairs on every
-platform.
+Randomness: SplitMix64 (``lgekit/_common.pxd``) seeded by the caller, so a
+seed gives the same pairs on every platform: ``sample_pairs`` advances one
+state sequentially; ``sample_negatives`` gives each block of rows its own
+stream, so that threads can fill blocks in any order.
 """
 import numpy as np
 
-from libc.stdint cimport uint64_t, int64_t
+from cython.parallel cimport prange
+from libc.stdint cimport uint64_t, int32_t, int64_t
 from lgekit._common cimport rng_next, rng_stream, rng_uniform, rng_below
-from lgekit._sampling cimport index_t, csr_has_edge, cdf_search
+from lgekit._sampling cimport index_t, offset_t, csr_has_edge, cdf_search
 
 
 def sample_pairs(const index_t[::1] indptr, const index_t[::1] indices, int64_t n_nodes,
@@ -87,3 +90,54 @@ def pairs_in_pattern(const index_t[::1] indptr, const index_t[::1] indices,
         for k in range(n):
             mask[k] = csr_has_edge(indptr, indices, pairs[k, 0], pairs[k, 1])
     return mask_arr
+
+
+cdef enum:
+    _NEG_BLOCK = 16384      # rows of ``sample_negatives`` drawn from one stream
+    _MAX_TRIES = 100000     # draws for one pair before giving up (a nearly complete graph)
+
+
+def sample_negatives(int32_t[:, ::1] out, const int64_t[::1] indptr, const int32_t[::1] indices,
+                     uint64_t seed, Py_ssize_t epoch, int n_threads=1):
+    """Fill ``out`` with uniform pairs (u, v): u != v and neither (u, v) nor (v, u) an arc of the CSR.
+
+    Block ``b`` of ``_NEG_BLOCK`` rows uses the stream ``rng_stream(rng_stream(seed, 2 epoch + 1), b)``
+    (the SGD's negative-resampling stream of epoch ``epoch``), so the result does not depend on
+    ``n_threads``.  Returns 0, or 1 when some pair needed more than ``_MAX_TRIES`` draws.
+    """
+    cdef Py_ssize_t k = out.shape[0]
+    cdef int32_t n = <int32_t>(indptr.shape[0] - 1)
+    cdef Py_ssize_t n_blocks = (k + _NEG_BLOCK - 1) // _NEG_BLOCK
+    cdef uint64_t base = rng_stream(seed, <uint64_t>(2 * epoch + 1))
+    cdef Py_ssize_t b
+    cdef int failed = 0
+    cdef int* fp = &failed
+    if k == 0:
+        return 0
+    if n < 2:
+        return 1
+    with nogil:
+        for b in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
+            if _fill_negative_block(out, b, n, indptr, indices, rng_stream(base, <uint64_t>b)):
+                fp[0] = 1
+    return failed
+
+
+cdef int _fill_negative_block(int32_t[:, ::1] out, Py_ssize_t b, int32_t n, const int64_t[::1] indptr,
+                              const int32_t[::1] indices, uint64_t state) noexcept nogil:
+    cdef Py_ssize_t r, stop = min((b + 1) * _NEG_BLOCK, out.shape[0])
+    cdef int32_t u, v
+    cdef Py_ssize_t tries
+    for r in range(b * _NEG_BLOCK, stop):
+        tries = 0
+        while True:
+            u = <int32_t>rng_below(&state, <uint64_t>n)
+            v = <int32_t>rng_below(&state, <uint64_t>n)
+            if u != v and not csr_has_edge(indptr, indices, u, v) and not csr_has_edge(indptr, indices, v, u):
+                break
+            tries += 1
+            if tries > _MAX_TRIES:
+                return 1
+        out[r, 0] = u
+        out[r, 1] = v
+    return 0

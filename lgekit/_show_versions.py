@@ -3,6 +3,8 @@ import importlib
 import platform
 import sys
 
+from ._version import __version__
+
 __all__ = ["show_versions"]
 
 _DEPENDENCIES = ["numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", "joblib",
@@ -17,7 +19,6 @@ def _kernel_variants():
 
 
 def _versions():
-    from . import __version__
     from ._openmp import max_threads, openmp_enabled
 
     info = {

@@ -1,5 +1,6 @@
 """The link-prediction protocol: a leak-checked train/test split of the edges
-with negative pairs, as in Gao et al. (ICLR 2019), Section 5.
+with negative pairs, as in Gao et al. (ICLR 2019), Appendix, "Datasets and
+Experimental Protocols".
 
 :func:`split_edges` holds out a fraction of the edges for testing and draws
 negative (non-edge) pairs for training and for testing;
@@ -382,10 +383,11 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
                 negative_sampler="uniform"):
     """Split a graph's edges for link prediction, with negative pairs, checked for leaks.
 
-    The paper's protocol (Gao et al. 2019, Sec. 5): hold out a uniformly
-    random ``test_fraction`` of the edges as test positives; train on the
-    rest; draw ``negatives_per_positive`` negative pairs per positive, both
-    ends uniform over the vertices, for training and for testing.
+    The paper's protocol (Gao et al. 2019, Appendix, "Datasets and
+    Experimental Protocols"): hold out a uniformly random ``test_fraction``
+    of the edges as test positives; train on the rest; draw
+    ``negatives_per_positive`` negative pairs per positive, both ends uniform
+    over the vertices, for training and for testing.
 
     Parameters
     ----------
@@ -451,7 +453,7 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     References
     ----------
     Gao, Zhang, Peng & Parameswaran, "The Importance of Norm Regularization in
-    Linear Graph Embedding", ICLR 2019, Section 5 (experimental setup).
+    Linear Graph Embedding", ICLR 2019, Appendix ("Datasets and Experimental Protocols").
     Grover & Leskovec, "node2vec", KDD 2016, Section 4.4 (connected residual
     graph).  Mara, Lijffijt & De Bie, "EvalNE", 2019.
 

@@ -166,3 +166,28 @@ def test_bad_callback_parameters(labelled_graph, split):
     unlabelled = lgekit.Graph.from_edges([[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="without labels"):
         NodeClassificationCallback(unlabelled)
+
+
+def test_link_prediction_train_sample_is_fixed_and_proportional(split):
+    cb = LinkPredictionCallback(split, train_sample=40, seed=3)
+    pos, neg = cb._train_sample()
+    assert len(pos) + len(neg) == 40
+    ratio = len(split.train_positives) / (len(split.train_positives) + len(split.train_negatives))
+    assert abs(len(pos) / 40 - ratio) <= 1 / 40 + 1e-12
+    # drawn once: every epoch ranks the same pairs, and the same seed gives the same sample
+    assert cb._train_sample()[0] is pos
+    again = LinkPredictionCallback(split, train_sample=40, seed=3)._train_sample()
+    assert np.array_equal(again[0], pos) and np.array_equal(again[1], neg)
+    m = model(epochs=2).fit(split, callbacks=[cb])
+    assert m.history_[-1]["train_ap"] == average_precision(m.embedding_, pos, neg)
+
+
+def test_link_prediction_records_its_time(split):
+    m = model(epochs=2).fit(split, callbacks=[LinkPredictionCallback(split)])
+    assert all(r["eval_seconds"] > 0 for r in m.history_)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -5, 2.5, True, "all"])
+def test_link_prediction_train_sample_validated(split, bad):
+    with pytest.raises(ValueError, match="train_sample"):
+        LinkPredictionCallback(split, train_sample=bad)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lgekit import reference
-from lgekit.models import _dcd
+from lgekit.models import _dcd, _schedules
 from lgekit.models.hinge import pair_csr
 
 MASK = (1 << 64) - 1
@@ -168,7 +168,7 @@ def test_float32_agrees_with_float64():
 def colour_blocks(csr, rng):
     n = len(csr.indptr) - 1
     visit = np.argsort(-np.diff(csr.indptr), kind="stable").astype(np.int64)
-    colors = _dcd.greedy_coloring(csr.indptr, csr.nbr, visit)
+    colors = _schedules.greedy_coloring(csr.indptr, csr.nbr, visit)
     perm = rng.permutation(n)
     rank = rng.permutation(colors.max() + 1)
     order = perm[np.argsort(rank[colors[perm]], kind="stable")]

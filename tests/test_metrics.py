@@ -321,3 +321,37 @@ def test_demo_command_end_to_end(tmp_path, capsys):
     assert "Micro-F1" not in out  # no labels, no node classification
     assert main(["demo", "--dataset", str(tmp_path / "g.txt"), "--dim", "500"]) == 2
     assert "--dim 500 exceeds the number of nodes (120)" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- AP from scores
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=40), st.lists(st.integers(-3, 3), min_size=1, max_size=40),
+       st.sampled_from([1.0, 0.25, 1e-3]))
+def test_average_precision_from_scores_equals_sklearn_with_ties(pos, neg, scale):
+    # small integer scores: ties within and across the classes on almost every draw
+    from lgekit.metrics import average_precision_from_scores
+
+    pos, neg = np.array(pos) * scale, np.array(neg) * scale
+    y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
+    expected = average_precision_score(y, np.r_[pos, neg])
+    assert average_precision_from_scores(pos, neg) == pytest.approx(expected, abs=1e-12)
+
+
+def test_average_precision_from_scores_rejects_empty_and_nan():
+    from lgekit.metrics import average_precision_from_scores
+
+    with pytest.raises(ValueError, match="at least one positive and one negative"):
+        average_precision_from_scores([], [1.0])
+    with pytest.raises(ValueError, match="finite"):
+        average_precision_from_scores([np.nan, 1.0], [0.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pair_scores_do_not_depend_on_threads(dtype):
+    from lgekit._scoring import pair_dots
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(50, 37)).astype(dtype)
+    pairs = rng.integers(0, 50, size=(1000, 2)).astype(np.int64)
+    one = pair_dots(x, x, pairs, 1)
+    assert np.array_equal(one, pair_dots(x, x, pairs, 2))
+    assert np.allclose(one, reference_scores(x, pairs), rtol=1e-12, atol=1e-12)

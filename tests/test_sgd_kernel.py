@@ -3,8 +3,8 @@
 ``lgekit.reference`` states the documented update rules (LogisticEmbedding's
 Notes) in the most literal way: a Python loop over pairs / vertices with
 NumPy vectors.  The tests below feed it the kernel's own visiting order
-(``_sgd.edge_order`` for the edge order, ``_sgd.permutation`` for the vertex
-order) and resampled negatives (``_sgd.sample_negatives``), whose own
+(``_schedules.edge_order`` for the edge order, ``_schedules.permutation`` for the vertex
+order) and resampled negatives (``_sampling.sample_negatives``), whose own
 properties (permutation, blocks and rounds, uniformity, no self-pairs /
 edges, seeding) are tested here.
 """
@@ -15,8 +15,8 @@ import pytest
 from scipy import special, stats
 
 import lgekit
-from lgekit import LogisticEmbedding, reference
-from lgekit.models import _sgd
+from lgekit import LogisticEmbedding, _sampling, reference
+from lgekit.models import _schedules, _sgd, _sgd_diagnostics
 
 
 def tiny_graph(n=14, m=30, seed=0, weighted=False):
@@ -45,16 +45,16 @@ def reference_fit(model, data, init, seed, epochs):
         lr = reference.learning_rate(t, model.lr, model.lr_offset)
         if model.negatives == "resample":
             buf = np.empty((len(neg), 2), np.int32)
-            assert _sgd.sample_negatives(buf, np.asarray(g.indptr, np.int64), np.asarray(g.indices, np.int32),
+            assert _sampling.sample_negatives(buf, np.asarray(g.indptr, np.int64), np.asarray(g.indices, np.int32),
                                          seed, t) == 0
             neg = buf.astype(np.int64)
         if model.order == "edge":
             pairs = np.ascontiguousarray(np.vstack([pos, neg]), np.int32)
-            order = _sgd.edge_order(pairs, n, X.shape[1], seed, t,
+            order = _schedules.edge_order(pairs, n, X.shape[1], seed, t,
                                     deterministic=model.schedule == "deterministic")[0]
             X = reference.sgd_edge_epoch(X, pos, neg, order, lr, **params)
         else:
-            X = reference.sgd_vertex_epoch(X, pos, neg, _sgd.permutation(n, seed, t), lr, **params)
+            X = reference.sgd_vertex_epoch(X, pos, neg, _schedules.permutation(n, seed, t), lr, **params)
     return X
 
 
@@ -148,7 +148,7 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     nptr, nnbr, _ = _incidence(neg, n)
     gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
     grad = np.empty((n, D))
-    _sgd.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
+    _sgd_diagnostics.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
                      np.empty((2, D), dtype), gnorm, lpos, lneg, norm2, 2, grad)
     X64 = X.astype(np.float64)
     params = dict(weights=w, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r)
@@ -223,7 +223,7 @@ def test_deterministic_schedule_identical_for_any_thread_count(blocked_graph, or
               schedule="deterministic")
     results = [LogisticEmbedding(n_threads=t, **kw).fit(blocked_graph) for t in (1, 2, 3)]
     if order == "edge":
-        assert _sgd.edge_group_count(blocked_graph.n_nodes, len(results[0]._pairs), 64) >= 4
+        assert _schedules.edge_group_count(blocked_graph.n_nodes, len(results[0]._pairs), 64) >= 4
     for other in results[1:]:
         assert np.array_equal(results[0].embedding_, other.embedding_)
         for a, b in zip(results[0].history_, other.history_):
@@ -255,8 +255,8 @@ def _epoch_inputs(graph, dim, seed=0):
     neg = neg[neg[:, 0] != neg[:, 1]]
     pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
     coef = np.concatenate([np.full(len(pos), EPOCH_LAMBDAS["lam_pos"]), np.full(len(neg), EPOCH_LAMBDAS["lam_neg"])])
-    records = np.empty(len(pairs), _sgd.PAIR_RECORD_DTYPE)
-    _sgd.fill_records(records, pairs, coef, len(pos))
+    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_records(records, pairs, coef, len(pos))
     cnt = np.bincount(pairs.ravel(), minlength=n)
     rfac = np.where(cnt > 0, 2 * EPOCH_LAMBDAS["lam_r"] / np.maximum(cnt, 1), 0.0)
     emb = rng.uniform(-0.3, 0.3, size=(n, dim))
@@ -279,7 +279,7 @@ def _kernel_epoch(emb, records, rfac, seed, epoch, lr, threads=1, deterministic=
 def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, groups):
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
     n = medium_graph.n_nodes
-    order = _sgd.edge_order(pairs, n, 7, 21, 4, n_groups=groups)[0]
+    order = _schedules.edge_order(pairs, n, 7, 21, 4, n_groups=groups)[0]
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     assert np.abs(ref - start).max() > 1e-3
     for threads in (1, 2, 3):
@@ -289,8 +289,8 @@ def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, grou
 
 def test_hogwild_epoch_is_the_uniform_order(medium_graph):
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
-    order, bptr, rptr = _sgd.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
-    assert np.array_equal(order, _sgd.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
+    order, bptr, rptr = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
+    assert np.array_equal(order, _schedules.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 1, False)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
@@ -310,7 +310,7 @@ def test_edge_order_is_stratified():
     n, K = 500, 8
     pairs = rng.integers(0, n, size=(20_000, 2)).astype(np.int32)
     pairs = np.ascontiguousarray(pairs[pairs[:, 0] != pairs[:, 1]])
-    order, bptr, rptr = _sgd.edge_order(pairs, n, 16, 5, 2, n_groups=K)
+    order, bptr, rptr = _schedules.edge_order(pairs, n, 16, 5, 2, n_groups=K)
     assert np.array_equal(np.sort(order), np.arange(len(pairs)))
     assert len(bptr) == K * (K + 1) // 2 + 1 and len(rptr) == K + 1 and rptr[-1] == len(bptr) - 1
     sizes = sorted(np.diff(rptr).tolist())
@@ -337,9 +337,9 @@ def test_edge_order_is_stratified():
         joined.append(kinds.pop())
     assert sorted(joined) == sorted((a, b) for a in range(K) for b in range(a, K))
     # a different epoch or seed deals the groups anew
-    assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 5, 3, n_groups=K)[0])
-    assert not np.array_equal(order, _sgd.edge_order(pairs, n, 16, 6, 2, n_groups=K)[0])
-    assert np.array_equal(order, _sgd.edge_order(pairs, n, 16, 5, 2, n_groups=K)[0])
+    assert not np.array_equal(order, _schedules.edge_order(pairs, n, 16, 5, 3, n_groups=K)[0])
+    assert not np.array_equal(order, _schedules.edge_order(pairs, n, 16, 6, 2, n_groups=K)[0])
+    assert np.array_equal(order, _schedules.edge_order(pairs, n, 16, 5, 2, n_groups=K)[0])
 
 
 def test_edge_order_with_one_group_is_a_uniform_permutation():
@@ -347,19 +347,19 @@ def test_edge_order_with_one_group_is_a_uniform_permutation():
     pairs = np.array([[0, 1], [1, 2], [2, 3], [0, 3]], np.int32)
     counts = {}
     for seed in range(24_000):
-        key = tuple(_sgd.edge_order(pairs, 4, 8, seed, 0)[0])
+        key = tuple(_schedules.edge_order(pairs, 4, 8, seed, 0)[0])
         counts[key] = counts.get(key, 0) + 1
     assert len(counts) == 24
     assert stats.chisquare(list(counts.values())).pvalue > 1e-4
 
 
 def test_edge_group_count():
-    assert _sgd.edge_group_count(10_312, 1_335_930, 100) == 32      # BlogCatalog's training split
-    assert _sgd.edge_group_count(300, 12_000, 16) == 1             # small graphs: a uniform permutation
-    assert _sgd.edge_group_count(500_000, 16_500_000, 100) == 178   # capped by >= ~1,024 pairs a block
-    assert _sgd.edge_group_count(10**7, 10**9, 100) == 256
+    assert _schedules.edge_group_count(10_312, 1_335_930, 100) == 32      # BlogCatalog's training split
+    assert _schedules.edge_group_count(300, 12_000, 16) == 1             # small graphs: a uniform permutation
+    assert _schedules.edge_group_count(500_000, 16_500_000, 100) == 178   # capped by >= ~1,024 pairs a block
+    assert _schedules.edge_group_count(10**7, 10**9, 100) == 256
     for n, P, D in ((5000, 10**6, 64), (10**5, 10**6, 128), (50, 10, 1), (10**6, 10**8, 3)):
-        K = _sgd.edge_group_count(n, P, D)
+        K = _schedules.edge_group_count(n, P, D)
         assert K == 1 or (K % 2 == 0 and 2 <= K <= 256 and K * (K + 1) // 2 * 1024 <= 2 * P)
 
 
@@ -392,16 +392,16 @@ def test_log_sigmoid_float32_is_accurate():
 
 
 def test_permutation_is_a_seeded_permutation():
-    p = _sgd.permutation(1000, 42, 3)
+    p = _schedules.permutation(1000, 42, 3)
     # large enough for several chunks and buckets of the parallel shuffle; threads do not matter
-    big = _sgd.permutation(300_000, 5, 0)
+    big = _schedules.permutation(300_000, 5, 0)
     assert np.array_equal(np.sort(big), np.arange(300_000))
-    assert np.array_equal(big, _sgd.permutation(300_000, 5, 0, 2))
+    assert np.array_equal(big, _schedules.permutation(300_000, 5, 0, 2))
     assert np.array_equal(np.sort(p), np.arange(1000))
-    assert np.array_equal(p, _sgd.permutation(1000, 42, 3))
-    assert not np.array_equal(p, _sgd.permutation(1000, 42, 4))
-    assert not np.array_equal(p, _sgd.permutation(1000, 43, 3))
-    assert len(_sgd.permutation(0, 1, 0)) == 0
+    assert np.array_equal(p, _schedules.permutation(1000, 42, 3))
+    assert not np.array_equal(p, _schedules.permutation(1000, 42, 4))
+    assert not np.array_equal(p, _schedules.permutation(1000, 43, 3))
+    assert len(_schedules.permutation(0, 1, 0)) == 0
 
 
 def test_permutation_positions_uniform_with_many_buckets():
@@ -410,7 +410,7 @@ def test_permutation_positions_uniform_with_many_buckets():
     n, blocks = 40_000, 10
     table = np.zeros((blocks, blocks))
     for seed in range(20):
-        p = _sgd.permutation(n, seed, 0)
+        p = _schedules.permutation(n, seed, 0)
         np.add.at(table, (p * blocks // n, np.arange(n) * blocks // n), 1)
     assert stats.chi2_contingency(table).pvalue > 1e-4
 
@@ -419,7 +419,7 @@ def test_permutation_is_uniform():
     # all 24 permutations of 4 items over 24,000 seeds: chi-square goodness of fit, 23 dof.
     counts = {}
     for seed in range(24_000):
-        key = tuple(_sgd.permutation(4, seed, 0))
+        key = tuple(_schedules.permutation(4, seed, 0))
         counts[key] = counts.get(key, 0) + 1
     assert len(counts) == 24
     chi2 = stats.chisquare(list(counts.values()))
@@ -430,7 +430,7 @@ def test_sample_negatives_avoids_edges_and_is_uniform():
     g = tiny_graph(n=12, m=25, seed=2)
     indptr, indices = np.asarray(g.indptr, np.int64), np.asarray(g.indices, np.int32)
     out = np.empty((40_000, 2), np.int32)
-    assert _sgd.sample_negatives(out, indptr, indices, 9, 0) == 0
+    assert _sampling.sample_negatives(out, indptr, indices, 9, 0) == 0
     assert not np.any(out[:, 0] == out[:, 1])
     assert not np.any(g.has_edges(out)) and not np.any(g.has_edges(out[:, ::-1]))
     # every non-edge ordered pair equally likely: chi-square over the allowed ordered pairs
@@ -440,16 +440,16 @@ def test_sample_negatives_avoids_edges_and_is_uniform():
     counts = np.bincount([idx[tuple(p)] for p in out.tolist()], minlength=len(allowed))
     assert stats.chisquare(counts).pvalue > 1e-4
     again = np.empty_like(out)
-    _sgd.sample_negatives(again, indptr, indices, 9, 0, 2)  # thread count does not matter
+    _sampling.sample_negatives(again, indptr, indices, 9, 0, 2)  # thread count does not matter
     assert np.array_equal(out, again)
-    _sgd.sample_negatives(again, indptr, indices, 9, 1)
+    _sampling.sample_negatives(again, indptr, indices, 9, 1)
     assert not np.array_equal(out, again)
 
 
 def test_build_incidence():
     pairs = np.array([[0, 1], [2, 0], [1, 2], [0, 1]], np.int32)
     indptr, nbr, src = np.empty(4, np.int64), np.empty(8, np.int32), np.empty(8, np.int32)
-    _sgd.build_incidence(pairs, 3, indptr, nbr, src)
+    _schedules.build_incidence(pairs, 3, indptr, nbr, src)
     assert indptr.tolist() == [0, 3, 6, 8]
     assert nbr[:3].tolist() == [1, 2, 1] and src[:3].tolist() == [0, 1, 3]
     assert nbr[3:6].tolist() == [0, 2, 0] and src[3:6].tolist() == [0, 2, 3]
@@ -461,9 +461,9 @@ def test_nonfinite_score_sets_flag_and_stops():
     emb = rng.normal(size=(4, 3))
     emb[2, 1] = np.inf
     pairs = np.array([[0, 1], [2, 3], [1, 3]], np.int32)
-    records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
-    _sgd.fill_records(records, pairs, np.ones(3), 3)
-    work = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
+    records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_records(records, pairs, np.ones(3), 3)
+    work = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
     flag = _sgd.edge_epoch(emb, records, work, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
     assert flag == 1
 
@@ -474,11 +474,11 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
     # leave everything untouched, in the second must keep the first's update
     emb = np.full((4, 2), 0.5)
     pairs = np.array([[0, 1], [2, 3]], np.int32)
-    order = _sgd.edge_order(pairs, 4, 2, 1, 0)[0]
+    order = _schedules.edge_order(pairs, 4, 2, 1, 0)[0]
     bad = pairs[order[bad_position]]
     emb[bad[0], 0] = np.inf
-    records = np.empty(2, _sgd.PAIR_RECORD_DTYPE)
-    _sgd.fill_records(records, pairs, np.ones(2), 2)
+    records = np.empty(2, _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_records(records, pairs, np.ones(2), 2)
     before = emb.copy()
     flag = _sgd.edge_epoch(emb, records, np.empty_like(records), np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
     assert flag == 1
@@ -489,8 +489,8 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
 
 
 def test_fill_records_signs():
-    records = np.empty(3, _sgd.PAIR_RECORD_DTYPE)
-    _sgd.fill_records(records, np.array([[0, 1], [1, 2], [0, 2]], np.int32), np.array([2.0, 0.5, 0.03]), 2)
+    records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_records(records, np.array([[0, 1], [1, 2], [0, 2]], np.int32), np.array([2.0, 0.5, 0.03]), 2)
     assert records["u"].tolist() == [0, 1, 0] and records["c"].tolist() == [2.0, 0.5, -0.03]
 
 

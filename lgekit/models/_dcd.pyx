@@ -421,28 +421,3 @@ def hinge_losses(floating[:, ::1] X, const int64_t[:, ::1] pairs, const double[:
             pos[c] = sp
             neg[c] = sn
     return float(pos_arr.sum()), float(neg_arr.sum())
-
-
-def greedy_coloring(const int64_t[::1] indptr, const int32_t[::1] nbr, const int64_t[::1] visit):
-    """Greedy proper colouring: each vertex of ``visit`` (in that order) takes
-    the smallest colour none of its already-coloured neighbours has.
-
-    Uses at most max_degree + 1 colours (Welsh & Powell 1967 with the
-    largest-first order).  Returns int32 colours.
-    """
-    cdef Py_ssize_t n = indptr.shape[0] - 1, i, k, u, c
-    colors_arr = np.full(n, -1, dtype=np.int32)
-    cdef int32_t[::1] color = colors_arr
-    cdef int64_t[::1] mark = np.full(n + 1, -1, dtype=np.int64)
-    with nogil:
-        for i in range(visit.shape[0]):
-            u = visit[i]
-            for k in range(indptr[u], indptr[u + 1]):
-                c = color[nbr[k]]
-                if c >= 0:
-                    mark[c] = u
-            c = 0
-            while mark[c] == u:
-                c += 1
-            color[u] = <int32_t>c
-    return colors_arr

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
+from . import _schedules
 from ._base import BaseEmbedding
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
@@ -424,7 +425,7 @@ class HingeEmbedding(BaseEmbedding):
             deg = np.diff(self.pair_csr_.indptr)
             tie = rng.permutation(data.n_nodes)
             visit = tie[np.argsort(-deg[tie], kind="stable")].astype(np.int64)
-            self._colors = _dcd.greedy_coloring(self.pair_csr_.indptr, self.pair_csr_.nbr, visit)
+            self._colors = _schedules.greedy_coloring(self.pair_csr_.indptr, self.pair_csr_.nbr, visit)
             self._n_colors = int(self._colors.max()) + 1 if data.n_nodes else 0
             logger.debug("deterministic schedule: %d colour classes", self._n_colors)
         self._seed = int(seed)

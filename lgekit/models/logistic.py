@@ -4,10 +4,14 @@ import numbers
 
 import numpy as np
 
+from .. import _sampling
 from .._simd import load_kernel
+from . import _schedules
 from ._base import BaseEmbedding
 
-_sgd = load_kernel("lgekit.models._sgd")  # the AVX2+FMA build when the CPU has it
+# the AVX2+FMA builds when the CPU has them
+_sgd = load_kernel("lgekit.models._sgd")
+_sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")
 
 __all__ = ["LogisticEmbedding"]
 
@@ -332,9 +336,9 @@ class LogisticEmbedding(BaseEmbedding):
         P = len(self._pairs)
         threads = int(self.n_threads)
         if self.order == "edge":
-            self._records = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
-            _sgd.fill_records(self._records, self._pairs, self._coef, n_pos)
-            self._work = np.empty(P, _sgd.PAIR_RECORD_DTYPE)
+            self._records = np.empty(P, _schedules.PAIR_RECORD_DTYPE)
+            _schedules.fill_records(self._records, self._pairs, self._coef, n_pos)
+            self._work = np.empty(P, _schedules.PAIR_RECORD_DTYPE)
             self._work_bid = np.empty(max(P, 1), np.int32)
         else:
             self._work_lvl = np.empty(max(n, 1), np.int32)
@@ -375,14 +379,14 @@ class LogisticEmbedding(BaseEmbedding):
         threads = int(self.n_threads)
         deterministic = self.schedule == "deterministic"
         if self.negatives == "resample" and len(self._pairs) > self._n_pos:
-            failed = _sgd.sample_negatives(self._pairs[self._n_pos:], self._graph_indptr, self._graph_indices,
+            failed = _sampling.sample_negatives(self._pairs[self._n_pos:], self._graph_indptr, self._graph_indices,
                                            self._seed, epoch, threads)
             if failed:
                 raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
                                  "is nearly complete)")
             self._update_negative_structures()
             if self.order == "edge":
-                _sgd.fill_records(self._records, self._pairs[self._n_pos:], self._coef[self._n_pos:],
+                _schedules.fill_records(self._records, self._pairs[self._n_pos:], self._coef[self._n_pos:],
                                   self._n_pos, self._n_pos)
         emb = self.embedding_
         if self.order == "edge":
@@ -392,7 +396,7 @@ class LogisticEmbedding(BaseEmbedding):
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{len(self._records):,} pairs); free memory or use fewer n_threads")
         else:
-            order = _sgd.permutation(emb.shape[0], self._seed, epoch, threads)
+            order = _schedules.permutation(emb.shape[0], self._seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r),
                                      self._scratch, order, self._work_lvl, self._work_bptr, self._work_items, lr,
                                      threads, deterministic)
@@ -450,7 +454,7 @@ class LogisticEmbedding(BaseEmbedding):
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
         grad = np.empty((n, dim)) if return_arrays else None
-        _sgd.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch,
+        _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch,
                          gnorm, lpos, lneg, norm2, int(self.n_threads), grad)
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
@@ -470,5 +474,5 @@ def _incidence(pairs, n):
     indptr = np.empty(n + 1, np.int64)
     nbr = np.empty(2 * k, np.int32)
     src = np.empty(2 * k, np.int32)
-    _sgd.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
+    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
     return indptr, nbr, src

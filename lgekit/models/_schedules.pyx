@@ -1,0 +1,394 @@
+# cython: language_level=3
+"""The visiting orders of the training kernels: which update runs when, and on which thread.
+
+Every order is a function of a seed and an epoch number through the SplitMix64 streams of
+``_common.pxd`` (``rng_stream(seed, 2 t)`` for epoch t), never of the thread count, so that one
+thread reproduces a run bit for bit and the deterministic schedules do so on any number of threads.
+
+* **Uniform buckets** (``shuffle_records``, ``permutation``): a uniformly random permutation of the
+  pairs by a parallel random-bucket shuffle; the SGD hogwild schedule and the vertex order use it.
+* **Stratified blocks** (``edge_blocks``, ``group_count``, ``edge_order``): the DSGD scheme of
+  Gemulla et al. (KDD 2011) for a symmetric pair set.  Each epoch deals the vertices at random into
+  K groups of equal size; pair (u, v) belongs to block {group(u), group(v)}; the K (K + 1) / 2
+  blocks form K rounds of vertex-disjoint blocks (the circle method), visited in random order,
+  each block's pairs in a uniformly random order.  Threads share a round's blocks and meet at a
+  barrier after it: the SGD's deterministic schedule.
+* **Vertex levels** (``vertex_levels``): a vertex's level is one more than the highest level of
+  the earlier vertices it shares a pair with; the vertices of a level are independent, so running
+  the levels in order reproduces the sequential vertex loop on any number of threads.
+* **Colouring** (``greedy_coloring``): a proper colouring of the pair graph, whose colour classes
+  the DCD solver can run in parallel.
+
+It also lays out the data the orders run over: the pair records (``fill_records``) and the
+symmetric incidence lists (``build_incidence``).
+"""
+import numpy as np
+
+from cython.parallel cimport prange
+from libc.math cimport sqrt
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+
+from lgekit._common cimport rng_stream, rng_below, rng_below2
+
+
+PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32), ("c", np.float64)])
+
+
+def shuffle_workspace_size(Py_ssize_t P):
+    """Length of the int64 ``offsets`` work array that ``edge_epoch`` needs for P pairs."""
+    return shuffle_offsets_size(P)
+
+
+cdef void shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_t* off,
+                          uint64_t seed, int n_threads, bint scatter_only=False) noexcept nogil:
+    """dst <- src in a uniformly random order, in parallel, independent of n_threads.
+
+    Random-bucket shuffle (Sanders, "Random permutations on distributed, external and
+    hierarchical memory", IPL 1998): every record draws a bucket uniformly from K (chunk c of the
+    input uses the stream rng_stream(rng_stream(seed, 0), c)); records are scattered bucket by
+    bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
+    the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
+    equally likely, so the result is a uniform permutation.  ``off``: C * K int64.
+    ``scatter_only``: stop before the buckets' Fisher-Yates (``_uniform_run`` shuffles each bucket
+    right before running it, while it is in cache).
+    """
+    cdef Py_ssize_t C = shuffle_chunks(P), K = shuffle_buckets(P), c, b, i, lo, hi
+    cdef uint64_t s_bucket = rng_stream(seed, 0), s_shuffle = rng_stream(seed, 1), st
+    cdef int64_t total = 0, t
+    cdef int64_t* row
+    cdef uint64_t b0, b1
+    if P <= 0:
+        return
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = off + c * K
+        for b in range(K):
+            row[b] = 0
+        st = rng_stream(s_bucket, <uint64_t>c)
+        hi = (c + 1) * SHUFFLE_CHUNK
+        if hi > P:
+            hi = P
+        i = c * SHUFFLE_CHUNK
+        b0 = b1 = 0                 # assigned in the loop body: private to the thread (prange)
+        while i + 1 < hi:           # records i, i + 1 from one draw (rng_below2), here and below
+            rng_below2(&st, <uint64_t>K, <uint64_t>K, &b0, &b1)
+            row[b0] += 1
+            row[b1] += 1
+            i = i + 2               # (not +=, which prange would take for a reduction)
+        if i < hi:
+            row[rng_below(&st, <uint64_t>K)] += 1
+    for b in range(K):
+        for c in range(C):
+            t = off[c * K + b]
+            off[c * K + b] = total
+            total += t
+    for c in prange(C, num_threads=n_threads, schedule="static"):
+        row = off + c * K
+        # the same stream again: redrawing a bucket costs less than storing it and reading it back
+        st = rng_stream(s_bucket, <uint64_t>c)
+        hi = (c + 1) * SHUFFLE_CHUNK
+        if hi > P:
+            hi = P
+        i = c * SHUFFLE_CHUNK
+        b0 = b1 = 0
+        while i + 1 < hi:
+            rng_below2(&st, <uint64_t>K, <uint64_t>K, &b0, &b1)
+            dst[row[b0]] = src[i]
+            row[b0] += 1
+            dst[row[b1]] = src[i + 1]
+            row[b1] += 1
+            i = i + 2
+        if i < hi:
+            b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
+            dst[row[b]] = src[i]
+            row[b] += 1
+    if not scatter_only:
+        # after the scatter, off[(C - 1) * K + b] is the end of bucket b
+        for b in prange(K, num_threads=n_threads, schedule="dynamic"):
+            lo = 0 if b == 0 else off[(C - 1) * K + b - 1]
+            hi = off[(C - 1) * K + b]
+            fisher_yates(dst + lo, hi - lo, rng_stream(s_shuffle, <uint64_t>b))
+
+
+def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
+    """The visiting order the kernels use at ``epoch`` for ``n`` tasks: position k visits task
+    ``permutation(...)[k]`` (for tests and references; independent of ``n_threads``)."""
+    src = np.zeros(n, dtype=PAIR_RECORD_DTYPE)
+    src["u"] = np.arange(n, dtype=np.int32)
+    dst = np.empty_like(src)
+    cdef int64_t[::1] off = np.empty(shuffle_workspace_size(n), np.int64)
+    cdef PairRec[::1] s = src
+    cdef PairRec[::1] d = dst
+    if n > 0:
+        with nogil:
+            shuffle_records(&s[0], &d[0], n, &off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
+                             n_threads)
+    return np.ascontiguousarray(dst["u"])
+
+
+def fill_records(PairRec[::1] out, const int32_t[:, ::1] pairs, const double[::1] coef, Py_ssize_t n_pos,
+                 Py_ssize_t start=0):
+    """out[start + i] <- (pairs[i], +coef[i] if start + i < n_pos else -coef[i])."""
+    cdef Py_ssize_t i, k = pairs.shape[0]
+    with nogil:
+        for i in range(k):
+            out[start + i].u = pairs[i, 0]
+            out[start + i].v = pairs[i, 1]
+            out[start + i].c = coef[i] if start + i < n_pos else -coef[i]
+
+
+# --------------------------------------------------------------------- negatives
+
+def build_incidence(const int32_t[:, ::1] pairs, Py_ssize_t n, int64_t[::1] indptr, int32_t[::1] nbr,
+                    int32_t[::1] src):
+    """Symmetric incidence lists of a pair list by counting sort (stable in the pair index).
+
+    Row x of the result lists, for every pair p = (x, y) or (y, x), the partner y (``nbr``) and p
+    (``src``), in increasing p.  ``indptr`` has n + 1 entries, ``nbr`` and ``src`` 2 k.
+    """
+    cdef Py_ssize_t k = pairs.shape[0], p, x
+    cdef int32_t u, v
+    cdef int64_t* fill
+    with nogil:
+        for x in range(n + 1):
+            indptr[x] = 0
+        for p in range(k):
+            indptr[pairs[p, 0] + 1] += 1
+            indptr[pairs[p, 1] + 1] += 1
+        for x in range(n):
+            indptr[x + 1] += indptr[x]
+        fill = <int64_t*>malloc((n + 1) * sizeof(int64_t))
+        if fill != NULL:
+            for x in range(n):
+                fill[x] = indptr[x]
+            for p in range(k):
+                u = pairs[p, 0]
+                v = pairs[p, 1]
+                nbr[fill[u]] = v
+                src[fill[u]] = <int32_t>p
+                fill[u] += 1
+                nbr[fill[v]] = u
+                src[fill[v]] = <int32_t>p
+                fill[v] += 1
+            free(fill)
+    if fill == NULL:
+        raise MemoryError()
+
+
+
+cdef enum:
+    _GROUP_BYTES = 131072       # rows of one vertex group, at 4 bytes a coordinate (a block: two groups)
+    _MIN_BLOCK_PAIRS = 1024     # fewer groups when the blocks would hold fewer pairs than this
+    _MAX_GROUPS = 256
+
+
+cdef Py_ssize_t group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D) noexcept nogil:
+    cdef Py_ssize_t rows = max(1, _GROUP_BYTES // (4 * D))
+    cdef Py_ssize_t K = (n + rows - 1) // rows
+    cdef Py_ssize_t cap = <Py_ssize_t>sqrt(2.0 * P / _MIN_BLOCK_PAIRS)
+    if K > cap:
+        K = cap
+    if K > _MAX_GROUPS:
+        K = _MAX_GROUPS
+    if K < 2:
+        return 1
+    return K - (K & 1)
+
+
+def edge_group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D):
+    """K, the number of vertex groups of the edge-order schedule for n vertices, P pairs and dimension D.
+
+    A group holds about 128 KiB of rows at 4 bytes a coordinate (so a block, two groups, stays in a
+    core's L2 cache), blocks hold at least ~1,024 pairs on average, K <= 256, and K is even or 1.
+    It depends on the data's shape only: float32 and float64 fits visit the pairs in the same order.
+    """
+    return group_count(n, P, D)
+
+
+cdef Py_ssize_t _block_table(Py_ssize_t K, const int32_t* round_order, int32_t* blk,
+                             int64_t* round_ptr) noexcept nogil:
+    """Number the blocks in visiting order: ``blk[a K + b] = blk[b K + a]`` is the index of block {a, b};
+    ``round_ptr[i]`` is the first block of the i-th round visited.  Returns B = K (K + 1) / 2.
+
+    Rounds 0..K-2 pair the groups off by the circle method (round r: {K-1, r} and
+    {r + j, r - j} mod K-1 for j = 1..K/2-1), so each round's blocks are vertex-disjoint and every
+    {a, b} with a != b occurs once; round K-1 holds the K blocks {a, a}."""
+    cdef Py_ssize_t i, j, r, a, b, B = 0, M = K - 1
+    for i in range(K):
+        r = round_order[i]
+        round_ptr[i] = B
+        if r == M:
+            for a in range(K):
+                blk[a * K + a] = <int32_t>B
+                B += 1
+        else:
+            blk[M * K + r] = <int32_t>B
+            blk[r * K + M] = <int32_t>B
+            B += 1
+            for j in range(1, K // 2):
+                a = (r + j) % M
+                b = (r - j + M) % M
+                blk[a * K + b] = <int32_t>B
+                blk[b * K + a] = <int32_t>B
+                B += 1
+    round_ptr[K] = B
+    return B
+
+
+cdef int edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                      uint64_t seed, int32_t* bid, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
+    """Arrange the epoch's blocks: dst <- src grouped by block, blocks in visiting order, each block
+    in input order (a stable counting sort, so the result does not depend on n_threads).
+
+    ``seed`` is the epoch's stream: rng_stream(seed, 0) assigns the vertices to K groups of equal
+    size (a uniformly random permutation, position i -> group i mod K) and rng_stream(seed, 2)
+    orders the rounds.  Block b ends up in dst[bptr[b]:bptr[b + 1]]; round i's blocks are
+    round_ptr[i]..round_ptr[i + 1] - 1.  ``bid``: P int32; ``bptr``: K (K + 1) / 2 + 1 and
+    ``round_ptr``: K + 1 int64.  Returns 1 when out of memory, else 0."""
+    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, i, t, b, lo, hi
+    cdef int32_t* perm = <int32_t*>malloc((2 * n + K + K * K) * sizeof(int32_t))
+    cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
+    cdef int32_t* group
+    cdef int32_t* rounds
+    cdef int32_t* blk
+    cdef int64_t* row
+    cdef int64_t total = 0, c
+    if perm == NULL or cnt == NULL:
+        free(perm)
+        free(cnt)
+        return 1
+    group = perm + n
+    rounds = group + n
+    blk = rounds + K
+    for i in range(n):
+        perm[i] = <int32_t>i
+    fisher_yates(perm, n, rng_stream(seed, 0))
+    for i in range(n):
+        group[perm[i]] = <int32_t>(i % K)
+    for i in range(K):
+        rounds[i] = <int32_t>i
+    fisher_yates(rounds, K, rng_stream(seed, 2))
+    _block_table(K, rounds, blk, round_ptr)
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        row = cnt + t * B
+        for b in range(B):
+            row[b] = 0
+        lo = (P * t) // T
+        hi = (P * (t + 1)) // T
+        for i in range(lo, hi):
+            b = blk[group[src[i].u] * K + group[src[i].v]]
+            bid[i] = <int32_t>b
+            row[b] += 1
+    for b in range(B):
+        bptr[b] = total
+        for t in range(T):
+            c = cnt[t * B + b]
+            cnt[t * B + b] = total
+            total += c
+    bptr[B] = total
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        row = cnt + t * B
+        lo = (P * t) // T
+        hi = (P * (t + 1)) // T
+        for i in range(lo, hi):
+            dst[row[bid[i]]] = src[i]
+            row[bid[i]] += 1
+    free(perm)
+    free(cnt)
+    return 0
+
+
+def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t seed, Py_ssize_t epoch,
+               bint deterministic=True, Py_ssize_t n_groups=0):
+    """The visiting sequence of ``edge_epoch`` (for tests and references).
+
+    Returns ``(order, block_ptr, round_ptr)``: position k visits pair ``order[k]``; block b is
+    ``order[block_ptr[b]:block_ptr[b + 1]]`` and round i holds blocks
+    ``round_ptr[i]..round_ptr[i + 1] - 1``.  With ``deterministic=False`` (the hogwild
+    schedule's uniform permutation) there is one block and one round.
+    """
+    cdef Py_ssize_t P = pairs.shape[0], K = n_groups if n_groups > 0 else group_count(n, P, D)
+    cdef Py_ssize_t B = K * (K + 1) // 2, b
+    if not deterministic:
+        return permutation(P, seed, epoch).astype(np.int64), np.array([0, P], np.int64), np.array([0, 1], np.int64)
+    recs = np.zeros(max(P, 1), PAIR_RECORD_DTYPE)
+    recs["u"][:P] = pairs[:, 0]
+    recs["v"][:P] = pairs[:, 1]
+    recs["c"][:P] = np.arange(P)          # the pair's index travels in the coefficient field
+    out = np.empty_like(recs)
+    bptr = np.zeros(B + 1, np.int64)
+    rptr = np.zeros(K + 1, np.int64)
+    cdef PairRec[::1] rv = recs
+    cdef PairRec[::1] ov = out
+    cdef int32_t[::1] bid = np.empty(max(P, 1), np.int32)
+    cdef int64_t[::1] bp = bptr
+    cdef int64_t[::1] rp = rptr
+    cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch))
+    if P == 0:
+        return np.empty(0, np.int64), bptr, rptr
+    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bid[0], &bp[0], &rp[0], 1):
+        raise MemoryError()
+    for b in range(B):
+        fisher_yates(&ov[0] + bp[b], bp[b + 1] - bp[b], rng_stream(rng_stream(s, 1), <uint64_t>b))
+    return out["c"][:P].astype(np.int64), bptr, rptr
+
+
+
+cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
+                               const int64_t* nptr, const int32_t* nnbr, int32_t* lv, int64_t* bptr,
+                               int32_t* items) noexcept nogil:
+    """Levels of the vertex sequence: 1 + max level of the already-visited pair partners."""
+    cdef Py_ssize_t k, x, L = 0
+    cdef int64_t j
+    cdef int32_t u, l
+    for x in range(n):
+        lv[x] = 0
+    for k in range(n):
+        u = order[k]
+        l = 0
+        for j in range(pptr[u], pptr[u + 1]):
+            if lv[pnbr[j]] > l:
+                l = lv[pnbr[j]]
+        for j in range(nptr[u], nptr[u + 1]):
+            if lv[nnbr[j]] > l:
+                l = lv[nnbr[j]]
+        lv[u] = l + 1
+        if l + 1 > L:
+            L = l + 1
+    for x in range(L + 2):
+        bptr[x] = 0
+    for k in range(n):
+        bptr[lv[order[k]]] += 1
+    for x in range(1, L + 1):
+        bptr[x] += bptr[x - 1]
+    for k in range(n - 1, -1, -1):
+        u = order[k]
+        bptr[lv[u]] -= 1
+        items[bptr[lv[u]]] = u
+    bptr[L + 1] = n
+    return L
+
+
+def greedy_coloring(const int64_t[::1] indptr, const int32_t[::1] nbr, const int64_t[::1] visit):
+    """Greedy proper colouring: each vertex of ``visit`` (in that order) takes
+    the smallest colour none of its already-coloured neighbours has.
+
+    Uses at most max_degree + 1 colours (Welsh & Powell 1967 with the
+    largest-first order).  Returns int32 colours.
+    """
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, k, u, c
+    colors_arr = np.full(n, -1, dtype=np.int32)
+    cdef int32_t[::1] color = colors_arr
+    cdef int64_t[::1] mark = np.full(n + 1, -1, dtype=np.int64)
+    with nogil:
+        for i in range(visit.shape[0]):
+            u = visit[i]
+            for k in range(indptr[u], indptr[u + 1]):
+                c = color[nbr[k]]
+                if c >= 0:
+                    mark[c] = u
+            c = 0
+            while mark[c] == u:
+                c += 1
+            color[u] = <int32_t>c
+    return colors_arr
