@@ -63,7 +63,7 @@ def main(argv=None):
 
         print(f"lgekit {args.command}: error: {unavailable_message(exc)}", file=sys.stderr)
         return 2
-    except (CommandError, ValueError, TypeError, FileNotFoundError, KeyError, PermissionError) as exc:
+    except (CommandError, ValueError, TypeError, FileNotFoundError, KeyError, PermissionError, MemoryError) as exc:
         if args.verbose >= 2:
             raise
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

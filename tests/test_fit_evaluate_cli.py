@@ -148,3 +148,36 @@ def test_evaluate_refuses_crafted_npy_files_in_one_line(graph_file, tmp_path, ca
         assert main(["evaluate", str(path), str(graph_file)]) == 2
         err = capsys.readouterr().err
         assert path.name in err and message in err and "Traceback" not in err
+
+
+def test_fit_lists_every_file_it_wrote(graph_file, tmp_path, capsys):
+    out = tmp_path / "emb"
+    assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
+    wrote = capsys.readouterr().out.splitlines()[-1]
+    assert wrote.startswith("wrote ")
+    assert sorted(name.rsplit("/", 1)[-1] for name in wrote[len("wrote "):].split(", ")) == sorted(
+        p.name for p in out.iterdir())
+
+
+def test_fit_leaves_no_folder_when_the_graph_fails_to_load(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert main(["fit", str(tmp_path / "missing.txt"), "--model", "logistic", "--out", str(out)]) == 2
+    assert "missing.txt" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_fit_with_ids_word2vec_cannot_hold_skips_only_that_file(tmp_path, capsys):
+    edges = tmp_path / "names.csv"
+    edges.write_text("source,target\nJean Valjean,Javert\nJavert,Fantine\nFantine,Jean Valjean\nCosette,Fantine\n")
+    out = tmp_path / "emb"
+    assert main(["fit", str(edges), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
+    assert "embedding.txt not written" in capsys.readouterr().out
+    assert (out / "embedding.npz").is_file() and not (out / "embedding.txt").exists()
+
+
+def test_the_command_line_starts_without_the_scientific_stack():
+    # lgekit --version (and --help) must not pay for numpy, scipy or scikit-learn: import is lazy
+    code = ("import sys, lgekit.cli; lgekit.cli.build_parser(); import lgekit; lgekit.__version__; "
+            "print(sorted(m for m in ('numpy', 'scipy', 'sklearn', 'matplotlib', 'networkx') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

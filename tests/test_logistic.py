@@ -263,6 +263,7 @@ def test_to_word2vec_rejects_whitespace_ids(tmp_path):
     ("schedule", "fast", r"schedule must be 'deterministic' or 'hogwild', got 'fast'"),
     ("n_threads", 0, r"n_threads must be an int >= 1, got 0"),
     ("dtype", "float16", r"dtype must be 'float32' or 'float64', got 'float16'"),
+    ("dtype", None, r"dtype must be 'float32' or 'float64', got None"),
     ("random_state", -1, r"random_state must be .*got -1"),
 ])
 def test_bad_parameters_raise_value_error(graph, param, value, match):

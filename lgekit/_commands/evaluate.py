@@ -3,7 +3,6 @@ import json
 import logging
 from pathlib import Path
 
-import numpy as np
 
 __all__ = ["register", "run", "read_embedding", "align_embedding"]
 
@@ -43,6 +42,8 @@ def register(subparsers):
 
 
 def _read_word2vec(path):
+    import numpy as np
+
     with open(path, encoding="utf-8") as fh:
         header = fh.readline().split()
         if len(header) != 2 or not all(h.isdigit() for h in header):
@@ -76,6 +77,8 @@ def read_embedding(path):
     ------
     FileNotFoundError, ValueError
     """
+    import numpy as np
+
     path = Path(path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"embedding file {str(path)!r} does not exist")
@@ -102,6 +105,8 @@ def read_embedding(path):
 
 def _read_npy(path):
     """A ``.npy`` array, its header checked against the file's size before anything is allocated."""
+    import numpy as np
+
     from ..models._base import _MALFORMED
 
     fmt = np.lib.format
@@ -129,6 +134,8 @@ def _read_npy(path):
 
 def align_embedding(vectors, ids, graph):
     """Rows of ``vectors`` reordered to the graph's node order (ValueError if nodes are missing)."""
+    import numpy as np
+
     vectors = np.asarray(vectors, dtype=np.float64)
     if vectors.ndim != 2:
         raise ValueError(f"the embedding must be a 2-D (n_nodes, dim) array, got shape {vectors.shape}")

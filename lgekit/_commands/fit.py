@@ -82,8 +82,10 @@ def run(args):
         # before loading the graph: a bad value should not cost a data set load first
         raise ValueError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
                          f"got {args.threads}")
-    out = prepare_out(args.out)
     graph = load_graph(args.graph)
+    out = prepare_out(args.out)        # after the load: a graph that fails to load leaves no folder behind
+    # word2vec's text format separates fields by whitespace: ids holding some cannot be written there
+    word2vec_ok = all(str(i) and not any(c.isspace() for c in str(i)) for i in graph.node_ids)
     params = {"dim": args.dim, "random_state": args.seed, "n_threads": args.threads,
               "verbose": 1 if getattr(args, "verbose", 0) else 0}
     if args.lam_r is not None:
@@ -105,7 +107,6 @@ def run(args):
         split = split_edges(graph, test_fraction=args.split, seed=args.seed)
         data = split
         callbacks.append(_Recorder(split, {"test_ap_every": 1}, model.epochs, None, f1_seed=args.seed))
-    status = "ok"
     try:
         model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:
@@ -115,8 +116,14 @@ def run(args):
     except MemoryError as exc:
         # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
         raise CommandError(f"out of memory: {exc}") from None
-    model.save(out / "embedding.npz")
-    model.to_word2vec(out / "embedding.txt")
+    written = [out / "embedding.npz"]
+    model.save(written[0])
+    if word2vec_ok:
+        written.append(out / "embedding.txt")
+        model.to_word2vec(written[-1])
+    else:
+        print("note: some node ids contain whitespace, which word2vec's text format cannot hold: "
+              "embedding.txt not written (embedding.npz has the ids)")
     atomic_write_text(out / "history.json", json.dumps(to_json_safe(model.history_), indent=1) + "\n")
     final = {}
     if split is not None:
@@ -126,7 +133,7 @@ def run(args):
         final["test_auc"] = roc_auc(model.embedding_, split.test_positives, split.test_negatives)
         final["train_ap"] = average_precision(model.embedding_, split.train_positives, split.train_negatives)
     info = {"graph": args.graph, "model": type(model).__name__, "params": model.get_params(),
-            "split": args.split, "seed": args.seed, "status": status, "n_iter": model.n_iter_,
+            "split": args.split, "seed": args.seed, "n_iter": model.n_iter_,
             "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges}
     atomic_write_text(out / "fit.json", json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
     last = model.history_[-1] if model.history_ else {}
@@ -134,5 +141,6 @@ def run(args):
           f"{last.get('objective', float('nan')):.6g}, mean norm {last.get('mean_norm', float('nan')):.4g}")
     for key, value in final.items():
         print(f"{key}: {value:.4f}")
-    print(f"wrote {out / 'embedding.npz'}, {out / 'embedding.txt'}, {out / 'history.json'}")
+    written += [out / "history.json", out / "fit.json"]
+    print("wrote " + ", ".join(str(path) for path in written))
     return 0

@@ -508,10 +508,12 @@ class BaseEmbedding(BaseEstimator):
         check_int("epochs", self.epochs, 0)
         check_real("init_scale", self.init_scale)
         try:
-            dtype = np.dtype(self.dtype)
+            # np.dtype(None) is float64: None is refused, not taken for a choice
+            dtype = None if self.dtype is None else np.dtype(self.dtype)
         except TypeError:
             dtype = None
-        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+        # (``is None`` first: numpy compares None equal to float64)
+        if dtype is None or dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             bad("dtype", self.dtype, "'float32' or 'float64'")
         self._dtype = dtype
         # the largest init_scale whose uniform draws (and their span 2 * init_scale) are finite in dtype
