@@ -36,11 +36,19 @@ def _median_epoch_seconds(model, split, embedding, rounds):
     return np.median(times)
 
 
+class _NoDivergenceChecks(lgekit.LogisticEmbedding):
+    """The x30 embedding is a deliberately blown-up state, which the objective check rightly calls
+    divergence: switched off here, where only the epoch's cost is measured."""
+    divergence_objective_factor = float("inf")
+    divergence_norm_growth = float("inf")
+    divergence_norm_growth_alone = None
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("order", ["edge", "vertex"])
 def test_blown_up_embedding_epoch_costs_as_much_as_a_fresh_one(split, dtype, order):
     lr = 1.0 if order == "edge" else 0.01
-    model = lgekit.LogisticEmbedding(dim=64, lam_r=0.0, epochs=1, lr=lr, dtype=dtype, order=order,
+    model = _NoDivergenceChecks(dim=64, lam_r=0.0, epochs=1, lr=lr, dtype=dtype, order=order,
                                      diagnostics=True, random_state=0).fit(split)
     fresh = model.embedding_.copy()
     # x30: scores of ~(30 * 0.8)^2 saturate every sigmoid, the regime of Figure 4's D=300, lam_r=0 cell
