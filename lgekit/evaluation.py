@@ -10,8 +10,8 @@ returned (:meth:`EdgeSplit.check`), and :class:`LeakError` is raised if a check
 ever fails -- that would be a bug in lgekit, not a user error.
 """
 import logging
-import numbers
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +19,7 @@ from scipy.sparse import csgraph
 
 from ._random import check_random_state, draw_seed
 from ._sampling import pairs_in_pattern, sample_pairs
+from ._validation import Interval, Options, check_pairs, validate_arguments
 from .graph import Graph
 
 __all__ = ["EdgeSplit", "LeakError", "sample_negative_pairs", "split_edges"]
@@ -57,7 +58,7 @@ def _pattern(graph, exclude=None):
             extra = sp.csr_matrix((np.ones(len(exclude.indices), dtype=np.int8), exclude.indices, exclude.indptr),
                                   shape=(n, n))
         else:
-            pairs = _check_pairs(exclude, n, "exclude")
+            pairs = check_pairs(exclude, n, "exclude")
             extra = sp.csr_matrix((np.ones(len(pairs), dtype=np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
         if not graph.is_directed:
             extra = extra + extra.T
@@ -69,22 +70,8 @@ def _pattern(graph, exclude=None):
     return pattern
 
 
-def _check_pairs(pairs, n_nodes, name):
-    """(k, 2) int64 C-contiguous index pairs in [0, n_nodes), or a ValueError naming ``name``."""
-    arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must be an (k, 2) array of node index pairs, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise ValueError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
-    lo, hi = arr.min(), arr.max()
-    if lo < 0 or hi >= n_nodes:
-        raise ValueError(f"{name} must hold node indices in [0, {n_nodes}), got values in [{lo}, {hi}]")
-    return np.ascontiguousarray(arr, dtype=np.int64)
+# kept importable for lgekit.models.hinge until it imports check_pairs from lgekit._validation itself
+_check_pairs = check_pairs
 
 
 def _degree_distributions(graph):
@@ -112,6 +99,11 @@ def _cdf(p):
     return np.ascontiguousarray(cdf)
 
 
+@validate_arguments({
+    "n_pairs": [Interval(Integral, 0, None, closed="left")],
+    "seed": ["random_state"],
+    "sampler": [Options(str, _SAMPLERS)],
+})
 def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=None):
     """Draw node pairs that are not edges: the "negative" pairs of link prediction.
 
@@ -130,9 +122,10 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     seed : None, int or numpy.random.Generator, default None
         Source of randomness; the same int gives the same pairs.
     sampler : {"uniform", "degree"}, default "uniform"
-    exclude : Graph on the same nodes, or (k, 2) array of index pairs, optional
+    exclude : Graph on the same nodes, or (k, 2) integer array of index pairs, optional
         More pairs never to return (for an undirected ``graph``, in either
-        orientation).
+        orientation).  Pairs follow :func:`lgekit._validation.check_pairs`
+        (integer dtype; floats are refused, not truncated).
 
     Returns
     -------
@@ -145,10 +138,12 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
 
     Raises
     ------
+    lgekit._validation.InvalidParameterError
+        Bad ``n_pairs`` / ``seed`` / ``sampler`` / ``exclude`` pairs (a
+        ``ValueError`` and a ``TypeError``).
     ValueError
-        Bad ``n_pairs`` / ``sampler``; a graph with no acceptable pair (a
-        complete graph has no non-edges); ``sampler="degree"`` on a graph
-        without edges.
+        A graph with no acceptable pair (a complete graph has no non-edges);
+        ``sampler="degree"`` on a graph without edges.
 
     Notes
     -----
@@ -172,10 +167,6 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     ((5, 2), False, True)
     """
     _check_graph(graph)
-    if not isinstance(n_pairs, numbers.Integral) or isinstance(n_pairs, bool) or n_pairs < 0:
-        raise ValueError(f"n_pairs must be a non-negative int, got {n_pairs!r}")
-    if sampler not in _SAMPLERS:
-        raise ValueError(f"sampler must be one of {_SAMPLERS}, got {sampler!r}")
     rng = check_random_state(seed, "seed")
     n = graph.n_nodes
     n_pairs = int(n_pairs)
@@ -379,6 +370,13 @@ def _random_spanning_forest(edges, n, rng):
     return np.sort(by_rank[forest.data.astype(np.int64) - 1])
 
 
+@validate_arguments({
+    "test_fraction": [Interval(Real, 0, 1, closed="left")],
+    "negatives_per_positive": [Interval(Integral, 0, None, closed="left")],
+    "seed": ["random_state"],
+    "keep_connected": ["boolean"],
+    "negative_sampler": [Options(str, _SAMPLERS)],
+})
 def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep_connected=False,
                 negative_sampler="uniform"):
     """Split a graph's edges for link prediction, with negative pairs, checked for leaks.
@@ -419,8 +417,11 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     ------
     TypeError
         ``graph`` is not a :class:`Graph`.
+    lgekit._validation.InvalidParameterError
+        A parameter of the wrong type or out of range (a ``ValueError`` and a
+        ``TypeError``).
     ValueError
-        A parameter out of range; ``keep_connected=True`` with more test edges
+        ``keep_connected=True`` with more test edges
         requested than there are edges outside the spanning forest; a graph
         so dense that no negative pair exists.
     LeakError
@@ -466,20 +467,10 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     (12, 48, 48)
     """
     _check_graph(graph)
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real) \
-            or not 0.0 <= float(test_fraction) < 1.0:
-        raise ValueError(f"test_fraction must be a number in [0, 1), got {test_fraction!r}")
-    if isinstance(negatives_per_positive, bool) or not isinstance(negatives_per_positive, numbers.Integral) \
-            or negatives_per_positive < 0:
-        raise ValueError(f"negatives_per_positive must be a non-negative int, got {negatives_per_positive!r}")
-    if negative_sampler not in _SAMPLERS:
-        raise ValueError(f"negative_sampler must be one of {_SAMPLERS}, got {negative_sampler!r}")
-    if not isinstance(keep_connected, (bool, np.bool_)):
-        raise TypeError(f"keep_connected must be a bool, got {type(keep_connected).__name__}")
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**63))
     rng = check_random_state(seed, "seed")
-    stored_seed = int(seed) if isinstance(seed, numbers.Integral) else None
+    stored_seed = int(seed) if isinstance(seed, Integral) else None
     test_fraction = float(test_fraction)
     r = int(negatives_per_positive)
 

@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import check_pairs
+
 __all__ = ["Graph", "GraphWarning"]
 
 logger = logging.getLogger(__name__)
@@ -724,14 +726,16 @@ class Graph:
         return adj.data[rows < adj.indices]
 
     def has_edges(self, pairs):
-        """Boolean array: is each index pair (u, v) an edge?  Vectorised binary search in the CSR."""
-        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        """Boolean array: is each index pair (u, v) an edge?  Vectorised binary search in the CSR.
+
+        ``pairs`` is an ``(k, 2)`` integer array of node indices (the rule of
+        :func:`lgekit._validation.check_pairs`: floats are refused, not truncated).
+        """
+        pairs = check_pairs(pairs, self.n_nodes, "pairs")
         if len(pairs) == 0:
             return np.zeros(0, dtype=bool)
         u, v = pairs[:, 0], pairs[:, 1]
         n = self.n_nodes
-        if u.min() < 0 or v.min() < 0 or u.max() >= n or v.max() >= n:
-            raise ValueError(f"pair indices must lie in [0, {n})")
         # a key per stored entry; rows are sorted and columns sorted within rows
         adj = self._adj
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(adj.indptr))

@@ -2,14 +2,22 @@
 node classification (Micro/Macro-F1 of one-vs-rest logistic regression, the
 DeepWalk ``scoring.py`` protocol)."""
 import logging
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._random import check_random_state
 from ._scoring import pair_dots
+from ._validation import (
+    InvalidParameterError,
+    Interval,
+    Options,
+    check_pairs,
+    validate_arguments,
+    validate_params,
+)
 from .graph import Graph
 
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
@@ -18,6 +26,7 @@ __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", 
 logger = logging.getLogger(__name__)
 
 _STRATEGIES = ("topk", "threshold")
+_RATIO = [Interval(Real, 0, 1, closed="neither")]
 
 
 # ---------------------------------------------------------------------- validation
@@ -39,29 +48,16 @@ def _check_embedding(embedding, name="embedding"):
     return x
 
 
-def _check_pairs(pairs, n_nodes, name):
-    arr = np.asarray(pairs)
-    if arr.size == 0 and arr.ndim <= 2:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must be an (k, 2) array of node index pairs, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
-    lo, hi = int(arr.min()), int(arr.max())
-    if lo < 0 or hi >= n_nodes:
-        raise ValueError(f"{name} holds node indices in [{lo}, {hi}], outside the embedding's rows [0, {n_nodes})")
-    return arr.astype(np.int64, copy=False)
-
-
 # ---------------------------------------------------------------------- link prediction
 def pair_scores(embedding, pairs, context=None):
-    """Score ``s(u, v) = x_u . x_v`` of each pair (``x_u . y_v`` with a context embedding).
+    """Score ``s(u, v) = x_u·x_v`` of each pair (``x_u·y_v`` with a context embedding).
 
     Parameters
     ----------
     embedding : array (n_nodes, dim)
     pairs : int array (k, 2)
-        Node indices.
+        Node indices in ``[0, n_nodes)``, of an integer dtype (floats are
+        refused, not truncated: :func:`lgekit._validation.check_pairs`).
     context : array (n_nodes, dim), optional
         Second ("context" / target) vectors of a two-vector model; default:
         ``embedding`` itself (the paper's symmetric model).
@@ -85,7 +81,7 @@ def pair_scores(embedding, pairs, context=None):
     y = x if context is None else _check_embedding(context, "context")
     if y.shape != x.shape:
         raise ValueError(f"context must have the embedding's shape {x.shape}, got {y.shape}")
-    p = np.ascontiguousarray(_check_pairs(pairs, x.shape[0], "pairs"), dtype=np.int64)
+    p = check_pairs(pairs, x.shape[0], "pairs")
     dtype = x.dtype if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) else np.float64
     x = np.ascontiguousarray(x, dtype=dtype)
     y = x if context is None else np.ascontiguousarray(y, dtype=dtype)
@@ -95,8 +91,8 @@ def pair_scores(embedding, pairs, context=None):
 def _class_scores(embedding, positives, negatives, context):
     """Scores of the positive and of the negative pairs, validated."""
     x = _check_embedding(embedding)
-    pos = _check_pairs(positives, x.shape[0], "positives")
-    neg = _check_pairs(negatives, x.shape[0], "negatives")
+    pos = check_pairs(positives, x.shape[0], "positives")
+    neg = check_pairs(negatives, x.shape[0], "negatives")
     if len(pos) == 0 or len(neg) == 0:
         raise ValueError(f"need at least one positive and one negative pair, got {len(pos)} positives and "
                          f"{len(neg)} negatives")
@@ -111,7 +107,7 @@ def _labelled_scores(embedding, positives, negatives, context):
 
 
 def average_precision(embedding, positives, negatives, context=None):
-    """Average precision of ranking ``positives`` above ``negatives`` by ``x_u . x_v``.
+    """Average precision of ranking ``positives`` above ``negatives`` by ``x_u·x_v``.
 
     The paper's link-prediction metric (Gao et al. 2019, Section 3.2, footnote on AP): the
     step-function sum :math:`\\sum_n (R_n - R_{n-1}) P_n` over the distinct
@@ -192,7 +188,7 @@ def average_precision_from_scores(positive_scores, negative_scores):
 
 
 def roc_auc(embedding, positives, negatives, context=None):
-    """Area under the ROC curve of ``x_u . x_v`` separating ``positives`` from ``negatives``.
+    """Area under the ROC curve of ``x_u·x_v`` separating ``positives`` from ``negatives``.
 
     Computed by :func:`sklearn.metrics.roc_auc_score` (ties count one half).
     A random embedding scores about 0.5.  Parameters as :func:`average_precision`.
@@ -243,10 +239,20 @@ def _label_matrix(labels, n_nodes):
     return sp.csr_matrix(mat, dtype=np.int8)
 
 
-def _check_ratio(ratio):
-    if isinstance(ratio, bool) or not isinstance(ratio, numbers.Real) or not 0.0 < float(ratio) < 1.0:
-        raise ValueError(f"train_ratio must be a number in (0, 1) or a list of them, got {ratio!r}")
-    return float(ratio)
+def _check_ratios(train_ratio):
+    """``train_ratio`` as a list of floats; each entry of a list is named ``train_ratio[i]`` in messages."""
+    if isinstance(train_ratio, np.ndarray):
+        train_ratio = train_ratio.tolist()
+    if not isinstance(train_ratio, (list, tuple)):
+        validate_params({"train_ratio": _RATIO}, {"train_ratio": train_ratio}, "node_classification_f1")
+        return [float(train_ratio)]
+    if len(train_ratio) == 0:
+        raise InvalidParameterError("node_classification_f1: train_ratio must be a number in (0, 1) or a "
+                                    "non-empty list of them, got an empty list", parameter="train_ratio",
+                                    value=train_ratio, accepted="a number in (0, 1) or a non-empty list of them")
+    for i, ratio in enumerate(train_ratio):
+        validate_params({f"train_ratio[{i}]": _RATIO}, {f"train_ratio[{i}]": ratio}, "node_classification_f1")
+    return [float(ratio) for ratio in train_ratio]
 
 
 def _predict(classifier, x_test, y_test_counts, strategy):
@@ -285,6 +291,13 @@ def _one_split(x, y, n_train, rng, strategy, C):
     return float(micro), float(macro)
 
 
+@validate_arguments({
+    # train_ratio may also be a list: checked entry by entry in the body (_check_ratios)
+    "seed": ["random_state"],
+    "strategy": [Options(str, _STRATEGIES)],
+    "n_repeats": [Interval(Integral, 1, None, closed="left")],
+    "C": [Interval(Real, 0, None, closed="neither")],
+})
 def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy="topk", n_repeats=1, C=1.0):
     """Micro- and Macro-F1 of predicting node labels from the embedding.
 
@@ -324,9 +337,12 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
 
     Raises
     ------
+    lgekit._validation.InvalidParameterError
+        A bad ``train_ratio``, ``seed``, ``strategy``, ``n_repeats`` or ``C``
+        (a ``ValueError`` and a ``TypeError``).
     ValueError
-        Shapes that disagree, non-finite embedding values, a bad parameter,
-        too few labelled nodes for the ratio, no labels at all.
+        Shapes that disagree, non-finite embedding values, too few labelled
+        nodes for the ratio, no labels at all.
 
     Notes
     -----
@@ -352,16 +368,8 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     """
     x = _check_embedding(embedding).astype(np.float64, copy=False)
     y = _label_matrix(labels, x.shape[0])
-    if strategy not in _STRATEGIES:
-        raise ValueError(f"strategy must be one of {_STRATEGIES}, got {strategy!r}")
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
-        raise ValueError(f"n_repeats must be a positive int, got {n_repeats!r}")
-    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (np.isfinite(C) and C > 0):
-        raise ValueError(f"C must be a positive finite number, got {C!r}")
     many = isinstance(train_ratio, (list, tuple, np.ndarray))
-    ratios = [_check_ratio(r) for r in (train_ratio if many else [train_ratio])]
-    if many and not ratios:
-        raise ValueError("train_ratio is an empty list")
+    ratios = _check_ratios(train_ratio)
 
     labelled = np.flatnonzero(np.diff(y.indptr) > 0)
     y = y[labelled]

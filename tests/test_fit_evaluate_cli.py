@@ -96,7 +96,8 @@ def test_evaluate_errors(graph_file, unlabelled_file, tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--labels"]) == 2
     assert "carries no node labels" in capsys.readouterr().err
     assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--split", "1.5"]) == 2
-    assert "--split must be a test fraction in (0, 1), got 1.5" in capsys.readouterr().err
+    # the options' table (lgekit._validation): option name, what is accepted, value received
+    assert "--split must be a number in (0, 1), got 1.5" in capsys.readouterr().err
 
 
 def test_fit_errors(graph_file, tmp_path, capsys):

@@ -98,9 +98,10 @@ def test_gnm_counts_seeds_and_large_path():
 def test_gnm_errors():
     with pytest.raises(ValueError, match=r"m must be <= n \(n - 1\) / 2 = 10 for a simple graph on n=5 nodes, got 11"):
         gnm_random_graph(5, 11)
-    with pytest.raises(ValueError, match=r"n must be >= 0, got -1"):
+    # one message form for every parameter table (lgekit._validation): name, accepted values, value received
+    with pytest.raises(ValueError, match=r"gnm_random_graph: n must be an int >= 0, got -1"):
         gnm_random_graph(-1, 0)
-    with pytest.raises(TypeError, match=r"n must be an int, got float: 2.5"):
+    with pytest.raises(TypeError, match=r"n must be an int >= 0, got float: 2.5"):
         gnm_random_graph(2.5, 1)
     with pytest.raises(TypeError, match=r"seed must be None, a non-negative int or a numpy.random.Generator"):
         gnm_random_graph(5, 2, seed="x")
@@ -118,9 +119,9 @@ def test_erdos_renyi():
     g = erdos_renyi_graph(100, 0.1, seed=3)
     assert_simple(g, 100)
     np.testing.assert_array_equal(g.edges(), erdos_renyi_graph(100, 0.1, seed=3).edges())
-    with pytest.raises(ValueError, match=r"p must be <= 1.0, got 1.5"):
+    with pytest.raises(ValueError, match=r"p must be a number in \[0, 1\], got 1.5"):
         erdos_renyi_graph(10, 1.5)
-    with pytest.raises(ValueError, match=r"p must be finite, got nan"):
+    with pytest.raises(ValueError, match=r"p must be a number in \[0, 1\], got nan"):
         erdos_renyi_graph(10, float("nan"))
 
 
@@ -134,7 +135,7 @@ def test_random_regular():
         random_regular_graph(3, 5)
     with pytest.raises(ValueError, match=r"d must be < n for a simple graph, got d=5, n=5"):
         random_regular_graph(5, 5)
-    with pytest.raises(ValueError, match=r"d must be >= 0, got -2"):
+    with pytest.raises(ValueError, match=r"d must be an int >= 0, got -2"):
         random_regular_graph(-2, 5)
 
 
@@ -208,7 +209,7 @@ def test_powerlaw_expected_degrees():
     assert slope == pytest.approx(-1 / (beta - 1), abs=0.05)
     # default maximum: the structural cutoff sqrt(n * mean)
     assert powerlaw_expected_degrees(n, mean).max() == pytest.approx(math.sqrt(n * mean), rel=1e-6)
-    with pytest.raises(ValueError, match=r"exponent must be > 1.0, got 1.0"):
+    with pytest.raises(ValueError, match=r"exponent must be a finite number > 1, got 1.0"):
         powerlaw_expected_degrees(100, 5.0, exponent=1.0)
     with pytest.raises(ValueError, match=r"mean_degree \(50.0\) must be below max_degree \(20.0\)"):
         powerlaw_expected_degrees(100, 50.0, max_degree=20.0)
@@ -274,11 +275,15 @@ def test_planted_partition_mixing_controls_community_structure():
 
 
 def test_planted_partition_errors():
-    with pytest.raises(ValueError, match=r"n_labels must be <= 10, got 11"):
+    with pytest.raises(ValueError, match=r"n_labels must be an int in \[1, n_nodes=10\], got 11"):
         planted_partition_graph(n_nodes=10, n_labels=11)
-    with pytest.raises(ValueError, match=r"mixing must be <= 1.0, got 1.5"):
+    with pytest.raises(ValueError, match=r"mixing must be a number in \[0, 1\], got 1.5"):
         planted_partition_graph(n_nodes=100, n_labels=3, mixing=1.5)
-    with pytest.raises(ValueError, match=r"labels_per_node must be >= 1.0, got 0.5"):
+    with pytest.raises(ValueError, match=r"labels_per_node must be a finite number >= 1 or None, got 0.5"):
         planted_partition_graph(n_nodes=100, n_labels=3, labels_per_node=0.5)
+    with pytest.raises(ValueError, match=r"labels_per_node must be a number in \[1, n_labels=3\], got 3.5"):
+        planted_partition_graph(n_nodes=100, n_labels=3, labels_per_node=3.5)
+    with pytest.raises(TypeError, match=r"mixing must be a number in \[0, 1\], got bool: True"):
+        planted_partition_graph(n_nodes=100, n_labels=3, mixing=True)
     with pytest.raises(ValueError, match=r"mean_degree must be <= \(n_nodes - 1\) / 2 = 49.5 .* got 60.0"):
         planted_partition_graph(n_nodes=100, n_labels=3, mean_degree=60.0)

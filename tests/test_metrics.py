@@ -100,9 +100,10 @@ def test_link_metric_input_errors():
         x_nan = x.copy()
         x_nan[2, 1] = np.nan
         average_precision(x_nan, [[0, 1]], [[0, 2]])
-    with pytest.raises(ValueError, match=r"positives holds node indices in \[0, 4\], outside the embedding's rows \[0, 4\)"):
+    # one pair rule (lgekit._validation.check_pairs) for metrics, evaluation and Graph.has_edges
+    with pytest.raises(ValueError, match=r"positives must hold node indices in \[0, 4\), got values in \[0, 4\]"):
         average_precision(x, [[0, 4]], [[0, 2]])
-    with pytest.raises(ValueError, match=r"negatives holds node indices in \[-1, 2\]"):
+    with pytest.raises(ValueError, match=r"negatives must hold node indices in \[0, 4\), got values in \[-1, 2\]"):
         roc_auc(x, [[0, 1]], [[-1, 2]])
     with pytest.raises(ValueError, match=r"pairs must be an \(k, 2\) array"):
         pair_scores(x, [0, 1, 2])
@@ -205,15 +206,19 @@ def test_f1_input_errors():
     y = np.arange(10) % 2
     with pytest.raises(ValueError, match="labels has 9 rows but the embedding has 10 nodes"):
         node_classification_f1(x, y[:9])
-    with pytest.raises(ValueError, match="train_ratio must be a number in"):
+    with pytest.raises(ValueError, match=r"train_ratio must be a number in \(0, 1\), got 1.0"):
         node_classification_f1(x, y, train_ratio=1.0)
+    with pytest.raises(ValueError, match=r"train_ratio\[1\] must be a number in \(0, 1\), got 0"):
+        node_classification_f1(x, y, train_ratio=[0.5, 0])
+    with pytest.raises(ValueError, match="non-empty list"):
+        node_classification_f1(x, y, train_ratio=[])
     with pytest.raises(ValueError, match=r"train_ratio=0.01 leaves 0 of 10 labelled nodes"):
         node_classification_f1(x, y, train_ratio=0.01)
-    with pytest.raises(ValueError, match="strategy must be one of"):
+    with pytest.raises(ValueError, match="strategy must be 'topk' or 'threshold', got 'argmax'"):
         node_classification_f1(x, y, strategy="argmax")
-    with pytest.raises(ValueError, match="n_repeats must be a positive int"):
+    with pytest.raises(ValueError, match="n_repeats must be an int >= 1, got 0"):
         node_classification_f1(x, y, n_repeats=0)
-    with pytest.raises(ValueError, match="C must be a positive finite number"):
+    with pytest.raises(ValueError, match="C must be a finite number > 0, got 0"):
         node_classification_f1(x, y, C=0)
     with pytest.raises(ValueError, match="has no node labels"):
         node_classification_f1(x, Graph.from_edges([(0, 1)], nodes=10))

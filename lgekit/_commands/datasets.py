@@ -53,6 +53,15 @@ def run(args):
     return {"list": _list, "info": _info, "fetch": _fetch}[action](args)
 
 
+def _entry(name):
+    """The registry entry of ``name``; an unknown name is the user's error, said in one line."""
+    from .. import datasets
+    from ._common import as_command_error
+
+    with as_command_error(ValueError):
+        return datasets.info(name)
+
+
 def _where(name, data_home):
     from .. import datasets
 
@@ -85,7 +94,7 @@ def _list(args):
 def _info(args):
     from .. import datasets
 
-    entry = datasets.info(args.name)
+    entry = _entry(args.name)
     wrap = lambda text: textwrap.fill(text, width=100, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
     out = [f"{entry.name}: {entry.title}", wrap(entry.description), "",
            f"  nodes {entry.n_nodes:,}   edges {entry.n_edges:,} (undirected, self-loops dropped)   "
@@ -117,14 +126,13 @@ def _info(args):
 
 def _fetch(args):
     from .. import datasets
-    from ..cli import CommandError
-    from ._common import unavailable_message
+    from ._common import CommandError, unavailable_message
 
     names = list(args.names)
     if names == ["all"]:
         names = [n for n, e in datasets.registry().items() if not e.embedded]
     for name in names:
-        entry = datasets.info(name)  # ValueError for unknown names, before any download
+        entry = _entry(name)  # every name checked before any download
         if entry.embedded:
             raise CommandError(f"{entry.name!r} is generated on the fly; there is nothing to fetch")
     for name in names:

@@ -7,6 +7,10 @@ labels, its node-classification Micro/Macro-F1.
 """
 import logging
 import time
+from numbers import Integral, Real
+
+from .._validation import Interval
+from ._common import CommandError, as_command_error, check_options, require_negatives, split_graph
 
 __all__ = ["register", "run"]
 
@@ -71,26 +75,25 @@ def _fmt(value):
     return str(value)
 
 
+_OPTIONS = {
+    "dim": [Interval(Integral, 1, None, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "test_fraction": [Interval(Real, 0, 1, closed="neither")],
+}
+
+
 def run(args):
-    from ..cli import CommandError
-    from ..evaluation import split_edges
     from ..metrics import average_precision, node_classification_f1, roc_auc
     from ..models.spectral import spectral_embedding
 
-    if args.dim < 1:
-        raise CommandError(f"--dim must be a positive int, got {args.dim}")
-    if args.seed < 0:
-        raise CommandError(f"--seed must be a non-negative int, got {args.seed}")
-    if not 0.0 < args.test_fraction < 1.0:
-        raise CommandError(f"--test-fraction must lie in (0, 1), got {args.test_fraction}")
+    check_options(args, _OPTIONS)
 
     t0 = time.perf_counter()
     graph, note = _load(args.dataset)
     t_load = time.perf_counter() - t0
     if note:
         print(f"note: {note}\n")
-    if graph.n_edges == 0:
-        raise CommandError(f"the graph {graph.name or args.dataset!r} has no edges: nothing to split")
+    require_negatives(graph, graph.name or args.dataset)
     if args.dim > graph.n_nodes:
         raise CommandError(f"--dim {args.dim} exceeds the number of nodes ({graph.n_nodes})")
 
@@ -99,7 +102,7 @@ def run(args):
     print(_table([(k, _fmt(v)) for k, v in s.items() if k != "name"]))
 
     t0 = time.perf_counter()
-    split = split_edges(graph, test_fraction=args.test_fraction, seed=args.seed)
+    split = split_graph(graph, args.test_fraction, args.seed, graph.name or args.dataset)
     t_split = time.perf_counter() - t0
     print(f"\nsplit (leak-checked, {t_split:.2f} s)")
     print(_table([(k, _fmt(v)) for k, v in split.summary().items()]))
@@ -114,7 +117,8 @@ def run(args):
     ]
     if graph.labels is not None and graph.labels.nnz:
         t1 = time.perf_counter()
-        f1 = node_classification_f1(x, graph, train_ratio=0.5, seed=args.seed)
+        with as_command_error(ValueError, prefix="node classification: "):  # e.g. too few labelled nodes
+            f1 = node_classification_f1(x, graph, train_ratio=0.5, seed=args.seed)
         rows += [("node classification Micro-F1", f"{f1['micro_f1']:.4f}  (train ratio 0.5, "
                                                     f"{time.perf_counter() - t1:.1f} s)"),
                  ("node classification Macro-F1", f"{f1['macro_f1']:.4f}")]

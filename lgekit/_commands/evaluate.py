@@ -1,8 +1,11 @@
 """``lgekit evaluate``: link-prediction AP / AUC and node-classification F1 of an embedding file."""
 import json
 import logging
+from numbers import Integral, Real
 from pathlib import Path
 
+from .._validation import Interval
+from ._common import CommandError, as_command_error, check_options, load_graph, require_negatives, split_graph
 
 __all__ = ["register", "run", "read_embedding", "align_embedding"]
 
@@ -170,27 +173,32 @@ def align_embedding(vectors, ids, graph):
     return out
 
 
-def run(args):
-    from ..cli import CommandError
-    from ..metrics import average_precision, node_classification_f1, roc_auc
-    from ._common import load_graph
+_OPTIONS = {
+    "split": [Interval(Real, 0, 1, closed="neither")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "train_ratio": [Interval(Real, 0, 1, closed="neither")],
+}
 
-    vectors, ids = read_embedding(args.embedding)
+
+def run(args):
+    from ..evaluation import sample_negative_pairs
+    from ..metrics import average_precision, node_classification_f1, roc_auc
+
+    check_options(args, _OPTIONS)
+    # the files are the user's: whatever does not parse or match the graph is said in one line
+    with as_command_error(ValueError):
+        vectors, ids = read_embedding(args.embedding)
     graph = load_graph(args.graph)
-    emb = align_embedding(vectors, ids, graph)
+    with as_command_error(ValueError):
+        emb = align_embedding(vectors, ids, graph)
+    require_negatives(graph, args.graph)
     scores = {"n_nodes": int(graph.n_nodes), "dim": int(emb.shape[1])}
     if args.split is not None:
-        if not 0 < args.split < 1:
-            raise ValueError(f"--split must be a test fraction in (0, 1), got {args.split}")
-        from ..evaluation import split_edges
-
-        split = split_edges(graph, test_fraction=args.split, seed=args.seed)
+        split = split_graph(graph, args.split, args.seed, args.graph)
         pos, neg = split.test_positives, split.test_negatives
         scores["pairs"] = f"test edges of a {args.split:g} split (seed {args.seed})"
         scores["train_ap"] = average_precision(emb, split.train_positives, split.train_negatives)
     else:
-        from ..evaluation import sample_negative_pairs
-
         pos = graph.edges()
         neg = sample_negative_pairs(graph, 4 * len(pos), seed=args.seed)
         scores["pairs"] = f"all {len(pos)} edges vs {len(neg)} uniform non-edges (seed {args.seed})"
@@ -199,7 +207,8 @@ def run(args):
     if args.labels:
         if graph.labels is None:
             raise CommandError(f"--labels: graph {args.graph!r} carries no node labels")
-        f1 = node_classification_f1(emb, graph.labels, train_ratio=args.train_ratio, seed=args.seed)
+        with as_command_error(ValueError, prefix="--labels: "):  # e.g. too few labelled nodes for the ratio
+            f1 = node_classification_f1(emb, graph.labels, train_ratio=args.train_ratio, seed=args.seed)
         scores["micro_f1"] = f1["micro_f1"]
         scores["macro_f1"] = f1["macro_f1"]
     if args.json:

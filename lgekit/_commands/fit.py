@@ -1,9 +1,11 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
 import json
 import logging
+from numbers import Integral, Real
 from pathlib import Path
 
-from ._common import load_graph
+from .._validation import Interval
+from ._common import CommandError, check_options, load_graph, require_negatives, split_graph
 
 __all__ = ["register", "run"]
 
@@ -53,6 +55,20 @@ def register(subparsers):
     p.set_defaults(func=run)
 
 
+# the options checked before anything is loaded; the model checks its parameters again (and the
+# model-specific ones, e.g. HingeEmbedding's lam_r > 0) when it is fitted
+_OPTIONS = {
+    "dim": [Interval(Integral, 1, None, closed="left")],
+    "lam_r": [Interval(Real, 0, None, closed="left")],
+    "epochs": [Interval(Integral, 0, None, closed="left")],
+    "seed": [Interval(Integral, 0, None, closed="left")],
+    "split": [Interval(Real, 0, 1, closed="neither")],
+    "threads": [Interval(Integral, 1, None, closed="left")],
+}
+# HingeEmbedding's dual box [0, lam / lam_r] (Eq. 4) needs lam_r > 0
+_MODEL_OPTIONS = {"hinge": {"lam_r": [Interval(Real, 0, None, closed="neither")]}}
+
+
 def prepare_out(folder):
     """Create ``folder`` and check that it is writable (PermissionError naming it otherwise)."""
     import os
@@ -71,18 +87,17 @@ def prepare_out(folder):
 def run(args):
     from .. import models
     from .._atomic import atomic_write_text
-    from ..cli import CommandError
     from ..experiments.store import to_json_safe
     from ..experiments.tasks import _Recorder
 
-    if args.split is not None and not 0 < args.split < 1:
-        raise ValueError(f"--split must be a test fraction in (0, 1), got {args.split}")
+    # before loading the graph: a bad value should not cost a data set load first
+    check_options(args, {**_OPTIONS, **_MODEL_OPTIONS.get(args.model, {})})
     limit = models.max_n_threads()
-    if not 1 <= args.threads <= limit:
-        # before loading the graph: a bad value should not cost a data set load first
-        raise ValueError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
-                         f"got {args.threads}")
+    if args.threads > limit:
+        raise CommandError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
+                           f"got {args.threads}")
     graph = load_graph(args.graph)
+    require_negatives(graph, args.graph)
     out = prepare_out(args.out)        # after the load: a graph that fails to load leaves no folder behind
     # word2vec's text format separates fields by whitespace: ids holding some cannot be written there
     word2vec_ok = all(str(i) and not any(c.isspace() for c in str(i)) for i in graph.node_ids)
@@ -102,9 +117,7 @@ def run(args):
     data = graph
     split = None
     if args.split is not None:
-        from ..evaluation import split_edges
-
-        split = split_edges(graph, test_fraction=args.split, seed=args.seed)
+        split = split_graph(graph, args.split, args.seed, args.graph)
         data = split
         callbacks.append(_Recorder(split, {"test_ap_every": 1}, model.epochs, None, f1_seed=args.seed))
     try:

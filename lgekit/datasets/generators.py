@@ -3,7 +3,10 @@
 Written in the style of ``networkx.generators.random_graphs``: each function
 cites its algorithm, takes ``seed`` (None, an int or a
 :class:`numpy.random.Generator`; the same seed gives the same graph) and
-raises a ``ValueError`` that names the offending argument and value.  Every
+validates its arguments against a table of constraints
+(:mod:`lgekit._validation`): an ``InvalidParameterError`` (a ``ValueError``
+and a ``TypeError``) names the offending argument, the value and what is
+accepted.  Every
 graph is simple and undirected (no self-loops, no repeated edges) with nodes
 ``0..n-1``.
 
@@ -15,12 +18,13 @@ enough for the sizes it is used at.
 import functools
 import logging
 import math
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._random import check_random_state, draw_seed
+from .._validation import InvalidParameterError, Interval, validate_arguments, validate_params
 from ..graph import Graph
 
 __all__ = [
@@ -54,28 +58,14 @@ BLOGCATALOG_SHAPE = {
 
 
 # ---------------------------------------------------------------------- argument checks
-def _check_int(name, value, low=None, high=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    value = int(value)
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
-    return value
+def _within(name, value, interval, caller):
+    """Check a bound computed from other arguments (the static part is in the function's table)."""
+    validate_params({name: [interval]}, {name: value}, caller)
 
 
-def _check_real(name, value, low=None, high=None, low_open=False, high_open=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
-    if high is not None and (value > high or (high_open and value == high)):
-        raise ValueError(f"{name} must be {'<' if high_open else '<='} {high}, got {value}")
-    return value
+def _invalid(caller, name, value, message):
+    """A parameter that contradicts another one: the error type and prefix of a table's, with its own message."""
+    return InvalidParameterError(f"{caller}: {message}", parameter=name, value=value)
 
 
 def _graph(edges, n, name):
@@ -101,6 +91,10 @@ def _pairs_from_index(k, n):
     return np.column_stack([u, v])
 
 
+_NODES = [Interval(Integral, 0, None, closed="left")]
+
+
+@validate_arguments({"n": _NODES, "m": [Interval(Integral, 0, None, closed="left")], "seed": ["random_state"]})
 def gnm_random_graph(n, m, seed=None):
     """A uniformly random simple graph with ``n`` nodes and exactly ``m`` edges, G(n, m).
 
@@ -136,11 +130,11 @@ def gnm_random_graph(n, m, seed=None):
     >>> g.n_nodes, g.n_edges
     (100, 250)
     """
-    n = _check_int("n", n, low=0)
+    n, m = int(n), int(m)
     n_pairs = n * (n - 1) // 2
-    m = _check_int("m", m, low=0)
     if m > n_pairs:
-        raise ValueError(f"m must be <= n (n - 1) / 2 = {n_pairs} for a simple graph on n={n} nodes, got {m}")
+        raise _invalid("gnm_random_graph", "m", m,
+                       f"m must be <= n (n - 1) / 2 = {n_pairs} for a simple graph on n={n} nodes, got {m}")
     rng = check_random_state(seed, "seed")
     return _graph(_gnm_pairs(n, m, rng), n, f"gnm({n},{m})")
 
@@ -178,6 +172,7 @@ def _sorted_unique(values):
     return values[keep]
 
 
+@validate_arguments({"n": _NODES, "p": [Interval(Real, 0, 1, closed="both")], "seed": ["random_state"]})
 def erdos_renyi_graph(n, p, seed=None):
     """The Erdős–Rényi graph G(n, p): each of the ``n (n - 1) / 2`` pairs is an edge with probability ``p``.
 
@@ -207,8 +202,7 @@ def erdos_renyi_graph(n, p, seed=None):
     >>> erdos_renyi_graph(50, 0.1, seed=1).n_nodes
     50
     """
-    n = _check_int("n", n, low=0)
-    p = _check_real("p", p, low=0.0, high=1.0)
+    n, p = int(n), float(p)
     rng = check_random_state(seed, "seed")
     m = int(rng.binomial(n * (n - 1) // 2, p)) if n > 1 else 0
     graph = gnm_random_graph(n, m, seed=rng)
@@ -216,6 +210,7 @@ def erdos_renyi_graph(n, p, seed=None):
     return graph
 
 
+@validate_arguments({"d": [Interval(Integral, 0, None, closed="left")], "n": _NODES, "seed": ["random_state"]})
 def random_regular_graph(d, n, seed=None):
     """A uniformly random ``d``-regular simple graph on ``n`` nodes (networkx's implementation).
 
@@ -245,12 +240,12 @@ def random_regular_graph(d, n, seed=None):
     """
     import networkx as nx
 
-    d = _check_int("d", d, low=0)
-    n = _check_int("n", n, low=0)
+    d, n = int(d), int(n)
     if n and d >= n:
-        raise ValueError(f"d must be < n for a simple graph, got d={d}, n={n}")
+        raise _invalid("random_regular_graph", "d", d, f"d must be < n for a simple graph, got d={d}, n={n}")
     if (n * d) % 2:
-        raise ValueError(f"n * d must be even (every edge has two ends), got n={n}, d={d}")
+        raise _invalid("random_regular_graph", "d", d,
+                       f"n * d must be even (every edge has two ends), got n={n}, d={d}")
     rng = check_random_state(seed, "seed")
     g = nx.random_regular_graph(d, n, seed=int(rng.integers(0, 2**32 - 1)))
     edges = np.array(list(g.edges()), dtype=np.int64).reshape(-1, 2)
@@ -297,6 +292,7 @@ def _expected_edge_count_sorted(w):
     return float((row - own).sum() / 2)
 
 
+@validate_arguments({"seed": ["random_state"]})
 def chung_lu_graph(expected_degrees, seed=None):
     """A Chung–Lu random graph with the given expected degrees.
 
@@ -350,6 +346,16 @@ def _chung_lu_pairs(w, rng):
     return order[chung_lu_edges(w_sorted, total, draw_seed(rng), capacity)]
 
 
+_EXPONENT = [Interval(Real, 1, None, closed="neither")]
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+
+
+@validate_arguments({
+    "n": [Interval(Integral, 2, None, closed="left")],
+    "mean_degree": [_POSITIVE],
+    "exponent": _EXPONENT,
+    "max_degree": [_POSITIVE, None],
+})
 def powerlaw_expected_degrees(n, mean_degree, exponent=2.5, max_degree=None):
     """The deterministic power-law weight sequence of Chung & Lu (2002).
 
@@ -382,16 +388,14 @@ def powerlaw_expected_degrees(n, mean_degree, exponent=2.5, max_degree=None):
     >>> round(float(w.mean()), 6), round(float(w.max()), 6)
     (10.0, 200.0)
     """
-    n = _check_int("n", n, low=2)
-    mean_degree = _check_real("mean_degree", mean_degree, low=0.0, low_open=True)
-    exponent = _check_real("exponent", exponent, low=1.0, low_open=True)
-    if max_degree is None:
-        max_degree = min(math.sqrt(n * mean_degree), n - 1.0)
-    max_degree = _check_real("max_degree", max_degree, low=0.0, low_open=True)
+    n, mean_degree, exponent = int(n), float(mean_degree), float(exponent)
+    max_degree = min(math.sqrt(n * mean_degree), n - 1.0) if max_degree is None else float(max_degree)
     if max_degree > n - 1:
-        raise ValueError(f"max_degree must be <= n - 1 = {n - 1} for a simple graph, got {max_degree}")
+        raise _invalid("powerlaw_expected_degrees", "max_degree", max_degree,
+                       f"max_degree must be <= n - 1 = {n - 1} for a simple graph, got {max_degree}")
     if not mean_degree < max_degree:
-        raise ValueError(f"mean_degree ({mean_degree}) must be below max_degree ({max_degree})")
+        raise _invalid("powerlaw_expected_degrees", "mean_degree", mean_degree,
+                       f"mean_degree ({mean_degree}) must be below max_degree ({max_degree})")
     alpha = 1.0 / (exponent - 1.0)
     i = np.arange(n, dtype=np.float64)
     target = mean_degree / max_degree  # = mean(((i + i0) / i0)^-alpha), increasing in i0
@@ -413,6 +417,12 @@ def powerlaw_expected_degrees(n, mean_degree, exponent=2.5, max_degree=None):
     return w * (mean_degree / w.mean())  # remove the last bisection rounding
 
 
+@validate_arguments({
+    "n_nodes": [Interval(Integral, 2, None, closed="left")],
+    "n_edges": [Interval(Integral, 1, None, closed="left")],
+    "exponent": _EXPONENT,
+    "max_degree": [_POSITIVE],
+})
 def youtube_like_degrees(n_nodes=500_000, n_edges=3_319_221, exponent=2.2, max_degree=20_000):
     """Expected degrees for a Chung–Lu stand-in of the paper's YouTube subgraph.
 
@@ -434,12 +444,11 @@ def youtube_like_degrees(n_nodes=500_000, n_edges=3_319_221, exponent=2.2, max_d
     >>> abs(expected_edge_count(w) - 66_000) < 1
     True
     """
-    n_nodes = _check_int("n_nodes", n_nodes, low=2)
-    n_edges = _check_int("n_edges", n_edges, low=1)
-    max_degree = _check_real("max_degree", max_degree, low=0.0, low_open=True)
+    # plain Python numbers: they are the cache key of _youtube_like_degrees
+    n_nodes, n_edges, exponent, max_degree = int(n_nodes), int(n_edges), float(exponent), float(max_degree)
     if max_degree > n_nodes - 1:
-        raise ValueError(f"max_degree must be <= n_nodes - 1 = {n_nodes - 1}, got {max_degree}")
-    exponent = _check_real("exponent", exponent, low=1.0, low_open=True)
+        raise _invalid("youtube_like_degrees", "max_degree", max_degree,
+                       f"max_degree must be <= n_nodes - 1 = {n_nodes - 1}, got {max_degree}")
     return _youtube_like_degrees(n_nodes, n_edges, exponent, max_degree).copy()
 
 
@@ -475,6 +484,17 @@ def _youtube_like_degrees(n, n_edges, exponent, max_degree):
 
 
 # ---------------------------------------------------------------------- planted partition
+@validate_arguments({
+    "n_nodes": [Interval(Integral, 2, None, closed="left")],
+    "n_labels": [Interval(Integral, 1, None, closed="left")],
+    "mean_degree": [_POSITIVE, None],
+    "labels_per_node": [Interval(Real, 1, None, closed="left"), None],
+    "mixing": [Interval(Real, 0, 1, closed="both")],
+    "degree_exponent": _EXPONENT,
+    "max_degree": [_POSITIVE, None],
+    "seed": ["random_state"],
+    "name": [str, None],
+})
 def planted_partition_graph(n_nodes=10_312, n_labels=39, mean_degree=None, labels_per_node=None, mixing=0.5,
                             degree_exponent=1.9, max_degree=None, seed=0, name="synthetic-blogcatalog"):
     """A planted-partition graph with overlapping multi-labels, shaped like BlogCatalog by default.
@@ -507,7 +527,7 @@ def planted_partition_graph(n_nodes=10_312, n_labels=39, mean_degree=None, label
         Largest expected degree; default ``0.387 * (n_nodes - 1)``
         (BlogCatalog's 3992 / 10311), at least ``2 * mean_degree``.
     seed : None, int or numpy.random.Generator, default 0
-    name : str, default "synthetic-blogcatalog"
+    name : str or None, default "synthetic-blogcatalog"
 
     Returns
     -------
@@ -549,19 +569,21 @@ def planted_partition_graph(n_nodes=10_312, n_labels=39, mean_degree=None, label
     >>> g.n_nodes, g.n_labels, len(g.isolated_nodes)
     (300, 5, 0)
     """
-    n = _check_int("n_nodes", n_nodes, low=2)
-    k = _check_int("n_labels", n_labels, low=1, high=n)
+    n, k = int(n_nodes), int(n_labels)
+    _within("n_labels", k, Interval(Integral, 1, n, closed="both", right_name="n_nodes"), "planted_partition_graph")
     shape = BLOGCATALOG_SHAPE
     if mean_degree is None:
         mean_degree = min(2 * shape["n_edges"] / shape["n_nodes"], (n - 1) / 4)
-    mean_degree = _check_real("mean_degree", mean_degree, low=0.0, low_open=True)
+    mean_degree = float(mean_degree)
     if mean_degree > (n - 1) / 2:
-        raise ValueError(f"mean_degree must be <= (n_nodes - 1) / 2 = {(n - 1) / 2:g} for a sparse-enough graph, got {mean_degree}")
+        raise _invalid("planted_partition_graph", "mean_degree", mean_degree,
+                       f"mean_degree must be <= (n_nodes - 1) / 2 = {(n - 1) / 2:g} for a sparse-enough graph, "
+                       f"got {mean_degree}")
     if labels_per_node is None:
         labels_per_node = min(shape["n_memberships"] / shape["n_nodes"], float(k))
-    labels_per_node = _check_real("labels_per_node", labels_per_node, low=1.0, high=float(k))
-    mixing = _check_real("mixing", mixing, low=0.0, high=1.0)
-    degree_exponent = _check_real("degree_exponent", degree_exponent, low=1.0, low_open=True)
+    _within("labels_per_node", labels_per_node, Interval(Real, 1, k, closed="both", right_name="n_labels"),
+            "planted_partition_graph")
+    labels_per_node, mixing, degree_exponent = float(labels_per_node), float(mixing), float(degree_exponent)
     if max_degree is None:
         max_degree = min(max(shape["max_degree"] / (shape["n_nodes"] - 1) * (n - 1), 2 * mean_degree), n - 1)
     rng = check_random_state(seed, "seed")
