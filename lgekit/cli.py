@@ -40,10 +40,10 @@ _COMMANDS = [
 ]
 
 # Commands whose modules still raise ValueError for bad user input instead of a CommandError
-# (lgekit/_commands/reproduce.py: an unknown figure; theory.py: --seed, --convention).  For them a
+# (theory.py: --seed, --convention).  For them a
 # ValueError is still reported in one line, as before.  Remove an entry once its module converts its
 # own errors at its boundary.
-_UNCONVERTED = {"reproduce": (ValueError,), "theory": (ValueError,)}
+_UNCONVERTED = {"theory": (ValueError,)}
 
 # every parser level stores its -v count under its own name (argparse copies a sub-command's
 # namespace over its parent's, so one shared name would keep only the innermost count)

@@ -3,6 +3,8 @@ import logging
 import shlex
 import sys
 
+from ._common import CommandError, as_command_error
+
 __all__ = ["register", "run"]
 
 logger = logging.getLogger(__name__)
@@ -74,7 +76,7 @@ def check_dataset(dataset):
     It is resolved as every cell will resolve it (:func:`lgekit.datasets.resolve`:
     a registered name first, then a path); a registered data set that cannot
     be had (offline, download failed) is a one-message
-    :class:`~lgekit.cli.CommandError` saying how to install it by hand.
+    :class:`~lgekit._commands._common.CommandError` saying how to install it by hand.
     """
     from ._common import load_graph
 
@@ -84,12 +86,12 @@ def check_dataset(dataset):
 
 
 def run(args):
-    from ..cli import CommandError
     from ..experiments import engine, resolve_figures
     from ..experiments.report import reproduce
     from ..experiments.verdicts import REPRODUCED
 
-    figures = resolve_figures(args.figures)  # ValueError names the bad one
+    with as_command_error(ValueError):
+        figures = resolve_figures(args.figures)  # the ValueError names the bad one
     check_dataset(args.dataset)
     command = "lgekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
