@@ -1,7 +1,7 @@
 r"""Reference implementations of lgekit's solvers, in plain NumPy and Python.
 
 Every function here is written to be read next to the paper (Gao, Zhang,
-Peng & Parameswaran, ICLR 2019), about one line of code per line of
+Peng & Parameswaran, ICLR 2019 [1]_), about one line of code per line of
 mathematics; speed only matters so far as an epoch on a graph of a thousand
 vertices takes seconds, not minutes.  The compiled kernels (``lgekit.models._sgd``,
 ``lgekit.models._dcd``) compute the same things fast; the test suite
@@ -21,7 +21,8 @@ Logistic (negative-sampling) model, trained by SGD (paper, Section 3.2):
 * :func:`logistic_diagnostics` -- what ``LogisticEmbedding`` records after
   each epoch (objective parts, mean norm, mean gradient norm).
 
-Hinge-loss model, trained by dual coordinate descent (paper, Section 4):
+Hinge-loss model, trained by dual coordinate descent (paper, Section 4;
+Hsieh et al. [2]_):
 
 * :func:`hinge_objective` -- Eq. (3);
 * :func:`vertex_svm_primal`, :func:`vertex_svm_dual`,
@@ -89,7 +90,7 @@ The field names are the keys of the estimators' ``history_`` records.
 
 DCDEpoch = namedtuple("DCDEpoch", ["X", "alpha", "gap", "violation"])
 DCDEpoch.__doc__ = """Result of :func:`dcd_epoch`: the new embedding and duals, and per vertex the
-duality gap and largest |projected gradient| of its SVM when it was visited (0 if not visited)."""
+duality gap and largest absolute projected gradient of its SVM when it was visited (0 if not visited)."""
 
 # Algorithm 1 updates a dual when its projected gradient is not 0.  Rounding leaves |PG| ~ 1e-16
 # at a coordinate that is already optimal; the kernel (like LIBLINEAR) treats |PG| <= 1e-12 as 0
