@@ -12,21 +12,115 @@ terminates quickly; ``max_trials`` is a belt-and-braces cap that turns a
 would-be hang into an error.
 
 Randomness: SplitMix64 (``lgekit/_common.pxd``) seeded by the caller, so a
-seed gives the same pairs on every platform: ``sample_pairs`` advances one
-state sequentially; ``sample_negatives`` gives each block of rows its own
-stream, so that threads can fill blocks in any order.
+seed gives the same pairs on every platform: ``sample_pairs`` reads one stream
+in order (its trials can be tested ahead of time and in parallel, because a
+SplitMix64 state is a counter); ``sample_negatives`` gives each block of rows
+its own stream, so that threads can fill blocks in any order.  Neither result
+depends on the number of threads.
 """
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
+from lgekit._intrinsics cimport LGK_PREFETCH
 from lgekit._common cimport rng_next, rng_stream, rng_uniform, rng_below
 from lgekit._sampling cimport index_t, offset_t, csr_has_edge, cdf_search
 
 
+cdef enum:
+    _BATCH = 64             # trials drawn, and their CSR rows prefetched, before they are tested
+    _BLOCK_TRIALS = 16384   # trials of one block of the threaded sampler
+    _WAVE_BLOCKS = 8        # blocks per thread in one parallel region of the threaded sampler
+
+
+cdef inline bint _row_has(const index_t* indptr, const index_t* indices, int64_t u, int64_t v) noexcept nogil:
+    """``csr_has_edge`` on raw pointers."""
+    cdef int64_t lo = indptr[u], hi = indptr[u + 1], mid, x
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        x = indices[mid]
+        if x < v:
+            lo = mid + 1
+        elif x > v:
+            hi = mid
+        else:
+            return True
+    return False
+
+
+cdef inline int64_t _cdf_search(const double* cdf, int64_t n, double r) noexcept nogil:
+    """``cdf_search`` on a raw pointer to n entries."""
+    cdef int64_t lo = 0, hi = n - 1, mid
+    while lo < hi:
+        mid = lo + ((hi - lo) >> 1)
+        if r < cdf[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef int64_t _sample_trials(const index_t* indptr, const index_t* indices, int64_t n_nodes, uint64_t state,
+                            int64_t n_trials, const double* cdf_u, const double* cdf_v, bint canonical,
+                            int64_t* out, int32_t* trial_of, int64_t max_accept, int64_t* used) noexcept nogil:
+    """Run ``n_trials`` trials from the stream position ``state`` (two draws a trial: u, then v), writing
+    the accepted pairs to ``out`` (and, if ``trial_of`` is not NULL, the trial of each), and stopping
+    early once ``max_accept`` are accepted.  Returns the number accepted; ``used[0]``: trials run.
+
+    Draws are taken ``_BATCH`` trials ahead of the tests and the rows they will search are prefetched
+    (first the row pointers, then the rows): the tests are memory-bound (two random rows a trial), and
+    this way their loads overlap.  The trials, and hence the pairs, are exactly the sequential ones."""
+    cdef int64_t cu[_BATCH]
+    cdef int64_t cv[_BATCH]
+    cdef int64_t done = 0, k = 0, nb, i, u, v, t
+    used[0] = 0
+    while done < n_trials and k < max_accept:
+        nb = min(<int64_t>_BATCH, n_trials - done)
+        for i in range(nb):
+            if cdf_u != NULL:
+                cu[i] = _cdf_search(cdf_u, n_nodes, rng_uniform(&state))
+            else:
+                cu[i] = <int64_t>rng_below(&state, <uint64_t>n_nodes)
+            if cdf_v != NULL:
+                cv[i] = _cdf_search(cdf_v, n_nodes, rng_uniform(&state))
+            else:
+                cv[i] = <int64_t>rng_below(&state, <uint64_t>n_nodes)
+            LGK_PREFETCH(indptr + cu[i])
+        for i in range(nb):
+            LGK_PREFETCH(indices + indptr[cu[i]])
+        for i in range(nb):
+            u = cu[i]
+            v = cv[i]
+            if u == v or _row_has(indptr, indices, u, v):
+                continue
+            if canonical and u > v:
+                t = u
+                u = v
+                v = t
+            out[2 * k] = u
+            out[2 * k + 1] = v
+            if trial_of != NULL:
+                trial_of[k] = <int32_t>(done + i)
+            k += 1
+            if k == max_accept:
+                used[0] = done + i + 1
+                return k
+        done += nb
+    used[0] = done
+    return k
+
+
+cdef inline uint64_t _advance(uint64_t state, uint64_t draws) noexcept nogil:
+    """The SplitMix64 state ``draws`` draws later (its state is a counter: each draw adds the constant)."""
+    return state + draws * <uint64_t>0x9E3779B97F4A7C15ULL
+
+
 def sample_pairs(const index_t[::1] indptr, const index_t[::1] indices, int64_t n_nodes,
                  int64_t n_pairs, uint64_t seed, const double[::1] cdf_u=None,
-                 const double[::1] cdf_v=None, bint canonical=False, int64_t max_trials=-1):
+                 const double[::1] cdf_v=None, bint canonical=False, int64_t max_trials=-1,
+                 int n_threads=1):
     """Draw ``n_pairs`` pairs (u, v), u != v, (u, v) not in the CSR pattern.
 
     Parameters
@@ -39,43 +133,93 @@ def sample_pairs(const index_t[::1] indptr, const index_t[::1] indices, int64_t 
         last entry 1.0), or None for uniform.
     canonical : return (min, max) -- for undirected graphs.
     max_trials : cap on the number of draws (-1: no cap).
+    n_threads : threads testing blocks of trials at once; the result does not depend on it.
 
     Returns
     -------
     pairs : int64 ndarray (n_pairs, 2)
     n_trials : number of draws used, or -1 if ``max_trials`` was hit
+
+    Notes
+    -----
+    Trial j (0-based) takes draws 2j and 2j + 1 of the stream ``rng_stream(seed, 0)`` and the pairs
+    are the accepted trials in order, so the trials are known before they are tested: the sampler
+    draws them ahead and prefetches the rows it will search, and with ``n_threads > 1`` the threads
+    test blocks of ``_BLOCK_TRIALS`` trials, each from its position in the stream (SplitMix64's state
+    is a counter), the blocks' accepted pairs then joined in trial order: the same pairs, trial count
+    and failure as one thread.
     """
     out_arr = np.empty((n_pairs, 2), dtype=np.int64)
     cdef int64_t[:, ::1] out = out_arr
     cdef uint64_t state = rng_stream(seed, 0)
-    cdef int64_t k = 0, trials = 0, u, v, t
-    cdef bint use_cdf_u = cdf_u is not None
-    cdef bint use_cdf_v = cdf_v is not None
+    cdef int64_t k = 0, trials = 0, nb, used = 0, take, b, T, W, left
     cdef bint capped = max_trials >= 0
     cdef bint failed = False
+    cdef const double* pu = &cdf_u[0] if cdf_u is not None else NULL
+    cdef const double* pv = &cdf_v[0] if cdf_v is not None else NULL
+    cdef const index_t* ip = &indptr[0]
+    cdef const index_t* ix = &indices[0] if indices.shape[0] else NULL
+    cdef int64_t* buf = NULL
+    cdef int32_t* pos = NULL
+    cdef int64_t* acc = NULL
+    cdef int64_t* usedb = NULL
+    if n_pairs <= 0:
+        return out_arr, 0
+    if n_nodes < 1:
+        raise ValueError("sample_pairs: n_nodes must be >= 1")
+    T = n_threads if n_threads > 1 else 1
+    W = T * _WAVE_BLOCKS if T > 1 else 1
+    if T > 1:
+        buf = <int64_t*>malloc(W * _BLOCK_TRIALS * 2 * sizeof(int64_t))
+        pos = <int32_t*>malloc(W * _BLOCK_TRIALS * sizeof(int32_t))
+        acc = <int64_t*>malloc(2 * W * sizeof(int64_t))
+        if buf == NULL or pos == NULL or acc == NULL:
+            free(buf)
+            free(pos)
+            free(acc)
+            raise MemoryError()
+        usedb = acc + W
     with nogil:
-        while k < n_pairs:
-            if capped and trials >= max_trials:
-                failed = True
-                break
-            trials += 1
-            if use_cdf_u:
-                u = cdf_search(cdf_u, rng_uniform(&state))
-            else:
-                u = <int64_t>rng_below(&state, <uint64_t>n_nodes)
-            if use_cdf_v:
-                v = cdf_search(cdf_v, rng_uniform(&state))
-            else:
-                v = <int64_t>rng_below(&state, <uint64_t>n_nodes)
-            if u == v or csr_has_edge(indptr, indices, u, v):
-                continue
-            if canonical and u > v:
-                t = u
-                u = v
-                v = t
-            out[k, 0] = u
-            out[k, 1] = v
-            k += 1
+        if T == 1:
+            while k < n_pairs:
+                if capped and trials >= max_trials:
+                    failed = True
+                    break
+                nb = _BLOCK_TRIALS if not capped else min(<int64_t>_BLOCK_TRIALS, max_trials - trials)
+                k += _sample_trials(ip, ix, n_nodes, _advance(state, 2 * trials), nb, pu, pv, canonical,
+                                    &out[0, 0] + 2 * k, NULL, n_pairs - k, &used)
+                trials += used
+        else:
+            while k < n_pairs and not failed:
+                # a wave of W blocks (several per thread, so that a parallel region does enough work to
+                # pay for waking the threads): block b tests trials [trials + b B, trials + (b + 1) B),
+                # within the cap
+                for b in prange(W, num_threads=T, schedule="dynamic", chunksize=1):
+                    left = _BLOCK_TRIALS
+                    if capped:
+                        left = min(left, max(<int64_t>0, max_trials - trials - b * _BLOCK_TRIALS))
+                    acc[b] = _sample_trials(ip, ix, n_nodes, _advance(state, 2 * (trials + b * _BLOCK_TRIALS)),
+                                            left, pu, pv, canonical, buf + b * _BLOCK_TRIALS * 2,
+                                            pos + b * _BLOCK_TRIALS, n_pairs, usedb + b)
+                for b in range(W):
+                    take = min(acc[b], n_pairs - k)
+                    memcpy(&out[0, 0] + 2 * k, buf + b * _BLOCK_TRIALS * 2, take * 2 * sizeof(int64_t))
+                    k += take
+                    if k == n_pairs:
+                        trials += b * _BLOCK_TRIALS + pos[b * _BLOCK_TRIALS + take - 1] + 1
+                        break
+                    if usedb[b] < _BLOCK_TRIALS:       # the cap ended this block: nothing after it counts
+                        trials += b * _BLOCK_TRIALS + usedb[b]
+                        failed = True
+                        break
+                else:
+                    trials += W * _BLOCK_TRIALS
+                if not failed and k < n_pairs and capped and trials >= max_trials:
+                    failed = True
+    if T > 1:
+        free(buf)
+        free(pos)
+        free(acc)
     return out_arr, (-1 if failed else trials)
 
 

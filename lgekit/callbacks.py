@@ -8,6 +8,13 @@ and returning True from ``on_epoch_end`` stops training after that epoch.
 Put the callbacks that compute a metric before the ones that read it
 (e.g. ``[LinkPredictionCallback(split), EarlyStopping("test_ap")]``).
 
+What a callback may read from the model: ``embedding_`` (updated in place
+between epochs), ``history_``, ``n_iter_``, ``planned_epochs_`` (a ``range``
+of the epochs the running ``fit``/``partial_fit`` call plans: its last one is
+``planned_epochs_[-1]``, set before ``on_train_begin``) and ``solver_``, whose
+``state()``/``set_state()`` save and put back what, besides the embedding, an
+epoch leaves behind (HingeEmbedding's duals).
+
 Examples
 --------
 >>> import networkx as nx
@@ -129,7 +136,8 @@ class LinkPredictionCallback(Callback):
     def on_epoch_end(self, model, epoch, record):
         from .metrics import average_precision
 
-        if (epoch + 1) % self.every and epoch != getattr(model, "_last_planned_epoch", -1):
+        planned = getattr(model, "planned_epochs_", None)
+        if (epoch + 1) % self.every and (planned is None or epoch + 1 != planned.stop):
             return False
         start = time.perf_counter()
         emb = model.embedding_
@@ -254,7 +262,7 @@ class EarlyStopping(Callback):
             self._wait = 0
             if self.restore_best:
                 self._best_embedding = np.array(model.embedding_, copy=True)
-                self._best_state = {k: np.array(v, copy=True) for k, v in model._solver_state_for_save().items()}
+                self._best_state = model.solver_.state()
             return False
         self._wait += 1
         if self._wait >= self.patience:
@@ -272,7 +280,8 @@ class EarlyStopping(Callback):
                           stacklevel=2)
             return
         if self.restore_best and self._best_embedding is not None and self.best_epoch_ != model.n_iter_ - 1:
-            model._restore_embedding(self._best_embedding, self._best_state)
+            model.embedding_[...] = self._best_embedding
+            model.solver_.set_state(self._best_state)
             model.best_epoch_ = self.best_epoch_
         self._best_embedding = None
         self._best_state = None

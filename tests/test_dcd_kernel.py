@@ -295,3 +295,86 @@ def test_history_matches_reference_diagnostics():
     for key in ("n_alpha_zero", "n_alpha_free", "n_alpha_bound"):
         assert rec[key] == ref[key], key
     assert min(ref["n_alpha_zero"], ref["n_alpha_free"], ref["n_alpha_bound"]) > 0   # not vacuous
+
+
+# --------------------------------------------------------------------------
+# HingeEmbedding's solver: its SplitMix64 streams, and a fit replayed by the reference
+# --------------------------------------------------------------------------
+
+def python_permutation(n, seed, epoch):
+    """``_schedules.permutation`` for n <= 2,048 (one chunk and one bucket, so the bucket draws change
+    nothing), i.e. the kernel's forward Fisher-Yates of bucket 0 with the stream
+    ``rng_stream(rng_stream(rng_stream(seed, 2 epoch), 1), 0)``, from the Python SplitMix64 twin."""
+    s = SplitMix64(seed, 2 * epoch).state
+    rng = SplitMix64(SplitMix64(s, 1).state, 0)
+    a = list(range(n))
+    i = 1
+    while i + 1 < n:                              # rng_below2: two bounds from one draw's two halves
+        z = rng.next()
+        j0 = ((z >> 32) * (i + 1)) >> 32
+        j1 = ((z & 0xFFFFFFFF) * (i + 2)) >> 32
+        a[i], a[j0] = a[j0], a[i]
+        a[i + 1], a[j1] = a[j1], a[i + 1]
+        i += 2
+    if i < n:
+        j = rng.below(i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+def test_stream_seed_is_the_kernels_rng_stream():
+    for seed, k in ((0, 0), (7, 3), (2**64 - 1, 2**64 - 1), (123456789, 2**40)):
+        assert _schedules.stream_seed(seed, k) == SplitMix64(seed, k).state
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 34, 257])
+def test_permutation_matches_the_python_twin(n):
+    for seed, epoch in ((0, 0), (11, 3), (2**63 + 1, 7)):
+        assert _schedules.permutation(n, seed, epoch).tolist() == python_permutation(n, seed, epoch)
+
+
+def test_hinge_solver_epochs_are_reference_epochs_on_its_streams():
+    """HingeEmbedding on the SplitMix64 streams: every epoch equals lgekit.reference's Algorithm 1 fed
+    the solver's visiting order (``epoch_order``) and coordinate seed (``coordinate_seed``), both
+    recomputed from the seed alone -- for the colour-class schedule and the sequential one."""
+    import lgekit
+    rng = np.random.default_rng(3)
+    edges = rng.integers(0, 30, size=(90, 2))
+    graph = lgekit.Graph.from_edges(edges[edges[:, 0] != edges[:, 1]], nodes=30)
+    split = lgekit.split_edges(graph, test_fraction=0.2, seed=2)
+    for schedule in ("deterministic", "hogwild"):
+        kw = dict(dim=5, lam_r=1.2, lam_neg=0.4, inner_passes=2, dtype="float64", random_state=9, schedule=schedule)
+        start = lgekit.HingeEmbedding(epochs=0, **kw).fit(split)
+        model = lgekit.HingeEmbedding(epochs=3, **kw).fit(split)
+        solver = model.solver_
+        assert solver.seed == start.solver_.seed
+        X, alpha = start.embedding_.astype(np.float64), np.zeros(len(solver.pair_csr.nbr))
+        for t in range(3):
+            order = solver.epoch_order(t)
+            if schedule == "hogwild":
+                assert order.order.tolist() == python_permutation(30, solver.seed, t)
+            else:
+                colors = solver.colors
+                for b in range(len(order.block_ptr) - 1):   # a block is one colour class
+                    assert len(set(colors[order.order[order.block_ptr[b]:order.block_ptr[b + 1]]].tolist())) == 1
+            X, alpha, _, _ = reference_epoch(X, alpha, solver.pair_csr, order.order, 2, model.tol,
+                                             solver.coordinate_seed(t))
+        np.testing.assert_allclose(model.embedding_, X, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(model.dual_coef_, alpha, rtol=0, atol=1e-12)
+        assert np.abs(X - start.embedding_).max() > 0.01               # it moved: not vacuous
+
+
+def test_hinge_streams_do_not_depend_on_numpy_seed_sequences():
+    # the order of an epoch is a function of (seed, epoch) through the kernels' streams: two solvers with
+    # the same seed agree, another seed or epoch differs, and the colour classes' order changes per epoch
+    import lgekit
+    graph = lgekit.datasets.planted_partition_graph(n_nodes=200, n_labels=4, mean_degree=8, seed=1)
+    a = lgekit.HingeEmbedding(dim=4, epochs=1, random_state=5).fit(graph).solver_
+    b = lgekit.HingeEmbedding(dim=4, epochs=1, random_state=5).fit(graph).solver_
+    c = lgekit.HingeEmbedding(dim=4, epochs=1, random_state=6).fit(graph).solver_
+    assert np.array_equal(a.epoch_order(4).order, b.epoch_order(4).order)
+    assert a.coordinate_seed(4) == b.coordinate_seed(4) != a.coordinate_seed(5)
+    assert not np.array_equal(a.epoch_order(4).order, c.epoch_order(4).order)
+    assert not np.array_equal(a.epoch_order(4).order, a.epoch_order(5).order)
+    sizes = [np.diff(a.epoch_order(t).block_ptr).tolist() for t in range(6)]
+    assert len({tuple(s) for s in sizes}) > 1 and all(sorted(s) == sorted(sizes[0]) for s in sizes)

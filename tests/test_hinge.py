@@ -69,8 +69,7 @@ def test_x_u_is_the_dual_combination_of_its_partners(split):
     csr, X, a = model.pair_csr_, model.embedding_, model.dual_coef_
     # rebuild every x_u from the duals and the final vectors: vertices whose partners were all
     # visited before them in the last epoch must match; count them to keep the test honest
-    from lgekit.models.hinge import _epoch_rng
-    order, _ = model._schedule(_epoch_rng(model._seed, 1), X.shape[0])
+    order = model.solver_.epoch_order(1).order
     position = np.empty(len(order), int)
     position[order] = np.arange(len(order))
     checked = 0
@@ -123,7 +122,7 @@ def test_deterministic_schedule_identical_for_any_thread_count(dtype):
         assert np.array_equal(fits[0].embedding_, other.embedding_)
         assert np.array_equal(fits[0].dual_coef_, other.dual_coef_)
         assert strip_seconds(fits[0].history_) == strip_seconds(other.history_)
-    assert fits[0]._n_colors > 1
+    assert fits[0].solver_.n_colors > 1
 
 
 def test_partial_fit_continues_exactly(split):

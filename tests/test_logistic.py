@@ -104,15 +104,17 @@ def test_data_forms_agree(graph):
 
 def test_graph_fit_draws_four_negatives_per_edge(graph):
     model = small(epochs=1).fit(graph)
-    data = model._train_data
-    assert len(data.negatives) == 4 * graph.n_edges
-    assert not np.any(graph.has_edges(data.negatives))
+    negatives = model.solver_.negatives
+    assert len(negatives) == 4 * graph.n_edges and model.solver_.n_positives == graph.n_edges
+    assert not np.any(graph.has_edges(negatives))
 
 
 def test_split_fit_uses_training_pairs(split):
     model = small(epochs=1).fit(split)
-    data = model._train_data
-    assert np.array_equal(data.positives, split.train_positives)
+    assert np.array_equal(model.solver_.positives, split.train_positives)
+    assert np.array_equal(model.solver_.negatives, split.train_negatives)
+    data = model.solver_.training_data()
+    assert np.array_equal(data.positives, split.train_positives) and data.positives.dtype == np.int64
     assert np.array_equal(data.negatives, split.train_negatives)
 
 
@@ -137,12 +139,12 @@ def test_warm_start(split):
 @pytest.mark.parametrize("order", ["edge", "vertex"])
 def test_partial_fit_keeps_solver_state_until_data_or_parameters_change(graph, split, order):
     model = small(epochs=1, order=order, lr=0.02).fit(split)
-    state = model._pairs
+    solver = model.solver_
     model.partial_fit(split, epochs=1)
-    assert model._pairs is state                    # same data, same parameters: nothing rebuilt
+    assert model.solver_ is solver                  # same data, same parameters: nothing rebuilt
     model.set_params(lam_r=0.5)
     model.partial_fit(split, epochs=1)
-    assert model._pairs is not state                # a new lam_r: rebuilt, and it takes effect
+    assert model.solver_ is not solver              # a new lam_r: rebuilt, and it takes effect
     # the same three epochs with the state built afresh for the last one (an equal split, new object)
     fresh = small(epochs=2, order=order, lr=0.02).fit(split).set_params(lam_r=0.5)
     fresh.partial_fit(lgekit.split_edges(graph, test_fraction=0.2, seed=0), epochs=1)
@@ -150,6 +152,19 @@ def test_partial_fit_keeps_solver_state_until_data_or_parameters_change(graph, s
     assert model.history_[-1]["objective"] == fresh.history_[-1]["objective"]
     unchanged = small(epochs=3, order=order, lr=0.02).fit(split)
     assert not np.array_equal(model.embedding_, unchanged.embedding_)
+
+
+def test_partial_fit_passes_epoch_settings_without_rebuilding(split):
+    # lr, lr_offset, n_threads and schedule only change how the next epochs run: the solver stays
+    model = small(epochs=1).fit(split)
+    solver = model.solver_
+    model.set_params(lr=0.3, lr_offset=2.0, n_threads=2, schedule="deterministic").partial_fit(split, epochs=1)
+    assert model.solver_ is solver
+    assert (solver.lr, solver.lr_offset, solver.n_threads, solver.schedule) == (0.3, 2.0, 2, "deterministic")
+    assert model.history_[-1]["lr"] == solver.learning_rate(1) == 0.3 * 3.0 ** -0.5
+    model.set_params(dim=5)
+    with pytest.raises(ValueError, match="dim: is 5 but the fitted embedding has 8 columns"):
+        model.partial_fit(split, epochs=1)
 
 
 def test_partial_fit_on_unfitted_model_initialises(split):
@@ -307,7 +322,7 @@ def test_graph_without_edges_raises():
 
 
 def test_bad_data_type_raises():
-    with pytest.raises(TypeError, match="data must be an EdgeSplit"):
+    with pytest.raises(TypeError, match="X must be an EdgeSplit"):
         small().fit([[0, 1], [1, 2]])
 
 
@@ -331,9 +346,10 @@ def test_divergence_raises_with_history(graph):
 
 def test_resample_changes_negatives_each_epoch(split):
     model = small(negatives="resample", epochs=1).fit(split)
-    neg0 = model._pairs[model._n_pos:].copy()
+    neg0 = model.solver_.negatives
     model.partial_fit(split, epochs=1)
-    neg1 = model._pairs[model._n_pos:]
+    neg1 = model.solver_.negatives
+    assert np.array_equal(neg1, model.solver_.epoch_negatives(1))   # what epoch 1 drew, drawn again
     assert len(neg0) == len(split.train_negatives)
     assert not np.array_equal(neg0, neg1)
     assert not np.any(split.train_graph.has_edges(neg1))

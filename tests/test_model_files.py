@@ -338,3 +338,62 @@ def test_single_byte_corruptions_are_a_value_error_or_a_consistent_model(saved, 
         assert loaded.embedding_.shape == model.embedding_.shape and len(loaded.node_ids_) == 12
     # most bytes are covered by a CRC, a header or a checked field
     assert outcomes["ValueError"] > 0.9 * len(positions)
+
+
+# ----------------------------------------------------------------- word2vec binary (issue #16, item 8)
+def read_word2vec_binary(path):
+    """An independent reader of word2vec's binary format (as word2vec.c writes it): a text header
+    "<count> <dim>\\n", then per word its bytes up to a space, dim float32 little-endian numbers
+    and a newline."""
+    data = path.read_bytes()
+    header, rest = data.split(b"\n", 1)
+    count, dim = map(int, header.split())
+    words, vectors, pos = [], [], 0
+    for _ in range(count):
+        space = rest.index(b" ", pos)
+        words.append(rest[pos:space].decode("utf-8"))
+        start = space + 1
+        vectors.append(np.frombuffer(rest[start:start + 4 * dim], dtype="<f4"))
+        assert rest[start + 4 * dim:start + 4 * dim + 1] == b"\n"
+        pos = start + 4 * dim + 1
+    assert pos == len(rest), "bytes after the last vector"
+    return words, np.array(vectors).reshape(count, dim)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_to_word2vec_binary_is_the_word2vec_format(tmp_path, dtype):
+    # string ids with non-ASCII characters, and a vector whose bytes include b" " and b"\n"
+    g = lgekit.Graph.from_edges([["Valjean", "Javert"], ["Javert", "Fantine"], ["Fantine", "Éponine"],
+                                 ["Éponine", "Valjean"], ["Cosette", "Valjean"]])
+    model = LogisticEmbedding(dim=6, epochs=2, dtype=dtype, random_state=0).fit(g)
+    model.embedding_[0, :2] = np.frombuffer(b"  \n\n\n\n  ", dtype="<f4")
+    path = model.to_word2vec(tmp_path / "emb.bin", binary=True)
+    words, vectors = read_word2vec_binary(path)
+    assert words == [str(i) for i in model.node_ids_]
+    np.testing.assert_array_equal(vectors, model.embedding_.astype(np.float32))
+    assert vectors.dtype == np.dtype("<f4")
+    # the text format holds the same numbers (float32 round trip exact at "%.9g")
+    text = model.to_word2vec(tmp_path / "emb.txt")
+    rows = [line.split() for line in text.read_text().splitlines()[1:]]
+    np.testing.assert_array_equal(np.array([[float(x) for x in r[1:]] for r in rows], dtype=np.float32),
+                                  vectors if dtype == "float32" else model.embedding_.astype(np.float32))
+
+
+def test_to_word2vec_binary_rejects_what_the_format_cannot_hold(tmp_path):
+    g = lgekit.Graph.from_edges([["a b", "c"], ["c", "d"]])
+    model = LogisticEmbedding(dim=3, epochs=1, random_state=0).fit(g)
+    with pytest.raises(ValueError, match="'a b' is empty or contains whitespace"):
+        model.to_word2vec(tmp_path / "e.bin", binary=True)
+    assert not (tmp_path / "e.bin").exists()
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_gensim_reads_the_word2vec_files(tmp_path, binary):
+    gensim_models = pytest.importorskip("gensim.models")
+    g = lgekit.Graph.from_edges([["Valjean", "Javert"], ["Javert", "Fantine"], ["Fantine", "Éponine"],
+                                 [7, "Valjean"]])
+    model = LogisticEmbedding(dim=5, epochs=2, random_state=0).fit(g)
+    path = model.to_word2vec(tmp_path / ("emb.bin" if binary else "emb.txt"), binary=binary)
+    kv = gensim_models.KeyedVectors.load_word2vec_format(str(path), binary=binary)
+    assert list(kv.index_to_key) == [str(i) for i in model.node_ids_]
+    np.testing.assert_array_equal(kv.vectors, model.embedding_)

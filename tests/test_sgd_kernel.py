@@ -33,29 +33,31 @@ def tiny_graph(n=14, m=30, seed=0, weighted=False):
     return lgekit.Graph.from_edges(edges, weights=weights, nodes=n)
 
 
-def reference_fit(model, data, init, seed, epochs):
-    """``epochs`` epochs of ``model`` by lgekit.reference, fed the kernel's orders and negatives."""
+def reference_fit(model, init, epochs):
+    """``epochs`` epochs of ``model`` by lgekit.reference, fed the visiting orders and negatives its solver
+    reports (``epoch_negatives``, ``epoch_order``) -- the solver's public interface, not its arrays."""
+    solver = model.solver_
     X = np.array(init, dtype=np.float64, copy=True)
-    n = X.shape[0]
-    pos = data.positives
-    neg = data.negatives.copy()
-    g = data.train_graph
-    params = dict(weights=data.pos_weights, lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r)
+    pos = solver.positives
+    params = dict(weights=solver.positive_weights, lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r)
     for t in range(epochs):
         lr = reference.learning_rate(t, model.lr, model.lr_offset)
-        if model.negatives == "resample":
-            buf = np.empty((len(neg), 2), np.int32)
-            assert _sampling.sample_negatives(buf, np.asarray(g.indptr, np.int64), np.asarray(g.indices, np.int32),
-                                         seed, t) == 0
-            neg = buf.astype(np.int64)
+        assert lr == solver.learning_rate(t)
+        neg = solver.epoch_negatives(t)
+        order = solver.epoch_order(t, neg).order
         if model.order == "edge":
-            pairs = np.ascontiguousarray(np.vstack([pos, neg]), np.int32)
-            order = _schedules.edge_order(pairs, n, X.shape[1], seed, t,
-                                    deterministic=model.schedule == "deterministic")[0]
             X = reference.sgd_edge_epoch(X, pos, neg, order, lr, **params)
         else:
-            X = reference.sgd_vertex_epoch(X, pos, neg, _schedules.permutation(n, seed, t), lr, **params)
+            X = reference.sgd_vertex_epoch(X, pos, neg, order, lr, **params)
     return X
+
+
+def _incidence(pairs, n):
+    """Symmetric incidence CSR of a pair list: (indptr int64, partner int32, pair index int32)."""
+    k = len(pairs)
+    indptr, nbr, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
+    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
+    return indptr, nbr, src
 
 
 def objective_parts(X, model, positives, weights, negatives):
@@ -64,14 +66,14 @@ def objective_parts(X, model, positives, weights, negatives):
 
 
 def fit_with_init(data, epochs, **params):
-    """Fit ``epochs`` epochs and return (model, initial embedding, kernel seed, training data)."""
+    """Fit ``epochs`` epochs and return (model, initial embedding)."""
     params.setdefault("random_state", 7)
     params.setdefault("dtype", "float64")
     params.setdefault("dim", 5)
     init_model = LogisticEmbedding(epochs=0, **params).fit(data)
     model = LogisticEmbedding(epochs=epochs, **params).fit(data)
-    assert model._kernel_seed == init_model._kernel_seed
-    return model, init_model.embedding_, model._kernel_seed, model._train_data
+    assert model.solver_.seed == init_model.solver_.seed
+    return model, init_model.embedding_
 
 
 @pytest.fixture(scope="module")
@@ -85,9 +87,9 @@ def split():
 @pytest.mark.parametrize("negatives", ["fixed", "resample"])
 def test_epochs_match_numpy_reference(split, order, lam_r, negatives):
     lr = 0.5 if order == "edge" else 0.05
-    model, init, seed, data = fit_with_init(split, 3, order=order, lam_r=lam_r, negatives=negatives, lr=lr,
-                                            lr_offset=2.0, lam_neg=0.3)
-    ref = reference_fit(model, data, init, seed, 3)
+    model, init = fit_with_init(split, 3, order=order, lam_r=lam_r, negatives=negatives, lr=lr,
+                                lr_offset=2.0, lam_neg=0.3)
+    ref = reference_fit(model, init, 3)
     assert np.abs(ref).max() > 0.05  # the reference moved away from ~0: the comparison is not vacuous
     assert not np.allclose(ref, init, atol=1e-3)
     np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
@@ -95,25 +97,27 @@ def test_epochs_match_numpy_reference(split, order, lam_r, negatives):
 
 @pytest.mark.parametrize("negatives", ["fixed", "resample"])
 def test_deterministic_schedule_matches_numpy_reference(split, negatives):
-    model, init, seed, data = fit_with_init(split, 3, schedule="deterministic", lam_r=0.7, negatives=negatives,
-                                            lr=0.5, lr_offset=2.0, lam_neg=0.3)
-    ref = reference_fit(model, data, init, seed, 3)
+    model, init = fit_with_init(split, 3, schedule="deterministic", lam_r=0.7, negatives=negatives,
+                                lr=0.5, lr_offset=2.0, lam_neg=0.3)
+    ref = reference_fit(model, init, 3)
     assert not np.allclose(ref, init, atol=1e-3)
     np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
 
 
 def test_weighted_graph_matches_reference():
     g = tiny_graph(weighted=True, seed=4)
-    model, init, seed, data = fit_with_init(g, 2, lam_r=0.3, lr=0.5)
-    assert not np.all(data.pos_weights == 1)
-    ref = reference_fit(model, data, init, seed, 2)
+    model, init = fit_with_init(g, 2, lam_r=0.3, lr=0.5)
+    assert not np.all(model.solver_.positive_weights == 1)
+    ref = reference_fit(model, init, 2)
     np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
 
 
 def test_history_objective_matches_reference(split):
-    model, init, seed, data = fit_with_init(split, 2, lam_r=0.4, lr=0.5)
-    ref = reference.logistic_diagnostics(model.embedding_, data.positives, data.negatives, weights=data.pos_weights,
-                                         lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r)
+    model, init = fit_with_init(split, 2, lam_r=0.4, lr=0.5)
+    solver = model.solver_
+    ref = reference.logistic_diagnostics(model.embedding_, solver.positives, solver.negatives,
+                                         weights=solver.positive_weights, lam_pos=model.lam_pos,
+                                         lam_neg=model.lam_neg, lam_r=model.lam_r)
     rec = model.history_[-1]
     for key in ("objective", "loss_pos", "loss_neg", "reg", "mean_norm", "mean_grad_norm"):
         assert rec[key] == pytest.approx(ref[key], rel=1e-12, abs=1e-12), key
@@ -121,10 +125,12 @@ def test_history_objective_matches_reference(split):
 
 
 def test_history_objective_uses_each_epochs_resampled_negatives(split):
-    model, _, _, data = fit_with_init(split, 3, lam_r=0.4, lr=0.5, negatives="resample")
-    negatives = model._pairs[model._n_pos:]
-    assert not np.array_equal(np.sort(negatives, axis=0), np.sort(data.negatives, axis=0))
-    ref = objective_parts(model.embedding_, model, data.positives, data.pos_weights, negatives)
+    model, _ = fit_with_init(split, 3, lam_r=0.4, lr=0.5, negatives="resample")
+    negatives = model.solver_.negatives
+    assert not np.array_equal(np.sort(negatives, axis=0), np.sort(split.train_negatives, axis=0))
+    assert np.array_equal(negatives, model.solver_.epoch_negatives(2))
+    ref = objective_parts(model.embedding_, model, split.train_positives, np.ones(len(split.train_positives)),
+                          negatives)
     rec = model.history_[-1]
     for key, value in ref._asdict().items():
         assert rec[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
@@ -136,7 +142,6 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     """The kernel's losses (each pair counted once, at its smaller end), gradients and norms against
     the reference, on pairs with repeats, both orientations and a self-pair, whose loss is halved
     between the two entries it has in its vertex's list."""
-    from lgekit.models.logistic import _incidence
     rng = np.random.default_rng(5)
     n, D = 9, 6
     X = rng.normal(scale=0.8, size=(n, D)).astype(dtype)
@@ -146,6 +151,13 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     lam_pos, lam_neg, lam_r = 1.3, 0.4, 0.25
     pptr, pnbr, src = _incidence(pos, n)
     nptr, nnbr, _ = _incidence(neg, n)
+    # the solver builds the same lists from its records: same partners, coefficients in the same order
+    records = np.empty(len(pos), _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_pair_records(records, 0, pos, lam_pos, w)
+    rptr, rnbr, rcoef = np.empty(n + 1, np.int64), np.empty(2 * len(pos), np.int32), np.empty(2 * len(pos))
+    _schedules.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2)
+    assert np.array_equal(rptr, pptr) and np.array_equal(rnbr, pnbr)
+    assert np.array_equal(rcoef, lam_pos * w[src])
     gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
     grad = np.empty((n, D))
     _sgd_diagnostics.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
@@ -163,12 +175,13 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
 
 @pytest.mark.parametrize("lam_r", [0.0, 0.5])
 def test_gradient_diagnostic_equals_finite_differences(split, lam_r):
-    model, _, _, data = fit_with_init(split, 2, lam_r=lam_r, lr=0.5, lam_neg=0.4)
-    diag = model._diagnostics(return_arrays=True)
+    model, _ = fit_with_init(split, 2, lam_r=lam_r, lr=0.5, lam_neg=0.4)
+    diag = model.solver_.diagnostics(return_arrays=True)
     X = model.embedding_.copy()
     h = 1e-6
     fd = np.zeros_like(X)
-    objective = lambda Y: objective_parts(Y, model, data.positives, data.pos_weights, data.negatives).objective
+    pos, neg = model.solver_.positives, model.solver_.negatives
+    objective = lambda Y: objective_parts(Y, model, pos, np.ones(len(pos)), neg).objective
     for i, j in itertools.product(range(X.shape[0]), range(X.shape[1])):
         Xp, Xm = X.copy(), X.copy()
         Xp[i, j] += h
@@ -223,7 +236,7 @@ def test_deterministic_schedule_identical_for_any_thread_count(blocked_graph, or
               schedule="deterministic")
     results = [LogisticEmbedding(n_threads=t, **kw).fit(blocked_graph) for t in (1, 2, 3)]
     if order == "edge":
-        assert _schedules.edge_group_count(blocked_graph.n_nodes, len(results[0]._pairs), 64) >= 4
+        assert results[0].solver_.n_groups >= 4
     for other in results[1:]:
         assert np.array_equal(results[0].embedding_, other.embedding_)
         for a, b in zip(results[0].history_, other.history_):

@@ -81,8 +81,10 @@ class TrainingData:
         Weight of each positive pair (1 for unweighted graphs).
     negatives : ndarray of shape (k, 2), int64
         Negative pairs (no self-pairs).
-    split : EdgeSplit or None
-        The split the data came from, if any.
+
+    A solver copies what it needs into its own layout when it is built; the
+    estimator does not keep this object (its arrays are the size of the
+    training set).
     """
 
     n_nodes: int
@@ -91,7 +93,6 @@ class TrainingData:
     positives: np.ndarray
     pos_weights: np.ndarray
     negatives: np.ndarray
-    split: object = None
 
 
 def _is_edge_split(data):
@@ -372,50 +373,53 @@ class BaseEmbedding(BaseEstimator):
         Validate its own parameters; raise ``ValueError``/``TypeError`` naming
         the parameter, the value and what is accepted.  Called at every fit
         after the common checks.
-    ``_init_solver(self, data, seed)``
-        Set up the solver for a :class:`TrainingData` ``data``.
-        ``self.embedding_`` already holds the starting point (a fresh uniform
-        initialisation, or the current model when continuing), C-contiguous,
-        of dtype ``self._dtype``; the solver must update it IN PLACE (callbacks
-        read it between epochs).  ``seed`` is an int in [0, 2**64) for the
-        kernel's SplitMix64 state; derive per-epoch/per-block streams from it
-        (``rng_stream(seed, epoch)``) so that epoch ``t`` depends only on
-        ``(seed, t)`` and continuing a fit equals a longer fit.
+    ``_solver_key(self)`` -> tuple
+        The parameters the solver's prepared state depends on; a fitted
+        solver whose ``key`` differs is rebuilt (on the same pairs) at the
+        next ``fit``/``partial_fit``.
+    ``_make_solver(self, data, seed, state)`` -> :class:`~lgekit.models.Solver`
+        Build the solver for a :class:`TrainingData` ``data``, bound to
+        ``self.embedding_`` (C-contiguous, of dtype ``self._dtype``; the solver
+        updates it IN PLACE, callbacks read it between epochs).  ``seed`` is an
+        int in [0, 2**64) for the kernel's SplitMix64 streams; epoch ``t`` must
+        depend only on ``(seed, t)``, so that continuing a fit equals a longer
+        fit.  ``state``: arrays of an earlier solver on the same pairs (its
+        :meth:`~lgekit.models.Solver.state`, or a loaded model's), or None.
+        The base drops ``data`` afterwards and then calls the solver's
+        ``prepare()``, so that what it builds from its own arrays does not
+        coexist with the user-sized input arrays.
+    ``_configure_solver(self, solver)`` (optional)
+        Pass the settings that may change between epochs without a rebuild
+        (``n_threads``, ``schedule``, step sizes...).  The default sets
+        ``n_threads`` and ``schedule``.
     ``_run_epoch(self, epoch)`` -> dict
-        Run epoch ``epoch`` (0-based, continues across ``partial_fit``) and
-        return the record: at least ``"objective"``, ``"loss_pos"``,
-        ``"loss_neg"``, ``"reg"``; optionally ``"mean_norm"`` (computed here if
-        missing), ``"diverged"`` (True when the kernel saw a non-finite value;
-        the base then raises :class:`DivergenceError`) and model-specific keys.
+        Run epoch ``epoch`` (0-based, continues across ``partial_fit``) with
+        ``self.solver_.run_epoch`` and return the record: at least
+        ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``; optionally
+        ``"mean_norm"`` (computed here if missing), ``"diverged"`` (True when
+        the solver reported :attr:`~lgekit.models.EpochStatus.NONFINITE`; the
+        base then raises :class:`DivergenceError`) and model-specific keys.
         The base adds ``"epoch"``, ``"seconds"`` (wall time of ``_run_epoch``)
         and checks the objective and the norms for finiteness.
-    ``_solver_state_for_save(self)`` -> dict of arrays (optional)
-        Extra arrays to store in ``save`` (e.g. dual variables).
-    ``_restore_solver_state(self, arrays)`` (optional)
-        Receives them back in ``load``.
-    ``_set_solver_state(self, arrays)`` (optional)
-        Puts back a state saved during the same fit (EarlyStopping's best
-        epoch); defaults to ``_restore_solver_state``.
+    ``_check_solver_state(self, arrays, n_nodes)`` (optional)
+        Validate the solver arrays ``load`` read (ValueError if wrong); they
+        are handed to the first ``_make_solver`` after the load as ``state``.
     ``_solver_divergence_advice(self, record)`` -> (str, str or None) (optional)
         What to suggest when training diverged, and the parameter it names
         (``"lr"``, ``"lam_r"``...); defaults to the class attribute
         ``_divergence_advice`` and ``None``.  An oversized ``init_scale`` is
         recognised here, before this hook is asked.
-    ``_zero_objective(self)``, ``_current_objective(self)`` -> float or None (optional)
-        The objective of the all-zero embedding and of ``embedding_`` now,
-        for the objective check (see "Divergence"); ``None`` disables it.
+    ``_current_objective(self)`` -> float or None (optional)
+        The objective of ``embedding_`` now, for the objective check (see
+        "Divergence"; the all-zero embedding's comes from
+        ``solver_.zero_objective()``); ``None`` disables it.
     ``_bytes_per_pair`` (class attribute, int)
         Memory the solver allocates per training pair, for the estimate
         compared with the available memory before a fit allocates anything.
-    ``_check_solver_state(self, arrays, n_nodes)`` (optional)
-        Validate the solver arrays read by ``load`` (ValueError if wrong).
-    ``_embedding_restored(self)`` (optional)
-        Called after :class:`~lgekit.callbacks.EarlyStopping` copied a best
-        embedding back into ``embedding_`` (e.g. to reset dual variables).
 
     Data
     ----
-    ``fit(data)`` accepts an ``EdgeSplit`` (trains on ``train_graph`` edges
+    ``fit(X)`` accepts an ``EdgeSplit`` (trains on ``train_graph`` edges
     and ``train_negatives``), an :class:`lgekit.Graph`, a networkx graph
     (edge attribute ``weight`` used when present) or a scipy sparse adjacency
     matrix.  For a graph, ``negatives_per_positive`` (4) uniform negative
@@ -455,6 +459,45 @@ class BaseEmbedding(BaseEstimator):
     (``init_scale`` when the starting vectors are already out of range,
     else the model's own analysis, e.g. ``lam_r`` or ``lr``).
 
+    Solver and callbacks
+    --------------------
+    A fit keeps its training state in one object, ``solver_`` (an
+    :class:`~lgekit.models.SGDSolver` or :class:`~lgekit.models.DCDSolver`):
+    the prepared pairs, work arrays, seed, and ``run_epoch(t)``,
+    ``diagnostics()``, ``epoch_order(t)``, ``state()``/``set_state()``.
+    ``planned_epochs_`` (a ``range``) holds the epochs the running
+    ``fit``/``partial_fit`` plans; callbacks read it (and ``embedding_``,
+    ``history_``, ``solver_``) between epochs.
+
+    scikit-learn
+    ------------
+    What works: ``get_params``/``set_params`` and :func:`sklearn.base.clone`
+    (the constructor only stores its keyword arguments); ``fit(X, y=None, *,
+    callbacks=None)``, ``partial_fit(X, y=None, *, epochs=1, callbacks=None)``
+    and ``fit_transform(X, y=None, **fit_params)`` ignore ``y``, and
+    ``transform(graph)`` returns the rows of the graph's nodes in its node
+    order, so an embedding can open a :class:`~sklearn.pipeline.Pipeline`
+    whose later steps use one label per node::
+
+        pipe = make_pipeline(LogisticEmbedding(lam_r=0.6), LogisticRegression())
+        pipe.fit(graph, y)          # y[i]: the label of graph's i-th node
+        pipe.predict(graph)
+
+    ``score(split)`` is the test AP of an ``EdgeSplit``.  What does not work:
+    ``GridSearchCV``, ``cross_val_score`` and the other model-selection tools
+    index ``X`` by sample, and a graph is one object, not a sequence of
+    samples (splitting its edges is :func:`lgekit.split_edges`'s job, with
+    its leak checks).  Tune ``lam_r`` on a validation split carved out of the
+    training graph, and look at the test split once::
+
+        split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
+        val = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=1)
+        base = LogisticEmbedding(dim=64, epochs=20, random_state=0)
+        scores = {p["lam_r"]: clone(base).set_params(**p).fit(val).score(val)
+                  for p in ParameterGrid({"lam_r": [0.0, 0.3, 1.0]})}
+        best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
+        best.score(split)
+
     Memory
     ------
     Before a fresh fit allocates the embedding and the solver's arrays, the
@@ -462,7 +505,7 @@ class BaseEmbedding(BaseEstimator):
     with the environment variable ``LGEKIT_AVAILABLE_MEMORY``); when they do
     not fit, a ``MemoryError`` says how much is needed, how much is
     available and which parameter to lower.  The initialisation draws in
-    blocks of at most 16 MiB, so the peak stays near the embedding's size.
+    blocks of 256 KiB, so the peak stays near the embedding's size.
     """
 
     negatives_per_positive = 4
@@ -482,8 +525,8 @@ class BaseEmbedding(BaseEstimator):
     _saturated_initial_score = 10.0
     #: bytes of the solver's arrays per training pair (see ``_check_memory``)
     _bytes_per_pair = 0
-    #: the initialisation draws at most this many bytes at a time
-    _init_block_bytes = 16 * 2**20
+    #: the initialisation draws at most this many bytes at a time (a block that stays in a core's cache)
+    _init_block_bytes = 256 * 2**10
 
     # ------------------------------------------------------------------ validation
     def _check_common_params(self):
@@ -549,12 +592,10 @@ class BaseEmbedding(BaseEstimator):
 
     # ------------------------------------------------------------------ data
     def _coerce_data(self, data, rng):
-        """Turn the accepted data forms into a :class:`TrainingData`."""
+        """Turn the accepted forms of ``X`` into a :class:`TrainingData`."""
         from ..graph import Graph
 
-        split = None
         if _is_edge_split(data):
-            split = data
             graph = data.train_graph
             positives = np.asarray(data.train_positives, dtype=np.int64).reshape(-1, 2)
             negatives = np.asarray(data.train_negatives, dtype=np.int64).reshape(-1, 2)
@@ -563,7 +604,7 @@ class BaseEmbedding(BaseEstimator):
             if len(edges) == len(positives) and np.array_equal(edges, positives):
                 pos_weights = graph.edge_weights().astype(np.float64)
             elif graph.is_weighted:
-                raise ValueError("data: the split's train_positives differ from train_graph.edges(), so "
+                raise ValueError("X: the split's train_positives differ from train_graph.edges(), so "
                                  "their weights are unknown; pass a split made by lgekit.split_edges")
         else:
             if isinstance(data, Graph):
@@ -575,44 +616,51 @@ class BaseEmbedding(BaseEstimator):
                 graph = Graph.from_scipy(data)
             else:
                 raise TypeError(
-                    "data must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph "
+                    "X must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph "
                     f"or a scipy sparse adjacency matrix, got {type(data).__name__}")
             positives = graph.edges()
             pos_weights = graph.edge_weights().astype(np.float64)
             negatives = None
         n = graph.n_nodes
         if len(positives) == 0:
-            raise ValueError(f"data: the training graph has no edges ({n} nodes, 0 edges); "
+            raise ValueError(f"X: the training graph has no edges ({n} nodes, 0 edges); "
                              "an embedding needs at least one positive pair")
         if pos_weights is None:
             pos_weights = np.ones(len(positives))
+        given = [("positive", positives)]
         if negatives is None:
             from ..evaluation import sample_negative_pairs
 
+            # drawn here: valid by construction (in range, no self-pairs), so not checked again
             k = self.negatives_per_positive * len(positives)
             negatives = np.asarray(sample_negative_pairs(graph, k, seed=draw_seed(rng)), dtype=np.int64)
-        for name, pairs in (("positive", positives), ("negative", negatives)):
+        else:
+            given.append(("negative", negatives))
+        for name, pairs in given:
             if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
-                raise ValueError(f"data: {name} pairs must be node indices in [0, {n}), got values in "
+                raise ValueError(f"X: {name} pairs must be node indices in [0, {n}), got values in "
                                  f"[{pairs.min()}, {pairs.max()}]")
             if len(pairs) and np.any(pairs[:, 0] == pairs[:, 1]):
-                raise ValueError(f"data: {name} pairs contain self-pairs (u, u), e.g. "
+                raise ValueError(f"X: {name} pairs contain self-pairs (u, u), e.g. "
                                  f"{pairs[pairs[:, 0] == pairs[:, 1]][0].tolist()}; they are not allowed")
         if not np.all(np.isfinite(pos_weights)) or np.any(pos_weights < 0):
-            raise ValueError("data: edge weights must be finite and >= 0")
+            raise ValueError("X: edge weights must be finite and >= 0")
         return TrainingData(n_nodes=n, node_ids=np.asarray(graph.node_ids), train_graph=graph,
                             positives=np.ascontiguousarray(positives),
                             pos_weights=np.ascontiguousarray(pos_weights),
-                            negatives=np.ascontiguousarray(negatives), split=split)
+                            negatives=np.ascontiguousarray(negatives))
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, data, callbacks=None):
+    def fit(self, X, y=None, *, callbacks=None):
         """Fit the embedding.
 
         Parameters
         ----------
-        data : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
+        X : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
             Training data; see the class docstring.
+        y : ignored
+            Accepted so that the estimator can open a scikit-learn ``Pipeline``
+            whose later steps take labels (e.g. one label per node of ``X``).
         callbacks : sequence of lgekit.callbacks.Callback, optional
             Called in order at the start, after every epoch (a callback
             returning True stops training) and at the end.
@@ -628,45 +676,69 @@ class BaseEmbedding(BaseEstimator):
             kept, its last record has ``"diverged": True``).
         """
         warm = bool(getattr(self, "warm_start", False)) and hasattr(self, "embedding_")
-        return self._fit(data, callbacks, self.epochs, continue_=warm)
+        return self._fit(X, callbacks, self.epochs, continue_=warm)
 
-    def partial_fit(self, data, epochs=1, callbacks=None):
+    def partial_fit(self, X, y=None, *, epochs=1, callbacks=None):
         """Run ``epochs`` more epochs, continuing from the current model.
 
         The learning-rate schedule and the per-epoch random streams continue
         from ``n_iter_``, so ``fit`` with ``epochs=a`` followed by
-        ``partial_fit(data, epochs=b)`` on the same data equals one fit with
+        ``partial_fit(X, epochs=b)`` on the same data equals one fit with
         ``epochs=a + b`` (with ``negatives="fixed"`` and a split, or the same
         graph object, as data).  An unfitted estimator is initialised first.
         Given the same data object again and unchanged parameters, it keeps
-        the training state already prepared (``LogisticEmbedding``'s pair
-        records and work arrays, ``HingeEmbedding``'s pair lists), so that a
-        loop of ``partial_fit(data, epochs=1)`` costs what the epochs of one
-        ``fit`` cost; new data or a changed parameter rebuilds it.
+        the solver already prepared (``solver_``: pair records, work arrays,
+        duals), so that a loop of ``partial_fit(X, epochs=1)`` costs what the
+        epochs of one ``fit`` cost; new data or a changed parameter rebuilds
+        it (on the same pairs when only a parameter changed).
+
+        Parameters
+        ----------
+        X : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
+        y : ignored
+        epochs : int, default 1
+        callbacks : sequence of lgekit.callbacks.Callback, optional
         """
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-        return self._fit(data, callbacks, int(epochs), continue_=hasattr(self, "embedding_"))
+        return self._fit(X, callbacks, int(epochs), continue_=hasattr(self, "embedding_"))
 
-    def fit_transform(self, data, callbacks=None):
-        """Fit and return ``embedding_`` (rows in internal node order)."""
-        return self.fit(data, callbacks=callbacks).embedding_
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then return :meth:`transform` ``(X)``: the rows of ``X``'s nodes in ``X``'s node order
+        (for the training graph, the whole embedding, a copy of ``embedding_``).
 
-    def _fit(self, data, callbacks, n_epochs, continue_):
-        self._check_common_params()
-        self._check_params()
-        callbacks = list(callbacks or [])
+        ``fit_params`` go to :meth:`fit` (``callbacks``).
+        """
+        return self.fit(X, y, **fit_params).transform(X)
+
+    def _check_callbacks(self, callbacks):
+        if callbacks is None:
+            return []
+        if hasattr(callbacks, "on_epoch_end") or isinstance(callbacks, (str, bytes)):
+            raise TypeError(f"callbacks must be a sequence of lgekit.callbacks.Callback objects, got one "
+                            f"{type(callbacks).__name__}; pass [callback]")
+        try:
+            callbacks = list(callbacks)
+        except TypeError:
+            raise TypeError(f"callbacks must be a sequence of lgekit.callbacks.Callback objects, got "
+                            f"{type(callbacks).__name__}: {callbacks!r}") from None
         for cb in callbacks:
             if not hasattr(cb, "on_epoch_end"):
                 raise TypeError(f"callbacks must be lgekit.callbacks.Callback objects, got {type(cb).__name__}")
+        return callbacks
+
+    def _fit(self, X, callbacks, n_epochs, continue_):
+        self._check_common_params()
+        self._check_params()
+        callbacks = self._check_callbacks(callbacks)
+        solver = getattr(self, "solver_", None)
+        same_source = solver is not None and X is getattr(self, "_data_source", None)
         if continue_:
-            if getattr(self, "_train_data_source", None) is data and getattr(self, "_train_data", None) is not None:
-                train = self._train_data
-            else:
-                train = self._coerce_data(data, self._rng if hasattr(self, "_rng") else
-                                          check_random_state(self.random_state))
-            if train.n_nodes != self.embedding_.shape[0]:
-                raise ValueError(f"data: has {train.n_nodes} nodes but the fitted embedding has "
+            train = None if same_source else self._coerce_data(
+                X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state))
+            n_nodes = solver.n_nodes if train is None else train.n_nodes
+            if n_nodes != self.embedding_.shape[0]:
+                raise ValueError(f"X: has {n_nodes} nodes but the fitted embedding has "
                                  f"{self.embedding_.shape[0]} rows; call fit to start afresh")
             if self.embedding_.shape[1] != self.dim:
                 raise ValueError(f"dim: is {self.dim} but the fitted embedding has {self.embedding_.shape[1]} "
@@ -675,24 +747,60 @@ class BaseEmbedding(BaseEstimator):
             start = self.n_iter_
             if not hasattr(self, "_kernel_seed"):
                 self._kernel_seed = draw_seed(check_random_state(self.random_state))
+            fill_from = None
         else:
+            # free the previous fit's solver before the new one's arrays are allocated
+            self.__dict__.pop("solver_", None)
+            self.__dict__.pop("_loaded_state", None)
+            solver, same_source = None, False
             rng = check_random_state(self.random_state)
             self._rng = rng
-            train = self._coerce_data(data, rng)
+            train = self._coerce_data(X, rng)
             self._check_memory(train)
             self._kernel_seed = draw_seed(rng)
-            self.embedding_ = self._initial_embedding(train.n_nodes, rng)
+            # allocated now, drawn after the solver is built: untouched pages cost no memory while the
+            # solver copies the input pairs, and the draws are the same (the solver draws nothing)
+            self.embedding_ = np.empty((train.n_nodes, self.dim), dtype=self._dtype)
+            fill_from = rng
             self.history_ = []
             self.n_iter_ = 0
             start = 0
-        self._train_data = train
-        self._train_data_source = data
-        self.node_ids_ = train.node_ids
+        reuse = (solver is not None and train is None and solver.key == self._solver_key()
+                 and solver.seed == self._kernel_seed and solver.embedding.dtype == self.embedding_.dtype)
+        if reuse:
+            solver.embedding = self.embedding_
+        else:
+            if train is None:                 # the same data, other parameters: rebuild on the same pairs
+                train = solver.training_data()
+            state = solver.state() if same_source else getattr(self, "_loaded_state", None)
+            self.__dict__.pop("solver_", None)
+            solver = None
+            self.node_ids_ = train.node_ids
+            self.solver_ = self._make_solver(train, self._kernel_seed, state or None)
+            self.__dict__.pop("_loaded_state", None)
+            train = None                      # the input pairs: the solver has what it needs
+            if fill_from is not None:
+                self._fill_initial_embedding(self.embedding_, fill_from)
+            self.solver_.prepare()
+        self._configure_solver(self.solver_)
+        self._data_source = X
         self._id_lookup = None
-        self._init_solver(train, self._kernel_seed)
-        self._prepare_divergence_checks(train, fresh=not continue_, start=start)
+        self._prepare_divergence_checks(fresh=not continue_, start=start)
         self._train(callbacks, start, n_epochs)
         return self
+
+    def _solver_key(self):
+        """The parameters the solver's prepared state depends on (hook)."""
+        return ()
+
+    def _make_solver(self, data, seed, state):  # pragma: no cover - overridden
+        """Build the solver (hook; see the class docstring)."""
+        raise NotImplementedError
+
+    def _configure_solver(self, solver):
+        """Settings that may change between fits without rebuilding the solver (hook)."""
+        solver.n_threads = int(self.n_threads)
+        solver.schedule = self.schedule
 
     # ------------------------------------------------------------------ memory
     def _memory_needed(self, train):
@@ -730,35 +838,34 @@ class BaseEmbedding(BaseEstimator):
             f"pairs) but only {_format_bytes(available)} is available ({source}); {advice}")
 
     def _initial_embedding(self, n_nodes, rng):
-        """Uniform in [-init_scale, init_scale]: the numbers one ``rng.uniform(-s, s, (n_nodes, dim))`` call
-        gives (``low + (high - low) * next_double``, in float64, cast to the dtype), drawn at most
-        ``_init_block_bytes`` at a time, so that the peak memory is the embedding plus one block."""
-        emb = np.empty((n_nodes, self.dim), dtype=self._dtype)
+        """A fresh (n_nodes, dim) embedding drawn by :meth:`_fill_initial_embedding`."""
+        return self._fill_initial_embedding(np.empty((n_nodes, self.dim), dtype=self._dtype), rng)
+
+    def _fill_initial_embedding(self, emb, rng):
+        """Fill ``emb`` uniformly in [-init_scale, init_scale]: the numbers one ``rng.uniform(-s, s, emb.shape)``
+        call gives (``low + (high - low) * next_double``, in float64, cast to the dtype), drawn at most
+        ``_init_block_bytes`` at a time, so that the peak memory is the embedding plus one block (and the
+        block stays in cache between the draw, the scaling and the cast)."""
         flat = emb.reshape(-1)
         low, span = -float(self.init_scale), 2.0 * float(self.init_scale)
         step = max(1, self._init_block_bytes // 8)
         # float64 is drawn straight into the embedding; float32 through one float64 block
-        buffer = None if self._dtype == np.float64 else np.empty(min(step, flat.size))
+        buffer = None if emb.dtype == np.float64 else np.empty(min(step, flat.size))
         for lo in range(0, flat.size, step):
             hi = min(lo + step, flat.size)
             block = flat[lo:hi] if buffer is None else buffer[:hi - lo]
             rng.random(out=block)
             block *= span
-            block += low
-            if buffer is not None:
-                flat[lo:hi] = block
+            # the float64 sum rounded to the embedding's dtype on the way out: the cast of block + low
+            np.add(block, low, out=flat[lo:hi], casting="same_kind")
         return emb
 
     # ------------------------------------------------------------------ divergence
-    def _zero_objective(self):
-        """Objective of the all-zero embedding on the current training data (hook; None: unknown)."""
-        return None
-
     def _current_objective(self):
         """Objective of ``embedding_`` now (hook; None: unknown or not computed)."""
         return None
 
-    def _prepare_divergence_checks(self, train, fresh, start):
+    def _prepare_divergence_checks(self, fresh, start):
         """Reference values of the divergence checks, taken where this run starts."""
         self._run_start = start
         if fresh:
@@ -766,15 +873,15 @@ class BaseEmbedding(BaseEstimator):
             self._initial_score = math.sqrt(self.dim) * s * s / 3.0
         elif not hasattr(self, "_initial_score"):
             self._initial_score = None
-        if not fresh and getattr(self, "_divergence_data", None) is train:
-            return  # same data: keep the reference of the run that started it (partial_fit loops cost nothing)
+        if not fresh and getattr(self, "_divergence_solver", None) is self.solver_:
+            return  # same solver: keep the reference of the run that started it (partial_fit loops cost nothing)
         ref = None
         if self.divergence_objective_factor is not None:
-            values = [v for v in (self._zero_objective(), self._current_objective())
+            values = [v for v in (self.solver_.zero_objective(), self._current_objective())
                       if v is not None and math.isfinite(v)]
             ref = max(values) if values else None
         self._divergence_reference = ref
-        self._divergence_data = train
+        self._divergence_solver = self.solver_
 
     def _divergence_reason(self, record):
         """Which divergence check ``record`` (not yet in ``history_``) fails, or None."""
@@ -822,7 +929,7 @@ class BaseEmbedding(BaseEstimator):
         return self._divergence_advice, None
 
     def _train(self, callbacks, start, n_epochs):
-        self._last_planned_epoch = start + n_epochs - 1
+        self.planned_epochs_ = range(start, start + n_epochs)
         for cb in callbacks:
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)
@@ -872,16 +979,6 @@ class BaseEmbedding(BaseEstimator):
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self)
 
-    def _restore_embedding(self, embedding, solver_state=None):
-        """Copy ``embedding`` (and the solver state saved with it, see ``_solver_state_for_save``)
-        back in place (used by EarlyStopping)."""
-        self.embedding_[...] = embedding
-        if solver_state:
-            self._set_solver_state(solver_state)
-        hook = getattr(self, "_embedding_restored", None)
-        if hook is not None:
-            hook()
-
     # ------------------------------------------------------------------ exits
     def _check_fitted(self):
         if not hasattr(self, "embedding_"):
@@ -925,22 +1022,103 @@ class BaseEmbedding(BaseEstimator):
         ids, sorter = self._id_lookup
         return _index_ids(nodes, ids, sorter, what)
 
-    def transform(self, nodes=None, *, index=False):
-        """Embedding rows of ``nodes`` (a sequence of node ids, or one id; internal indices with
-        ``index=True``).
+    def _graph_node_ids(self, X):
+        """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one."""
+        from ..graph import Graph
 
-        ``nodes=None`` returns a copy of the whole embedding.  With ids of
-        mixed types the types count: ``1`` and ``"1"`` are two nodes; a tuple
-        in the sequence is one (tuple) id.
+        if _is_edge_split(X) and hasattr(X, "graph"):
+            X = X.graph
+        if isinstance(X, Graph):
+            return np.asarray(X.node_ids)
+        if type(X).__module__.split(".")[0] == "networkx":
+            ids = np.empty(X.number_of_nodes(), dtype=object)
+            for i, node in enumerate(X.nodes):   # one by one: a tuple id stays one id
+                ids[i] = node
+            return ids
+        if hasattr(X, "tocsr") and hasattr(X, "shape") and len(X.shape) == 2:
+            return np.arange(X.shape[0])
+        return None
+
+    def transform(self, X=None, *, index=False):
+        """Embedding rows of the nodes of ``X``.
+
+        Parameters
+        ----------
+        X : None, graph, sequence of node ids, or one node id
+            ``None``: a copy of the whole embedding.  A graph (an
+            :class:`lgekit.Graph`, an ``EdgeSplit``, a networkx graph or a
+            scipy sparse adjacency matrix, whose nodes are ``0..n-1``): the
+            rows of its nodes in its node order, so that in a scikit-learn
+            ``Pipeline`` ``transform(graph)`` gives one row per node, aligned
+            with per-node labels.  A sequence of node ids (internal indices
+            with ``index=True``): their rows.  With ids of mixed types the
+            types count: ``1`` and ``"1"`` are two nodes; a tuple in the
+            sequence is one (tuple) id.
+        index : bool, default False
+
+        Returns
+        -------
+        ndarray of shape (k, dim), or (dim,) for one id
+
+        Raises
+        ------
+        KeyError
+            For an id that is not a node of the fitted model.
         """
         self._check_fitted()
-        if nodes is None:
+        if X is None:
             return self.embedding_.copy()
-        if isinstance(nodes, (str, bytes)) or not hasattr(nodes, "__iter__"):
-            nodes = np.asarray(nodes)  # one id
+        if not index:
+            ids = self._graph_node_ids(X)
+            if ids is not None:
+                own = np.asarray(self.node_ids_)
+                if ids.shape == own.shape and ids.dtype == own.dtype and np.array_equal(ids, own):
+                    return self.embedding_.copy()     # the training graph: every row, in order
+                return self.embedding_[self._rows(ids, False, "transform")]
+        if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
+            X = np.asarray(X)  # one id
         else:
-            nodes = self._node_array(nodes, 1, index)
-        return self.embedding_[self._rows(nodes, index, "transform")]
+            X = self._node_array(X, 1, index)
+        return self.embedding_[self._rows(X, index, "transform")]
+
+    def score(self, X, y=None):
+        """Test average precision of the embedding on a link-prediction split.
+
+        Parameters
+        ----------
+        X : EdgeSplit
+            From :func:`lgekit.split_edges` (on the graph the model was fitted
+            on, or a split of it): its ``test_positives`` are ranked against
+            its ``test_negatives`` by :math:`x_u \\cdot x_v`.
+        y : ignored
+
+        Returns
+        -------
+        float
+            :func:`lgekit.metrics.average_precision` of the test pairs (higher
+            is better; about ``1 / (1 + r)`` for a random embedding with ``r``
+            negatives per positive).
+
+        Raises
+        ------
+        TypeError
+            When ``X`` is not an ``EdgeSplit``.
+        ValueError
+            When the split's nodes are not the model's.
+        """
+        self._check_fitted()
+        if not all(hasattr(X, a) for a in ("test_positives", "test_negatives", "graph")):
+            raise TypeError(f"X must be an EdgeSplit (from lgekit.split_edges) whose test pairs are scored, "
+                            f"got {type(X).__name__}")
+        n = self.embedding_.shape[0]
+        ids = np.asarray(X.graph.node_ids)
+        own = np.asarray(self.node_ids_)
+        if ids.shape != own.shape or not np.array_equal(ids, own):
+            raise ValueError(f"X: the split's graph has {len(ids)} nodes that are not the {n} nodes the model "
+                             "was fitted on, in the same order; score a split of the fitted graph")
+        from ..metrics import average_precision
+
+        return float(average_precision(self.embedding_, X.test_positives, X.test_negatives))
 
     def score_pairs(self, pairs, *, index=False):
         """Scores ``x_u . x_v`` of node pairs, shape (k, 2) of node ids (indices with ``index=True``).
@@ -1016,19 +1194,17 @@ class BaseEmbedding(BaseEstimator):
         return path
 
     def _solver_state_for_save(self):
-        return {}
+        """The solver's state arrays (e.g. DCD's duals): the fitted solver's, or those a loaded model
+        keeps for its first fit."""
+        solver = getattr(self, "solver_", None)
+        if solver is not None:
+            return solver.state()
+        return dict(getattr(self, "_loaded_state", None) or {})
 
     def _check_solver_state(self, arrays, n_nodes):
         """Validate the solver arrays ``load`` read (hook): ValueError naming what is wrong."""
         if arrays:
             raise ValueError(f"unexpected solver arrays {sorted(arrays)} for a {type(self).__name__}")
-
-    def _restore_solver_state(self, arrays):
-        pass
-
-    def _set_solver_state(self, arrays):
-        """Put back a state taken by ``_solver_state_for_save`` during this fit (same data)."""
-        self._restore_solver_state(arrays)
 
     @classmethod
     def _resolve_stored_class(cls, name, path):
@@ -1070,9 +1246,9 @@ class BaseEmbedding(BaseEstimator):
         """The model held by the arrays of a model file (read by ``_read_npz``); see :meth:`load`."""
         if "meta" not in arrays or "embedding" not in arrays:
             raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
-        solver = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
+        solver_arrays = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
         unexpected = set(arrays) - {"meta", "embedding", "node_ids", "node_ids_json"} - {
-            f"solver__{k}" for k in solver}
+            f"solver__{k}" for k in solver_arrays}
         if unexpected:
             raise ValueError(f"{path}: unexpected arrays {sorted(unexpected)} in a model file")
         meta = _parse_json_scalar(arrays["meta"], path, "meta")
@@ -1146,7 +1322,7 @@ class BaseEmbedding(BaseEstimator):
         if (len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))) != n:
             raise ValueError(f"{path}: the node ids are not unique")
         try:
-            model._check_solver_state(solver, n)
+            model._check_solver_state(solver_arrays, n)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
 
@@ -1156,29 +1332,40 @@ class BaseEmbedding(BaseEstimator):
         model.n_iter_ = n_iter
         model._kernel_seed = kernel_seed
         model._id_lookup = None
-        model._restore_solver_state(solver)
+        model._loaded_state = dict(solver_arrays) or None
         return model
 
     def to_word2vec(self, path, *, binary=False):
-        """Write the embedding in word2vec text format (atomically).
+        """Write the embedding in word2vec's format (atomically), text or binary.
 
-        First line ``"<n_nodes> <dim>"``, then one line per node:
-        its id and the coordinates (``repr`` precision).  Readable by
-        ``gensim.models.KeyedVectors.load_word2vec_format(path)``.
+        Text: a header line ``"<n_nodes> <dim>"``, then one line per node:
+        its id and the coordinates (``repr`` precision).  Binary (``binary=True``,
+        word2vec's ``-binary 1`` and gensim's ``binary=True``): the same header
+        line, then per node its id in UTF-8, one space, ``dim`` float32
+        little-endian numbers and a newline; float64 embeddings are rounded to
+        float32, which is all the format holds.  Both are readable by
+        ``gensim.models.KeyedVectors.load_word2vec_format(path, binary=...)``.
 
         Raises
         ------
         ValueError
-            If a node id contains whitespace (the format cannot hold it).
+            If a node id is empty or contains whitespace (the format cannot
+            hold it).
         """
         self._check_fitted()
-        if binary:
-            raise ValueError("binary=True is not supported; only the text format is written")
         ids = [str(i) for i in np.asarray(self.node_ids_).tolist()]
         for i in ids:
             if not i or any(c.isspace() for c in i):
                 raise ValueError(f"node id {i!r} is empty or contains whitespace; word2vec format cannot store it")
         emb = self.embedding_
+        if binary:
+            rows = np.ascontiguousarray(emb, dtype="<f4")
+            with atomic_path(path) as tmp:
+                with open(tmp, "wb") as fh:
+                    fh.write(f"{emb.shape[0]} {emb.shape[1]}\n".encode("ascii"))
+                    for node, row in zip(ids, rows):
+                        fh.write(node.encode("utf-8") + b" " + row.tobytes() + b"\n")
+            return path
         fmt = "%.9g" if emb.dtype == np.float32 else "%.17g"
         lines = [f"{emb.shape[0]} {emb.shape[1]}"]
         for node, row in zip(ids, emb):

@@ -30,6 +30,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from lgekit._common cimport rng_stream, rng_below, rng_below2
+from lgekit._intrinsics cimport LGK_PREFETCH, LGK_PREFETCHW
 
 
 PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32), ("c", np.float64)])
@@ -135,6 +136,167 @@ def fill_records(PairRec[::1] out, const int32_t[:, ::1] pairs, const double[::1
             out[start + i].u = pairs[i, 0]
             out[start + i].v = pairs[i, 1]
             out[start + i].c = coef[i] if start + i < n_pos else -coef[i]
+
+
+ctypedef fused pair_index_t:
+    int32_t
+    int64_t
+
+
+def stream_seed(uint64_t seed, uint64_t k):
+    """``rng_stream(seed, k)`` of ``_common.pxd``: the initial state of the k-th stream of ``seed``.
+
+    The solvers name their random streams with it (e.g. ``stream_seed(seed, 2 t + 1)`` for the
+    second stream of epoch t), so that Python and the kernels draw from the same SplitMix64 streams."""
+    return rng_stream(seed, k)
+
+
+def fill_pair_records(PairRec[::1] out, Py_ssize_t start, const pair_index_t[:, ::1] pairs, double scale,
+                      const double[::1] weights=None, bint negative=False):
+    """out[start + i] <- (pairs[i], c_i) with c_i = scale * weights[i] (scale without ``weights``), negated
+    for ``negative`` pairs: the records of ``fill_records`` straight from the pair arrays a fit is given
+    (int32 or int64), without the P x 2 int32 copy and the P coefficients ``fill_records`` reads.
+    ``scale * weights[i]`` is the product NumPy's ``scale * weights`` computes, so the records are the
+    same bits.  The caller has checked the indices (0 <= index < 2**31)."""
+    cdef Py_ssize_t i, k = pairs.shape[0]
+    cdef bint weighted = weights is not None
+    cdef double c
+    if start < 0 or start + k > out.shape[0]:
+        raise ValueError(f"fill_pair_records: {k} pairs from position {start} do not fit {out.shape[0]} records")
+    if weighted and weights.shape[0] != k:
+        raise ValueError(f"fill_pair_records: {weights.shape[0]} weights for {k} pairs")
+    with nogil:
+        for i in range(k):
+            c = scale * weights[i] if weighted else scale
+            out[start + i].u = <int32_t>pairs[i, 0]
+            out[start + i].v = <int32_t>pairs[i, 1]
+            out[start + i].c = -c if negative else c
+
+
+cdef enum:
+    _SCATTER_AHEAD = 16         # pairs between prefetching a vertex's counter and using it
+    _SCATTER_MIN_PAIRS = 65536  # fewer pairs than this per thread: fewer threads
+
+
+cdef inline Py_ssize_t _scatter_threads(Py_ssize_t k, int n_threads) noexcept nogil:
+    cdef Py_ssize_t T = n_threads if n_threads > 1 else 1
+    if T > 1 and k // T < _SCATTER_MIN_PAIRS:
+        T = max(1, k // _SCATTER_MIN_PAIRS)
+    return T
+
+
+def pair_counts(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] counts,
+                int n_threads=1):
+    """counts[x] += the number of records in records[start:stop] with x as an end (a self-pair counts
+    twice, as ``np.bincount(pairs.ravel())`` counts it).  Threads count contiguous slices into rows of
+    their own and the rows are summed: the result does not depend on ``n_threads``."""
+    cdef Py_ssize_t n = counts.shape[0], k = stop - start, T, t, p, lo, hi, x
+    cdef int64_t* rows
+    cdef int64_t* row
+    if start < 0 or stop > records.shape[0] or k < 0:
+        raise ValueError(f"pair_counts: the range [{start}, {stop}) is not within {records.shape[0]} records")
+    if k == 0:
+        return
+    T = _scatter_threads(k, n_threads)
+    rows = <int64_t*>malloc(T * n * sizeof(int64_t)) if T > 1 else &counts[0]
+    if rows == NULL:
+        raise MemoryError()
+    with nogil:
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            row = rows + t * n
+            if T > 1:
+                for x in range(n):
+                    row[x] = 0
+            lo = start + (k * t) // T
+            hi = start + (k * (t + 1)) // T
+            for p in range(lo, hi):
+                if p + _SCATTER_AHEAD < hi:
+                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
+                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
+                row[records[p].u] += 1
+                row[records[p].v] += 1
+        if T > 1:
+            for x in prange(n, num_threads=T, schedule="static"):
+                for t in range(T):
+                    counts[x] += rows[t * n + x]
+    if T > 1:
+        free(rows)
+
+
+def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] indptr,
+                     int32_t[::1] nbr, double[::1] coef=None, int n_threads=1):
+    """Symmetric incidence lists of the records[start:stop], by counting sort, stable in the record index.
+
+    Row x lists, for every record p = (x, y) or (y, x), the partner y (``nbr``) and, with ``coef``, the
+    record's coefficient ``records[p].c``, in increasing p: the lists ``build_incidence`` makes of the
+    same pairs (with ``coef[src]``), the layout the vertex order and the diagnostics read.
+    ``indptr``: n + 1 int64 (n vertices); ``nbr`` (and ``coef``): 2 (stop - start) entries.
+
+    Threads count and place contiguous slices of the records, each in its own per-vertex counters
+    (n int64 a thread), thread t's entries of a row after those of threads < t: the result does not
+    depend on ``n_threads``.  The scatter prefetches the counters and the target entries a few
+    records ahead, so that the random writes overlap instead of waiting on memory one at a time."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = stop - start, T, t, p, lo, hi, x, q
+    cdef bint with_coef = coef is not None
+    cdef int64_t* cnt
+    cdef int64_t* row
+    cdef int64_t total = 0, c
+    cdef int32_t u, v
+    if n < 0:
+        raise ValueError("record_incidence: indptr must have n + 1 >= 1 entries")
+    if start < 0 or stop > records.shape[0] or k < 0:
+        raise ValueError(f"record_incidence: the range [{start}, {stop}) is not within {records.shape[0]} records")
+    if nbr.shape[0] < 2 * k or (with_coef and coef.shape[0] < 2 * k):
+        raise ValueError(f"record_incidence: nbr (and coef) need {2 * k} entries")
+    T = _scatter_threads(k, n_threads)
+    cnt = <int64_t*>malloc(T * (n + 1) * sizeof(int64_t))
+    if cnt == NULL:
+        raise MemoryError()
+    with nogil:
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            row = cnt + t * (n + 1)
+            for x in range(n + 1):
+                row[x] = 0
+            lo = start + (k * t) // T
+            hi = start + (k * (t + 1)) // T
+            for p in range(lo, hi):
+                if p + _SCATTER_AHEAD < hi:
+                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
+                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
+                row[records[p].u] += 1
+                row[records[p].v] += 1
+        # row x of thread t starts after rows < x of every thread and row x of threads < t
+        for x in range(n):
+            indptr[x] = total
+            for t in range(T):
+                c = cnt[t * (n + 1) + x]
+                cnt[t * (n + 1) + x] = total
+                total += c
+        indptr[n] = total
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            row = cnt + t * (n + 1)
+            lo = start + (k * t) // T
+            hi = start + (k * (t + 1)) // T
+            for p in range(lo, hi):
+                q = p + _SCATTER_AHEAD
+                if q < hi:
+                    # the counters were read recently (the count pass): the targets are the misses
+                    LGK_PREFETCHW(&nbr[0] + row[records[q].u])
+                    LGK_PREFETCHW(&nbr[0] + row[records[q].v])
+                    if with_coef:
+                        LGK_PREFETCHW(&coef[0] + row[records[q].u])
+                        LGK_PREFETCHW(&coef[0] + row[records[q].v])
+                u = records[p].u
+                v = records[p].v
+                nbr[row[u]] = v
+                if with_coef:
+                    coef[row[u]] = records[p].c
+                row[u] += 1
+                nbr[row[v]] = u
+                if with_coef:
+                    coef[row[v]] = records[p].c
+                row[v] += 1
+    free(cnt)
 
 
 # --------------------------------------------------------------------- negatives

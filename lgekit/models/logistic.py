@@ -1,21 +1,17 @@
-"""LogisticEmbedding: the negative-sampling linear graph embedding trained by SGD."""
+"""LogisticEmbedding: the negative-sampling linear graph embedding trained by SGD.
+
+The estimator validates, seeds and records; its solver (:class:`~lgekit.models.SGDSolver`,
+``_sgd_solver.py``) holds the prepared pairs and runs the epochs.
+"""
 import math
 import numbers
 
 import numpy as np
 
-from .. import _sampling
-from .._simd import load_kernel
-from . import _schedules
 from ._base import BaseEmbedding
-
-# the AVX2+FMA builds when the CPU has them
-_sgd = load_kernel("lgekit.models._sgd")
-_sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")
+from ._sgd_solver import _sgd, _sgd_diagnostics, SGDSolver  # noqa: F401 (_sgd: show_versions, benchmarks)
 
 __all__ = ["LogisticEmbedding"]
-
-_INT32_MAX = np.iinfo(np.int32).max
 
 
 class LogisticEmbedding(BaseEmbedding):
@@ -93,6 +89,13 @@ class LogisticEmbedding(BaseEmbedding):
         ``diverged``, plus callback fields.
     n_iter_ : int
         Epochs run so far.
+    solver_ : SGDSolver
+        The solver: the training pairs as the kernel reads them, the work
+        arrays and the kernel seed, with ``run_epoch(t)``, ``diagnostics()``,
+        ``epoch_order(t)`` and ``epoch_negatives(t)`` (see
+        :class:`~lgekit.models.SGDSolver`).
+    planned_epochs_ : range
+        The epochs the running (or last) ``fit``/``partial_fit`` call plans.
 
     Raises
     ------
@@ -116,7 +119,7 @@ class LogisticEmbedding(BaseEmbedding):
         ``dim=100, lam_r=0`` (norms 3.0 to 6.6 over 50 epochs) runs to the
         end.
     MemoryError
-        From ``fit`` when the embedding and the pair arrays (about 104 bytes
+        From ``fit`` when the embedding and the pair arrays (about 48 bytes
         per pair) exceed the available memory, before allocating them.
 
     Notes
@@ -232,6 +235,16 @@ class LogisticEmbedding(BaseEmbedding):
     Results differ between float32 and float64 and between builds with
     different compilers/flags.
 
+    scikit-learn: ``clone``, ``get_params``/``set_params`` and ``Pipeline``
+    work (``fit(X, y=None, *, callbacks=None)`` ignores ``y``;
+    ``transform(graph)`` gives one row per node of the graph, in its order,
+    so ``make_pipeline(LogisticEmbedding(), LogisticRegression()).fit(graph, y)``
+    trains a node classifier on labels ``y``); ``score(split)`` is the test
+    AP.  ``GridSearchCV`` and ``cross_val_score`` do not: they index ``X``
+    by sample, and a graph is not a sequence of samples.  Tune ``lam_r`` on a
+    validation split of the training graph instead (see
+    :class:`~lgekit.models.BaseEmbedding`, "scikit-learn").
+
     References
     ----------
     .. [1] Y. Gao, Y. Zhang, Z. Peng, A. Parameswaran, "The Importance of
@@ -261,10 +274,11 @@ class LogisticEmbedding(BaseEmbedding):
     """
 
     _divergence_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
-    # the solver's arrays per training pair: the int32 pair (8 B) and its coefficient (8), the pair record
-    # and its work copy (2 x 16), the epoch's block ids and ordering work space (4 + 8), and the
-    # diagnostics' incidence lists (about 32)
-    _bytes_per_pair = 104
+    # what the solver allocates per training pair once the input pairs exist (the memory check runs after
+    # they are made): the pair record and the epoch's copy of it (2 x 16 B), the deterministic schedule's
+    # block ids (4) and the diagnostics' incidence lists (8 a negative pair, 24 a positive one: <= 12 with
+    # 4 negatives per edge)
+    _bytes_per_pair = 48
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", dtype="float32", n_threads=1,
@@ -302,117 +316,35 @@ class LogisticEmbedding(BaseEmbedding):
         if not isinstance(self.diagnostics, (bool, np.bool_)):
             raise TypeError(f"diagnostics must be True or False, got {type(self.diagnostics).__name__}: {self.diagnostics!r}")
 
-    def _init_solver(self, data, seed):
-        # partial_fit on the same training data with the same parameters continues with the state
-        # already built (records, counts, work arrays): rebuilding it cost about 55 ms on BlogCatalog,
-        # most of an update pass.  The key is dropped first, so that a build that raises leaves none.
-        key = (int(seed), float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order,
-               self.negatives, int(self.n_threads), int(self.dim), np.dtype(self._dtype))
-        if getattr(self, "_solver_data", None) is data and getattr(self, "_solver_key", None) == key:
-            return
-        self._solver_data = None
-        n = data.n_nodes
-        n_pos, n_neg = len(data.positives), len(data.negatives)
-        if n > _INT32_MAX or 2 * (n_pos + n_neg) > _INT32_MAX:
-            raise ValueError(f"data: too large for the SGD kernel ({n} nodes, {n_pos + n_neg} pairs; "
-                             f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
-        self._seed = int(seed)
-        self._pairs = np.empty((n_pos + n_neg, 2), dtype=np.int32)
-        self._pairs[:n_pos] = data.positives
-        self._pairs[n_pos:] = data.negatives
-        self._n_pos = n_pos
-        self._coef = np.concatenate([self.lam_pos * data.pos_weights, np.full(n_neg, float(self.lam_neg))])
-        self._pos_count = np.bincount(self._pairs[:n_pos].ravel(), minlength=n)
-        self._pos_incidence = None
-        self._update_negative_structures()
-        if self.negatives == "resample":
-            g = data.train_graph
-            self._graph_indptr = np.ascontiguousarray(g.indptr, dtype=np.int64)
-            self._graph_indices = np.ascontiguousarray(g.indices, dtype=np.int32)
-            n_possible = n * (n - 1) // 2 - g.n_edges
-            if n_neg and n_possible <= 0:
-                raise ValueError("negatives='resample': the training graph is complete, there are no "
-                                 "non-edges to sample")
-        P = len(self._pairs)
-        threads = int(self.n_threads)
-        if self.order == "edge":
-            self._records = np.empty(P, _schedules.PAIR_RECORD_DTYPE)
-            _schedules.fill_records(self._records, self._pairs, self._coef, n_pos)
-            self._work = np.empty(P, _schedules.PAIR_RECORD_DTYPE)
-            self._work_bid = np.empty(max(P, 1), np.int32)
-        else:
-            self._work_lvl = np.empty(max(n, 1), np.int32)
-            self._work_bptr = np.empty(n + 2, np.int64)
-            self._work_items = np.empty(max(n, 1), np.int32)
-            self._scratch = np.empty((threads, self.dim), dtype=self._dtype)
-        self._diag_scratch = np.empty((threads, self.dim), dtype=self._dtype)
-        self._solver_data, self._solver_key = data, key
+    def _solver_key(self):
+        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order, self.negatives)
 
-    def _update_negative_structures(self):
-        """After the negatives change: the pair counts and the regulariser's per-vertex factors; the
-        negative incidence lists are rebuilt when next needed."""
-        n = self.embedding_.shape[0]
-        count = self._pos_count + np.bincount(self._pairs[self._n_pos:].ravel(), minlength=n)
-        self._rfac = np.where(count > 0, 2.0 * float(self.lam_r) / np.maximum(count, 1), 0.0)
-        self._min_pair_count = int(count[count > 0].min()) if np.any(count > 0) else 1
-        self._neg_incidence = None
+    def _make_solver(self, data, seed, state):
+        return SGDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
+                         lam_r=self.lam_r, lr=self.lr, lr_offset=self.lr_offset, order=self.order,
+                         negatives=self.negatives, schedule=self.schedule, n_threads=self.n_threads,
+                         prepare_diagnostics=bool(self.diagnostics))
 
-    def _incidence_lists(self):
-        """(pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr): every vertex's partners, for the
-        vertex order and the diagnostics, built when first needed (edge-order training without
-        diagnostics never needs them)."""
-        n = self.embedding_.shape[0]
-        if self._pos_incidence is None:
-            indptr, nbr, src = _incidence(self._pairs[:self._n_pos], n)
-            self._pos_incidence = (indptr, nbr, np.ascontiguousarray(self._coef[src]))
-        if self._neg_incidence is None:
-            indptr, nbr, _ = _incidence(self._pairs[self._n_pos:], n)
-            self._neg_incidence = (indptr, nbr)
-        return self._pos_incidence + self._neg_incidence
+    def _configure_solver(self, solver):
+        super()._configure_solver(solver)
+        solver.lr, solver.lr_offset = float(self.lr), float(self.lr_offset)
+        solver.prepare_diagnostics = bool(self.diagnostics)
 
     def learning_rate(self, epoch):
         r"""The step :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}` of epoch ``t`` (0-based)."""
         return float(self.lr) * (epoch + float(self.lr_offset)) ** -0.5
 
     def _run_epoch(self, epoch):
-        lr = self.learning_rate(epoch)
-        threads = int(self.n_threads)
-        deterministic = self.schedule == "deterministic"
-        if self.negatives == "resample" and len(self._pairs) > self._n_pos:
-            failed = _sampling.sample_negatives(self._pairs[self._n_pos:], self._graph_indptr, self._graph_indices,
-                                           self._seed, epoch, threads)
-            if failed:
-                raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
-                                 "is nearly complete)")
-            self._update_negative_structures()
-            if self.order == "edge":
-                _schedules.fill_records(self._records, self._pairs[self._n_pos:], self._coef[self._n_pos:],
-                                  self._n_pos, self._n_pos)
-        emb = self.embedding_
-        if self.order == "edge":
-            flag = _sgd.edge_epoch(emb, self._records, self._work, self._rfac, self._work_bid, self._seed, epoch, lr,
-                                   threads, deterministic)
-            if flag == 2:
-                raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
-                                  f"{len(self._records):,} pairs); free memory or use fewer n_threads")
-        else:
-            order = _schedules.permutation(emb.shape[0], self._seed, epoch, threads)
-            flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r),
-                                     self._scratch, order, self._work_lvl, self._work_bptr, self._work_items, lr,
-                                     threads, deterministic)
-        record = {"lr": lr}
-        if flag:
+        status = self.solver_.run_epoch(epoch)
+        record = {"lr": self.solver_.learning_rate(epoch)}
+        if status:
             nan = float("nan")
             record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan,
                           mean_grad_norm=nan, diverged=True)
             return record
         if self.diagnostics:
-            record.update(self._diagnostics())
+            record.update(self.solver_.diagnostics())
         return record
-
-    def _zero_objective(self):
-        # sigma(0) = 1/2: every pair costs its coefficient times log 2
-        return math.log(2.0) * float(self._coef.sum())
 
     def _current_objective(self):
         if not self.diagnostics:
@@ -422,10 +354,11 @@ class LogisticEmbedding(BaseEmbedding):
             # a fresh uniform initialisation: a score x_u . x_v has mean 0 and variance score**2, so a pair
             # costs log 2 + score**2 / 8 on average (softplus's Taylor series): within 3% of the exact value
             # on Les Miserables, ample for a 10x check, and it spares a full pass over the pairs (about one
-            # epoch's diagnostics, 0.9 s on BlogCatalog, 2-4% of a fit)
+            # epoch's diagnostics)
             sq = float(np.einsum("ij,ij->", self.embedding_, self.embedding_, dtype=np.float64))
-            return self._zero_objective() * (1.0 + score * score / (8.0 * math.log(2.0))) + float(self.lam_r) * sq
-        return self._diagnostics()["objective"]
+            zero = self.solver_.zero_objective()
+            return zero * (1.0 + score * score / (8.0 * math.log(2.0))) + float(self.lam_r) * sq
+        return self.solver_.diagnostics()["objective"]
 
     def _solver_divergence_advice(self, record):
         """Name the cause: a regulariser step that overshoots (lam_r), else the step size (lr)."""
@@ -435,7 +368,7 @@ class LogisticEmbedding(BaseEmbedding):
         if lam_r > 0:
             # each step multiplies x by 1 - gamma * 2 lam_r / c (edge order, c = the vector's pair count; c = 1
             # in vertex order): past a factor of -1 it overshoots zero by more than |x| and grows every visit
-            c = self._min_pair_count if self.order == "edge" else 1
+            c = self.solver_.min_pair_count if self.order == "edge" else 1
             shrink = gamma * 2.0 * lam_r / c
             if shrink > 2.0:
                 return (f"lam_r={lam_r:g} is too large for the step size: a regulariser step multiplies a vector "
@@ -447,32 +380,3 @@ class LogisticEmbedding(BaseEmbedding):
         if lam_r == 0:
             advice += ", or a lam_r > 0, which bounds the norms"
         return advice, "lr"
-
-    def _diagnostics(self, return_arrays=False):
-        """Objective parts, mean norm and mean Eq. 4 gradient norm of the current embedding."""
-        emb = self.embedding_
-        n, dim = emb.shape
-        gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
-        grad = np.empty((n, dim)) if return_arrays else None
-        _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), float(self.lam_neg), float(self.lam_r), self._diag_scratch,
-                         gnorm, lpos, lneg, norm2, int(self.n_threads), grad)
-        loss_pos = float(lpos.sum())
-        loss_neg = float(lneg.sum())
-        reg = float(self.lam_r) * float(norm2.sum())
-        out = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
-               "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": float(gnorm.mean()),
-               "diverged": False}
-        if return_arrays:
-            out["grad"] = grad
-            out["grad_norm"] = gnorm
-        return out
-
-
-def _incidence(pairs, n):
-    """Symmetric incidence CSR of a pair list: (indptr int64, partner int32, pair index int32)."""
-    k = len(pairs)
-    indptr = np.empty(n + 1, np.int64)
-    nbr = np.empty(2 * k, np.int32)
-    src = np.empty(2 * k, np.int32)
-    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
-    return indptr, nbr, src

@@ -1,0 +1,433 @@
+"""DCDSolver: HingeEmbedding's solver (the pair CSR, the duals, the colouring, one epoch at a time).
+
+Also the per-vertex view of the pairs (:func:`pair_csr`) and the stand-alone
+block solver (:func:`solve_vertex_svm`), which :mod:`lgekit.models.hinge`
+re-exports.
+"""
+import logging
+import numbers
+from collections import namedtuple
+
+import numpy as np
+
+from .._random import check_random_state, draw_seed
+from .._simd import load_kernel
+from . import _schedules
+from ._solver import EpochOrder, EpochStatus, Solver, read_only
+
+_dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
+
+__all__ = ["DCDSolver", "PairCSR", "pair_csr", "solve_vertex_svm"]
+
+logger = logging.getLogger(__name__)
+
+#: the stream of the kernel seed that breaks the colouring's degree ties (epochs use streams 2t and 2t + 1)
+COLOURING_STREAM = 2**64 - 1
+_SCHEDULES = ("deterministic", "hogwild")
+
+
+PairCSR = namedtuple("PairCSR", ["indptr", "nbr", "sign", "coef", "upper"])
+PairCSR.__doc__ = """Training pairs seen from each vertex (the layout of the dual variables).
+
+Vertex ``u``'s entries are ``indptr[u]:indptr[u + 1]``; entry ``k`` stands for
+one occurrence of a pair ``{u, nbr[k]}`` with label ``sign[k]`` (+1 edge,
+-1 negative), loss weight ``coef[k]`` (``lam_pos * edge_weight`` or
+``lam_neg``) and box bound ``upper[k] = coef[k] / lam_r``.  Every pair
+occurrence gives two entries, one at each end.
+"""
+
+
+def _check_real(value, name, low=None, low_open=False, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
+    value = float(value)
+    bad = not np.isfinite(value)
+    if low is not None:
+        bad = bad or (value <= low if low_open else value < low)
+    if high is not None:
+        bad = bad or value > high
+    if bad:
+        rng = (f"{'>' if low_open else '>='} {low}" if low is not None else "finite")
+        raise ValueError(f"{name} must be a finite number {rng}, got {value!r}")
+    return value
+
+
+def _check_pairs(pairs, n_nodes, name):
+    """Index pairs as validated for every lgekit function, minus self-pairs (no SVM term for them)."""
+    from ..evaluation import _check_pairs as check_index_pairs
+
+    arr = check_index_pairs(pairs, n_nodes, name)
+    if np.any(arr[:, 0] == arr[:, 1]):
+        raise ValueError(f"{name} contains self-pairs (u, u), e.g. {arr[arr[:, 0] == arr[:, 1]][0].tolist()}: "
+                         "x_u . x_u is not a linear SVM term in x_u; remove them")
+    return arr
+
+
+def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.0, lam_neg=0.03,
+             lam_r=3.0):
+    """Build the per-vertex view of the training pairs that the DCD kernel walks.
+
+    Parameters
+    ----------
+    n_nodes : int
+    positives : (m, 2) int array
+        Edges (index pairs), each undirected edge listed once.
+    negatives : (k, 2) int array
+        Negative pairs.  Repeats are kept: a pair listed twice is two terms of
+        the objective and gets two dual variables at each end; a pair that is
+        also an edge gets one entry of each sign.
+    positive_weights : (m,) float array, optional
+        Edge weights (default 1); the loss weight of an edge is
+        ``lam_pos * weight``.
+    lam_pos, lam_neg, lam_r : float
+
+    Returns
+    -------
+    PairCSR
+        Entries sorted by vertex, then partner, then sign (+1 first), then
+        input order: a deterministic layout, independent of thread count.
+    """
+    if n_nodes >= 2**31:
+        raise ValueError(f"n_nodes: at most 2**31 - 1 vertices are supported (int32 partners), got {n_nodes}")
+    positives = _check_pairs(positives, n_nodes, "positives")
+    negatives = _check_pairs(negatives, n_nodes, "negatives")
+    if positive_weights is None:
+        positive_weights = np.ones(len(positives))
+    positive_weights = np.asarray(positive_weights, dtype=np.float64)
+    if positive_weights.shape != (len(positives),):
+        raise ValueError(f"positive_weights must have shape ({len(positives)},), got {positive_weights.shape}")
+    if not np.all(np.isfinite(positive_weights)) or np.any(positive_weights < 0):
+        raise ValueError("positive_weights must be finite and non-negative")
+    rows = np.concatenate([positives[:, 0], positives[:, 1], negatives[:, 0], negatives[:, 1]])
+    cols = np.concatenate([positives[:, 1], positives[:, 0], negatives[:, 1], negatives[:, 0]])
+    sign = np.concatenate([np.ones(2 * len(positives), np.int8), -np.ones(2 * len(negatives), np.int8)])
+    coef = np.concatenate([lam_pos * positive_weights, lam_pos * positive_weights,
+                           np.full(2 * len(negatives), float(lam_neg))])
+    # one int64 key (vertex, partner, sign) sorted stably == lexsort on the three, 3x faster
+    key = (rows * n_nodes + cols) * 2 + (sign < 0)
+    order = np.argsort(key, kind="stable")
+    rows, cols, sign, coef = rows[order], cols[order], sign[order], coef[order]
+    indptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_nodes), out=indptr[1:])
+    return PairCSR(indptr, np.ascontiguousarray(cols, dtype=np.int32), np.ascontiguousarray(sign),
+                   np.ascontiguousarray(coef), np.ascontiguousarray(coef / lam_r))
+
+
+def solve_vertex_svm(neighbour_vectors, signs, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, tol=1e-8,
+                     max_passes=100_000, seed=0, *, weights=None, alpha0=None):
+    """Solve one vertex's block sub-problem with the kernel's DCD solver.
+
+    With every other vector fixed, the part of the hinge embedding objective
+    that depends on ``x`` is a linear SVM without bias:
+
+    .. math::
+
+        \\min_x \\; \\frac{\\lambda_r}{2}\\|x\\|^2
+              + \\sum_j c_j \\max(0, 1 - s_j\\, x\\cdot x_j),
+        \\qquad c_j = \\lambda_+ w_j \\;(s_j = +1), \\; \\lambda_- \\;(s_j = -1),
+
+    i.e. scikit-learn's ``LinearSVC(loss="hinge", dual=True,
+    fit_intercept=False, C=1/lam_r, class_weight={1: lam_pos, -1: lam_neg})``
+    on the rows ``neighbour_vectors`` with labels ``signs``.  This runs the
+    same compiled block solver the epochs use (LIBLINEAR's
+    ``solve_l2r_l1l2_svc``), to convergence.
+
+    Parameters
+    ----------
+    neighbour_vectors : (k, D) array
+        The partners' vectors (rows); float32 or float64 (kept), else float64.
+    signs : (k,) array of +1 / -1
+    lam_pos, lam_neg, lam_r : float
+        Loss weights and the regularisation (``lam_r > 0``).
+    tol : float, default 1e-8
+        Stop after a pass whose largest |projected gradient| is <= tol.
+    max_passes : int, default 100000
+    seed : int, default 0
+        Seed of the coordinate permutations.
+    weights : (k,) array, optional
+        Edge weights multiplying ``lam_pos`` for the +1 rows (default 1).
+    alpha0 : (k,) array, optional
+        Warm start for the duals (clipped into the box); default zeros.
+
+    Returns
+    -------
+    x : (D,) array
+        The solution ``x = sum_j alpha_j s_j x_j``.
+    alpha : (k,) float64
+        The duals, each in ``[0, c_j / lam_r]``.
+    gap : float
+        Duality gap ``P(x) - D(alpha)`` of the sub-problem scaled by
+        ``1 / lam_r`` (the SVM's own units); 0 at the optimum.
+    n_passes : int
+        Passes run (``max_passes`` means the tolerance was not reached).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.models.hinge import solve_vertex_svm
+    >>> rng = np.random.default_rng(0)
+    >>> xs, s = rng.normal(size=(20, 4)), np.where(rng.random(20) < 0.5, 1, -1)
+    >>> x, alpha, gap, n_passes = solve_vertex_svm(xs, s, lam_r=1.0)
+    >>> bool(abs(gap) < 1e-6)
+    True
+    """
+    X = np.asarray(neighbour_vectors)
+    if X.ndim != 2:
+        raise ValueError(f"neighbour_vectors must be a 2-D (k, D) array, got shape {X.shape}")
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    X = np.ascontiguousarray(X)
+    if not np.all(np.isfinite(X)):
+        raise ValueError("neighbour_vectors contains NaN or infinite values")
+    s = np.asarray(signs)
+    if s.shape != (X.shape[0],) or not np.all(np.isin(s, (-1, 1))):
+        raise ValueError(f"signs must be a ({X.shape[0]},) array of +1/-1, got shape {s.shape} "
+                         f"with values {np.unique(s)[:5].tolist()}")
+    lam_pos = _check_real(lam_pos, "lam_pos", low=0)
+    lam_neg = _check_real(lam_neg, "lam_neg", low=0)
+    lam_r = _check_real(lam_r, "lam_r", low=0, low_open=True)
+    tol = _check_real(tol, "tol", low=0)
+    if isinstance(max_passes, bool) or not isinstance(max_passes, numbers.Integral) or max_passes < 1:
+        raise ValueError(f"max_passes must be an int >= 1, got {max_passes!r}")
+    w = np.ones(len(s)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != s.shape or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"weights must be a ({len(s)},) array of finite non-negative numbers")
+    coef = np.where(s > 0, lam_pos * w, lam_neg)
+    upper = np.ascontiguousarray(coef / lam_r)
+    if alpha0 is None:
+        alpha = np.zeros(len(s))
+    else:
+        alpha = np.clip(np.asarray(alpha0, dtype=np.float64), 0, upper)
+        if alpha.shape != s.shape:
+            raise ValueError(f"alpha0 must have shape {s.shape}, got {alpha.shape}")
+        alpha = np.ascontiguousarray(alpha)
+    seed = draw_seed(check_random_state(seed, "seed"))
+    x, n_passes, gap, _viol = _dcd.solve_vertex(X, np.ascontiguousarray(s, dtype=np.int8), upper,
+                                                alpha, int(max_passes), tol, seed)
+    return x, alpha, float(gap), int(n_passes)
+
+
+class DCDSolver(Solver):
+    r"""Dual coordinate descent on the hinge objective (HingeEmbedding's solver; the paper's Algorithm 1).
+
+    Built by :class:`~lgekit.HingeEmbedding` at ``fit`` and kept as its
+    ``solver_``; see that class for the mathematics (Eq. 3, the per-vertex
+    SVM of Eq. 4, Hsieh et al.'s dual coordinate descent).  It holds the
+    pairs seen from each vertex (:attr:`pair_csr`), one dual variable per
+    entry (:attr:`dual_coef`, kept across epochs: every visit is a warm
+    start), the colouring of the deterministic schedule and the kernel seed.
+
+    Parameters
+    ----------
+    data : TrainingData
+    embedding : ndarray of shape (n_nodes, dim), float32 or float64
+        Updated in place (C-contiguous).
+    seed : int in [0, 2**64)
+        The random streams (SplitMix64, ``rng_stream`` of ``_common.pxd``, the
+        streams the SGD uses): epoch ``t`` visits the vertices in the order
+        ``_schedules.permutation(n, seed, t)`` (stream ``2 t``); from
+        ``s = rng_stream(seed, 2 t + 1)`` it orders the colour classes
+        (``_schedules.permutation(n_colors, s, 0)``) and seeds the vertices'
+        coordinate permutations (``rng_stream(s, 1)``, see
+        :meth:`coordinate_seed`).  The colouring breaks degree ties with
+        ``_schedules.permutation(n, rng_stream(seed, 2**64 - 1), 0)``.
+    lam_pos, lam_neg, lam_r : float
+        The objective's weights (``lam_r > 0``).
+    inner_passes : int, default 1
+    tol : float, default 1e-3
+    schedule : {"deterministic", "hogwild"}
+    n_threads : int
+    dual_coef : ndarray, optional
+        Starting duals aligned with the pair CSR (clipped into the box); zeros by default.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import lgekit
+    >>> model = lgekit.HingeEmbedding(dim=4, lam_r=1.0, epochs=2, random_state=0).fit(nx.karate_club_graph())
+    >>> solver = model.solver_
+    >>> order = solver.epoch_order(2)        # colour classes in the order epoch 2 runs them
+    >>> sorted(order.order.tolist()) == list(range(34)), len(order.block_ptr) - 1 == solver.n_colors
+    (True, True)
+    >>> int(solver.run_epoch(2)), sorted(solver.state())
+    (0, ['alpha'])
+    """
+
+    def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, inner_passes=1, tol=1e-3,
+                 schedule="deterministic", n_threads=1, dual_coef=None):
+        super().__init__(embedding, seed, n_threads)
+        if data.n_nodes != self.embedding.shape[0]:
+            raise ValueError(f"data has {data.n_nodes} nodes but the embedding has {self.embedding.shape[0]} rows")
+        self.key = (float(lam_pos), float(lam_neg), float(lam_r))
+        self._lam_pos, self._lam_neg, self._lam_r = self.key
+        self.schedule = schedule
+        self.inner_passes = int(inner_passes)
+        self.tol = float(tol)
+        self._n_pos = len(data.positives)
+        self._node_ids, self._train_graph = data.node_ids, data.train_graph
+        self._pos_weights = np.asarray(data.pos_weights, dtype=np.float64)
+        csr = pair_csr(data.n_nodes, data.positives, data.negatives, positive_weights=data.pos_weights,
+                       lam_pos=self._lam_pos, lam_neg=self._lam_neg, lam_r=self._lam_r)
+        self._csr = csr
+        alpha = np.zeros(len(csr.nbr)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
+        if alpha.shape != csr.nbr.shape:
+            raise ValueError(f"dual_coef must have shape {csr.nbr.shape} (one dual per pair entry), "
+                             f"got {alpha.shape}")
+        self._alpha = np.ascontiguousarray(np.clip(alpha, 0.0, csr.upper), dtype=np.float64)
+        self._obj_pairs = np.ascontiguousarray(np.vstack([data.positives, data.negatives]), dtype=np.int64)
+        self._obj_coef = np.concatenate([self._lam_pos * data.pos_weights, np.full(len(data.negatives), -self._lam_neg)])
+        self._has_pairs = np.diff(csr.indptr) > 0
+        self._colors = None
+        self._certificates = None
+
+    # ------------------------------------------------------------------ settings and state
+    @property
+    def schedule(self):
+        """``"deterministic"`` (colour classes) or ``"hogwild"`` (settable between epochs)."""
+        return self._schedule
+
+    @schedule.setter
+    def schedule(self, value):
+        if value not in _SCHEDULES:
+            raise ValueError(f"schedule must be one of {_SCHEDULES}, got {value!r}")
+        self._schedule = value
+
+    @property
+    def pair_csr(self):
+        """The training pairs seen from each vertex (:class:`PairCSR`, the duals' layout)."""
+        return self._csr
+
+    @property
+    def dual_coef(self):
+        """The duals, one per entry of :attr:`pair_csr` (read-only view of the live array)."""
+        return read_only(self._alpha)
+
+    @property
+    def colors(self):
+        """The colour of each vertex in the deterministic schedule (int32, read-only)."""
+        return read_only(self._colouring())
+
+    @property
+    def n_colors(self):
+        return int(self._colouring().max()) + 1 if self.n_nodes else 0
+
+    def training_data(self):
+        """The :class:`~lgekit.models.TrainingData` this solver trains on (views of its pair list)."""
+        from ._base import TrainingData
+
+        return TrainingData(n_nodes=self.n_nodes, node_ids=self._node_ids, train_graph=self._train_graph,
+                            positives=self._obj_pairs[:self._n_pos], pos_weights=self._pos_weights,
+                            negatives=self._obj_pairs[self._n_pos:])
+
+    def zero_objective(self):
+        # h(0) = 1: every pair costs its coefficient
+        return float(np.abs(self._obj_coef).sum())
+
+    def state(self):
+        return {"alpha": self._alpha.copy()}
+
+    def set_state(self, arrays):
+        unexpected = sorted(set(arrays) - {"alpha"})
+        if unexpected:
+            raise ValueError(f"unexpected state arrays {unexpected} for a DCDSolver (only 'alpha')")
+        if "alpha" in arrays:
+            alpha = np.asarray(arrays["alpha"], dtype=np.float64)
+            if alpha.shape != self._alpha.shape:
+                raise ValueError(f"alpha must have shape {self._alpha.shape}, got {alpha.shape}")
+            self._alpha[...] = alpha
+
+    # ------------------------------------------------------------------ orders
+    def _colouring(self):
+        """Greedy colouring of the pair graph, largest degree first, ties in a seeded random order."""
+        if self._colors is None:
+            n = self.n_nodes
+            deg = np.diff(self._csr.indptr)
+            tie = _schedules.permutation(n, _schedules.stream_seed(self.seed, COLOURING_STREAM), 0).astype(np.int64)
+            visit = tie[np.argsort(-deg[tie], kind="stable")]
+            self._colors = _schedules.greedy_coloring(self._csr.indptr, self._csr.nbr, visit)
+            logger.debug("deterministic schedule: %d colour classes", self.n_colors)
+        return self._colors
+
+    def coordinate_seed(self, epoch):
+        """The seed of epoch ``epoch``'s coordinate permutations: vertex ``u`` draws its passes' orders
+        from ``rng_stream(coordinate_seed(epoch), u)`` (LIBLINEAR's forward Fisher-Yates)."""
+        return _schedules.stream_seed(_schedules.stream_seed(self.seed, 2 * epoch + 1), 1)
+
+    def epoch_order(self, epoch):
+        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
+        order; with ``schedule="deterministic"``, grouped by colour class (one block, and one round,
+        per class, the classes in a random order; within a class the random order is kept)."""
+        n = self.n_nodes
+        perm = _schedules.permutation(n, self.seed, epoch, self.n_threads)
+        if self._schedule == "hogwild":
+            return EpochOrder(perm, np.array([0, n], np.int64), np.array([0, 1], np.int64))
+        colors = self._colouring()
+        k = self.n_colors
+        rank = _schedules.permutation(k, _schedules.stream_seed(self.seed, 2 * epoch + 1), 0)
+        r = rank[colors]
+        order = np.ascontiguousarray(perm[np.argsort(r[perm], kind="stable")], dtype=np.int32)
+        block_ptr = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(np.bincount(r, minlength=k), out=block_ptr[1:])
+        return EpochOrder(order, block_ptr, np.arange(k + 1, dtype=np.int64))
+
+    # ------------------------------------------------------------------ epochs
+    def run_epoch(self, epoch):
+        """One pass of Algorithm 1 over the vertices in :meth:`epoch_order` ``(epoch)``, in place.
+
+        Returns
+        -------
+        EpochStatus
+            ``NONFINITE`` when a vertex got a non-finite vector (the epoch
+            stops at the end of its block).
+        """
+        X = self.embedding
+        csr = self._csr
+        n = X.shape[0]
+        order = self.epoch_order(epoch)
+        sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        gap = np.zeros(n)
+        viol = np.zeros(n)
+        bad = _dcd.dcd_epoch(X, sqnorm, csr.indptr, csr.nbr, csr.sign, csr.upper, self._alpha,
+                             np.ascontiguousarray(order.order, dtype=np.int32), order.block_ptr,
+                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads, True, gap, viol)
+        self._certificates = (gap, viol)
+        if bad >= 0:
+            logger.warning("epoch %d: vertex %d got a non-finite vector", epoch, bad)
+            return EpochStatus.NONFINITE
+        return EpochStatus.OK
+
+    def dual_counts(self):
+        """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
+        its upper bound (the last two are the support vectors)."""
+        alpha, upper = self._alpha, self._csr.upper
+        n_zero = int(np.count_nonzero(alpha == 0))
+        n_bound = int(np.count_nonzero((alpha == upper) & (upper > 0)))
+        return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
+
+    def diagnostics(self):
+        """The record of the current embedding and duals: the objective (Eq. 3) and its parts, the mean
+        norm, the dual counts and the last epoch's certificates (``duality_gap``: mean over the
+        vertices with pairs of the block SVM's duality gap when it was solved; ``max_violation``: the
+        largest |projected gradient|; NaN before any epoch ran)."""
+        X = self.embedding
+        n = X.shape[0]
+        sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
+        reg = 0.5 * self._lam_r * float(sqnorm.sum())
+        record = self.dual_counts()
+        if self._certificates is None:
+            gap_mean = viol_max = float("nan")
+        else:
+            gap, viol = self._certificates
+            has = self._has_pairs
+            gap_mean = float(gap[has].mean()) if has.any() else 0.0
+            viol_max = float(viol.max()) if n else 0.0
+        record.update(objective=loss_pos + loss_neg + reg, loss_pos=loss_pos, loss_neg=loss_neg, reg=reg,
+                      mean_norm=float(np.mean(np.sqrt(sqnorm))), duality_gap=gap_mean, max_violation=viol_max,
+                      diverged=False)
+        return record
+
+    def __repr__(self):
+        return (f"<DCDSolver: {len(self._csr.nbr) // 2:,} pairs on {self.n_nodes:,} nodes, dim {self.dim}, "
+                f"{self.embedding.dtype}, schedule={self._schedule!r}, inner_passes={self.inner_passes}, "
+                f"{self.n_threads} thread(s), seed {self.seed}>")

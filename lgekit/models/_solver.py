@@ -1,0 +1,169 @@
+"""The interface every lgekit solver implements: one object per fitted model (``model.solver_``).
+
+An estimator (:class:`~lgekit.models.BaseEmbedding`) turns the user's data
+into a :class:`~lgekit.models.TrainingData`, draws the kernel seed and the
+starting embedding, and hands both to its solver, which owns everything the
+epochs need (the prepared pairs, the work arrays, the seed and the per-epoch
+streams) and runs them.  The estimator keeps the history, the callbacks and
+the divergence checks; the benchmarks and the tests talk to the solver
+through the methods below, never through its private arrays.
+
+The methods and properties documented on :class:`Solver` are a stable
+interface; anything starting with ``_`` is not.
+"""
+import enum
+from collections import namedtuple
+
+import numpy as np
+
+__all__ = ["EpochOrder", "EpochStatus", "Solver"]
+
+
+class EpochStatus(enum.IntEnum):
+    """What :meth:`Solver.run_epoch` reports (0 is success, so ``if status:`` means trouble)."""
+
+    #: the epoch ran to its end
+    OK = 0
+    #: a score or a vector became non-finite: the epoch stopped there (the estimator raises
+    #: :class:`~lgekit.models.DivergenceError`)
+    NONFINITE = 1
+
+
+EpochOrder = namedtuple("EpochOrder", ["order", "block_ptr", "round_ptr"])
+EpochOrder.__doc__ = """The visiting order of one epoch, as the kernel runs it.
+
+Position ``k`` of the epoch visits item ``order[k]`` (a training pair for the
+SGD's edge order, a vertex for its vertex order and for DCD).  Block ``b`` is
+``order[block_ptr[b]:block_ptr[b + 1]]`` and round ``i`` holds blocks
+``round_ptr[i]`` to ``round_ptr[i + 1] - 1``: blocks of one round may run on
+different threads at once, rounds run one after another.  An order without
+blocks has one block and one round.  Running ``order`` sequentially is the
+epoch on one thread, and with a deterministic schedule on any number.
+"""
+
+
+class Solver:
+    """Base class of the solvers (not for direct use); documents their interface.
+
+    A solver is built by its estimator at ``fit`` (``model.solver_``) and
+    updates the estimator's ``embedding_`` in place.  Subclasses:
+    :class:`~lgekit.models.SGDSolver` (``LogisticEmbedding``) and
+    :class:`~lgekit.models.DCDSolver` (``HingeEmbedding``).
+
+    Attributes
+    ----------
+    embedding : ndarray of shape (n_nodes, dim)
+        The array the epochs update in place (the estimator's
+        ``embedding_``).  Assigning another array of the same shape and dtype
+        rebinds the solver to it.
+    seed : int
+        The 64-bit kernel seed every random stream of the epochs comes from
+        (``rng_stream(seed, k)`` of ``lgekit/_common.pxd``): epoch ``t``
+        depends only on ``(seed, t)`` and the embedding, so that continuing a
+        fit equals a longer fit.
+    n_threads : int
+        OpenMP threads of the epochs (settable between epochs).
+    """
+
+    #: the estimator parameters the solver's prepared state depends on (a change rebuilds it)
+    key = ()
+
+    def __init__(self, embedding, seed, n_threads):
+        self._embedding = None
+        self.embedding = embedding
+        self._seed = int(seed)
+        if not 0 <= self._seed < 2**64:
+            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+        self.n_threads = n_threads
+
+    # ------------------------------------------------------------------ binding
+    @property
+    def embedding(self):
+        return self._embedding
+
+    @embedding.setter
+    def embedding(self, array):
+        if not isinstance(array, np.ndarray) or array.ndim != 2:
+            raise TypeError(f"embedding must be a 2-D numpy array, got {type(array).__name__}")
+        if array.dtype not in (np.float32, np.float64) or not array.flags.c_contiguous or not array.flags.writeable:
+            raise ValueError(f"embedding must be a writeable C-contiguous float32 or float64 array, got "
+                             f"dtype {array.dtype}, C-contiguous={array.flags.c_contiguous}, "
+                             f"writeable={array.flags.writeable}")
+        old = self._embedding
+        if old is not None and (array.shape != old.shape or array.dtype != old.dtype):
+            raise ValueError(f"embedding must keep the shape {old.shape} and dtype {old.dtype} the solver was "
+                             f"built for, got {array.shape} of {array.dtype}")
+        self._embedding = array
+
+    @property
+    def n_threads(self):
+        return self._n_threads
+
+    @n_threads.setter
+    def n_threads(self, value):
+        value = int(value)
+        if value < 1:
+            raise ValueError(f"n_threads must be an int >= 1, got {value}")
+        self._n_threads = value
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @property
+    def n_nodes(self):
+        """Rows of the embedding."""
+        return self._embedding.shape[0]
+
+    @property
+    def dim(self):
+        """Columns of the embedding."""
+        return self._embedding.shape[1]
+
+    # ------------------------------------------------------------------ the interface
+    def prepare(self):
+        """Build the structures the epochs derive from the solver's own arrays (called once, by the
+        estimator, after it released the input pairs); the default has none."""
+
+    def run_epoch(self, epoch):
+        """Run epoch ``epoch`` (0-based, continuing across ``partial_fit``) in place.
+
+        Returns
+        -------
+        EpochStatus
+            ``OK``, or ``NONFINITE`` when a non-finite value stopped the epoch.
+        """
+        raise NotImplementedError
+
+    def diagnostics(self):
+        """The per-epoch record fields of the current embedding (a dict of floats and ints)."""
+        raise NotImplementedError
+
+    def epoch_order(self, epoch):
+        """The :class:`EpochOrder` that :meth:`run_epoch` follows at ``epoch``."""
+        raise NotImplementedError
+
+    def zero_objective(self):
+        """The objective of the all-zero embedding on these pairs, or None when not defined."""
+        return None
+
+    def state(self):
+        """Copies of the arrays that, with the embedding, make up the solver's state between epochs
+        (e.g. DCD's duals): what a model file stores and what early stopping restores."""
+        return {}
+
+    def set_state(self, arrays):
+        """Put back arrays returned by :meth:`state` of this solver (same pairs)."""
+        if arrays:
+            raise ValueError(f"{type(self).__name__} has no state arrays, got {sorted(arrays)}")
+
+    def __repr__(self):
+        return (f"<{type(self).__name__}: {self.n_nodes:,} nodes, dim {self.dim}, {self.embedding.dtype}, "
+                f"seed {self._seed}, {self.n_threads} thread(s)>")
+
+
+def read_only(array):
+    """``array`` marked read-only (a view when it is already an array), for the solvers' properties."""
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view

@@ -1,0 +1,327 @@
+"""The solver objects (issue #15, item 3) and the preparation kernels they are built with (issue #14, item 2).
+
+``model.solver_`` is the one place a fitted model keeps its training state; its documented interface
+(``run_epoch``, ``diagnostics``, ``epoch_order``, ``epoch_negatives``, read-only pairs and
+coefficients, ``state``/``set_state``) is what the benchmarks and the kernel tests use.  The
+preparation kernels (``fill_pair_records``, ``pair_counts``, ``record_incidence``, the threaded
+``sample_pairs``) are checked against plain NumPy / Python on random inputs.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import lgekit
+from lgekit import HingeEmbedding, LogisticEmbedding, reference
+from lgekit._sampling import sample_pairs
+from lgekit.callbacks import Callback, EarlyStopping, LinkPredictionCallback
+from lgekit.models import DCDSolver, EpochOrder, EpochStatus, SGDSolver, Solver, TrainingData, _schedules
+
+MASK = (1 << 64) - 1
+
+
+@pytest.fixture(scope="module")
+def split():
+    g = lgekit.datasets.planted_partition_graph(n_nodes=200, n_labels=4, mean_degree=10, seed=5)
+    return lgekit.split_edges(g, seed=1)
+
+
+def fitted(split, **kw):
+    kw = {"dim": 6, "epochs": 2, "lam_r": 0.3, "lr": 0.5, "dtype": "float64", "random_state": 3, **kw}
+    return LogisticEmbedding(**kw).fit(split)
+
+
+# ----------------------------------------------------------------- the interface
+def test_estimators_keep_one_solver(split):
+    model = fitted(split)
+    assert isinstance(model.solver_, SGDSolver) and isinstance(model.solver_, Solver)
+    assert model.solver_.embedding is model.embedding_             # updated in place
+    hinge = HingeEmbedding(dim=4, epochs=1, random_state=0).fit(split)
+    assert isinstance(hinge.solver_, DCDSolver) and hinge.solver_.embedding is hinge.embedding_
+    # what used to be ~27 / ~16 private attributes of solver state is the solver's now
+    for est in (model, hinge):
+        private = {k for k in vars(est) if k.startswith("_")}
+        assert private <= {"_dtype", "_rng", "_kernel_seed", "_data_source", "_id_lookup", "_run_start",
+                           "_initial_score", "_divergence_reference", "_divergence_solver"}, private
+
+
+def test_sgd_solver_pairs_are_read_only_copies_of_the_training_pairs(split):
+    solver = fitted(split, lam_pos=1.5, lam_neg=0.2).solver_
+    m, k = len(split.train_positives), len(split.train_negatives)
+    assert (solver.n_positives, solver.n_negatives, solver.n_pairs) == (m, k, m + k)
+    np.testing.assert_array_equal(solver.positives, split.train_positives)
+    np.testing.assert_array_equal(solver.negatives, split.train_negatives)
+    np.testing.assert_array_equal(solver.pairs, np.vstack([split.train_positives, split.train_negatives]))
+    np.testing.assert_array_equal(solver.coefficients, np.r_[np.full(m, 1.5), np.full(k, 0.2)])
+    np.testing.assert_array_equal(solver.records["c"], np.r_[np.full(m, 1.5), np.full(k, -0.2)])
+    counts = np.bincount(solver.pairs.ravel(), minlength=solver.n_nodes)
+    np.testing.assert_array_equal(solver.pair_counts, counts)
+    np.testing.assert_array_equal(solver.regulariser_factors,
+                                  np.where(counts > 0, 2 * 0.3 / np.maximum(counts, 1), 0.0))
+    assert solver.min_pair_count == counts[counts > 0].min()
+    for name in ("positives", "negatives", "pairs", "coefficients", "records", "pair_counts",
+                 "regulariser_factors", "positive_weights"):
+        array = getattr(solver, name)
+        assert not array.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0
+    data = solver.training_data()
+    assert isinstance(data, TrainingData) and data.positives.dtype == np.int64
+    np.testing.assert_array_equal(data.negatives, split.train_negatives)
+
+
+def test_run_epoch_follows_epoch_order_and_continues_a_fit(split):
+    """Running the solver's next epoch by hand equals partial_fit, and equals the reference epoch fed
+    the order the solver reports."""
+    a, b = fitted(split), fitted(split)
+    solver = a.solver_
+    order = solver.epoch_order(2)
+    assert isinstance(order, EpochOrder) and sorted(order.order.tolist()) == list(range(solver.n_pairs))
+    expected = reference.sgd_edge_epoch(a.embedding_, solver.positives, solver.negatives, order.order,
+                                        solver.learning_rate(2), weights=solver.positive_weights, lam_pos=1.0,
+                                        lam_neg=0.03, lam_r=0.3)
+    assert solver.run_epoch(2) is EpochStatus.OK
+    b.partial_fit(split, epochs=1)
+    np.testing.assert_array_equal(a.embedding_, b.embedding_)
+    np.testing.assert_allclose(a.embedding_, expected, rtol=0, atol=1e-12)
+    record = solver.diagnostics()
+    assert record == {k: v for k, v in b.history_[-1].items() if k in record}
+
+
+@pytest.mark.parametrize("schedule", ["hogwild", "deterministic"])
+def test_epoch_order_of_a_resampling_epoch(split, schedule):
+    model = fitted(split, negatives="resample", schedule=schedule)
+    solver = model.solver_
+    neg = solver.epoch_negatives(2)
+    assert not np.any(split.train_graph.has_edges(neg)) and not np.any(neg[:, 0] == neg[:, 1])
+    order = solver.epoch_order(2, neg)
+    start = model.embedding_.copy()
+    expected = reference.sgd_edge_epoch(start, solver.positives, neg, order.order, solver.learning_rate(2),
+                                        lam_pos=1.0, lam_neg=0.03, lam_r=0.3)
+    solver.run_epoch(2)
+    np.testing.assert_array_equal(solver.negatives, neg)            # the drawn negatives are in place
+    np.testing.assert_allclose(model.embedding_, expected, rtol=0, atol=1e-12)
+
+
+def test_vertex_order_epoch_order(split):
+    model = fitted(split, order="vertex", lr=0.02)
+    solver = model.solver_
+    order = solver.epoch_order(2)
+    np.testing.assert_array_equal(order.order, _schedules.permutation(solver.n_nodes, solver.seed, 2))
+    assert order.block_ptr.tolist() == [0, solver.n_nodes] and order.round_ptr.tolist() == [0, 1]
+
+
+def test_non_finite_epoch_reports_its_status(split):
+    model = fitted(split)
+    model.embedding_[0, 0] = np.inf
+    assert model.solver_.run_epoch(2) is EpochStatus.NONFINITE
+    hinge = HingeEmbedding(dim=4, epochs=1, dtype="float64", random_state=0).fit(split)
+    hinge.embedding_[:] = np.nan
+    assert hinge.solver_.run_epoch(1) is EpochStatus.NONFINITE
+
+
+def test_embedding_binding_is_checked(split):
+    solver = fitted(split).solver_
+    with pytest.raises(ValueError, match=r"keep the shape \(200, 6\) and dtype float64"):
+        solver.embedding = np.zeros((200, 6), np.float32)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        solver.embedding = np.zeros((6, 200)).T
+    with pytest.raises(TypeError, match="2-D numpy array"):
+        solver.embedding = [[0.0]]
+    with pytest.raises(ValueError, match="n_threads must be an int >= 1, got 0"):
+        solver.n_threads = 0
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        solver.schedule = "fast"
+    with pytest.raises(ValueError, match=r"SGDSolver has no state arrays, got \['alpha'\]"):
+        solver.set_state({"alpha": np.zeros(3)})
+    assert solver.state() == {}
+
+
+def test_solver_rejects_mismatched_data(split):
+    model = fitted(split)
+    data = model.solver_.training_data()
+    with pytest.raises(ValueError, match="data has 200 nodes but the embedding has 5 rows"):
+        SGDSolver(data, np.zeros((5, 6)), seed=1)
+    with pytest.raises(ValueError, match="order must be one of"):
+        SGDSolver(data, np.zeros((200, 6)), seed=1, order="diagonal")
+    with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*64\)"):
+        SGDSolver(data, np.zeros((200, 6)), seed=-1)
+    with pytest.raises(ValueError, match=r"dual_coef must have shape"):
+        DCDSolver(data, np.zeros((200, 6)), seed=1, dual_coef=np.zeros(3))
+
+
+def test_dcd_solver_state_round_trip_and_early_stopping(split):
+    model = HingeEmbedding(dim=4, epochs=2, lam_r=1.0, dtype="float64", random_state=0).fit(split)
+    solver = model.solver_
+    saved = solver.state()
+    assert not np.shares_memory(saved["alpha"], solver.dual_coef)
+    model.partial_fit(split, epochs=1)
+    assert not np.array_equal(solver.dual_coef, saved["alpha"])
+    solver.set_state(saved)
+    np.testing.assert_array_equal(solver.dual_coef, saved["alpha"])
+    with pytest.raises(ValueError, match="alpha must have shape"):
+        solver.set_state({"alpha": np.zeros(2)})
+    with pytest.raises(ValueError, match=r"unexpected state arrays \['beta'\]"):
+        solver.set_state({"beta": np.zeros(2)})
+    # EarlyStopping restores the best epoch's embedding AND duals through the solver's state
+    stopper = EarlyStopping("objective", mode="min", patience=1)
+
+    class Worse(Callback):
+        def on_epoch_end(self, model, epoch, record):
+            record["objective"] = float(epoch)          # the first epoch is the best one
+
+    fresh = HingeEmbedding(dim=4, epochs=4, lam_r=1.0, dtype="float64", random_state=0)
+    fresh.fit(split, callbacks=[Worse(), stopper])
+    one = HingeEmbedding(dim=4, epochs=1, lam_r=1.0, dtype="float64", random_state=0).fit(split)
+    assert stopper.best_epoch_ == 0 and fresh.best_epoch_ == 0
+    np.testing.assert_array_equal(fresh.embedding_, one.embedding_)
+    np.testing.assert_array_equal(fresh.dual_coef_, one.dual_coef_)
+
+
+def test_planned_epochs_tell_callbacks_the_last_epoch(split):
+    seen = []
+
+    class Spy(Callback):
+        def on_train_begin(self, model):
+            seen.append(("begin", model.planned_epochs_))
+
+        def on_epoch_end(self, model, epoch, record):
+            seen.append((epoch, epoch == model.planned_epochs_[-1]))
+
+    model = fitted(split, epochs=3)
+    model.partial_fit(split, epochs=2, callbacks=[Spy()])
+    assert seen == [("begin", range(3, 5)), (3, False), (4, True)]
+    # LinkPredictionCallback evaluates every 4th epoch and the last planned one
+    cb = LinkPredictionCallback(split, every=4, train=False)
+    fit = fitted(split, epochs=6)
+    fit.fit(split, callbacks=[cb])
+    assert [r["epoch"] for r in fit.history_ if "test_ap" in r] == [3, 5]
+
+
+def test_fit_without_diagnostics_builds_no_incidence_lists(split):
+    lean = fitted(split, diagnostics=False).solver_
+    assert lean._pos_incidence is None and lean._neg_incidence is None   # noqa: the memory it saves
+    full = fitted(split).solver_
+    assert full._pos_incidence is not None
+
+
+# ----------------------------------------------------------------- the preparation kernels
+pair_arrays = st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=0, max_size=300),
+    st.integers(1, 4)))
+
+
+@given(pair_arrays, st.sampled_from([np.int32, np.int64]), st.booleans())
+def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighted):
+    n, pairs, threads = case
+    pairs = np.array(pairs, dtype=dtype).reshape(-1, 2)
+    k = len(pairs)
+    w = np.linspace(0.5, 2.0, k) if weighted else None
+    records = np.empty(k + 3, _schedules.PAIR_RECORD_DTYPE)
+    records[:3] = (0, 0, 9.0)
+    _schedules.fill_pair_records(records, 3, pairs, 0.7, w, negative=not weighted)
+    c = 0.7 * (w if weighted else np.ones(k))
+    np.testing.assert_array_equal(records["u"][3:], pairs[:, 0])
+    np.testing.assert_array_equal(records["c"][3:], c if weighted else -c)
+    counts = np.zeros(n, np.int64)
+    _schedules.pair_counts(records, 3, k + 3, counts, threads)
+    np.testing.assert_array_equal(counts, np.bincount(pairs.ravel(), minlength=n))
+    # the incidence lists: the same as build_incidence's, in the same order, with the coefficients
+    indptr, nbr, coef = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k)
+    _schedules.record_incidence(records, 3, k + 3, indptr, nbr, coef, threads)
+    ip, nb, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
+    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, ip, nb, src)
+    np.testing.assert_array_equal(indptr, ip)
+    np.testing.assert_array_equal(nbr, nb)
+    np.testing.assert_array_equal(coef, records["c"][3:][src])
+
+
+def test_preparation_kernels_are_thread_independent_on_large_inputs():
+    # enough pairs for several threads' slices (each thread takes >= 65,536)
+    rng = np.random.default_rng(0)
+    n, k = 5000, 300_000
+    pairs = rng.integers(0, n, size=(k, 2))
+    records = np.empty(k, _schedules.PAIR_RECORD_DTYPE)
+    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    results = []
+    for threads in (1, 2, 4):
+        counts = np.zeros(n, np.int64)
+        _schedules.pair_counts(records, 0, k, counts, threads)
+        indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32)
+        _schedules.record_incidence(records, 0, k, indptr, nbr, None, threads)
+        results.append((counts, indptr, nbr))
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(results[0][0], np.bincount(pairs.ravel(), minlength=n))
+
+
+def test_preparation_kernels_check_their_arguments():
+    records = np.zeros(4, _schedules.PAIR_RECORD_DTYPE)
+    with pytest.raises(ValueError, match="3 pairs from position 2 do not fit 4 records"):
+        _schedules.fill_pair_records(records, 2, np.zeros((3, 2), np.int64), 1.0)
+    with pytest.raises(ValueError, match="2 weights for 3 pairs"):
+        _schedules.fill_pair_records(records, 0, np.zeros((3, 2), np.int64), 1.0, np.ones(2))
+    with pytest.raises(ValueError, match=r"the range \[0, 5\) is not within 4 records"):
+        _schedules.pair_counts(records, 0, 5, np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="nbr \\(and coef\\) need 8 entries"):
+        _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(7, np.int32))
+
+
+class SplitMix64:
+    """Python twin of lgekit/_common.pxd's RNG."""
+
+    def __init__(self, seed, stream):
+        self.state = (seed ^ ((stream * 0xD1B54A32D192ED03) & MASK)) & MASK
+        self.state = self.next()
+
+    def next(self):
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def below(self, n):
+        return ((self.next() >> 32) * n) >> 32
+
+
+def python_sample_pairs(graph, n_pairs, seed, max_trials):
+    """The sampler's definition: trial j takes draws 2j and 2j + 1 of rng_stream(seed, 0); the pairs are
+    the accepted trials (u != v, not an edge), in order, canonicalised (min, max)."""
+    rng, out, trials = SplitMix64(seed, 0), [], 0
+    n = graph.n_nodes
+    while len(out) < n_pairs:
+        if max_trials >= 0 and trials >= max_trials:
+            return None, -1
+        trials += 1
+        u, v = rng.below(n), rng.below(n)
+        if u != v and not graph.has_edges([[u, v]])[0]:
+            out.append((min(u, v), max(u, v)))
+    return np.array(out, dtype=np.int64).reshape(-1, 2), trials
+
+
+@settings(max_examples=40)
+@given(st.integers(3, 30), st.integers(0, 2**64 - 1), st.integers(0, 60), st.integers(-1, 80),
+       st.integers(2, 5))
+def test_sample_pairs_is_the_sequential_sampler_for_any_thread_count(n, seed, n_pairs, max_trials, threads):
+    g = lgekit.Graph.from_edges([(i, (i + 1) % n) for i in range(n)], nodes=n)
+    expected, trials = python_sample_pairs(g, n_pairs, seed, max_trials)
+    for t in (1, threads):
+        pairs, got = sample_pairs(g.indptr, g.indices, n, n_pairs, seed, None, None, True, max_trials, t)
+        assert got == trials
+        if trials >= 0:
+            np.testing.assert_array_equal(pairs, expected)
+
+
+def test_sample_pairs_threads_on_many_blocks():
+    # far more trials than one block of the threaded sampler (16,384): blocks must join in trial order
+    g = lgekit.datasets.chung_lu_graph(lgekit.datasets.generators.powerlaw_expected_degrees(3000, mean_degree=20),
+                                       seed=0)
+    one = sample_pairs(g.indptr, g.indices, g.n_nodes, 100_000, 42, None, None, True, -1, 1)
+    for threads in (2, 3):
+        pairs, trials = sample_pairs(g.indptr, g.indices, g.n_nodes, 100_000, 42, None, None, True, -1, threads)
+        np.testing.assert_array_equal(pairs, one[0])
+        assert trials == one[1]
+    capped = sample_pairs(g.indptr, g.indices, g.n_nodes, 100_000, 42, None, None, True, 50_000, 2)
+    assert capped[1] == -1
