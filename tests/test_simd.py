@@ -8,7 +8,7 @@ import lgekit
 from lgekit import _simd
 from lgekit._openmp import cpu_supports_avx2_fma
 from lgekit.datasets import planted_partition_graph
-from lgekit.models import hinge, logistic
+from lgekit.models import _dcd_solver, _sgd_solver
 
 
 def _variant_or_skip(name):
@@ -26,23 +26,27 @@ def split():
     return lgekit.split_edges(g, seed=0)
 
 
-@pytest.mark.parametrize("module, attr, estimator", [
-    (logistic, "_sgd", lambda: lgekit.LogisticEmbedding(dim=16, lam_r=0.1, epochs=3, dtype="float64", random_state=0)),
-    (hinge, "_dcd", lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
+@pytest.mark.parametrize("module, attrs, estimator", [
+    (_sgd_solver, ("_sgd", "_sgd_diagnostics"),
+     lambda: lgekit.LogisticEmbedding(dim=16, lam_r=0.1, epochs=3, dtype="float64", random_state=0)),
+    (_dcd_solver, ("_dcd",), lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
 ])
-def test_avx2_build_matches_generic_build(monkeypatch, split, module, attr, estimator):
-    name = f"lgekit.models.{attr}"
-    fast = _variant_or_skip(name)
-    generic = importlib.import_module(name)
-    monkeypatch.setattr(module, attr, generic)
-    reference = estimator().fit(split).embedding_
-    monkeypatch.setattr(module, attr, fast)
-    result = estimator().fit(split).embedding_
+def test_avx2_build_matches_generic_build(monkeypatch, split, module, attrs, estimator):
+    # the solvers hold the kernel modules they run: swap every one of them between the two builds
+    builds = {attr: (importlib.import_module(f"lgekit.models.{attr}"), _variant_or_skip(f"lgekit.models.{attr}"))
+              for attr in attrs}
+    for attr, (generic, _) in builds.items():
+        monkeypatch.setattr(module, attr, generic)
+    reference = estimator().fit(split)
+    for attr, (_, fast) in builds.items():
+        monkeypatch.setattr(module, attr, fast)
+    result = estimator().fit(split)
     # Same operations in the same order; FMA only changes the rounding of a*b+c
     # (one rounding instead of two, <= 1 ulp per operation).  Over 3 epochs of
     # ~1e4 updates on entries of size ~1 the drift stays far below 1e-9.
-    np.testing.assert_allclose(result, reference, rtol=0, atol=1e-9)
-    assert generic is not fast
+    np.testing.assert_allclose(result.embedding_, reference.embedding_, rtol=0, atol=1e-9)
+    assert reference.history_[-1]["objective"] == pytest.approx(result.history_[-1]["objective"], rel=1e-9)
+    assert all(generic is not fast for generic, fast in builds.values())
 
 
 def test_generic_choice_and_bad_value(monkeypatch):

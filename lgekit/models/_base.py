@@ -1183,7 +1183,7 @@ class BaseEmbedding(BaseEstimator):
             "node_ids_kind": ids_kind,
             "kernel_seed": int(getattr(self, "_kernel_seed", 0)),
         }
-        from .. import __version__
+        from .._version import __version__
         meta["lgekit_version"] = __version__
         arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
         for key, value in (self._solver_state_for_save() or {}).items():

@@ -54,9 +54,9 @@ def _check_real(value, name, low=None, low_open=False, high=None):
 
 def _check_pairs(pairs, n_nodes, name):
     """Index pairs as validated for every lgekit function, minus self-pairs (no SVM term for them)."""
-    from ..evaluation import _check_pairs as check_index_pairs
+    from .._validation import check_pairs
 
-    arr = check_index_pairs(pairs, n_nodes, name)
+    arr = check_pairs(pairs, n_nodes, name)
     if np.any(arr[:, 0] == arr[:, 1]):
         raise ValueError(f"{name} contains self-pairs (u, u), e.g. {arr[arr[:, 0] == arr[:, 1]][0].tolist()}: "
                          "x_u . x_u is not a linear SVM term in x_u; remove them")
@@ -140,7 +140,7 @@ def solve_vertex_svm(neighbour_vectors, signs, lam_pos=1.0, lam_neg=0.03, lam_r=
     lam_pos, lam_neg, lam_r : float
         Loss weights and the regularisation (``lam_r > 0``).
     tol : float, default 1e-8
-        Stop after a pass whose largest |projected gradient| is <= tol.
+        Stop after a pass whose largest absolute projected gradient is <= tol.
     max_passes : int, default 100000
     seed : int, default 0
         Seed of the coordinate permutations.
@@ -408,7 +408,7 @@ class DCDSolver(Solver):
         """The record of the current embedding and duals: the objective (Eq. 3) and its parts, the mean
         norm, the dual counts and the last epoch's certificates (``duality_gap``: mean over the
         vertices with pairs of the block SVM's duality gap when it was solved; ``max_violation``: the
-        largest |projected gradient|; NaN before any epoch ran)."""
+        largest absolute projected gradient; NaN before any epoch ran)."""
         X = self.embedding
         n = X.shape[0]
         sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)

@@ -111,7 +111,7 @@ class HingeEmbedding(BaseEmbedding):
         inside, at U: the last two are the support vectors), "duality_gap"
         (mean over the vertices with pairs of the block SVM's duality gap
         ``P(x_u) - D(alpha_u)`` when it was solved, in the SVM's units, i.e.
-        of ``L / lam_r``), "max_violation" (largest |projected gradient| of
+        of ``L / lam_r``), "max_violation" (largest absolute projected gradient of
         the dual at those moments; both are 0 iff every block was solved
         exactly), plus what callbacks add.
     dual_coef_ : ndarray of float64
