@@ -103,8 +103,9 @@ def _cdf(p):
     "n_pairs": [Interval(Integral, 0, None, closed="left")],
     "seed": ["random_state"],
     "sampler": [Options(str, _SAMPLERS)],
+    "n_threads": [Interval(Integral, 1, None, closed="left")],
 })
-def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=None):
+def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=None, n_threads=1):
     """Draw node pairs that are not edges: the "negative" pairs of link prediction.
 
     Each pair draws its two ends independently -- uniformly over the vertices
@@ -126,6 +127,9 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
         More pairs never to return (for an undirected ``graph``, in either
         orientation).  Pairs follow :func:`lgekit._validation.check_pairs`
         (integer dtype; floats are refused, not truncated).
+    n_threads : int, default 1
+        Threads that test the drawn pairs against the graph; the pairs are the
+        same for any value.
 
     Returns
     -------
@@ -210,7 +214,7 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
 
     max_trials = int(10 * n_pairs / accept) + 1000
     pairs, trials = sample_pairs(pattern.indptr, pattern.indices, n, n_pairs, draw_seed(rng),
-                                 cdf_u, cdf_v, canonical, max_trials)
+                                 cdf_u, cdf_v, canonical, max_trials, n_threads)
     if trials < 0:  # pragma: no cover - probability below 1e-20 by the acceptance check
         raise RuntimeError(f"negative sampling made {max_trials} draws for {n_pairs} pairs "
                            f"(acceptance {accept:.3g}); please report this as a bug")

@@ -358,3 +358,13 @@ def test_split_blogcatalog(data_dir):
     assert dup < 0.02
     kc = split_edges(g, seed=0, keep_connected=True)
     assert kc.summary()["n_components_train"] == kc.summary()["n_components"]
+
+
+def test_negative_sampling_does_not_depend_on_threads():
+    from lgekit.evaluation import sample_negative_pairs
+
+    from lgekit.datasets.generators import gnm_random_graph
+
+    g = gnm_random_graph(400, 3000, seed=1)
+    one = sample_negative_pairs(g, 20000, seed=5)
+    assert np.array_equal(one, sample_negative_pairs(g, 20000, seed=5, n_threads=2))

@@ -633,7 +633,8 @@ class BaseEmbedding(BaseEstimator):
 
             # drawn here: valid by construction (in range, no self-pairs), so not checked again
             k = self.negatives_per_positive * len(positives)
-            negatives = np.asarray(sample_negative_pairs(graph, k, seed=draw_seed(rng)), dtype=np.int64)
+            negatives = np.asarray(sample_negative_pairs(graph, k, seed=draw_seed(rng), n_threads=int(self.n_threads)),
+                                   dtype=np.int64)
         else:
             given.append(("negative", negatives))
         for name, pairs in given:
