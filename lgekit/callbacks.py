@@ -28,22 +28,20 @@ Examples
 True
 """
 import logging
-import math
-import numbers
 import time
+from numbers import Integral, Real
 import warnings
 
 import numpy as np
+
+from ._validation import InstanceOf, Interval, Options, validate_params
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
 logger = logging.getLogger(__name__)
 
 
-def _check_every(every):
-    if isinstance(every, bool) or not isinstance(every, numbers.Integral) or every < 1:
-        raise ValueError(f"every must be an int >= 1, got {every!r}")
-    return int(every)
+_EVERY = [Interval(Integral, 1, None, closed="left")]
 
 
 class Callback:
@@ -104,15 +102,15 @@ class LinkPredictionCallback(Callback):
             if not hasattr(split, attr):
                 raise TypeError(f"split must be an EdgeSplit (from lgekit.split_edges), "
                                 f"got {type(split).__name__} without {attr!r}")
+        validate_params({"every": _EVERY, "train": ["boolean"],
+                         "train_sample": [Interval(Integral, 2, None, closed="left"), None],
+                         "seed": [Interval(Integral, 0, None, closed="left")]},
+                        {"every": every, "train": train, "train_sample": train_sample, "seed": seed},
+                        caller=type(self).__name__)
         self.split = split
-        self.every = _check_every(every)
+        self.every = int(every)
         self.train = bool(train)
-        if train_sample is not None and (isinstance(train_sample, bool) or not isinstance(train_sample, numbers.Integral)
-                                         or train_sample < 2):
-            raise ValueError(f"train_sample must be an int >= 2 or None (all training pairs), got {train_sample!r}")
         self.train_sample = None if train_sample is None else int(train_sample)
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise TypeError(f"seed must be an int, got {seed!r}")
         self.seed = int(seed)
         if not isinstance(heldout_name, str) or not heldout_name.isidentifier():
             raise ValueError(f"heldout_name must be an identifier such as 'test' or 'val', got {heldout_name!r}")
@@ -172,10 +170,10 @@ class NodeClassificationCallback(Callback):
             labels = labels.labels
         if labels is None:
             raise ValueError("labels must be a label matrix or a Graph with labels, got a graph without labels")
+        validate_params({"every": _EVERY, "train_ratio": [Interval(Real, 0, 1, closed="neither")]},
+                        {"every": every, "train_ratio": train_ratio}, caller=type(self).__name__)
         self.labels = labels
-        self.every = _check_every(every)
-        if not (0 < train_ratio < 1):
-            raise ValueError(f"train_ratio must be in (0, 1), got {train_ratio!r}")
+        self.every = int(every)
         self.train_ratio = train_ratio
         self.seed = seed
         self.kwargs = kwargs
@@ -220,14 +218,13 @@ class EarlyStopping(Callback):
     """
 
     def __init__(self, monitor="test_ap", patience=5, mode="max", min_delta=0.0, restore_best=True):
-        if not isinstance(monitor, str):
-            raise TypeError(f"monitor must be a record field name (str), got {monitor!r}")
-        if isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 1:
-            raise ValueError(f"patience must be an int >= 1, got {patience!r}")
-        if mode not in ("max", "min"):
-            raise ValueError(f"mode must be 'max' or 'min', got {mode!r}")
-        if not isinstance(min_delta, numbers.Real) or not math.isfinite(min_delta) or min_delta < 0:
-            raise ValueError(f"min_delta must be a finite number >= 0, got {min_delta!r}")
+        validate_params({"monitor": [InstanceOf(str, "a record field name (str)")],
+                         "patience": [Interval(Integral, 1, None, closed="left")],
+                         "mode": [Options(str, {"max", "min"})],
+                         "min_delta": [Interval(Real, 0, None, closed="left")],
+                         "restore_best": ["boolean"]},
+                        {"monitor": monitor, "patience": patience, "mode": mode, "min_delta": min_delta,
+                         "restore_best": restore_best}, caller=type(self).__name__)
         self.monitor = monitor
         self.patience = int(patience)
         self.mode = mode

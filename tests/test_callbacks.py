@@ -161,7 +161,7 @@ def test_bad_callback_parameters(labelled_graph, split):
         LinkPredictionCallback(split, every=0)
     with pytest.raises(TypeError, match="split must be an EdgeSplit"):
         LinkPredictionCallback(labelled_graph)
-    with pytest.raises(ValueError, match="train_ratio must be in"):
+    with pytest.raises(ValueError, match="train_ratio must be a number in"):
         NodeClassificationCallback(labelled_graph, train_ratio=1.5)
     unlabelled = lgekit.Graph.from_edges([[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="without labels"):

@@ -21,12 +21,15 @@ import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._atomic import atomic_path, atomic_write_text
 from .._random import check_random_state, draw_seed
+from .._validation import (DTypes, Interval, InvalidParameterError, Options,
+                           validate_parameter_constraints)
 
 __all__ = ["BaseEmbedding", "DivergenceError", "TrainingData", "available_memory", "max_n_threads"]
 
@@ -529,57 +532,44 @@ class BaseEmbedding(BaseEstimator):
     _init_block_bytes = 256 * 2**10
 
     # ------------------------------------------------------------------ validation
+    #: the declarative table of the parameters every estimator shares (see :mod:`lgekit._validation`);
+    #: subclasses extend it with their own
+    _parameter_constraints = {
+        "dim": [Interval(Integral, 1, None, closed="left")],
+        "lam_pos": [Interval(Real, 0, None, closed="left")],
+        "lam_neg": [Interval(Real, 0, None, closed="left")],
+        "lam_r": [Interval(Real, 0, None, closed="left")],
+        "epochs": [Interval(Integral, 0, None, closed="left")],
+        "init_scale": [Interval(Real, 0, None, closed="left")],
+        "dtype": [DTypes("float32", "float64")],
+        "n_threads": [Interval(Integral, 1, None, closed="left")],
+        "schedule": [Options(str, {"deterministic", "hogwild"})],
+        "random_state": ["random_state"],
+        "verbose": [Interval(Integral, 0, None, closed="left")],
+        "warm_start": ["boolean"],
+    }
+
     def _check_common_params(self):
+        caller = type(self).__name__
+        validate_parameter_constraints(self._parameter_constraints, self.get_params(), caller=caller)
+
         def bad(name, value, accepted):
-            raise ValueError(f"{name} must be {accepted}, got {value!r}")
+            raise InvalidParameterError(f"{caller}: {name} must be {accepted}, got {value!r}", parameter=name,
+                                        value=value, accepted=accepted)
 
-        def check_int(name, value, low):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{name} must be an int >= {low}, got {type(value).__name__}: {value!r}")
-            if value < low:
-                bad(name, value, f"an int >= {low}")
-
-        def check_real(name, value, *, positive=False):
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
-            if not math.isfinite(value) or value < 0 or (positive and value == 0):
-                bad(name, value, "a finite number > 0" if positive else "a finite number >= 0")
-
-        check_int("dim", self.dim, 1)
-        for name in ("lam_pos", "lam_neg", "lam_r"):
-            check_real(name, getattr(self, name))
-        check_int("epochs", self.epochs, 0)
-        check_real("init_scale", self.init_scale)
-        try:
-            # np.dtype(None) is float64: None is refused, not taken for a choice
-            dtype = None if self.dtype is None else np.dtype(self.dtype)
-        except TypeError:
-            dtype = None
-        # (``is None`` first: numpy compares None equal to float64)
-        if dtype is None or dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-            bad("dtype", self.dtype, "'float32' or 'float64'")
+        dtype = np.dtype(self.dtype)
         self._dtype = dtype
+        # bounds that depend on another parameter or on the machine, beyond what a table can say:
         # the largest init_scale whose uniform draws (and their span 2 * init_scale) are finite in dtype
         biggest = float(np.finfo(dtype).max) / 2
         if self.init_scale > biggest:
             bad("init_scale", self.init_scale, f"a finite number >= 0 and <= {biggest:.3g} with dtype={dtype.name} "
                 "(larger initial values are not representable; the default is 0.1)")
-        check_int("n_threads", self.n_threads, 1)
         limit = max_n_threads()
         if self.n_threads > limit:
             bad("n_threads", self.n_threads,
                 f"an int in [1, {limit}] ({_MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
-        if self.schedule not in ("deterministic", "hogwild"):
-            bad("schedule", self.schedule, "'deterministic' or 'hogwild'")
-        check_int("verbose", self.verbose, 0)
-        rs = self.random_state
-        if not (rs is None or isinstance(rs, np.random.Generator)
-                or (isinstance(rs, numbers.Integral) and not isinstance(rs, bool))):
-            raise TypeError(f"random_state must be None, a non-negative int or a numpy.random.Generator, "
-                            f"got {type(rs).__name__}: {rs!r}")
-        if isinstance(rs, numbers.Integral) and rs < 0:
-            bad("random_state", rs, "None, a non-negative int or a numpy.random.Generator")
         if self.n_threads > 1:
             from .._openmp import openmp_enabled
             if not openmp_enabled():

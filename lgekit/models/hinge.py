@@ -4,10 +4,12 @@ The estimator is :class:`HingeEmbedding`; its solver (:class:`~lgekit.models.DCD
 per-vertex pair layout (:func:`pair_csr`) and the stand-alone block solver
 (:func:`solve_vertex_svm`) live in ``_dcd_solver.py`` and are re-exported here.
 """
-import numbers
+
+from numbers import Integral, Real
 
 import numpy as np
 
+from .._validation import Interval, InvalidParameterError
 from ._base import BaseEmbedding
 from ._dcd_solver import _dcd, DCDSolver, PairCSR, pair_csr, solve_vertex_svm  # noqa: F401 (_dcd: show_versions)
 
@@ -218,19 +220,18 @@ class HingeEmbedding(BaseEmbedding):
         self.warm_start = warm_start
 
     # ------------------------------------------------------------------ hooks
+    _parameter_constraints = {
+        **BaseEmbedding._parameter_constraints,
+        "inner_passes": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+    }
+
     def _check_params(self):
+        """The table (checked by the base class) allows lam_r = 0 for both models; DCD needs lam_r > 0."""
         if self.lam_r <= 0:
-            raise ValueError(f"lam_r must be > 0 for HingeEmbedding (the dual box is [0, lam / lam_r]), "
-                             f"got {self.lam_r!r}")
-        ip = self.inner_passes
-        if isinstance(ip, bool) or not isinstance(ip, numbers.Integral):
-            raise TypeError(f"inner_passes must be an int >= 1, got {type(ip).__name__}: {ip!r}")
-        if ip < 1:
-            raise ValueError(f"inner_passes must be an int >= 1, got {ip!r}")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, numbers.Real):
-            raise TypeError(f"tol must be a real number, got {type(self.tol).__name__}: {self.tol!r}")
-        if not np.isfinite(self.tol) or self.tol < 0:
-            raise ValueError(f"tol must be a finite number >= 0, got {self.tol!r}")
+            raise InvalidParameterError(
+                f"HingeEmbedding: lam_r must be > 0 for HingeEmbedding (the dual box is [0, lam / lam_r]), "
+                f"got {self.lam_r!r}", parameter="lam_r", value=self.lam_r, accepted="a finite number > 0")
 
     def _solver_key(self):
         return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r))

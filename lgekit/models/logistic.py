@@ -4,10 +4,12 @@ The estimator validates, seeds and records; its solver (:class:`~lgekit.models.S
 ``_sgd_solver.py``) holds the prepared pairs and runs the epochs.
 """
 import math
-import numbers
+
+from numbers import Real
 
 import numpy as np
 
+from .._validation import Interval, Options
 from ._base import BaseEmbedding
 from ._sgd_solver import _sgd, _sgd_diagnostics, SGDSolver  # noqa: F401 (_sgd: show_versions, benchmarks)
 
@@ -302,19 +304,17 @@ class LogisticEmbedding(BaseEmbedding):
         self.diagnostics = diagnostics
 
     # ------------------------------------------------------------------ hooks
+    _parameter_constraints = {
+        **BaseEmbedding._parameter_constraints,
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "lr_offset": [Interval(Real, 0, None, closed="neither")],
+        "order": [Options(str, {"edge", "vertex"})],
+        "negatives": [Options(str, {"fixed", "resample"})],
+        "diagnostics": ["boolean"],
+    }
+
     def _check_params(self):
-        for name in ("lr", "lr_offset"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise TypeError(f"{name} must be a real number > 0, got {type(value).__name__}: {value!r}")
-            if not np.isfinite(value) or value <= 0:
-                raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-        if self.order not in ("edge", "vertex"):
-            raise ValueError(f"order must be 'edge' or 'vertex', got {self.order!r}")
-        if self.negatives not in ("fixed", "resample"):
-            raise ValueError(f"negatives must be 'fixed' or 'resample', got {self.negatives!r}")
-        if not isinstance(self.diagnostics, (bool, np.bool_)):
-            raise TypeError(f"diagnostics must be True or False, got {type(self.diagnostics).__name__}: {self.diagnostics!r}")
+        """Everything is in the table (checked by the base class)."""
 
     def _solver_key(self):
         return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order, self.negatives)

@@ -1,10 +1,11 @@
 """A non-learned baseline: the adjacency spectral embedding."""
-import numbers
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._random import check_random_state
+from .._validation import Interval, validate_params
 from ..graph import Graph
 
 __all__ = ["spectral_embedding"]
@@ -80,8 +81,8 @@ def spectral_embedding(graph, dim, seed=None):
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
     n = graph.n_nodes
-    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or not 1 <= dim <= n:
-        raise ValueError(f"dim must be an int in [1, n_nodes={n}], got {dim!r}")
+    validate_params({"dim": [Interval(Integral, 1, n, closed="both", right_name="n_nodes")]}, {"dim": dim},
+                    caller="spectral_embedding")
     dim = int(dim)
     rng = check_random_state(seed, "seed")
     a = graph.to_scipy().astype(np.float64)
