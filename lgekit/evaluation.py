@@ -453,7 +453,7 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     weights of its edges.
 
     Cost: :math:`O(m \\log m)` for the split, :math:`O(r m \\log d)` for the
-    negatives, leak checks included: 0.3-0.6 s on BlogCatalog (334k edges, 1.3M negatives).
+    negatives, leak checks included.
 
     References
     ----------

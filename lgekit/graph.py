@@ -112,8 +112,8 @@ def _canonical_id_dtype(arr, what):
     return arr
 
 
-def _query_array(ids):
-    """Node ids to look up, as an array that keeps every id exact (see :func:`_index_ids`).
+def node_id_query(ids):
+    """Node ids to look up, as an array that keeps every id exact (see :func:`node_positions`).
 
     NumPy alone turns ``[1, "a"]`` into strings and ``[2**63 + 1, 5]`` into
     float64; a 1-D list of such ids becomes an object array instead.
@@ -128,7 +128,7 @@ def _query_array(ids):
     return query
 
 
-def _index_ids(ids, node_ids, sorter, what):
+def node_positions(ids, node_ids, sorter, what):
     """Positions of ``ids`` in ``node_ids`` (``sorter`` sorts node_ids); KeyError for unknown ids."""
     ids = np.asarray(ids)
     if ids.dtype.kind == "f":
@@ -406,7 +406,7 @@ class Graph:
                 if node_ids.ndim != 1:
                     raise ValueError(f"nodes must be 1-D, got shape {node_ids.shape}")
                 sorter = np.argsort(node_ids, kind="stable") if node_ids.dtype.kind != "O" else None
-                idx = _index_ids(ids_flat, node_ids, sorter, "edges").reshape(m, 2)
+                idx = node_positions(ids_flat, node_ids, sorter, "edges").reshape(m, 2)
             n = len(node_ids)
 
         adj = _adjacency_from_indices(idx, w, n, directed, duplicates)
@@ -682,8 +682,8 @@ class Graph:
     def index_of(self, ids):
         """Internal index (or indices) of node id(s); KeyError names unknown ids."""
         scalar = np.ndim(ids) == 0 and not isinstance(ids, (list, tuple))
-        query = _query_array([ids] if scalar else ids)
-        out = _index_ids(query, self._node_ids, self._sorter, "index_of")
+        query = node_id_query([ids] if scalar else ids)
+        out = node_positions(query, self._node_ids, self._sorter, "index_of")
         return out[0] if scalar else out
 
     def neighbors(self, i):

@@ -366,3 +366,11 @@ def test_diagnostics_off_skips_the_extra_pass_but_trains_identically():
     assert [r["mean_norm"] for r in lean.history_] == pytest.approx([r["mean_norm"] for r in full.history_])
     with pytest.raises(TypeError, match="diagnostics must be True or False"):
         lgekit.LogisticEmbedding(diagnostics="yes").fit(split)
+
+
+def test_transform_finds_ids_beyond_int64_exactly():
+    big = 2**63 + 1
+    g = lgekit.Graph.from_edges([(big, big + 1), (big + 1, 5), (5, big)])
+    model = small(epochs=1).fit(g)
+    rows = model.transform([big, 5])
+    assert np.array_equal(rows, model.embedding_[[list(model.node_ids_).index(big), list(model.node_ids_).index(5)]])

@@ -998,7 +998,10 @@ class BaseEmbedding(BaseEstimator):
         return out
 
     def _rows(self, nodes, index, what):
-        nodes = np.asarray(nodes)
+        from ..graph import node_id_query, node_positions
+
+        # ids beyond int64 or of mixed types stay exact (np.asarray would round or stringify them)
+        nodes = np.asarray(nodes) if index else node_id_query(nodes)
         n = self.embedding_.shape[0]
         if index:
             if nodes.dtype.kind not in "iu":
@@ -1009,9 +1012,8 @@ class BaseEmbedding(BaseEstimator):
         if self._id_lookup is None:
             ids = np.asarray(self.node_ids_)
             self._id_lookup = (ids, None if ids.dtype.kind == "O" else np.argsort(ids, kind="stable"))
-        from ..graph import _index_ids
         ids, sorter = self._id_lookup
-        return _index_ids(nodes, ids, sorter, what)
+        return node_positions(nodes, ids, sorter, what)
 
     def _graph_node_ids(self, X):
         """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one."""

@@ -170,7 +170,7 @@ class HingeEmbedding(BaseEmbedding):
 
     References
     ----------
-    .. [1] T. Gao, X. Zhang, R. Peng, A. Parameswaran, "The Importance of Norm
+    .. [1] Y. Gao, C. Zhang, J. Peng, A. Parameswaran, "The Importance of Norm
        Regularization in Linear Graph Embedding: Theoretical Analysis and
        Empirical Demonstration", ICLR 2019, Section 4 and Algorithm 1.
     .. [2] C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi, S. Sundararajan,

@@ -46,7 +46,7 @@ class LogisticEmbedding(BaseEmbedding):
         Initial coordinates are uniform in ``[-init_scale, init_scale]``.
     order : {"edge", "vertex"}, default "edge"
         ``"edge"``: per-pair updates in a random order each epoch;
-        ``"vertex"``: per-vertex steps along the full Eq. 4 gradient (needs a
+        ``"vertex"``: per-vertex steps along the full Eq. 2 gradient (needs a
         much smaller lr, see Notes).
     negatives : {"fixed", "resample"}, default "fixed"
         ``"fixed"``: the negative pairs given (split) or drawn once;
@@ -70,7 +70,7 @@ class LogisticEmbedding(BaseEmbedding):
         When True, ``fit`` on a fitted model continues from its embedding
         (as :meth:`partial_fit` does) instead of starting afresh.
     diagnostics : bool, default True
-        Compute the objective, its three parts and the Eq. 4 gradient norm
+        Compute the objective, its three parts and the Eq. 2 gradient norm
         after every epoch (the paper's Figures 1-3).  They take one more pass
         over all pairs, about twice the time of the SGD update itself on
         BlogCatalog; with False the records hold only ``"epoch"``,
@@ -87,7 +87,7 @@ class LogisticEmbedding(BaseEmbedding):
         One record per epoch: ``epoch`` (0-based t), ``seconds``, ``lr``
         (:math:`\gamma_t`), ``objective``, ``loss_pos``, ``loss_neg``,
         ``reg``, ``mean_norm`` (mean of :math:`\|x_v\|`), ``mean_grad_norm``
-        (mean over vertices of :math:`\|\partial L / \partial x_u\|`, Eq. 4),
+        (mean over vertices of :math:`\|\partial L / \partial x_u\|`, Eq. 2),
         ``diverged``, plus callback fields.
     n_iter_ : int
         Epochs run so far.
@@ -113,20 +113,14 @@ class LogisticEmbedding(BaseEmbedding):
         names ``lam_r`` when its regulariser step overshoots
         (:math:`\gamma_t \cdot 2\lambda_r / c > 2` for a vector in
         :math:`c` pairs), ``init_scale`` when the initial scores already
-        saturate the sigmoids, else ``lr``.  Measured: on the weighted
-        Les Miserables graph ``lr=0.7`` is caught at epoch 2 (objective
-        22x the all-zero one, mean norm 976,028 after 50 epochs if let run);
-        on BlogCatalog ``dim=300, lam_r=0`` at epoch 3 (objective 14x the
-        all-zero one and 28x its first epoch's, on its way to 85x), while
-        ``dim=100, lam_r=0`` (norms 3.0 to 6.6 over 50 epochs) runs to the
-        end.
+        saturate the sigmoids, else ``lr``.
     MemoryError
         From ``fit`` when the embedding and the pair arrays (about 48 bytes
         per pair) exceed the available memory, before allocating them.
 
     Notes
     -----
-    Objective (Eq. 3 of the paper; :math:`w_{uv}` = edge weight, 1 if
+    Objective (the regularised objective of Section 3.2; :math:`w_{uv}` = edge weight, 1 if
     unweighted; :math:`E_+` training edges, :math:`E_-` negative pairs):
 
     .. math::
@@ -135,7 +129,7 @@ class LogisticEmbedding(BaseEmbedding):
                -\lambda_- \sum_{(u,v) \in E_-} \log\sigma(-x_u\cdot x_v)
                +\lambda_r \sum_v \|x_v\|^2
 
-    and its gradient (Eq. 4):
+    and its gradient (Eq. 2):
 
     .. math::
 
@@ -166,21 +160,18 @@ class LogisticEmbedding(BaseEmbedding):
 
     Vertex order: each epoch visits the vertices in random order and steps
     :math:`x_u \leftarrow x_u - \gamma_t\,\partial L/\partial x_u` with the
-    full Eq. 4 gradient at the current neighbours.  The step grows with the
-    degree, so it needs a small step :math:`\gamma_t` (about 0.02–0.04 at the
-    start on BlogCatalog), e.g. ``lr=1, lr_offset=750``
-    (:math:`\gamma_0 \approx 0.037`: stable, test AP 0.83 after 10 epochs with
-    ``lam_r=0.6``); ``lr=2, lr_offset=750`` (:math:`\gamma_0 \approx 0.073`)
-    diverges in its third epoch and ``lr=1, lr_offset=1`` in its first (both
-    raise :class:`~lgekit.models.DivergenceError`); ``lr=0.03, lr_offset=750``
-    is stable but barely moves.
+    full Eq. 2 gradient at the current neighbours.  The step grows with the
+    degree, so it needs a much smaller step :math:`\gamma_t` than the edge
+    order, e.g. ``lr=1, lr_offset=750`` (:math:`\gamma_0 \approx 0.037`);
+    too large a step raises :class:`~lgekit.models.DivergenceError` within a
+    few epochs.
 
     Weighted graphs multiply each edge's term by its weight (footnote 1 of
     the paper).  With ``negatives="resample"``, epoch :math:`t` draws
     :math:`|E_-|` pairs with both ends uniform, rejecting self-pairs and
     training edges; the given negatives then only fix the count.
 
-    The history's objective, its parts, the mean norm and the mean Eq. 4
+    The history's objective, its parts, the mean norm and the mean Eq. 2
     gradient norm are computed after each epoch in the kernel (double
     precision accumulation, parallel over vertices).  Cost per epoch:
     :math:`O(|E_+ \cup E_-|\,D)` for the updates and again for the
@@ -197,14 +188,8 @@ class LogisticEmbedding(BaseEmbedding):
     random permutation, the paper's SGD; with ``n_threads > 1`` the threads
     take consecutive pieces of it (about 8,000 pairs) as they finish the
     previous ones and update shared rows without locks (Recht et al. [2]_):
-    fast, but the result depends on thread timing.  Each row is written by
-    both threads, so its cache lines travel between the cores: on
-    BlogCatalog two threads mostly ran an epoch 1.3-2.0x faster than one,
-    but in one phase of the shared host they were slower than one (0.8x)
-    while ``"deterministic"``, whose threads share no rows within a round,
-    still gained 1.5x (probes of the same host found a cache line taking
-    45-50 ns between its two virtual CPUs at some times, 135-250 ns at
-    others).
+    fast, but the result depends on thread timing, and each row written by
+    both threads moves between the cores' caches.
     ``"deterministic"`` gives bit-identical results for ANY ``n_threads``.
     Edge order: the pairs are visited in a stratified order, as in
     distributed SGD for matrix factorisation [3]_: each epoch deals the
@@ -215,18 +200,10 @@ class LogisticEmbedding(BaseEmbedding):
     blocks in random order, each block's pairs in uniformly random order.
     Threads share a round's blocks and wait for each other after it; disjoint
     blocks commute exactly.  Every pair is still visited once per epoch, and
-    a block's rows stay in the core's L2 cache (on BlogCatalog one thread
-    runs an epoch about as fast as in the uniform order, 0.9-1.1x its time,
-    and two threads mostly 1.5-2.0x faster than one, down to 1.4x when the
-    shared host is busy).  The price is statistical: pairs of one block are
-    visited close together.  On BlogCatalog with ``lam_r=0.6`` it
-    reaches the same test AP as the uniform order (0.887 after 50 epochs);
-    with ``lam_r=0`` it overfits as the uniform order does (the test AP
-    peaks early, at epoch 11, and falls by 0.11, against 0.06 from epoch 0)
-    but the mean norm rises faster at first (3.8 after the first epoch
-    instead of 3.0), peaks at epoch 14 and falls slightly until epoch 30
-    before rising again, so the paper's Figure 2 (a norm rising steadily)
-    needs the default schedule.  :math:`K` depends only on the number of nodes and
+    a block's rows stay in the core's L2 cache.  The price is statistical:
+    pairs of one block are visited close together, which changes the early
+    course of the norms with ``lam_r=0``, so the paper's Figure 2 (a norm
+    rising steadily) needs the default schedule.  :math:`K` depends only on the number of nodes and
     pairs and on ``dim``, not on ``dtype`` or ``n_threads``.  Vertex order:
     the shuffled vertices are cut into levels (a vertex's level is one more
     than the highest level of the earlier vertices it shares a pair with),
@@ -249,10 +226,10 @@ class LogisticEmbedding(BaseEmbedding):
 
     References
     ----------
-    .. [1] Y. Gao, Y. Zhang, Z. Peng, A. Parameswaran, "The Importance of
+    .. [1] Y. Gao, C. Zhang, J. Peng, A. Parameswaran, "The Importance of
        Norm Regularization in Linear Graph Embedding: Theoretical Analysis
-       and Empirical Demonstration", ICLR 2019.  Section 3.2, Eq. 3
-       (objective), Eq. 4 (gradient), learning rate
+       and Empirical Demonstration", ICLR 2019.  Section 3.2 (the regularised
+       objective), Eq. 2 (gradient), learning rate
        :math:`\gamma_t = (t + c)^{-1/2}`.
     .. [2] B. Recht, C. Re, S. Wright, F. Niu, "Hogwild!: A Lock-Free Approach
        to Parallelizing Stochastic Gradient Descent", NeurIPS 2011.
