@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 from lgekit import Graph
 
-__all__ = ["edge_lists", "graphs", "embeddings", "node_ids"]
+__all__ = ["edge_lists", "graphs", "embeddings", "node_ids", "regular_components", "labelled_regular_graphs"]
 
 
 def node_ids(kind, n):
@@ -127,3 +127,122 @@ def embeddings(n_nodes, dim=st.integers(1, 6), bound=10.0, dtype=np.float64):
     return st.tuples(rows, cols).flatmap(
         lambda shape: hnp.arrays(dtype, shape, elements=st.floats(-bound, bound, allow_nan=False,
                                                                    allow_infinity=False, width=width)))
+
+
+# -- d-regular graphs, adversarial for Claim 1 -----------------------------------------------------------------------
+def _complete(d):
+    """K_{d+1}: the tight case of Claim 1 (every vertex adjacent to all others)."""
+    return [(i, j) for i in range(d + 1) for j in range(i + 1, d + 1)], d + 1
+
+
+def _complete_bipartite(d):
+    """K_{d,d}: every vertex of a side has the same neighbours (twins)."""
+    return [(i, d + j) for i in range(d) for j in range(d)], 2 * d
+
+
+def _complete_multipartite(d, part):
+    """K_{t,...,t} with d/t + 1 parts of size t: degree d, twins within each part."""
+    parts = d // part + 1
+    n = parts * part
+    return [(i, j) for i in range(n) for j in range(i + 1, n) if i // part != j // part], n
+
+
+def _circulant(n, offsets):
+    """C_n(S): i ~ i +- s (mod n) for s in S; degree 2|S|, minus one if n/2 is in S."""
+    edges = {(min(i, (i + s) % n), max(i, (i + s) % n)) for i in range(n) for s in offsets}
+    return sorted(edges), n
+
+
+def _generalized_petersen(n, k):
+    """GP(n, k): outer cycle, spokes, inner star polygon; 3-regular (GP(5, 2) is the Petersen graph)."""
+    edges = set()
+    for i in range(n):
+        edges.add((min(i, (i + 1) % n), max(i, (i + 1) % n)))
+        edges.add((i, n + i))
+        a, b = n + i, n + (i + k) % n
+        edges.add((min(a, b), max(a, b)))
+    return sorted(edges), 2 * n
+
+
+def _hypercube(d):
+    """Q_d: bipartite, vertex-transitive, 2**d vertices."""
+    return [(i, i ^ (1 << b)) for i in range(2 ** d) for b in range(d) if i < i ^ (1 << b)], 2 ** d
+
+
+@st.composite
+def regular_components(draw, d):
+    """One connected-or-not d-regular piece, from the families that break naive constructions.
+
+    Shrinks towards ``K_{d+1}`` (the first family) and small parameters.
+    """
+    families = ["complete", "complete bipartite", "circulant"]
+    if d >= 2 and any(d % t == 0 and t < d for t in range(2, d)):
+        families.append("complete multipartite")
+    if d == 3:
+        families.append("generalized Petersen")
+    if d <= 5:
+        families.append("hypercube")
+    family = draw(st.sampled_from(families))
+    if family == "complete":
+        return family, *_complete(d)
+    if family == "complete bipartite":
+        return family, *_complete_bipartite(d)
+    if family == "complete multipartite":
+        part = draw(st.sampled_from([t for t in range(2, d) if d % t == 0]))
+        return f"{family} (parts of {part})", *_complete_multipartite(d, part)
+    if family == "generalized Petersen":
+        n = draw(st.integers(3, 12))
+        k = draw(st.integers(1, max(1, (n - 1) // 2)))
+        return f"GP({n},{k})", *_generalized_petersen(n, k)
+    if family == "hypercube":
+        return family, *_hypercube(d)
+    # circulant: d/2 distinct offsets in 1..(n-1)/2, plus n/2 when d is odd (n even)
+    half = d // 2
+    n = draw(st.integers(d + 1, d + 24))
+    if d % 2:
+        n += n % 2
+    pool = list(range(1, (n - 1) // 2 + 1))
+    offsets = draw(st.lists(st.sampled_from(pool), min_size=half, max_size=half, unique=True)) if half else []
+    if d % 2:
+        offsets.append(n // 2)
+    return f"C_{n}{tuple(offsets)}", *_circulant(n, offsets)
+
+
+@st.composite
+def labelled_regular_graphs(draw, max_degree=8, max_components=3):
+    """``(graph, d, labels, description)``: a d-regular graph and an edge labelling, adversarial for Claim 1.
+
+    The graph is a disjoint union of 1 to ``max_components`` pieces, each a
+    complete graph :math:`K_{d+1}`, a complete bipartite :math:`K_{d,d}`, a
+    complete multipartite graph, a circulant, a generalised Petersen graph
+    (d = 3) or a hypercube (d <= 5) -- families with twins, symmetry and
+    small girth, which defeat constructions that rely on random vertices
+    being in general position.  Labels are all +1, all -1, alternating in
+    ``graph.edges()`` order, constant per component with alternating signs,
+    or drawn edge by edge.  Everything shrinks towards one ``K_3`` (d = 2)
+    with every label +1.
+    """
+    d = draw(st.integers(2, max_degree))
+    k = draw(st.integers(1, max_components))
+    edges, names, offset, comp_of_node = [], [], 0, []
+    for c in range(k):
+        name, piece, n_piece = draw(regular_components(d))
+        edges += [(u + offset, v + offset) for u, v in piece]
+        comp_of_node += [c] * n_piece
+        names.append(name)
+        offset += n_piece
+    graph = Graph.from_edges(np.array(edges, dtype=np.int64), nodes=offset)
+    m = graph.n_edges
+    kind = draw(st.sampled_from(["all +1", "all -1", "alternating", "per component", "drawn"]))
+    if kind == "all +1":
+        labels = np.ones(m, np.int8)
+    elif kind == "all -1":
+        labels = -np.ones(m, np.int8)
+    elif kind == "alternating":
+        labels = np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8)
+    elif kind == "per component":
+        comp = np.asarray(comp_of_node)[graph.edges()[:, 0]]
+        labels = np.where(comp % 2 == 0, 1, -1).astype(np.int8)
+    else:
+        labels = np.array(draw(st.lists(st.sampled_from([1, -1]), min_size=m, max_size=m)), dtype=np.int8)
+    return graph, d, labels, f"{' + '.join(names)}, d={d}, labels {kind}"

@@ -33,6 +33,24 @@ def test_gradient_matches_finite_differences():
     assert np.allclose(g, num, atol=1e-8)
 
 
+def test_weights_are_multiplicities():
+    # a pair listed k times and the same pair with weight k give the same objective, gradient and fit
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(6, 3))
+    pairs = np.array([[0, 1], [1, 2], [2, 3], [4, 5]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    w = np.array([3, 1, 2, 5])
+    rep = np.repeat(np.arange(4), w)
+    f_rep, g_rep = signed_pair_objective(X, pairs[rep], y[rep], lam_r=0.2)
+    f_w, g_w = signed_pair_objective(X, pairs, y, lam_r=0.2, weights=w)
+    assert f_w == pytest.approx(f_rep) and np.allclose(g_w, g_rep)
+    a = fit_signed_pairs(pairs[rep], y[rep], 6, 3, lam_r=0.05, seed=1, maxiter=200)
+    b = fit_signed_pairs(pairs, y, 6, 3, lam_r=0.05, seed=1, maxiter=200, weights=w.astype(float))
+    assert b.objective == pytest.approx(a.objective, rel=1e-6)
+    with pytest.raises(ValueError, match="weights must be positive"):
+        fit_signed_pairs(pairs, y, 6, 3, weights=[1.0, 0.0, 1.0, 1.0])
+
+
 def test_fit_uses_the_same_objective():
     graph, y = random_labelled_regular_graph(40, 4, seed=1)
     fit = fit_signed_pairs(graph.edges(), y, graph.n_nodes, 4, lam_r=0.05, seed=2, maxiter=300)
@@ -76,6 +94,14 @@ def test_cli_rejects_unknown_check(capsys):
         main(["theory", "nonsense"])
     assert info.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_cli_convention_only_for_the_bound(capsys):
+    assert main(["theory", "shattering", "--convention", "random", "--quick"]) == 2
+    assert "--convention applies to the bound check only" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["theory", "bound", "--convention", "upper"])
+    assert info.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
 @pytest.mark.slow

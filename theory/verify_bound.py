@@ -1,16 +1,18 @@
 #!/usr/bin/env python
-"""Check Theorem 1's generalization bound on trained embeddings by computation: table, figure, one PASS/FAIL line per claim.
+"""Check Theorem 1 (Section 3.1) on trained embeddings and a planted model: table, figure, one PASS/FAIL line per claim.
 
-Usage: python theory/verify_bound.py [--quick] [--out DIR] [--seed N]
+Usage: python theory/verify_bound.py [--quick] [--out DIR] [--seed N] [--convention C]
 
 The same as ``lgekit theory bound``; the logic is
 ``lgekit.theory.verify_bound`` (see its docstring for every claim and threshold).
-Exit status 0 when every claim passes, 1 otherwise.
+``--convention`` (symmetric, random, sorted or source) chooses the A_sigma put into
+Theorem 1; the sensitivity table reports every one.  Exit status 0 when every
+claim passes, 1 otherwise.
 """
 import argparse
 import sys
 
-from lgekit.theory import run_verifier
+from lgekit.theory import CONVENTIONS, run_verifier
 
 
 def main(argv=None):
@@ -19,8 +21,10 @@ def main(argv=None):
     parser.add_argument("--out", default="theory-out", metavar="DIR",
                         help="folder for bound.txt and bound.png (default: ./theory-out)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    parser.add_argument("--convention", choices=CONVENTIONS, default="symmetric",
+                        help="the A_sigma put into Theorem 1 (default: symmetric)")
     args = parser.parse_args(argv)
-    return run_verifier("bound", quick=args.quick, seed=args.seed, out=args.out)
+    return run_verifier("bound", quick=args.quick, seed=args.seed, out=args.out, convention=args.convention)
 
 
 if __name__ == "__main__":

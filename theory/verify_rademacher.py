@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Check Theorem 1's spectral-norm estimate (and the footnote's conjecture) by computation: table, figure, one PASS/FAIL line per claim.
+"""Check the appendix's estimate of E||A_sigma||_2 and footnote 5: table, figure, one PASS/FAIL line per claim.
 
 Usage: python theory/verify_rademacher.py [--quick] [--out DIR] [--seed N]
 

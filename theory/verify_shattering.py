@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Check Claim 1 (d-regular graphs are shattered in d dimensions) by computation: table, figure, one PASS/FAIL line per claim.
+"""Check Claim 1 (Section 3.1) on random and adversarial regular graphs: table, figure, one PASS/FAIL line per claim.
 
 Usage: python theory/verify_shattering.py [--quick] [--out DIR] [--seed N]
 

@@ -20,28 +20,35 @@
 # trained embeddings, one term at a time, and ask the question every bound
 # deserves: *is it vacuous?*
 #
-# **The setting.**  The training data are $m$ labelled pairs
-# $(a_i, b_i, y_i)$ -- the training edges ($y=+1$) and the sampled negative
-# pairs ($y=-1$) -- drawn i.i.d. from a distribution $\mathcal D$ over pairs.
-# The hypothesis class is every embedding whose total squared norms are
-# bounded, $\sum_u\|x_u\|^2 \le C_U$ and $\sum_v\|x_v\|^2 \le C_V$ (for our
-# symmetric model $C_U = C_V = \sum_v\|x_v\|^2$), scoring a pair by
-# $x_a\cdot x_b$.  The loss $\ell(y\,x_a\cdot x_b)$ is $L$-Lipschitz and lies
-# in $[0, B]$.  Then with probability $\ge 1-\delta$, for every such $x$:
+# **The setting** (Section 3.1).  The training data are $m + m'$ labelled
+# pairs $(a_i, b_i, y_i)$ -- the training edges ($y=+1$) and the sampled
+# negative pairs ($y=-1$) -- drawn i.i.d. from a distribution $\mathcal P$
+# over pairs.  The hypothesis class is every embedding whose total squared
+# norms are bounded, $\sum_u\|x_u\|^2 \le C_U$ and $\sum_v\|x_v\|^2 \le C_V$
+# (for our one-vector-per-vertex model $C_U = C_V = \sum_v\|x_v\|^2$),
+# scoring a pair by $x_a\cdot x_b$.  The loss $l(y\,x_a\cdot x_b)$ is
+# 1-Lipschitz and lies in $[0, B]$.  Theorem 1: with probability
+# $\ge 1-\delta$, for every such $x$,
 #
 # $$
-# \mathbb E_{\mathcal D}\,\ell \;\le\;
-# \underbrace{\frac1m\sum_{i}\ell(y_i\,x_{a_i}\cdot x_{b_i})}_{\text{training loss}}
-# + \underbrace{\frac{2L\sqrt{C_U C_V}}{m}\,\mathbb E_\sigma\|A_\sigma\|_2}_{\text{complexity}}
-# + \underbrace{3B\sqrt{\frac{\ln(2/\delta)}{2m}}}_{\text{confidence}},
+# \mathbb E_{\mathcal P}\,l \;\le\;
+# \underbrace{\frac{1}{m+m'}\sum_{i}l(y_i\,x_{a_i}\cdot x_{b_i})}_{\text{training loss}}
+# + \underbrace{\frac{2}{m+m'}\,\mathbb E_\sigma\|A_\sigma\|_2\sqrt{C_U C_V}}_{\text{complexity}}
+# + \underbrace{4B\sqrt{\frac{2\ln(4/\delta)}{m+m'}}}_{\text{confidence}},
 # $$
 #
-# where $A_\sigma$ is the $n\times n$ matrix with an independent uniform sign
-# $\sigma_i$ at each sampled pair $(a_i, b_i)$ and zeros elsewhere.  The
-# heart of the proof is one line:
-# $\sum_i\sigma_i\,x_{a_i}\cdot x_{b_i} = \mathrm{tr}(X^\top A_\sigma X) \le
-# \|A_\sigma\|_2\,\|X\|_F^2$.  (`lgekit.theory.bounds` documents the
-# derivation and where the constants come from.)
+# where $A_\sigma$ has an independent uniform sign $\sigma_i$ at each
+# sampled pair $(a_i, b_i)$ and zeros elsewhere.  The heart of the proof
+# (appendix) is one line: $\sum_i\sigma_i\,x_{a_i}\cdot x_{b_i} =
+# \mathrm{tr}(X_U^\top A_\sigma X_V) \le \|A_\sigma\|_2\,\|X_U\|_F\|X_V\|_F$.
+#
+# **Which $A_\sigma$?**  Our graph is undirected, so a pair has no
+# orientation, and our model has one vector per vertex.  Then
+# $\mathrm{tr}(X^\top A X) = \mathrm{tr}(X^\top \frac{A + A^\top}{2} X) \le
+# \frac12\|A + A^\top\|_2\,\|X\|_F^2$ for *any* orientation $A$, and
+# $\frac12\|A + A^\top\|_2 \le \|A\|_2$: the symmetric matrix (one sign at
+# both $(a,b)$ and $(b,a)$), halved, is what the theorem needs, and the
+# smallest valid choice (`lgekit.theory.bounds` has the derivation).
 #
 # So the bound needs two numbers we do not have in closed form for a real
 # graph: the training loss (easy) and $\mathbb E_\sigma\|A_\sigma\|_2$, the
@@ -69,8 +76,10 @@ N_DRAWS = 5 if FULL else 3
 # $d/n$ (average degree $d$, $m \approx nd$ pairs) and give every non-zero a
 # random sign.  Three predictions for $\mathbb E\|A_\sigma\|_2$:
 #
-# * **the paper's estimate** $\sqrt{m\ln n/n} = \sqrt{d\ln n}$, from the
-#   non-commutative Khintchine (matrix Bernstein) inequality;
+# * **the paper's estimate** $\sqrt{m\ln n/n} = \sqrt{d\ln n}$ (appendix,
+#   a central-limit heuristic plus an $\epsilon$-net union bound; the
+#   non-commutative Khintchine inequality gives the same order rigorously
+#   when every row holds about $d$ pairs);
 # * **$2\sqrt d$**, the sharp value when $d \gg \ln n$ (Bandeira & van Handel
 #   2016): the edge of the semicircle/Marchenko-Pastur law -- no $\ln n$;
 # * for sparse patterns ($d \lesssim \ln n$) the **largest degree**
@@ -116,7 +125,7 @@ plt.show()
 # **What to look at:** for moderate and large $d$ the measurements should
 # hug $2\sqrt d$, and the paper's $\sqrt{d\ln n}$ should sit above them by
 # roughly the factor $\sqrt{\ln n}/2$ -- a valid upper estimate, but
-# pessimistic (the paper's footnote conjectures that the $\ln n$ can go).
+# pessimistic (the paper's footnote 5 suspects that the $\sqrt{\ln n}$ can go).
 # For the smallest $d$ the measurements should rise above $2\sqrt d$ towards
 # the maximum-degree predictions: in sparse graphs one dense row dominates.
 #
@@ -141,28 +150,33 @@ def load_graph(name, synthetic_nodes):
 graph = load_graph("blogcatalog" if FULL else "email-eu-core", synthetic_nodes=10_312 if FULL else 1_000)
 split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
 n = graph.n_nodes
-pairs = np.vstack([split.train_positives, split.train_negatives])   # the theorem's training sample
-m = len(pairs)
+m = len(split.train_positives) + len(split.train_negatives)   # m + m', the theorem's sample size
 
-real = theory.expected_spectral_norm(pairs, n_draws=N_DRAWS, seed=SEED + 2, shape=(n, n))
-er_same = theory.expected_spectral_norm(theory.erdos_renyi_pairs(n, m / n, seed=SEED + 3), n_draws=N_DRAWS,
-                                        seed=SEED + 4, shape=(n, n))
-print(f"{graph.name}: n = {n}, m = {m} training pairs")
-print(f"{'pattern':<32} {'E||A||':>8} {'mean deg':>9} {'D_max':>6} {'2 sqrt d':>9} {'sqrt(d ln n)':>13} "
-      f"{'sqrt D_max':>11} {'BBK':>7}")
-for name, est in [(f"{graph.name} training sample", real), ("Erdos-Renyi, same n and m", er_same)]:
+# the same sample under each pair convention; "symmetric" (halved) is the one Theorem 1 needs
+spec = {c: theory.theorem1_spectral_norm(split, c, n_draws=N_DRAWS, seed=SEED + 2) for c in theory.CONVENTIONS}
+real = spec["symmetric"].estimate
+er_same = theory.expected_spectral_norm(
+    theory.PairPattern.erdos_renyi(n, real.mean_degree, kind="homogeneous", seed=SEED + 3), n_draws=N_DRAWS,
+    seed=SEED + 4)
+print(f"{graph.name}: n = {n}, m + m' = {m} training pairs")
+print(f"{'pattern':<32} {'E||A||':>8} {'mean deg':>9} {'D_max':>6} {'2 sqrt d':>9} {'sqrt D_max':>11} {'BBK':>7}")
+for name, est in [(f"{graph.name} sample, A + A^T", real), ("Erdos-Renyi, same n and degree", er_same)]:
     print(f"{name:<32} {est.mean:8.3f} {est.mean_degree:9.2f} {est.max_degree:6d} "
-          f"{theory.bandeira_van_handel_estimate(est.mean_degree):9.3f} "
-          f"{theory.paper_estimate(est.n_pairs, n):13.3f} {np.sqrt(est.max_degree):11.3f} "
+          f"{theory.bandeira_van_handel_estimate(est.mean_degree):9.3f} {np.sqrt(est.max_degree):11.3f} "
           f"{theory.bbk_estimate(est.max_degree, est.mean_degree):7.3f}")
+print("\nsensitivity to the convention (value = what enters Theorem 1):")
+for c, v in spec.items():
+    print(f"  {c:<10} E||A|| {v.estimate.mean:8.3f}  value {v.value:8.3f}")
 
 # %% [markdown]
 # **What to look at:** the real sample's norm should exceed the
-# Erdős–Rényi one with the same number of pairs, and the average-degree
-# predictions ($2\sqrt d$, even $\sqrt{d\ln n}$ on some graphs) stop being
-# reliable: the largest hub's degree enters through $\sqrt{D_{\max}}$.  The
-# lesson for the bound: **the complexity term is governed by the hubs**, not
-# by the average degree.
+# Erdős–Rényi one with the same number of pairs when the largest degree is
+# several times the mean (BlogCatalog: 1.9 times, with $D_{\max}/d = 13$),
+# and follow the hub prediction $\sqrt d\,\Lambda(D_{\max}/d)$ rather than
+# $2\sqrt d$.  The lesson for the bound: **the complexity term is governed
+# by the hubs**, not by the average degree.  The conventions table shows how
+# much a careless choice of $A_\sigma$ costs: orienting every pair $u < v$
+# piles a hub's pairs into one row.
 #
 # ## 3. The bound on trained embeddings
 #
@@ -170,43 +184,45 @@ for name, est in [(f"{graph.name} training sample", real), ("Erdos-Renyi, same n
 # three terms with `lgekit.theory`:
 #
 # * `norm_constants(X)` gives $C_U = C_V = \sum_v\|x_v\|^2$;
-# * `generalization_gap(X, split, pos_weight, neg_weight)` measures the mean
-#   (weighted) logistic loss on the training sample and on the held-out pairs
-#   (drawn the same way: the theorem's $\mathbb E_{\mathcal D}\ell$ is
-#   estimated by the held-out loss), and the *trivial loss* of the all-zero
-#   embedding, $\ln 2$ times the mean weight;
-# * `logistic_loss_bound(X)` gives $B = \ln(1+e^{R^2})$ with $R$ the largest
-#   vector norm: no pair of this embedding can have a larger loss, so
-#   clipping the loss at $B$ changes nothing;
-# * `theorem1_bound(train_loss, m, E||A||, C_U, C_V, B, delta)` returns the
-#   right-hand side and its terms.
+# * `generalization_gap(X, split, B=1)` measures the mean logistic loss,
+#   clipped at $B = 1$, on the training sample and on the held-out pairs
+#   (drawn the same way: the theorem's $\mathbb E_{\mathcal P}l$ is estimated
+#   by the held-out loss), and the *trivial loss* of the all-zero embedding,
+#   $\ln 2$;
+# * `theorem1_bound(train_loss, m + m', E||A||, C_U, C_V, B, delta)` returns
+#   the right-hand side and its terms, and `nonvacuous_norm_threshold` the
+#   mean squared norm $s^*$ above which the bound is vacuous even with zero
+#   training loss.
 #
-# We use the loss the model was trained on: weight $\lambda_+ = 1$ on edges
-# and $\lambda_- = 0.03$ on negatives (Lipschitz constant 1).  A bound at or
-# above the trivial loss says nothing -- the zero embedding already achieves
-# it.  Caveat: the theorem is for a class fixed in advance; plugging in the
-# trained embedding's own $C$ is the usual heuristic reading (a union bound
-# over a grid of $C$ values would add a small $\ln\ln$ term).
+# The loss is the one of Section 3.1 (unweighted logistic), clipped at a $B$
+# fixed in advance (the logistic loss is unbounded; $B = 1$ keeps the zero
+# embedding's $\ln 2$ unclipped), and we train on it ($\lambda_+ = \lambda_-
+# = 1$; the paper's step $c = 1$ diverges with these weights, so $c = 100$).
+# A bound at or above the trivial loss says nothing -- the zero embedding
+# already achieves it.  Caveat: the theorem is for a class fixed in advance;
+# plugging in the trained embedding's own $C$ is the usual heuristic reading
+# (a union bound over a grid of $C$ values would add a small $\ln\ln$ term).
 
 # %%
 DIM = 100 if FULL else 32
 EPOCHS = 20 if FULL else 15
-LAM_RS = [0.0, 0.2, 1.0, 3.0, 10.0]
-lam_pos, lam_neg = 1.0, 0.03
+LAM_RS = [0.0, 1.0, 3.0, 10.0]
+B = 1.0
+A_norm = spec["symmetric"].value
+s_star = theory.nonvacuous_norm_threshold(m, A_norm, n, B=B)
+print(f"s* = {s_star:.3f}: above this mean squared norm the bound is vacuous whatever the training loss")
 models, bound_rows = {}, []
 for lam_r in LAM_RS:
-    model = lgekit.LogisticEmbedding(dim=DIM, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r, epochs=EPOCHS,
+    model = lgekit.LogisticEmbedding(dim=DIM, lam_pos=1.0, lam_neg=1.0, lam_r=lam_r, epochs=EPOCHS, lr_offset=100,
                                      random_state=SEED).fit(split)
     models[lam_r] = model
     X = model.embedding_
     C_U, C_V = theory.norm_constants(X)
-    B = max(lam_pos, lam_neg) * theory.logistic_loss_bound(X)
-    gap = theory.generalization_gap(X, split, pos_weight=lam_pos, neg_weight=lam_neg)
-    bound = theory.theorem1_bound(gap.train_loss, m, real.mean, C_U, C_V, B, delta=0.05,
-                                  lipschitz=max(lam_pos, lam_neg))
+    gap = theory.generalization_gap(X, split, B=B)
+    bound = theory.theorem1_bound(gap.train_loss, m, A_norm, C_U, C_V, B, delta=0.05)
     bound_rows.append(dict(lam_r=lam_r, mean_sq=C_U / n, train=gap.train_loss, test=gap.test_loss,
                            complexity=bound.complexity, confidence=bound.confidence, rhs=bound.rhs,
-                           trivial=gap.trivial_loss, B=B))
+                           trivial=gap.trivial_loss))
 
 print(f"{'lam_r':>6} {'mean|x|^2':>10} {'train':>7} {'held-out':>9} {'complexity':>11} {'confidence':>11} "
       f"{'bound':>8} {'trivial':>8}  verdict")
@@ -240,14 +256,18 @@ plt.show()
 # * The **complexity term** should fall steadily with $\lambda_r$: it is
 #   proportional to $\sum_v\|x_v\|^2$, which the penalty shrinks.  Note that
 #   $D$ appears nowhere.
-# * The **confidence term** scales with $B \approx R^2$, the *largest*
-#   squared norm -- another place where hubs hurt.
-# * Whether any row is non-vacuous depends on the graph: the complexity term
-#   is about $2\,\overline{\|x\|^2}\;n\,\mathbb E\|A_\sigma\|/m$, i.e. roughly
-#   $4\,\overline{\|x\|^2}/\sqrt d$ for an Erdős–Rényi sample of average
-#   degree $d = m/n$, so it needs mean squared norms well below
-#   $\sqrt d/4$ times the trivial loss -- and embeddings that small fit the
-#   training pairs poorly.  Expect it to be vacuous without regularization.
+# * The **confidence term** is tiny here ($4B\sqrt{2\ln 80/(m+m')}$ with
+#   $B = 1$): with $B$ fixed in advance it no longer depends on the norms.
+# * Whether any row is non-vacuous depends on the sample size per vertex:
+#   the complexity term is $2\,\overline{\|x\|^2}\;n\,\mathbb E\|A_\sigma\|/(m+m')$,
+#   about $2\sqrt{2n/(m+m')}\,\overline{\|x\|^2}$ for an Erdős–Rényi
+#   sample, while below $s^*$ the training loss falls below $\ln 2$ by only a
+#   fraction of $\overline{\|x\|^2}$ (uniform negatives have mean score
+#   $\ge -\overline{\|x\|^2}/(n-1)$ for any embedding, so only the positives
+#   help).  On BlogCatalog the norms cross $s^*$ between $\lambda_r = 3$ and
+#   10 and the bound is still vacuous there; `lgekit theory bound` shows, on
+#   a planted model of Theorem 1's own distribution, that it takes about
+#   2,500 samples per vertex (BlogCatalog has 130).
 #
 # Being vacuous does not make the theorem useless: its *shape* -- capacity
 # controlled by $\sum_v\|x_v\|^2$ and a spectral norm, independent of $D$ --
@@ -320,8 +340,7 @@ for name, g in [("real training graph", train_graph), ("Chung-Lu, same degrees",
 # **Exercise 3 (can shrinking rescue the bound?).**  Take the unregularized
 # embedding $X$ ($\lambda_r = 0$) and scale it, $X_c = cX$ for
 # $c \in (0, 1]$.  Shrinking keeps every ranking (AP is unchanged) but
-# changes the losses: $C$ scales by $c^2$, $B$ shrinks, the training loss
-# grows.  Compute the bound's right-hand side as a function of $c$ and find
+# changes the losses: $C$ scales by $c^2$, the training loss grows.  Compute the bound's right-hand side as a function of $c$ and find
 # its minimum.  Is it below the trivial loss?  What does that say about
 # "rank-based" versus "loss-based" generalization?
 
@@ -337,9 +356,8 @@ rhs, train_losses, test_losses = [], [], []
 for c in cs:
     Xc = c * X0
     C_U, C_V = theory.norm_constants(Xc)
-    gap_c = theory.generalization_gap(Xc, split, pos_weight=lam_pos, neg_weight=lam_neg)
-    b = theory.theorem1_bound(gap_c.train_loss, m, real.mean, C_U, C_V,
-                              max(lam_pos, lam_neg) * theory.logistic_loss_bound(Xc), delta=0.05)
+    gap_c = theory.generalization_gap(Xc, split, B=B)
+    b = theory.theorem1_bound(gap_c.train_loss, m, A_norm, C_U, C_V, B, delta=0.05)
     rhs.append(b.rhs)
     train_losses.append(gap_c.train_loss)
     test_losses.append(gap_c.test_loss)
@@ -356,7 +374,7 @@ ax.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
 # Shrinking trades the complexity term (~ c^2) against the training loss,
-# which climbs towards ln 2 x mean weight as c -> 0.  On graphs like this one
+# which climbs towards ln 2 as c -> 0.  On graphs like this one
 # the best trade-off typically stays at or above the trivial loss: the bound
 # controls the *loss*, and a loss near ln 2 says nothing about the *ranking*
 # (AP), which shrinking leaves untouched.  Margin-based bounds (ramp losses

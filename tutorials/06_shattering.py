@@ -54,15 +54,17 @@ D_BIG = 200 if FULL else 50
 # ## 1. The construction
 #
 # A random $d$-regular graph with independent uniform edge labels
-# (`theory.random_labelled_regular_graph`).  The proof is constructive:
-# place the vertices one at a time; when placing $v$, its already-placed
-# neighbours give linear equations $x_v\cdot x_u = (1+\epsilon)\,y_{uv}$ --
-# at most $d$ of them, in $d$ unknowns -- so they can be solved.  Ordering the
-# vertices so that every vertex but the last of each component has an
-# unplaced neighbour leaves at most $d-1$ equations for all of them, and a
-# random null-space component keeps the vectors in general position so the
-# final square systems are solvable (`theory.shattering_embedding`'s
-# docstring has the details, and why the naive version fails).
+# (`theory.random_labelled_regular_graph`).  The proof (the paper's appendix,
+# "Proof Sketch of Claim 1") is constructive: place the vertices one at a
+# time; when placing $v$, its already-placed neighbours give linear
+# equations $x_v\cdot x_u = c_{uv}\,y_{uv}$ -- at most $d$ of them, in $d$
+# unknowns -- so they can be solved.  Ordering the vertices so that every
+# vertex but the last of each component has an unplaced neighbour leaves at
+# most $d-1$ equations for all of them; a random null-space component and a
+# *random* target margin $c_{uv} \in [1+\epsilon, 1+2\epsilon]$ per edge
+# keep the vectors in general position, so the final square systems are
+# solvable with probability one (`theory.shattering_embedding`'s docstring
+# has the argument, and why one common target fails on graphs with twins).
 
 # %%
 graph, labels = theory.random_labelled_regular_graph(N, DEG, seed=SEED)
@@ -76,8 +78,26 @@ print(f"construction in {time.perf_counter() - t0:.2f} s, dimension {X.shape[1]}
 print(f"min margin y_e x_a.x_b = {check.min_margin:.4f}; edges with margin <= 1: {check.n_violated} of {check.n_edges}")
 
 # %% [markdown]
-# Every one of the random labels is realised with margin $1 + \epsilon$, in
-# $D = d$ dimensions.  Now the price.  An easy necessary condition: a margin
+# Random regular graphs are the easy case.  Graphs with *twins* (vertices
+# with the same neighbours) are the hard one: on $K_{3,3}$ with every label
+# equal, a construction that asks every edge for the same margin puts the
+# three vectors of one side on one line, and the last vertex's $3 \times 3$
+# system is singular for every random draw.  The random targets fix it; here
+# are the cases that used to fail, with all labels $+1$, all $-1$ and random
+# labels, ten seeds each.
+
+# %%
+for name, g in theory.adversarial_regular_graphs():
+    rng_adv = np.random.default_rng(SEED)
+    labellings = [np.ones(g.n_edges), -np.ones(g.n_edges)] + [rng_adv.choice([-1, 1], size=g.n_edges)
+                                                             for _ in range(3)]
+    worst = min(theory.check_shattering(g, y, theory.shattering_embedding(g, y, seed=s)).min_margin
+                for y in labellings for s in range(10))
+    print(f"{name:<14} n={g.n_nodes:3d} d={int(g.degrees[0]):2d}: smallest margin over 50 cases {worst:.3f}")
+
+# %% [markdown]
+# Every one of the random labels is realised with margin at least
+# $1 + \epsilon$, in $D = d$ dimensions.  Now the price.  An easy necessary condition: a margin
 # above 1 on edge $(a,b)$ needs $\|x_a\|\|x_b\| > 1$, so norms of order 1 at
 # least.  A sharper one (`theory.shattering_norm_lower_bound`): summing the
 # margins over all edges,

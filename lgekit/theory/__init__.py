@@ -3,16 +3,22 @@
 * :mod:`lgekit.theory.rademacher` -- the random-sign matrix :math:`A_\\sigma`
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
   theorem's Erdős–Rényi pair model and the predictions to compare with.
-* :mod:`lgekit.theory.bounds` -- Theorem 1's right-hand side, its inputs
-  (:math:`C_U, C_V, B`) from an embedding, and the measured generalization gap.
-* :mod:`lgekit.theory.shattering` -- Claim 1: a d-regular graph's edges are
-  shattered by d-dimensional embeddings; a lower bound on the norm needed.
+* :mod:`lgekit.theory.bounds` -- Theorem 1's right-hand side as printed
+  (Section 3.1), which :math:`A_\\sigma` an undirected graph needs, the norm
+  threshold above which the bound is vacuous, and the measured gap.
+* :mod:`lgekit.theory.planted` -- Theorem 1's statistical model with a known
+  distribution: the sample size at which the bound becomes non-vacuous.
+* :mod:`lgekit.theory.shattering` -- Claim 1 (Section 3.1): a d-regular
+  graph's edges are shattered by d-dimensional embeddings; a lower bound on
+  the norm needed.
 * :mod:`lgekit.theory.capacity` -- fitting random edge labels with and without
   a norm penalty.
 
-Each module has a ``verify_*`` function returning a :class:`TheoryReport`
-(tables, PASS/FAIL claims and a figure); the ``theory/verify_*.py`` scripts
-and ``lgekit theory ...`` print and save those reports.
+Each check has a ``verify_*`` function returning a :class:`TheoryReport`
+(tables, PASS/FAIL claims and a figure) and a ``*_claims`` function that
+turns its measurements into verdicts (tested on inputs that must fail); the
+``theory/verify_*.py`` scripts and ``lgekit theory ...`` print and save those
+reports.
 """
 from ._report import Claim, TheoryReport, format_table
 from .rademacher import (
@@ -37,19 +43,35 @@ from .shattering import (
 )
 from .shattering import polish_shattering
 from .bounds import (
+    CONVENTIONS,
     GeneralizationGap,
     Theorem1Bound,
+    Theorem1SpectralNorm,
     generalization_gap,
     logistic_loss_bound,
+    nonvacuous_norm_threshold,
     norm_constants,
+    oriented_training_pairs,
     theorem1_bound,
+    theorem1_spectral_norm,
     training_sample_pairs,
 )
-from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph, signed_pair_objective
+from .planted import PlantedPairDistribution, planted_bound_rows, symmetric_sign_sum_norm
+from .capacity import (
+    SignedFit,
+    capacity_claims,
+    fit_signed_pairs,
+    random_labelled_regular_graph,
+    signed_pair_objective,
+)
 from .reports import (
     VERIFIERS,
+    adversarial_regular_graphs,
+    bound_claims,
     fit_log_trend,
+    rademacher_claims,
     run_verifier,
+    shattering_claims,
     verify_bound,
     verify_capacity,
     verify_rademacher,
@@ -76,16 +98,29 @@ __all__ = [
     "check_shattering",
     "shattering_embedding",
     "shattering_norm_lower_bound",
+    "CONVENTIONS",
     "GeneralizationGap",
     "Theorem1Bound",
+    "Theorem1SpectralNorm",
     "generalization_gap",
     "logistic_loss_bound",
+    "nonvacuous_norm_threshold",
     "norm_constants",
+    "oriented_training_pairs",
     "theorem1_bound",
+    "theorem1_spectral_norm",
     "training_sample_pairs",
+    "PlantedPairDistribution",
+    "planted_bound_rows",
+    "symmetric_sign_sum_norm",
     "VERIFIERS",
+    "adversarial_regular_graphs",
+    "bound_claims",
+    "capacity_claims",
     "fit_log_trend",
+    "rademacher_claims",
     "run_verifier",
+    "shattering_claims",
     "verify_bound",
     "verify_capacity",
     "verify_rademacher",

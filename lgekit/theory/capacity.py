@@ -51,6 +51,7 @@ __all__ = [
     "fit_signed_pairs",
     "random_labelled_regular_graph",
     "capacity_table",
+    "capacity_claims",
     "verify_capacity",
 ]
 
@@ -97,31 +98,34 @@ class SignedFit:
         return self.n_violated == 0
 
 
-def signed_pair_objective(X, pairs, labels, lam_r=0.0):
+def signed_pair_objective(X, pairs, labels, lam_r=0.0, weights=None):
     r"""Objective and gradient of :func:`fit_signed_pairs` at X (plain NumPy reference).
 
     Returns
     -------
     value : float
-        :math:`\frac1m\sum_e \log(1+e^{-y_e x_a^\top x_b}) + \frac{\lambda_r}{n}\|X\|_F^2`.
+        :math:`\sum_e w_e \log(1+e^{-y_e x_a^\top x_b}) / \sum_e w_e + \frac{\lambda_r}{n}\|X\|_F^2`
+        (:math:`w_e = 1` without ``weights``).
     grad : ndarray, shape of X
     """
     X = np.asarray(X, dtype=np.float64)
     pairs = np.asarray(pairs, dtype=np.int64)
     y = np.asarray(labels, dtype=np.float64)
     n, m = X.shape[0], pairs.shape[0]
+    w = np.ones(m) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
     a, b = pairs[:, 0], pairs[:, 1]
     z = y * np.einsum("ij,ij->i", X[a], X[b])
-    g = -y * expit(-z) / m
+    g = -y * expit(-z) * w
     grad = np.zeros_like(X)
     np.add.at(grad, a, g[:, None] * X[b])
     np.add.at(grad, b, g[:, None] * X[a])
     grad += (2.0 * lam_r / n) * X
-    return float(-log_expit(z).mean() + lam_r * float((X * X).sum()) / n), grad
+    return float(-(w * log_expit(z)).sum() + lam_r * float((X * X).sum()) / n), grad
 
 
 def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, maxiter=2000, gtol=1e-7,
-                     seed=None):
+                     seed=None, weights=None):
     r"""Full-batch L-BFGS on the signed-pair logistic loss with an L2 penalty.
 
     Parameters
@@ -141,10 +145,17 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
     gtol : float, default 1e-7
         Stop when the largest gradient component falls below it.
     seed : None, int or numpy.random.Generator
+    weights : array-like (m,) of positive floats, optional
+        Multiplicity of each pair: the loss becomes the weighted mean
+        :math:`\sum_e w_e \ell_e / \sum_e w_e`.  A sample with repeated
+        (pair, label) rows is fitted exactly by its distinct rows with their
+        counts as weights, at a cost independent of the sample size.
 
     Returns
     -------
     SignedFit
+        ``loss``, ``min_margin``, ``frac_margin_gt1`` and ``n_violated``
+        are over the given rows (``loss`` weighted).
 
     Notes
     -----
@@ -171,6 +182,14 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
         raise ValueError(f"dim must be a positive int, got {dim!r}")
     if not isinstance(lam_r, numbers.Real) or not math.isfinite(lam_r) or lam_r < 0:
         raise ValueError(f"lam_r must be a finite number >= 0, got {lam_r!r}")
+    if weights is None:
+        wn = np.full(pairs.shape[0], 1.0 / max(pairs.shape[0], 1))
+    else:
+        wn = np.asarray(weights, dtype=np.float64)
+        if wn.shape != (pairs.shape[0],) or not np.all(np.isfinite(wn)) or np.any(wn <= 0):
+            raise ValueError(f"weights must be positive finite numbers, one per pair ({pairs.shape[0]}), "
+                             f"got shape {wn.shape}")
+        wn = wn / wn.sum()
     rng = check_random_state(seed, "seed")
     n, D, m = int(n_nodes), int(dim), pairs.shape[0]
     a = pairs[:, 0].astype(np.int64)
@@ -188,8 +207,8 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
     def fun(w):
         X = w.reshape(n, D)
         z = y * (X[a] * X[b]).sum(axis=1)
-        loss = -log_expit(z).mean()
-        g = -y * expit(-z) / m
+        loss = -(wn * log_expit(z)).sum()
+        g = -y * expit(-z) * wn
         G = sp.csr_matrix((g[owner], indices, indptr), shape=(n, n))
         grad = G @ X
         if lam:
@@ -206,7 +225,7 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
     seconds = time.perf_counter() - t0
     X = res.x.reshape(n, D)
     z = y * (X[a] * X[b]).sum(axis=1)
-    loss = float(-log_expit(z).mean())
+    loss = float(-(wn * log_expit(z)).sum())
     sq = float((X * X).sum() / n)
     return SignedFit(
         embedding=X, loss=loss, objective=loss + lam * sq, min_margin=float(z.min()),
@@ -262,6 +281,71 @@ def capacity_table(graph, labels, dims, lam_rs, seed=0, maxiter=2000, verbose=0)
     return rows
 
 
+def capacity_claims(rows, d, threshold, n_edges=None, max_loss_change=0.05):
+    r"""The verdicts of :func:`verify_capacity` from its fits (no computation of its own).
+
+    Separate from the measurement so that each verdict can be shown to fail
+    on an input that must fail (``tests/test_theory_checks.py``).
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`capacity_table` rows (``"D"``, ``"lam_r"``, ``"train_loss"``,
+        ``"violated"``, ``"min_margin"``, ``"frac_margin>1"``); must contain
+        D = d and lam_r = 0.
+    d : int
+        The degree.
+    threshold : float
+        :math:`\ln 2 / L`, the provable penalty above which memorising loses.
+    n_edges : int, optional
+        For the messages.
+    max_loss_change : float, default 0.05
+
+    Returns
+    -------
+    list of Claim
+        The thresholds are those listed in :func:`verify_capacity`.
+    """
+    from ._report import Claim
+
+    by = {(r["D"], r["lam_r"]): r for r in rows}
+    dims = sorted({r["D"] for r in rows})
+    lams = sorted({r["lam_r"] for r in rows})
+    claims = []
+    r0 = by.get((d, 0.0))
+    claims.append(Claim(
+        "dimension-d-memorises", r0 is not None and r0["violated"] == 0 and r0["train_loss"] < 1e-3,
+        f"D=d={d}, lam_r=0: train loss {r0['train_loss']:.2e} (threshold 1e-3), min margin {r0['min_margin']:.3g}, "
+        f"{r0['violated']} of {n_edges} margins <= 1" if r0 else f"no fit at D=d={d}, lam_r=0"))
+    big = dims[-1]
+    rb = by.get((big, 0.0))
+    claims.append(Claim(
+        "unregularized-large-D-memorises", rb is not None and rb["violated"] == 0,
+        f"D={big}, lam_r=0: train loss {rb['train_loss']:.2e}, min margin {rb['min_margin']:.3g}" if rb
+        else f"no fit at D={big}, lam_r=0"))
+    strong = [lam for lam in lams if lam >= threshold]
+    bad = [by[(big, lam)] for lam in strong]
+    claims.append(Claim(
+        "norm-penalty-prevents-memorisation",
+        bool(strong) and all(r["violated"] > 0 and r["train_loss"] >= 0.1 for r in bad),
+        f"D={big}, lam_r in {strong} (>= threshold {threshold:.3f}; needs some margin <= 1 and loss >= 0.1): "
+        + "; ".join(f"lam_r={r['lam_r']:g}: loss {r['train_loss']:.3f}, frac margin>1 "
+                    f"{r['frac_margin>1']:.3f}, min margin {r['min_margin']:.3g}" for r in bad)))
+    pos = [lam for lam in lams if lam > 0]
+    if len(dims) >= 2 and pos:
+        ref_D = dims[-2]
+        diffs = [abs(by[(big, lam)]["train_loss"] - by[(ref_D, lam)]["train_loss"])
+                 / max(by[(ref_D, lam)]["train_loss"], 1e-12) for lam in pos]
+        claims.append(Claim(
+            "penalty-not-dimension-sets-fit", all(x <= max_loss_change for x in diffs),
+            ", ".join(f"lam_r={lam:g}: loss D={ref_D} {by[(ref_D, lam)]['train_loss']:.4f} vs D={big} "
+                      f"{by[(big, lam)]['train_loss']:.4f}" for lam in pos)
+            + f" (threshold {max_loss_change:.0%} relative)"))
+    else:
+        claims.append(Claim("penalty-not-dimension-sets-fit", False, "needs two dimensions and a lam_r > 0"))
+    return claims
+
+
 def verify_capacity(quick=False, seed=0, verbose=0):
     """Random labels on a random d-regular graph: dimension vs norm as capacity control.
 
@@ -277,10 +361,13 @@ def verify_capacity(quick=False, seed=0, verbose=0):
     Returns
     -------
     TheoryReport
-        Claims: ``dimension-d-memorises`` (D = d, lam_r = 0: all margins > 1
-        and loss < 1e-3), ``unregularized-large-D-memorises``,
-        ``norm-penalty-prevents-memorisation`` (largest D, every lam_r >= the
-        provable threshold ln2/L: some margin <= 1 and loss >= 0.1),
+        Claims (Section 3.1, Claim 1 and the discussion after Theorem 1),
+        judged by :func:`capacity_claims`: ``dimension-d-memorises`` (D = d,
+        lam_r = 0: all margins > 1 and loss < 1e-3),
+        ``unregularized-large-D-memorises`` (largest D, lam_r = 0: all
+        margins > 1), ``norm-penalty-prevents-memorisation`` (largest D,
+        every lam_r >= the provable threshold ln2/L: some margin <= 1 and
+        loss >= 0.1; FAIL when no lam_r of the grid reaches the threshold),
         ``penalty-not-dimension-sets-fit`` (for each lam_r > 0 the loss at the
         largest D is within 5 % of that at the second largest).
     """
@@ -310,37 +397,9 @@ def verify_capacity(quick=False, seed=0, verbose=0):
         f"(shattering_norm_lower_bound), so for lam_r >= ln2 / {lower:.3f} = {threshold:.3f} the zero "
         f"embedding (objective ln 2) beats every memorising one, at any D. Sign accuracy is not reported: "
         f"shrinking keeps signs.")
+    for claim in capacity_claims(rows, d, threshold, n_edges=graph.n_edges):
+        report.claims.append(claim)
     by = {(r["D"], r["lam_r"]): r for r in rows}
-    r0 = by[(d, 0.0)]
-    report.add_claim(
-        "dimension-d-memorises",
-        r0["violated"] == 0 and r0["train_loss"] < 1e-3,
-        f"D=d={d}, lam_r=0: train loss {r0['train_loss']:.2e}, min margin {r0['min_margin']:.3g}, "
-        f"{r0['violated']} of {graph.n_edges} margins <= 1")
-    big = max(dims)
-    rb = by[(big, 0.0)]
-    report.add_claim(
-        "unregularized-large-D-memorises",
-        rb["violated"] == 0,
-        f"D={big}, lam_r=0: train loss {rb['train_loss']:.2e}, min margin {rb['min_margin']:.3g}")
-    strong = [lam for lam in lams if lam >= threshold]
-    bad = [by[(big, lam)] for lam in strong]
-    ok = bool(strong) and all(r["violated"] > 0 and r["train_loss"] >= 0.1 for r in bad)
-    report.add_claim(
-        "norm-penalty-prevents-memorisation",
-        ok,
-        f"D={big}, lam_r in {strong} (>= threshold {threshold:.3f}): "
-        + "; ".join(f"lam_r={r['lam_r']:g}: loss {r['train_loss']:.3f}, frac margin>1 "
-                    f"{r['frac_margin>1']:.3f}, min margin {r['min_margin']:.3g}" for r in bad))
-    ref_D = sorted(dims)[-2]
-    pos = [lam for lam in lams if lam > 0]
-    diffs = [abs(by[(big, lam)]["train_loss"] - by[(ref_D, lam)]["train_loss"])
-             / max(by[(ref_D, lam)]["train_loss"], 1e-12) for lam in pos]
-    report.add_claim(
-        "penalty-not-dimension-sets-fit",
-        all(x <= 0.05 for x in diffs),
-        ", ".join(f"lam_r={lam:g}: loss D={ref_D} {by[(ref_D, lam)]['train_loss']:.4f} vs D={big} "
-                  f"{by[(big, lam)]['train_loss']:.4f}" for lam in pos))
     report.data.update(rows=rows, n=n, d=d, lower_bound=lower, threshold=threshold)
 
     def plot(fig):

@@ -131,11 +131,13 @@ class PairPattern:
         index (both sides equal for ``kind="homogeneous"``).
     kind : {"bipartite", "homogeneous"}, default "bipartite"
         ``"bipartite"``: pair ``i`` puts :math:`\sigma_i` at ``(a_i, b_i)``
-        only (rows and columns are different vertex sets, :math:`U \times V`;
-        this is Theorem 1's matrix, also for a homogeneous graph with
-        ``U = V``).  ``"homogeneous"``: one sign per pair placed at both
-        ``(a_i, b_i)`` and ``(b_i, a_i)`` (a symmetric matrix: the signed
-        adjacency matrix of the pair graph).
+        only (rows and columns are different vertex sets, :math:`U \times V`:
+        Theorem 1's matrix for ordered pairs).  ``"homogeneous"``: one sign
+        per pair placed at both ``(a_i, b_i)`` and ``(b_i, a_i)`` (a
+        symmetric matrix :math:`A + A^\top`: the signed adjacency matrix of
+        the pair graph); half its norm is what Theorem 1 needs for an
+        undirected sample and one vector per vertex (derivation in
+        :mod:`lgekit.theory.bounds`).
 
     Notes
     -----
@@ -742,7 +744,7 @@ def erdos_renyi_pairs(n, d, kind="bipartite", seed=None):
 
 # -- predictions ------------------------------------------------------------------------------------
 def paper_estimate(n_pairs, n):
-    r"""The paper's estimate :math:`\sqrt{m \ln n / n}` (Gao et al. 2019, appendix).
+    r"""The paper's estimate :math:`\sqrt{m \ln n / n}` (Gao et al. 2019, appendix, Erdős–Rényi estimate).
 
     Parameters
     ----------
@@ -754,11 +756,15 @@ def paper_estimate(n_pairs, n):
 
     Notes
     -----
-    It follows from the non-commutative Khintchine / matrix Bernstein
-    inequality when every row and column holds about :math:`m/n` pairs; see
-    :func:`khintchine_bound` for the rigorous version, which needs the
-    *maximum* degree instead.  The paper's footnote conjectures the
-    :math:`\sqrt{\ln n}` factor can be removed.
+    The appendix ("Rough Estimation of :math:`\|A_\sigma\|_2` on
+    Erdos-Renyi Graph") derives it from a central-limit approximation of
+    :math:`y^\top A_\sigma x` and a union bound over an
+    :math:`\epsilon`-net of the sphere.  The non-commutative Khintchine /
+    matrix Bernstein inequality gives the same order rigorously when every
+    row and column holds about :math:`m/n` pairs; see
+    :func:`khintchine_bound`, which needs the *maximum* degree instead.  The
+    paper's footnote 5 suspects the :math:`\sqrt{\ln n}` factor can be
+    removed (:func:`~lgekit.theory.verify_rademacher` checks it).
     """
     n_pairs = np.asarray(n_pairs, dtype=float)
     n = np.asarray(n, dtype=float)

@@ -24,28 +24,39 @@ from .rademacher import (
 )
 
 __all__ = ["verify_rademacher", "verify_bound", "verify_shattering", "verify_capacity", "fit_log_trend", "run_verifier",
-           "VERIFIERS"]
+           "VERIFIERS", "rademacher_claims", "bound_claims", "shattering_claims", "adversarial_regular_graphs"]
 
 logger = logging.getLogger(__name__)
 
 #: relative growth of ||A||/sqrt(d) over the n-range below which the trend is "flat"
 FLAT_GROWTH = 0.05
+#: sampled pairs per (n, d) cell that set the number of independent patterns (quick, full)
+PAIR_BUDGET = (2_000_000, 8_000_000)
+#: at most this many independent patterns per cell
+MAX_PATTERNS = 16
 
 
-def fit_log_trend(ns, values):
+def fit_log_trend(ns, values, se=None):
     r"""Least-squares fit ``values ~ a + b ln n`` and the relative growth it implies.
 
     Parameters
     ----------
     ns, values : array-like
         At least two sizes and the measured values.
+    se : array-like, optional
+        Standard error of each value, propagated to ``slope_se``.  The fit
+        itself stays unweighted: a cell's standard error can be
+        underestimated (one pattern gives only the spread between sign
+        draws), and weighting would let such a cell dominate.
 
     Returns
     -------
     dict
-        ``slope`` b, ``intercept`` a, ``slope_se`` (its standard error, nan
-        with two points), ``growth`` = b (ln n_max - ln n_min) / fitted value
-        at n_min: the relative change the fit implies across the range.
+        ``slope`` b, ``intercept`` a, ``slope_se`` (propagated from ``se``;
+        without it from the residuals, nan with two points), ``growth`` = b
+        (ln n_max - ln n_min) / fitted value at n_min: the relative change
+        the fit implies across the range, and ``growth_se``, its standard
+        error from ``slope_se``.
     """
     x = np.log(np.asarray(ns, dtype=float))
     y = np.asarray(values, dtype=float)
@@ -54,15 +65,23 @@ def fit_log_trend(ns, values):
     A = np.column_stack([np.ones_like(x), x])
     coef, *_ = np.linalg.lstsq(A, y, rcond=None)
     a, b = float(coef[0]), float(coef[1])
-    resid = y - A @ coef
-    if x.size > 2:
-        s2 = float(resid @ resid) / (x.size - 2)
-        se = math.sqrt(s2 / float(((x - x.mean()) ** 2).sum()))
+    sxx = float(((x - x.mean()) ** 2).sum())
+    if se is not None:
+        s = np.asarray(se, dtype=float)
+        if s.shape != y.shape or not np.all(np.isfinite(s)) or np.any(s < 0):
+            raise ValueError(f"se must hold one non-negative finite standard error per value, got {s!r}")
+        # b = sum_i c_i y_i with c_i = (x_i - mean x) / Sxx
+        slope_se = math.sqrt(float((((x - x.mean()) / sxx) ** 2 * s ** 2).sum()))
+    elif x.size > 2:
+        resid = y - A @ coef
+        slope_se = math.sqrt(float(resid @ resid) / (x.size - 2) / sxx)
     else:
-        se = float("nan")
+        slope_se = float("nan")
     base = a + b * x.min()
-    growth = b * (x.max() - x.min()) / base if base else float("inf")
-    return {"slope": b, "intercept": a, "slope_se": se, "growth": growth}
+    span = x.max() - x.min()
+    growth = b * span / base if base else float("inf")
+    growth_se = slope_se * span / abs(base) if base else float("inf")
+    return {"slope": b, "intercept": a, "slope_se": slope_se, "growth": growth, "growth_se": growth_se}
 
 
 def _regime(d, n):
@@ -74,21 +93,109 @@ def _regime(d, n):
     return "between"
 
 
+def _n_patterns(n, d, quick):
+    budget = PAIR_BUDGET[0] if quick else PAIR_BUDGET[1]
+    return int(min(MAX_PATTERNS, max(1, budget // max(1, int(n * d)))))
+
+
+def rademacher_claims(rows, trends):
+    r"""The verdicts of :func:`verify_rademacher` from its measurements (no computation of its own).
+
+    Separate from the measurement so that each verdict can be shown to fail
+    on an input that must fail (``tests/test_theory_checks.py``).
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per (d, n) cell, with the keys of :func:`verify_rademacher`'s
+        table (``"E||A||"``, ``"Khintchine"``, ``"min draw/sqrt(D)"``,
+        ``"paper sqrt(m ln n/n)"``, ``"2 sqrt(d)"``, ``"BBK"``, ``"regime"``, ...).
+    trends : dict
+        d -> :func:`fit_log_trend` result of ``||A||/sqrt(d)`` against n.
+
+    Returns
+    -------
+    list of Claim
+        The thresholds are those listed in :func:`verify_rademacher`.
+    """
+    from ._report import Claim
+
+    claims = []
+    bad = [r for r in rows if r["E||A||"] > r["Khintchine"]]
+    claims.append(Claim("khintchine-upper-bound", bool(rows) and not bad,
+                        f"max measured/bound = {max(r['E||A||'] / r['Khintchine'] for r in rows):.3f} over "
+                        f"{len(rows)} (n, d) cells" + (f"; violated at {[(r['n'], r['d']) for r in bad]}"
+                                                       if bad else "") if rows else "no cells"))
+    # Lanczos underestimates each draw by at most its tolerance (1e-3 relative), never overestimates
+    low = [r for r in rows if r["min draw/sqrt(D)"] < 1 - 1e-3]
+    claims.append(Claim("sqrt-max-degree-lower-bound", bool(rows) and not low,
+                        f"min over cells of (smallest draw)/sqrt(D_max of its pattern) = "
+                        f"{min(r['min draw/sqrt(D)'] for r in rows):.3f} (threshold 1 - 1e-3)" if rows else "no cells"))
+    over, ok_over = [], True
+    ds = sorted({r["d"] for r in rows})
+    for d in ds:
+        sub = [r for r in rows if r["d"] == d]
+        if len(sub) < 2:
+            continue
+        first = sub[0]["E||A||"] / sub[0]["paper sqrt(m ln n/n)"]
+        last = sub[-1]["E||A||"] / sub[-1]["paper sqrt(m ln n/n)"]
+        ok_over &= last < first
+        over.append(f"d={d}: {first:.3f} -> {last:.3f}")
+    claims.append(Claim("paper-estimate-overestimates", bool(over) and ok_over,
+                        "measured / sqrt(m ln n/n) from smallest to largest n: " + ", ".join(over)))
+    dense = [r for r in rows if r["regime"] == "d>>ln n"]
+    claims.append(Claim(
+        "bandeira-van-handel-2sqrt(d)",
+        bool(dense) and max(abs(r["E||A||"] / r["2 sqrt(d)"] - 1) for r in dense) <= 0.10,
+        f"{len(dense)} cells with d >= 3 ln n: measured/2sqrt(d) in "
+        f"[{min(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}, "
+        f"{max(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}] (tolerance 10%)" if dense else
+        "no cell with d >= 3 ln n"))
+    sparse = [r for r in rows if r["regime"] == "d<=ln n"]
+    claims.append(Claim(
+        "bbk-sparse",
+        bool(sparse) and max(abs(r["E||A||"] / r["BBK"] - 1) for r in sparse) <= 0.15,
+        f"{len(sparse)} cells with d <= ln n: measured/BBK in "
+        f"[{min(r['E||A||'] / r['BBK'] for r in sparse):.3f}, "
+        f"{max(r['E||A||'] / r['BBK'] for r in sparse):.3f}] (tolerance 15%); "
+        f"measured/sqrt(D_max) in [{min(r['E||A||'] / r['sqrt(D_max)'] for r in sparse):.3f}, "
+        f"{max(r['E||A||'] / r['sqrt(D_max)'] for r in sparse):.3f}]" if sparse else "no cell with d <= ln n"))
+    if trends:
+        dmax, dmin = max(trends), min(trends)
+        t_hi, t_lo = trends[dmax], trends[dmin]
+        claims.append(Claim(
+            "footnote-removable-dense", t_hi["growth"] < FLAT_GROWTH,
+            f"d={dmax} (d >> ln n): ||A||/sqrt(d) grows {t_hi['growth']:+.1%} +- {t_hi['growth_se']:.1%} "
+            f"across n (slope {t_hi['slope']:+.4f} per ln n), vs < +{FLAT_GROWTH:.0%} for 'flat'"))
+        claims.append(Claim(
+            "footnote-not-removable-sparse", t_lo["growth"] >= FLAT_GROWTH,
+            f"d={dmin} (d = O(1)): ||A||/sqrt(d) grows {t_lo['growth']:+.1%} +- {t_lo['growth_se']:.1%} "
+            f"across n (slope {t_lo['slope']:+.4f} per ln n), vs >= +{FLAT_GROWTH:.0%} for 'growing'"))
+    else:
+        claims.append(Claim("footnote-removable-dense", False, "fewer than two n per d: no trend"))
+        claims.append(Claim("footnote-not-removable-sparse", False, "fewer than two n per d: no trend"))
+    return claims
+
+
 def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 50), n_threads=1, verbose=0):
     r"""E||A_sigma|| for Erdős–Rényi pairs against the predictions, and the footnote's conjecture.
 
     For every n in ``ns`` and d in ``ds``: the theorem's bipartite
     :math:`n \times n` matrix with each cell a pair with probability
     :math:`d/n` (mean d pairs per row, :math:`m \approx nd`), and a Monte
-    Carlo estimate of :math:`\mathbb E_\sigma\|A_\sigma\|_2`.
+    Carlo estimate of :math:`\mathbb E_\sigma\|A_\sigma\|_2` averaged over
+    several independent patterns (see ``quick``).
 
     Parameters
     ----------
     quick : bool
-        n up to 1e5 and 2 draws (about 20 s on an idle core); otherwise n
-        up to 1e6 and 5 draws (several minutes).
+        n up to 1e5 (10-60 s); otherwise n up to 1e6 (about 8 minutes).
     seed : int
     n_draws : int, optional
+        Sign draws per pattern when a cell has one pattern (default 2 quick,
+        5 full); cells with several patterns use one draw per pattern (the
+        spread between sign draws, ~1e-4 relative, is far below the spread
+        between patterns).
     ns : sequence of int, optional
     ds : sequence of float, default (2, 5, 10, 50)
     n_threads : int, default 1
@@ -96,12 +203,16 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
     Returns
     -------
     TheoryReport
-        Claims (thresholds fixed in advance, reasons in brackets):
+        Claims (thresholds fixed in advance, reasons in brackets), judged by
+        :func:`rademacher_claims`:
 
-        * ``khintchine-upper-bound``: every mean <= :math:`\sqrt{2D\ln 2n}`
-          [a theorem, Tropp 2015 Thm 4.1.1; a FAIL means a bug].
-        * ``sqrt-max-degree-lower-bound``: every draw >= :math:`\sqrt{D}`
-          [deterministic: a row of D entries +-1 has norm :math:`\sqrt D`].
+        * ``khintchine-upper-bound``: every mean <= the mean of
+          :math:`\sqrt{2D\ln 2n}` over the cell's patterns [a theorem,
+          Tropp 2015 Thm 4.1.1; a FAIL means a bug].
+        * ``sqrt-max-degree-lower-bound``: every draw >= :math:`(1 -
+          10^{-3})\sqrt{D}` of its pattern [deterministic: a row of D entries
+          +-1 has norm :math:`\sqrt D`; Lanczos may underestimate by its
+          tolerance 1e-3].
         * ``paper-estimate-overestimates``: at every d, measured /
           :math:`\sqrt{m\ln n/n}` is smaller at the largest n than at the
           smallest [the :math:`\sqrt{\ln n}` factor outgrows the truth].
@@ -111,15 +222,36 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         * ``bbk-sparse``: for :math:`d \le \ln n`, measured within 15 % of
           :math:`\sqrt d\,\Lambda(D/d)` [an asymptotic formula; O(1)
           fluctuations of the maximal degree's neighbourhood].
-        * ``footnote-removable-dense`` / ``footnote-not-removable-sparse``:
-          the relative growth of :math:`\|A\|/\sqrt d` across the n-range
-          (least squares in :math:`\ln n`) is below 5 % at the largest d
-          (flat: the :math:`\sqrt{\ln n}` factor is removable when
-          :math:`d \gg \ln n`) and above 5 % at the smallest d (growing:
-          for d = O(1) it is not, the norm follows
-          :math:`\sqrt{D_{\max}} \sim \sqrt{\ln n/\ln\ln n}`).  The
-          paper's factor :math:`\sqrt{\ln n}` would grow by
-          :math:`\sqrt{\ln n_{\max}/\ln n_{\min}} - 1` (41 % from 1e3 to 1e6).
+        * ``footnote-removable-dense`` / ``footnote-not-removable-sparse``
+          (the paper's footnote 5 suspects that the :math:`(\ln n)^{0.5}`
+          factor of its estimate can be removed): the relative growth of
+          :math:`\|A\|/\sqrt d` across the n-range (least squares in
+          :math:`\ln n`) is below 5 % at the largest d (flat: the
+          :math:`\sqrt{\ln n}` factor is removable when :math:`d \gg \ln n`)
+          and at least 5 % at the smallest d (growing: for d = O(1) it is
+          not, the norm follows :math:`\sqrt{D_{\max}} \sim \sqrt{\ln n/\ln\ln n}`).
+          The paper's factor would grow by 29 % from 1e3 to 1e5 and 41 % to 1e6.
+
+    Notes
+    -----
+    *Why several patterns per cell.*  For d = O(1) the norm is set by the
+    largest degree of the pattern, an integer that fluctuates from pattern
+    to pattern: at d = 2 one pattern's :math:`\|A\|/\sqrt d` has a standard
+    deviation of about 0.07 (2.8 %) at every n from 1e3 to 1e6, against a
+    mean growth of about 8 % from 1e3 to 1e5 (11 % to 1e6).  With one
+    pattern per n the fitted growth has a standard error of about 3.6 %
+    (quick) and 3.2 % (full), so the 5 % threshold was crossed by chance --
+    seed 5 in quick mode measured 3.4 %.  Each cell now averages
+    :math:`\min(16, \lfloor\text{budget}/(nd)\rfloor)` independent patterns
+    (budget 2e6 pairs quick, 8e6 full): 16 patterns at n <= 3e4 and 10 at
+    1e5 for d = 2.  Measured over seeds 0-9 in quick mode: growth 7.0-9.4 %
+    (standard error 0.7-1.0 %) at d = 2 and 0.4-0.6 % (0.1 %) at d = 50, so
+    the 5 % threshold sits 2-4 standard errors below the smallest sparse
+    growth and 40 above the largest dense one; the full runs are further
+    still (seeds 0-3: 10.6-13.7 % +- 0.7-1.8 % at d = 2, 0.5 % +- 0.1 % at
+    d = 50, every claim passing), and the quick and full verdicts agree
+    (``tests/test_rademacher.py`` runs the quick ones for seeds 0-9).  Quick mode takes 10-60 s depending on the load, full mode
+    about 8 minutes on a busy two-core machine.
     """
     rng = check_random_state(seed, "seed")
     if ns is None:
@@ -135,119 +267,89 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         for n in ns:
             if d >= n:
                 continue
+            R = _n_patterns(n, d, quick)
+            draws = n_draws if R == 1 else 1
             t0 = time.perf_counter()
-            pattern = PairPattern.erdos_renyi(n, d, kind="bipartite", seed=rng)
-            t_gen = time.perf_counter() - t0
-            est = expected_spectral_norm(pattern, n_draws=n_draws, seed=rng, n_threads=n_threads, verbose=verbose)
-            D = pattern.max_degree
-            m = pattern.n_pairs
-            dbar = pattern.mean_degree
-            rows.append({
-                "d": d, "n": n, "ln n": math.log(n), "regime": _regime(d, n), "pairs m": m, "D_max": D,
-                "E||A||": est.mean, "s.e.": est.std_error, "min draw": float(est.values.min()),
-                "||A||/sqrt(d)": est.mean / math.sqrt(dbar),
-                "paper sqrt(m ln n/n)": paper_estimate(m, n),
-                "2 sqrt(d)": bandeira_van_handel_estimate(dbar),
-                "sqrt(D_max)": math.sqrt(D),
-                "BBK": bbk_estimate(D, dbar),
-                "Khintchine": khintchine_bound(D, pattern.shape),
-                "seconds": t_gen + est.seconds,
-            })
-            logger.info("n=%d d=%g: E||A|| = %.4f +- %.4f (%.1fs)", n, d, est.mean, est.std_error, rows[-1]["seconds"])
-    report = TheoryReport(name="rademacher")
-    cols = ["d", "n", "regime", "D_max", "E||A||", "s.e.", "||A||/sqrt(d)", "paper sqrt(m ln n/n)", "2 sqrt(d)",
-            "sqrt(D_max)", "BBK", "Khintchine", "seconds"]
-    report.add_table(
-        f"E_sigma ||A_sigma||_2 for Erdos-Renyi bipartite pairs (n x n, p = d/n, {n_draws} sign draws, "
-        f"Lanczos tol 1e-3)", rows, cols)
+            per = []
+            for _ in range(R):
+                pattern = PairPattern.erdos_renyi(n, d, kind="bipartite", seed=rng)
+                est = expected_spectral_norm(pattern, n_draws=draws, seed=rng, n_threads=n_threads, verbose=verbose)
+                D, m, dbar = pattern.max_degree, pattern.n_pairs, pattern.mean_degree
+                per.append({
+                    "E||A||": est.mean, "se": est.std_error, "min ratio": float(est.values.min()) / math.sqrt(D),
+                    "D": D, "ratio": est.mean / math.sqrt(dbar), "paper": paper_estimate(m, n),
+                    "bvh": bandeira_van_handel_estimate(dbar), "sqrtD": math.sqrt(D), "bbk": bbk_estimate(D, dbar),
+                    "khin": khintchine_bound(D, pattern.shape),
+                })
 
-    # footnote trend per d
+            def avg(key):
+                return float(np.mean([p[key] for p in per]))
+
+            if R > 1:
+                se = float(np.std([p["E||A||"] for p in per], ddof=1) / math.sqrt(R))
+                ratio_se = float(np.std([p["ratio"] for p in per], ddof=1) / math.sqrt(R))
+            else:
+                se = per[0]["se"]
+                ratio_se = se / math.sqrt(d)
+            rows.append({
+                "d": d, "n": n, "ln n": math.log(n), "regime": _regime(d, n), "patterns": R,
+                "D_max": avg("D"), "E||A||": avg("E||A||"), "s.e.": se,
+                "min draw/sqrt(D)": min(p["min ratio"] for p in per),
+                "||A||/sqrt(d)": avg("ratio"), "ratio s.e.": ratio_se,
+                "paper sqrt(m ln n/n)": avg("paper"), "2 sqrt(d)": avg("bvh"), "sqrt(D_max)": avg("sqrtD"),
+                "BBK": avg("bbk"), "Khintchine": avg("khin"), "seconds": time.perf_counter() - t0,
+            })
+            logger.info("n=%d d=%g: E||A|| = %.4f +- %.4f over %d patterns (%.1fs)", n, d, rows[-1]["E||A||"], se, R,
+                        rows[-1]["seconds"])
+    report = TheoryReport(name="rademacher")
+    cols = ["d", "n", "regime", "patterns", "D_max", "E||A||", "s.e.", "||A||/sqrt(d)", "paper sqrt(m ln n/n)",
+            "2 sqrt(d)", "sqrt(D_max)", "BBK", "Khintchine", "seconds"]
+    report.add_table(
+        f"E_sigma ||A_sigma||_2 for Erdos-Renyi bipartite pairs (n x n, p = d/n; mean over independent patterns, "
+        f"{n_draws} sign draws when a cell has one pattern, else one per pattern; s.e. over patterns; "
+        f"D_max and predictions averaged over patterns; Lanczos tol 1e-3)", rows, cols)
+
     trend_rows = []
     trends = {}
     for d in ds:
         sub = [r for r in rows if r["d"] == d]
         if len(sub) < 2:
             continue
-        fit = fit_log_trend([r["n"] for r in sub], [r["||A||/sqrt(d)"] for r in sub])
+        fit = fit_log_trend([r["n"] for r in sub], [r["||A||/sqrt(d)"] for r in sub],
+                            se=[r["ratio s.e."] for r in sub])
         nmin, nmax = sub[0]["n"], sub[-1]["n"]
         paper_growth = math.sqrt(math.log(nmax) / math.log(nmin)) - 1
         verdict = "flat -> removable" if fit["growth"] < FLAT_GROWTH else "growing -> not removable"
-        regimes = sorted({r["regime"] for r in sub})
         trends[d] = fit
         trend_rows.append({
             "d": d, "n range": f"{nmin:.0e}..{nmax:.0e}", "ratio at n_min": sub[0]["||A||/sqrt(d)"],
             "ratio at n_max": sub[-1]["||A||/sqrt(d)"], "slope per ln n": fit["slope"], "slope s.e.": fit["slope_se"],
-            "growth": fit["growth"], "sqrt(ln n) growth": paper_growth, "regime": "/".join(regimes),
-            "verdict": verdict,
+            "growth": fit["growth"], "growth s.e.": fit["growth_se"], "sqrt(ln n) growth": paper_growth,
+            "regime": "/".join(sorted({r["regime"] for r in sub})), "verdict": verdict,
         })
-    report.add_table("Footnote: does ||A_sigma||/sqrt(d) grow with n?  (least squares in ln n; "
+    report.add_table("Footnote 5: does ||A_sigma||/sqrt(d) grow with n?  (least squares in ln n; "
                      f"'flat' = growth < {FLAT_GROWTH:.0%} across the range)", trend_rows)
     report.notes.append(
         "Meaning of the symbols: m = number of sampled pairs = non-zeros of A_sigma; d = m/n = mean pairs per row "
-        "(bipartite); D_max = largest row or column count. Paper: sqrt(m ln n / n) = sqrt(d ln n). "
+        "(bipartite); D_max = largest row or column count. Paper (appendix, 'Rough Estimation of ||A_sigma||_2 on "
+        "Erdos-Renyi Graph'): sqrt(m ln n / n) = sqrt(d ln n). "
         "Bandeira & van Handel (2016): E||X|| <= (1+e) 2 sqrt(d) + C(e) sqrt(ln n), sharp 2 sqrt(d) for d >> ln n. "
         "Benaych-Georges, Bordenave & Knowles (2017): sqrt(d) Lambda(D_max/d), Lambda(a) = a/sqrt(a-1) (a >= 2), "
         "the max-degree regime d = O(ln n). Khintchine: Tropp (2015) Thm 4.1.1, sqrt(2 D_max ln 2n), a bound "
         "for every fixed pattern.")
     report.notes.append(f"Total time {time.perf_counter() - t_start:.1f} s.")
-
-    # claims
-    bad = [r for r in rows if r["E||A||"] > r["Khintchine"]]
-    report.add_claim("khintchine-upper-bound", not bad,
-                     f"max measured/bound = {max(r['E||A||'] / r['Khintchine'] for r in rows):.3f} over {len(rows)} "
-                     f"(n, d) cells" + (f"; violated at {[(r['n'], r['d']) for r in bad]}" if bad else ""))
-    low = [r for r in rows if r["min draw"] < r["sqrt(D_max)"] * (1 - 1e-9)]
-    report.add_claim("sqrt-max-degree-lower-bound", not low,
-                     f"min over cells of (smallest draw)/sqrt(D_max) = "
-                     f"{min(r['min draw'] / r['sqrt(D_max)'] for r in rows):.3f}")
-    over = []
-    ok_over = True
-    for d in ds:
-        sub = [r for r in rows if r["d"] == d]
-        if len(sub) < 2:
-            continue
-        first = sub[0]["E||A||"] / sub[0]["paper sqrt(m ln n/n)"]
-        last = sub[-1]["E||A||"] / sub[-1]["paper sqrt(m ln n/n)"]
-        ok_over &= last < first
-        over.append(f"d={d}: {first:.3f} -> {last:.3f}")
-    report.add_claim("paper-estimate-overestimates", ok_over,
-                     "measured / sqrt(m ln n/n) from smallest to largest n: " + ", ".join(over))
-    dense = [r for r in rows if r["regime"] == "d>>ln n"]
-    dev = [abs(r["E||A||"] / r["2 sqrt(d)"] - 1) for r in dense]
-    report.add_claim("bandeira-van-handel-2sqrt(d)", bool(dense) and max(dev) <= 0.10,
-                     f"{len(dense)} cells with d >= 3 ln n: measured/2sqrt(d) in "
-                     f"[{min(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}, "
-                     f"{max(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}] (tolerance 10%)" if dense else
-                     "no cell with d >= 3 ln n")
-    sparse_rows = [r for r in rows if r["regime"] == "d<=ln n"]
-    devs = [abs(r["E||A||"] / r["BBK"] - 1) for r in sparse_rows]
-    report.add_claim("bbk-sparse", bool(sparse_rows) and max(devs) <= 0.15,
-                     f"{len(sparse_rows)} cells with d <= ln n: measured/BBK in "
-                     f"[{min(r['E||A||'] / r['BBK'] for r in sparse_rows):.3f}, "
-                     f"{max(r['E||A||'] / r['BBK'] for r in sparse_rows):.3f}] (tolerance 15%); "
-                     f"measured/sqrt(D_max) in [{min(r['E||A||'] / r['sqrt(D_max)'] for r in sparse_rows):.3f}, "
-                     f"{max(r['E||A||'] / r['sqrt(D_max)'] for r in sparse_rows):.3f}]" if sparse_rows else
-                     "no cell with d <= ln n")
-    if trends:
-        dmax, dmin = max(trends), min(trends)
-        report.add_claim("footnote-removable-dense", trends[dmax]["growth"] < FLAT_GROWTH,
-                         f"d={dmax} (d >> ln n): ||A||/sqrt(d) grows {trends[dmax]['growth']:+.1%} across n "
-                         f"(slope {trends[dmax]['slope']:+.4f} per ln n), vs +{FLAT_GROWTH:.0%} threshold")
-        report.add_claim("footnote-not-removable-sparse", trends[dmin]["growth"] >= FLAT_GROWTH,
-                         f"d={dmin} (d = O(1)): ||A||/sqrt(d) grows {trends[dmin]['growth']:+.1%} across n "
-                         f"(slope {trends[dmin]['slope']:+.4f} per ln n), vs +{FLAT_GROWTH:.0%} threshold")
+    for claim in rademacher_claims(rows, trends):
+        report.claims.append(claim)
     report.data.update(rows=rows, trends=trends)
 
     def plot(fig):
         ax1, ax2 = fig.subplots(1, 2)
-        colors = {}
-        for i, d in enumerate(ds):
+        for d in ds:
             sub = [r for r in rows if r["d"] == d]
             if not sub:
                 continue
             x = [r["n"] for r in sub]
             line, = ax1.plot(x, [r["||A||/sqrt(d)"] for r in sub], "o-", label=f"d={d}")
-            colors[d] = line.get_color()
             ax1.plot(x, [r["BBK"] / math.sqrt(d) for r in sub], "--", color=line.get_color(), lw=1)
             ax2.plot(x, [r["E||A||"] / r["paper sqrt(m ln n/n)"] for r in sub], "o-", color=line.get_color(),
                      label=f"d={d}")
@@ -255,7 +357,7 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         ax1.set_xscale("log")
         ax1.set_xlabel("n")
         ax1.set_ylabel("E||A_sigma|| / sqrt(d)")
-        ax1.set_title("footnote: flat for d >> ln n, growing for d = O(1)\n(dashed: BBK sqrt(d) Lambda(D_max/d))",
+        ax1.set_title("footnote 5: flat for d >> ln n, growing for d = O(1)\n(dashed: BBK sqrt(d) Lambda(D_max/d))",
                       fontsize=9)
         ax1.legend(fontsize=8)
         ax2.set_xscale("log")
@@ -282,97 +384,281 @@ def _load_bound_graph(quick, seed, data_home):
         return datasets.load("synthetic-blogcatalog", seed=seed), note
 
 
+def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
+    r"""The verdicts of :func:`verify_bound` from its measurements (no computation of its own).
+
+    Separate from the measurement so that each verdict can be shown to fail
+    on an input that must fail (``tests/test_theory_checks.py``).
+
+    Parameters
+    ----------
+    spectral_rows : list of dict
+        One per convention (``"convention"``, ``"value"``, ``"value s.e."``,
+        ``"E||A||"``, ``"ER E||A||"``, ``"D_max"``, ``"mean degree"``,
+        ``"BBK"``, ``"s*"``), the first the symmetric one.
+    rows : list of dict
+        One per :math:`\lambda_r` on the graph (``"lam_r"``, ``"diverged"``,
+        ``"mean ||x||^2"``, ``"s*"``, ``"test loss"``, ``"bound"``,
+        ``"complexity"``, ``"gap"``, ``"trivial loss"``, ``"B"``, ``"vacuous"``).
+    planted_rows : list of dict
+        :func:`~lgekit.theory.planted.planted_bound_rows`.
+    degree_tolerance : float, default 0.15
+        Tolerance of ``degrees-set-spectral-norm``.
+
+    Returns
+    -------
+    list of Claim
+        The thresholds are those listed in :func:`verify_bound`.
+    """
+    from ._report import Claim
+
+    claims = []
+    sym = spectral_rows[0]
+    others = spectral_rows[1:]
+    # the symmetric value is <= every orientation's draw by draw (triangle inequality); between independent
+    # Monte Carlo estimates allow 3 combined standard errors plus the solver's one-sided tolerance (1e-3)
+    slack = {o["convention"]: 3 * math.hypot(sym["value s.e."], o["value s.e."]) + 1e-3 * o["value"]
+             for o in others}
+    bad = [o["convention"] for o in others if sym["value"] > o["value"] + slack[o["convention"]]]
+    claims.append(Claim(
+        "symmetric-A-sigma-smallest", bool(others) and not bad,
+        f"E||A_sym||/2 = {sym['value']:.2f} vs " + ", ".join(f"{o['convention']} {o['value']:.2f}" for o in others)
+        + (f"; larger than {bad}" if bad else "")))
+    ratio = sym["E||A||"] / sym["BBK"]
+    claims.append(Claim(
+        "degrees-set-spectral-norm", abs(ratio - 1) <= degree_tolerance,
+        f"E||A_sym|| {sym['E||A||']:.2f} vs sqrt(d) Lambda(D_max/d) = {sym['BBK']:.2f} from the sample's mean "
+        f"degree d = {sym['mean degree']:.1f} and largest degree D_max = {sym['D_max']} (D_max/d = "
+        f"{sym['D_max'] / sym['mean degree']:.1f}): ratio {ratio:.3f} (tolerance {degree_tolerance:.0%}); "
+        f"Erdos-Renyi at the same n and mean degree {sym['ER E||A||']:.2f}, so the hubs add "
+        f"{sym['E||A||'] / sym['ER E||A||'] - 1:+.0%}"))
+    ok = [r for r in rows if not r["diverged"]]
+    # a clipped loss never exceeds B, so a bound >= B holds whatever the implementation: only rows with
+    # bound < B can show a violation
+    informative = [("graph", r["lam_r"], r["test loss"], r["bound"]) for r in ok if r["bound"] < r["B"]]
+    informative += [(f"planted M={r['M']}", r["lam_r"], r["expected loss"], r["bound"]) for r in planted_rows
+                    if r["bound"] < r["B"]]
+    violated = [i for i in informative if i[2] > i[3]]
+    claims.append(Claim(
+        "bound-holds", bool(informative) and not violated,
+        (f"{len(informative)} informative (bound < B) rows: held-out/expected loss <= bound"
+         + (f"; VIOLATED at {[(i[0], i[1], round(i[2], 4), round(i[3], 4)) for i in violated]}" if violated else "")
+         + f"; largest held-out/bound {max(i[2] / i[3] for i in informative):.3f}")
+        if informative else "no row has a bound below B: nothing the bound could be caught violating"))
+    r0 = next((r for r in ok if r["lam_r"] == 0), None)
+    claims.append(Claim(
+        "vacuous-without-regularization", r0 is not None and r0["vacuous"],
+        f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
+        f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged"))
+    below = [r for r in ok if r["mean ||x||^2"] < r["s*"]]
+    claims.append(Claim(
+        "norm-threshold-reached", bool(below),
+        (f"s* = {ok[0]['s*']:.3f} (mean ||x||^2 above which the bound is vacuous even at zero training loss); "
+         + ", ".join(f"lam_r={r['lam_r']:g}: {r['mean ||x||^2']:.3g}" for r in ok)
+         + (f"; below s* from lam_r={below[0]['lam_r']:g}, where the bound is {below[0]['bound']:.3f} "
+            f"(train {below[0]['train loss']:.3f} + complexity {below[0]['complexity']:.3f} + confidence "
+            f"{below[0]['confidence']:.3f}) vs trivial {below[0]['trivial loss']:.3f}" if below else
+            "; no lam_r reaches it")) if ok else "every fit diverged"))
+    comp = [r["complexity"] for r in ok]
+    claims.append(Claim(
+        "complexity-falls-with-lam_r", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
+        "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in ok)))
+    if r0 is not None and len(ok) >= 2:
+        last = ok[-1]
+        claims.append(Claim("gap-shrinks-with-lam_r", last["gap"] < r0["gap"],
+                            f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={last['lam_r']:g}: {last['gap']:.4f}"))
+    else:
+        claims.append(Claim("gap-shrinks-with-lam_r", False, "lam_r=0 or a second lam_r missing or diverged"))
+    nonvac = [r for r in planted_rows if not r["vacuous"]]
+    if planted_rows:
+        Ms = sorted({r["M"] for r in planted_rows})
+        at_max = [r for r in planted_rows if r["M"] == Ms[-1] and not r["vacuous"]]
+        first = min(nonvac, key=lambda r: (r["M"], r["bound"])) if nonvac else None
+        claims.append(Claim(
+            "planted-nonvacuous-at-large-m", bool(at_max),
+            (f"non-vacuous from M = {first['M']} (M/n = {first['M/n']:g}) at lam_r={first['lam_r']:g}, mean "
+             f"||x||^2 {first['mean ||x||^2']:.3f}: bound {first['bound']:.4f} < {first['trivial loss']:.4f}, "
+             f"expected loss {first['expected loss']:.4f}" if first else "vacuous at every sample size")
+            + f"; vacuous at every lam_r for M <= "
+              f"{max([M for M in Ms if all(r['vacuous'] for r in planted_rows if r['M'] == M)], default=0)}"))
+    else:
+        claims.append(Claim("planted-nonvacuous-at-large-m", False, "no planted rows"))
+    return claims
+
+
 def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=0.05, n_draws=None, data_home=None,
-                 lam_pos=1.0, lam_neg=0.03, n_threads=1, verbose=0):
-    r"""Theorem 1 on trained embeddings across :math:`\lambda_r`, next to the measured gap.
+                 lam_pos=1.0, lam_neg=1.0, lr_offset=100.0, B=1.0, convention="symmetric", planted_sizes=None,
+                 n_threads=1, verbose=0):
+    r"""Theorem 1 on trained embeddings across :math:`\lambda_r`, next to the measured gap, and where it bites.
 
     Parameters
     ----------
     quick : bool
-        A 1000-node synthetic BlogCatalog-shaped graph, D = 32, 15 epochs;
+        A 1000-node synthetic BlogCatalog-shaped graph, D = 32, 15 epochs,
+        3 sign draws, planted sample sizes 1e3..1e6 (about a minute);
         otherwise BlogCatalog (synthetic stand-in if the data are absent),
-        D = 100, 20 epochs.
+        D = 100, 20 epochs, 5 sign draws, planted sizes 1e3..1e7.
     seed : int
     lam_rs : sequence of float, optional
-        Default (0, 0.2, 1, 3, 10).
+        Default (0, 1, 3, 10, 30), without 30 when quick: the mean squared
+        norm crosses the threshold :math:`s^*` between 3 and 10.
     dim, epochs : int, optional
     delta : float, default 0.05
     n_draws : int, optional
-        Sign draws for :math:`E\|A_\sigma\|` (default 3 quick, 5 full).
+        Sign draws for :math:`E\|A_\sigma\|`.
     data_home : path, optional
         Where to look for BlogCatalog.
-    lam_pos, lam_neg : float, default 1 and 0.03
-        The model's loss weights (the paper's); the bound and the measured
-        gap use the same label-weighted logistic loss (Lipschitz constant and
-        B scaled by ``max(lam_pos, lam_neg)``).
+    lam_pos, lam_neg : float, default 1 and 1
+        The model's loss weights.  The bound is about the unweighted
+        logistic loss of Section 3.1 (:math:`\mathcal L_t, \mathcal L_g`), so
+        the model is trained on that loss by default (the paper's weights
+        1 and 0.03, appendix, leave the negatives nearly unfitted: the unweighted
+        training loss at :math:`\lambda_r = 10` is then 0.71 on BlogCatalog,
+        above :math:`\ln 2`).
+    lr_offset : float, default 100
+        :math:`c` of the step :math:`(t + c)^{-1/2}` (Section 3.2 leaves it
+        open): with ``lam_neg=1`` the estimator's default :math:`c = 1`
+        diverges in the first epoch on BlogCatalog.
+    B : float, default 1
+        The loss is the logistic loss clipped at B, fixed before seeing the
+        data (above the zero embedding's :math:`\ln 2`, so that loss is not
+        clipped).
+    convention : str, default "symmetric"
+        The :math:`A_\sigma` put into the theorem
+        (:func:`~lgekit.theory.theorem1_spectral_norm`); every convention is
+        reported in the sensitivity table.
+    planted_sizes : sequence of int, optional
+        Sample sizes M of the planted model (:mod:`lgekit.theory.planted`).
 
     Returns
     -------
     TheoryReport
-        Per :math:`\lambda_r`: training / held-out loss on the theorem's
-        distribution (positives y=+1 and uniform negatives y=-1, 1:4), the
-        three terms of the bound and whether it is vacuous: at or above the
-        loss of the all-zero embedding, :math:`\ln 2` times the mean weight
-        (:math:`\ln 2` itself for unweighted losses).  Claims:
+        Tables: the sensitivity of :math:`\mathbb E\|A_\sigma\|_2` and of the
+        norm threshold :math:`s^*` to the pair convention; per
+        :math:`\lambda_r` the clipped training / held-out loss on the
+        theorem's distribution (positives y = +1 and uniform negatives
+        y = -1, 1:4), the three terms of the bound and whether it is vacuous
+        (at or above the zero embedding's :math:`\ln 2`); the planted model's
+        rows.  Claims, judged by :func:`bound_claims`:
 
-        * ``bound-holds``: held-out loss <= bound at every lam_r (the
-          theorem, with probability 1 - delta; see :mod:`lgekit.theory.bounds`
-          for why plugging in the trained norms is heuristic).
-        * ``vacuous-without-regularization``: at lam_r = 0 the bound is at or
-          above the trivial loss.
+        * ``symmetric-A-sigma-smallest``: :math:`\mathbb E\|A_{\rm
+          sym}\|_2/2` is at most every orientation's :math:`\mathbb
+          E\|A\|_2` (+ 3 combined standard errors + the solver tolerance)
+          [the triangle inequality; a FAIL means the 1/2 or the matrix is wrong].
+        * ``degrees-set-spectral-norm``: :math:`\mathbb E\|A_{\rm sym}\|_2`
+          of the training sample is within 15 % of :math:`\sqrt d\,
+          \Lambda(D_{\max}/d)` (:func:`~lgekit.theory.bbk_estimate`) from its
+          mean degree d and largest degree :math:`D_{\max}`: the hub term
+          :math:`D_{\max}/\sqrt{D_{\max} - d}` when :math:`D_{\max} \ge 2d`,
+          :math:`2\sqrt d` otherwise [the star around the largest hub
+          bounds the norm from below; the 15 % is that of ``bbk-sparse``].
+          The ratio to an Erdős–Rényi sample at the same n and mean degree
+          is reported, not judged: it is 1.90 on BlogCatalog (D_max/d = 12.9,
+          so the hubs dominate) and 1.02 on the quick 1000-node graph, whose
+          largest degree is 1.6 times the mean (the previous claim,
+          "at least 1.5 times the Erdős–Rényi value", was documented but a
+          5-standard-error difference was checked, which the quick graph
+          passed at 1.19x).
+        * ``bound-holds``: at every row whose bound is below B, on the graph
+          (held-out loss) and on the planted model (exact expected loss),
+          the loss is at most the bound; FAIL when no row is below B [a row
+          at or above B holds for any implementation, the clipped loss never
+          exceeding B].
+        * ``vacuous-without-regularization``: at :math:`\lambda_r = 0` the
+          bound is at or above the trivial loss [the unregularized norms are
+          large; a bound that is informative there has lost a factor].
+        * ``norm-threshold-reached``: some :math:`\lambda_r` gives a mean
+          squared norm below :math:`s^*`
+          (:func:`~lgekit.theory.nonvacuous_norm_threshold`), so the grid
+          reaches the only regime where the bound could be non-vacuous.
         * ``complexity-falls-with-lam_r``: the complexity term decreases
-          monotonically along the lam_r grid (it is proportional to the total
-          squared norm).
-        * ``gap-shrinks-with-lam_r``: the measured gap at the largest lam_r
-          is below that at lam_r = 0.
-        * ``hubs-dominate-spectral-norm``: :math:`E\|A_\sigma\|` of the actual
-          training sample is at least 1.5 times the Erdős–Rényi value at the
-          same n and average degree (degree heterogeneity, not the average,
-          sets it), and at least :math:`\sqrt{D_{\max}}`.
+          along the :math:`\lambda_r` grid.
+        * ``gap-shrinks-with-lam_r``: the measured gap at the largest
+          :math:`\lambda_r` is below that at :math:`\lambda_r = 0`.
+        * ``planted-nonvacuous-at-large-m``: on the planted model the bound
+          is below :math:`\ln 2` at some :math:`\lambda_r` for the largest
+          sample size; the details give the smallest M (and M/n) where it
+          becomes non-vacuous, to compare with the graph's M/n.
+
+    Notes
+    -----
+    The planted model is :class:`~lgekit.theory.PlantedPairDistribution`
+    with 40 vertices in 4 communities, fitted in D = 8 at
+    :math:`\lambda_r \in \{0, 0.003, 0.01, 0.03, 0.1\}` (mean loss plus
+    :math:`\lambda_r` times the mean squared norm).
+
+    Measured (seed 0, ``quick=False``): on BlogCatalog
+    (:math:`(m+m')/n = 130`) :math:`\mathbb E\|A_{\rm sym}\|_2/2 = 30.8`
+    and :math:`s^* = 1.43`; the mean squared norm is 9.0 at
+    :math:`\lambda_r = 3` and 0.29 at :math:`\lambda_r = 10`, where the bound
+    is 0.785 = 0.639 (training) + 0.137 (complexity) + 0.010 (confidence),
+    vacuous against :math:`\ln 2`, with held-out loss 0.643.  On the planted
+    model the bound is vacuous at every :math:`\lambda_r` up to
+    :math:`(m+m')/n = 750` and non-vacuous from 2,500 (0.689 at
+    :math:`\lambda_r = 0.01`, mean squared norm 1.17, exact expected loss
+    0.588); at :math:`(m+m')/n = 250{,}000` it is 0.597 against 0.588.  The
+    whole check takes about 3 minutes on two cores (``quick``: 30 s).
     """
     from ..evaluation import split_edges
     from ..models import DivergenceError, LogisticEmbedding
     from .bounds import (
+        CONVENTIONS,
+        LN2,
         generalization_gap,
-        logistic_loss_bound,
+        nonvacuous_norm_threshold,
         norm_constants,
         theorem1_bound,
-        training_sample_pairs,
+        theorem1_spectral_norm,
     )
+    from .planted import PlantedPairDistribution, planted_bound_rows
 
     rng = check_random_state(seed, "seed")
     seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
     if lam_rs is None:
-        lam_rs = (0.0, 0.2, 1.0, 3.0, 10.0)
+        # the mean squared norm crosses s* between lam_r = 3 and 10 on both graphs; lam_r = 30 drives the quick
+        # graph's embedding to exactly zero (and its subnormal floats slow the fit down)
+        lam_rs = (0.0, 1.0, 3.0, 10.0) if quick else (0.0, 1.0, 3.0, 10.0, 30.0)
     dim = dim or (32 if quick else 100)
     epochs = epochs or (15 if quick else 20)
     n_draws = n_draws or (3 if quick else 5)
+    if planted_sizes is None:
+        planted_sizes = (1_000, 10_000, 100_000, 1_000_000) if quick else (1_000, 3_000, 10_000, 30_000, 100_000,
+                                                                          300_000, 1_000_000, 10_000_000)
     graph, fallback_note = _load_bound_graph(quick, seed_int, data_home)
     split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
-    pairs, labels = training_sample_pairs(split)
     n = graph.n_nodes
-    m = int(pairs.shape[0])
+    m = int(len(split.train_positives) + len(split.train_negatives))
+    trivial = float(min(LN2, B))
     t0 = time.perf_counter()
-    actual = expected_spectral_norm(pairs, n_draws=n_draws, seed=rng, shape=(n, n), kind="bipartite",
-                                    n_threads=n_threads)
-    er_pattern = PairPattern.erdos_renyi(n, m / n, kind="bipartite", seed=rng)
-    er = expected_spectral_norm(er_pattern, n_draws=n_draws, seed=rng, n_threads=n_threads)
+    spectral_rows = []
+    values = {}
+    er_norm = {}
+    for conv in (convention,) + tuple(c for c in CONVENTIONS if c != convention):
+        spec = theorem1_spectral_norm(split, conv, n_draws=n_draws, seed=rng, n_threads=n_threads)
+        est = spec.estimate
+        if est.kind not in er_norm:
+            # the Erdos-Renyi reference of the same kind, number of vertices and mean degree
+            er_pattern = PairPattern.erdos_renyi(n, est.mean_degree, kind=est.kind, seed=rng)
+            er_norm[est.kind] = expected_spectral_norm(er_pattern, n_draws=n_draws, seed=rng,
+                                                       n_threads=n_threads).mean
+        values[conv] = spec.value
+        spectral_rows.append({
+            "convention": conv, "matrix": "A + A^T" if est.kind == "homogeneous" else "oriented A",
+            "E||A||": est.mean, "s.e.": est.std_error, "scale": spec.scale, "value": spec.value,
+            "value s.e.": spec.scale * est.std_error, "mean degree": est.mean_degree, "D_max": est.max_degree,
+            "BBK": bbk_estimate(est.max_degree, est.mean_degree), "ER E||A||": er_norm[est.kind],
+            "ratio to ER": est.mean / er_norm[est.kind],
+            "s*": nonvacuous_norm_threshold(m, spec.value, n, trivial_loss=trivial, B=B, delta=delta),
+        })
     t_spec = time.perf_counter() - t0
-    spec_rows = [
-        {"sample": f"{graph.name} training pairs", "n": n, "pairs m": m, "mean degree": actual.mean_degree,
-         "D_max": actual.max_degree, "E||A||": actual.mean, "s.e.": actual.std_error,
-         "sqrt(D_max)": math.sqrt(actual.max_degree), "2 sqrt(d)": bandeira_van_handel_estimate(actual.mean_degree),
-         "paper sqrt(m ln n/n)": paper_estimate(m, n)},
-        {"sample": "Erdos-Renyi, same n and mean degree", "n": n, "pairs m": er.n_pairs, "mean degree": er.mean_degree,
-         "D_max": er.max_degree, "E||A||": er.mean, "s.e.": er.std_error, "sqrt(D_max)": math.sqrt(er.max_degree),
-         "2 sqrt(d)": bandeira_van_handel_estimate(er.mean_degree), "paper sqrt(m ln n/n)": paper_estimate(er.n_pairs, n)},
-    ]
+    spectral = values[convention]
+    s_star = spectral_rows[0]["s*"]
     rows = []
     for lam in lam_rs:
-        # the paper's weights (lam_pos = 1, lam_neg = 0.03); the bound and the gap use the same
-        # label-weighted loss the model minimises
         model = LogisticEmbedding(dim=dim, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=float(lam), epochs=epochs,
-                                  random_state=seed_int, n_threads=n_threads)
+                                  lr_offset=lr_offset, random_state=seed_int, n_threads=n_threads)
         t1 = time.perf_counter()
         try:
             model.fit(split)
@@ -382,111 +668,211 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
             continue
         X = model.embedding_
         C_U, C_V = norm_constants(X)
-        wmax = max(lam_pos, lam_neg)
-        B = wmax * logistic_loss_bound(X)
-        gap = generalization_gap(X, split, pos_weight=lam_pos, neg_weight=lam_neg)
-        bound = theorem1_bound(gap.train_loss, m, actual.mean, C_U, C_V, B, delta=delta, lipschitz=wmax)
+        gap = generalization_gap(X, split, B=B)
+        bound = theorem1_bound(gap.train_loss, m, spectral, C_U, C_V, B, delta=delta)
         sq = np.einsum("ij,ij->i", X, X)
         rows.append({
             "lam_r": float(lam), "diverged": False, "mean ||x||^2": float(sq.mean()), "max ||x||^2": float(sq.max()),
-            "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
+            "s*": s_star, "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
             "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
-            "trivial loss": gap.trivial_loss, "vacuous": bound.is_vacuous(gap.trivial_loss),
-            "holds": gap.test_loss <= bound.rhs,
-            "fit s": time.perf_counter() - t1,
+            "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
+            "holds": gap.test_loss <= bound.rhs, "fit s": time.perf_counter() - t1,
         })
+    planted = PlantedPairDistribution(40, 4)
+    planted_rows = planted_bound_rows(planted, planted_sizes, (0.0, 0.003, 0.01, 0.03, 0.1), dim=8, B=B,
+                                      delta=delta, n_draws=n_draws, seed=rng)
+
     report = TheoryReport(name="bound")
-    report.add_table(f"Spectral norm of the training sample (m = {m} pairs: positives + 4 uniform negatives "
-                     f"each; {n_draws} sign draws, {t_spec:.1f} s)", spec_rows)
     report.add_table(
-        f"Theorem 1 on LogisticEmbedding (D={dim}, {epochs} epochs) across lam_r, {graph.name} "
-        f"(n={n}); bound = train + 2 sqrt(C_U C_V) E||A|| / m + 3 B sqrt(ln(2/delta) / 2m), delta={delta}",
-        rows)
+        f"Sensitivity of E||A_sigma||_2 to the pair convention, {graph.name} training sample (n = {n}, m + m' = {m}: "
+        f"positives + 4 uniform negatives each; {n_draws} sign draws, {t_spec:.1f} s). value = what goes into "
+        f"Theorem 1 (E||A + A^T||/2 for 'symmetric', the default: lgekit.theory.bounds derives it); s* = mean "
+        f"||x||^2 above which the bound is vacuous even at zero training loss (B = {B:g}, delta = {delta:g})",
+        spectral_rows)
+    report.add_table(
+        f"Theorem 1 (Section 3.1) on LogisticEmbedding (D={dim}, {epochs} epochs, lam_pos={lam_pos:g}, "
+        f"lam_neg={lam_neg:g}, lr_offset={lr_offset:g}) across lam_r, {graph.name}; logistic loss clipped at B = "
+        f"{B:g}; bound = train + 2 E||A|| sqrt(C_U C_V) / (m+m') + 4 B sqrt(2 ln(4/delta) / (m+m')), "
+        f"E||A|| = {spectral:.2f} ({convention}), delta = {delta}", rows)
+    report.add_table(
+        f"Theorem 1 on the planted model (n = {planted.n_nodes} vertices, {planted.n_communities} communities, "
+        f"positives uniform inside communities, 4 uniform negatives per positive; exact expected loss; "
+        f"full-batch L-BFGS on mean loss + lam_r mean ||x||^2, D = 8; E||A_sym||/2 from the sample)",
+        planted_rows, ["M", "M/n", "lam_r", "mean ||x||^2", "E||A_sym||/2", "s*", "train loss", "expected loss",
+                       "gap", "complexity", "confidence", "bound", "vacuous", "holds"])
     if fallback_note:
         report.notes.append(fallback_note)
     ok_rows = [r for r in rows if not r["diverged"]]
-    nonvac = [r["lam_r"] for r in ok_rows if not r["vacuous"]]
     report.notes.append(
-        "Vacuous (bound >= trivial loss = loss of the zero embedding, ln 2 x mean weight) at lam_r = "
-        + str([r["lam_r"] for r in ok_rows if r["vacuous"]])
-        + "; non-vacuous at lam_r = " + str(nonvac)
-        + f". Loss = logistic weighted {lam_pos:g} (positives) / {lam_neg:g} (negatives), as trained. "
-          "C_U = C_V = sum ||x||^2 of the trained embedding, B = max weight x ln(1 + e^{max ||x||^2}) "
-          "(clipped logistic loss, clipping inactive on this embedding).")
-    report.add_claim("bound-holds", bool(ok_rows) and all(r["holds"] for r in ok_rows),
-                     "; ".join(f"lam_r={r['lam_r']:g}: test {r['test loss']:.3f} <= bound {r['bound']:.3f}"
-                               for r in ok_rows))
-    r0 = next((r for r in ok_rows if r["lam_r"] == 0), None)
-    report.add_claim("vacuous-without-regularization", r0 is not None and r0["vacuous"],
-                     f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
-                     f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged")
-    comp = [r["complexity"] for r in ok_rows]
-    report.add_claim("complexity-falls-with-lam_r", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
-                     "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in ok_rows))
-    if r0 is not None and len(ok_rows) >= 2:
-        last = ok_rows[-1]
-        report.add_claim("gap-shrinks-with-lam_r", last["gap"] < r0["gap"],
-                         f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={last['lam_r']:g}: {last['gap']:.4f}")
-    ratio = actual.mean / er.mean
-    margin = 5 * math.hypot(actual.std_error, er.std_error) + actual.tol * (actual.mean + er.mean)
-    report.add_claim("hubs-dominate-spectral-norm",
-                     actual.mean - er.mean > margin and actual.mean >= math.sqrt(actual.max_degree),
-                     f"E||A|| sample {actual.mean:.2f} (D_max {actual.max_degree}, sqrt {math.sqrt(actual.max_degree):.2f}) "
-                     f"vs Erdos-Renyi {er.mean:.2f} (D_max {er.max_degree}) at mean degree {actual.mean_degree:.1f}: "
-                     f"ratio {ratio:.2f}, difference {actual.mean - er.mean:.2f} vs 5 s.e. + tol {margin:.2f}")
-    report.data.update(rows=rows, spectral=spec_rows)
+        f"Sample size per vertex: {graph.name} (m + m')/n = {m / n:.0f}. Vacuous (bound >= trivial loss = loss of "
+        f"the zero embedding, {trivial:.4f}) at lam_r = " + str([r["lam_r"] for r in ok_rows if r["vacuous"]])
+        + "; non-vacuous at lam_r = " + str([r["lam_r"] for r in ok_rows if not r["vacuous"]])
+        + ". Below s*, the bound needs the training loss to fall below ln 2 faster than the complexity term "
+          "grows, 2 E||A|| n / (m+m') per unit of mean ||x||^2 "
+          f"({2 * spectral * n / m:.3f} here); uniform negatives have mean score >= -mean||x||^2/(n-1) for any "
+          "embedding, so only the positives can pay for it. The planted model shows the sample size at which "
+          "they do.")
+    for claim in bound_claims(spectral_rows, rows, planted_rows):
+        report.claims.append(claim)
+    report.data.update(rows=rows, spectral=spectral_rows, planted=planted_rows)
 
     def plot(fig):
         ax1, ax2 = fig.subplots(1, 2)
-        if not ok_rows:
-            ax1.text(0.5, 0.5, "every fit diverged", ha="center", transform=ax1.transAxes)
-            return
-        xs = [max(r["lam_r"], 1e-2) for r in ok_rows]
-        ax1.plot(xs, [r["bound"] for r in ok_rows], "o-", label="Theorem 1 bound")
-        ax1.plot(xs, [r["test loss"] for r in ok_rows], "s-", label="held-out loss")
-        ax1.plot(xs, [r["train loss"] for r in ok_rows], "^-", label="training loss")
-        ax1.axhline(ok_rows[0]["trivial loss"], color="k", ls=":", lw=1, label="zero embedding (vacuous above)")
+        if ok_rows:
+            xs = [max(r["mean ||x||^2"], 1e-4) for r in ok_rows]
+            ax1.plot(xs, [r["bound"] for r in ok_rows], "o-", label="Theorem 1 bound")
+            ax1.plot(xs, [r["test loss"] for r in ok_rows], "s-", label="held-out loss")
+            ax1.plot(xs, [r["train loss"] for r in ok_rows], "^-", label="training loss")
+            ax1.axvline(s_star, color="grey", ls="--", lw=1, label="s* (vacuous to the right)")
+            for x, r in zip(xs, ok_rows):
+                ax1.annotate(f"{r['lam_r']:g}", (x, r["bound"]), fontsize=7)
+        ax1.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding (vacuous above)")
         ax1.set_xscale("log")
         ax1.set_yscale("log")
-        ax1.set_xlabel("lam_r (0 drawn at 1e-2)")
-        ax1.set_ylabel("logistic loss")
-        ax1.set_title(f"{graph.name}: bound vs measured", fontsize=9)
-        ax1.legend(fontsize=8)
-        ax2.plot(xs, [r["gap"] for r in ok_rows], "o-", label="measured gap (test - train)")
-        ax2.plot(xs, [r["complexity"] for r in ok_rows], "s--", label="complexity term")
+        ax1.set_xlabel("mean ||x||^2 (labels: lam_r)")
+        ax1.set_ylabel(f"logistic loss clipped at {B:g}")
+        ax1.set_title(f"{graph.name}: bound vs measured, (m+m')/n = {m / n:.0f}", fontsize=9)
+        ax1.legend(fontsize=7)
+        Ms = sorted({r["M"] for r in planted_rows})
+        best = [min((r for r in planted_rows if r["M"] == M), key=lambda r: r["bound"]) for M in Ms]
+        x = [M / planted.n_nodes for M in Ms]
+        ax2.plot(x, [r["bound"] for r in best], "o-", label="best bound over lam_r")
+        ax2.plot(x, [r["expected loss"] for r in best], "s-", label="its exact expected loss")
+        ax2.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding")
+        ax2.axvline(m / n, color="grey", ls="--", lw=1, label=f"{graph.name}'s (m+m')/n")
         ax2.set_xscale("log")
-        ax2.set_yscale("symlog", linthresh=1e-3)
-        ax2.set_xlabel("lam_r")
-        ax2.set_title(f"E||A|| sample {actual.mean:.1f} vs Erdos-Renyi {er.mean:.1f}", fontsize=9)
-        ax2.legend(fontsize=8)
+        ax2.set_ylim(0.5, 1.5)
+        ax2.set_xlabel("(m + m') / n")
+        ax2.set_title("planted model: where Theorem 1 becomes non-vacuous", fontsize=9)
+        ax2.legend(fontsize=7)
 
     report.plot = plot
     return report
 
 
+def adversarial_regular_graphs():
+    r"""Regular graphs with twins, symmetry and small girth: ``[(name, lgekit.Graph)]``.
+
+    :math:`K_{3,3}`, :math:`K_{4,4}`, :math:`K_4 \cup K_{3,3}`, :math:`K_{3,3,3}`,
+    :math:`K_{10,10}`, the Petersen graph, the circulant :math:`C_{12}(1, 4)`, the
+    hypercube :math:`Q_4` and :math:`K_5 \cup K_5`: the cases a construction
+    relying on random vertices being in general position gets wrong (issue 17
+    found the equal-margin construction failing on every complete bipartite
+    component with constant labels).
+    """
+    import networkx as nx
+
+    from ..graph import Graph
+
+    graphs = {
+        "K_{3,3}": nx.complete_bipartite_graph(3, 3),
+        "K_{4,4}": nx.complete_bipartite_graph(4, 4),
+        "K_4 + K_{3,3}": nx.disjoint_union(nx.complete_graph(4), nx.complete_bipartite_graph(3, 3)),
+        "K_{3,3,3}": nx.complete_multipartite_graph(3, 3, 3),
+        "K_{10,10}": nx.complete_bipartite_graph(10, 10),
+        "Petersen": nx.petersen_graph(),
+        "C_12(1,4)": nx.circulant_graph(12, [1, 4]),
+        "Q_4": nx.hypercube_graph(4),
+        "K_5 + K_5": nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(5)),
+    }
+    return [(name, Graph.from_networkx(nx.convert_node_labels_to_integers(g))) for name, g in graphs.items()]
+
+
+def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max_flat_change=0.25):
+    r"""The verdicts of :func:`verify_shattering` from its measurements (no computation of its own).
+
+    Separate from the measurement so that each verdict can be shown to fail
+    on an input that must fail (``tests/test_theory_checks.py``).
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per random regular graph (``"d"``, ``"n"``, ``"edges"``,
+        ``"violated"``, ``"min margin"``, ``"mean ||x||^2"``, ``"lower bd (these labels)"``,
+        ``"polished violated"``, ``"polished median"``, ``"polished median/lower"``).
+    adversarial : list of dict
+        One per (graph, labelling, seed): ``"graph"``, ``"labels"``,
+        ``"failed"`` (violated margins or a ShatteringError), ``"min margin"``.
+    tight_rows : list of dict
+        ``"d"``, ``"dim d: violated"``, ``"dim d-1 fails"``.
+
+    Returns
+    -------
+    list of Claim
+    """
+    from ._report import Claim
+
+    claims = []
+    claims.append(Claim(
+        "claim1-random-labels", bool(rows) and all(r["violated"] == 0 for r in rows),
+        f"{len(rows)} random regular graphs, {sum(r['edges'] for r in rows)} edges: violated "
+        f"{sum(r['violated'] for r in rows)}, min margin {min(r['min margin'] for r in rows):.6f}" if rows
+        else "no graphs"))
+    failed = [a for a in adversarial if a["failed"]]
+    by_graph = sorted({a["graph"] for a in adversarial})
+    claims.append(Claim(
+        "claim1-adversarial", bool(adversarial) and not failed,
+        f"{len(adversarial)} (graph, labelling, seed) cases on {', '.join(by_graph)} with all +1, all -1, "
+        f"alternating and random labels: failed {len(failed)}"
+        + (f", e.g. {[(a['graph'], a['labels']) for a in failed[:4]]}" if failed else "")))
+    tight_ok = bool(tight_rows) and all(r["dim d: violated"] == 0 and r["dim d-1 fails"] for r in tight_rows)
+    claims.append(Claim(
+        "tight-case-K_{d+1}", tight_ok,
+        f"d = {tight_rows[0]['d']}..{tight_rows[-1]['d']}: violated in d dims "
+        f"{sum(r['dim d: violated'] for r in tight_rows)}; fails in d-1 dims: "
+        f"{all(r['dim d-1 fails'] for r in tight_rows)}" if tight_rows else "no rows"))
+    claims.append(Claim(
+        "norm-lower-bound-consistent",
+        bool(rows) and all(r["mean ||x||^2"] >= r["lower bd (these labels)"] * (1 - 1e-9) for r in rows),
+        f"min over graphs of mean ||x||^2 / lower bound = "
+        f"{min(r['mean ||x||^2'] / r['lower bd (these labels)'] for r in rows):.3f} (threshold 1)" if rows
+        else "no graphs"))
+    claims.append(Claim(
+        f"polished-norm-within-{max_polished_ratio:g}x-of-lower-bound",
+        bool(rows) and all(r["polished violated"] == 0 and r["polished median/lower"] <= max_polished_ratio
+                           for r in rows),
+        f"polished median ||x||^2 / lower bound in [{min(r['polished median/lower'] for r in rows):.2f}, "
+        f"{max(r['polished median/lower'] for r in rows):.2f}] (threshold {max_polished_ratio:g}); polished "
+        f"violations {sum(r['polished violated'] for r in rows)}" if rows else "no graphs"))
+    flat = []
+    for d in sorted({r["d"] for r in rows}):
+        sub = [r for r in rows if r["d"] == d]
+        if len(sub) >= 2:
+            flat.append((d, sub[0]["polished median"], sub[-1]["polished median"], sub[0]["n"], sub[-1]["n"]))
+    claims.append(Claim(
+        "polished-norm-flat-in-n", bool(flat) and all(abs(b / a - 1) <= max_flat_change for _, a, b, _, _ in flat),
+        "polished median: " + "; ".join(f"d={d}: {a:.2f} (n={n0}) -> {b:.2f} (n={n1})" for d, a, b, n0, n1 in flat)
+        + f" (threshold {max_flat_change:.0%} change)"))
+    return claims
+
+
 def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
-    r"""Claim 1 by construction on random d-regular graphs, the tight case, and the norms it needs.
+    r"""Claim 1 by construction on random and adversarial d-regular graphs, the tight case, and the norms it needs.
 
     Parameters
     ----------
     quick : bool
-        d in {3, 6, 10}, n in {100, 300, 1000}; otherwise d in {3, 5, 10,
-        20}, n in {100, 300, 1000, 3000, 10000}.
+        d in {3, 6, 10}, n in {100, 300, 1000}, 5 random labellings per
+        adversarial graph; otherwise d in {3, 5, 10, 20}, n in {100, 300,
+        1000, 3000, 10000}, 20 random labellings.
     seed : int
     eps : float, default 0.1
-        Target margin 1 + eps.
+        Margins are at least 1 + eps (:func:`~lgekit.theory.shattering_embedding`).
     polish_sweeps : int, default 4
         Sweeps of :func:`polish_shattering` applied to each construction.
 
     Returns
     -------
     TheoryReport
-        Claims:
+        Claims (Section 3.1, Claim 1), judged by :func:`shattering_claims`:
 
-        * ``claim1-random-labels``: every edge of every graph has
-          :math:`y\,x_a^\top x_b > 1` under uniform random labels.
-        * ``claim1-adversarial-labels``: the same for all +1, all -1 and
-          alternating labels.
+        * ``claim1-random-labels``: every edge of every random regular graph
+          has :math:`y\,x_a^\top x_b > 1` under uniform random labels
+          (threshold: zero violated edges).
+        * ``claim1-adversarial``: the same, with zero failures (violated
+          margin or singular system), on every graph of
+          :func:`adversarial_regular_graphs` with all +1, all -1, alternating
+          and random labels, over several seeds.
         * ``tight-case-K_{d+1}``: :math:`K_{d+1}` with all labels -1 is
           realised in d dimensions and the construction fails in d - 1 (no
           d+1 pairwise-obtuse vectors fit in :math:`\mathbb R^{d-1}`).
@@ -500,12 +886,10 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
           :math:`(1+\epsilon)d` per vertex, more in the mean: vertices whose
           system has :math:`k = d-1` rows in d dimensions have a smallest
           singular value with a quadratic tail near 0, so their squared norms
-          have a :math:`1/T` tail (the mean creeps up like :math:`\ln n`, the
-          maximum like n, although every system stays solvable).  Polishing
-          removes most of that tail but a rare vertex can stay large (its
-          neighbours' vectors nearly dependent), hence the median.  The lower
-          bound (:math:`\approx\sqrt d/2` here) is then within a factor ~2 for
-          a typical vertex: the norm needed to shatter grows like
+          have a :math:`1/T` tail.  Polishing removes most of that tail but
+          a rare vertex can stay large, hence the median.  The lower bound
+          (:math:`\approx\sqrt d/2` here) is then within a factor ~2 for a
+          typical vertex: the norm needed to shatter grows like
           :math:`\sqrt d`, not with n.
         * ``polished-norm-flat-in-n``: at each d the polished median at the
           largest n is within 25 % of that at the smallest n.
@@ -522,11 +906,10 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
 
     rng = check_random_state(seed, "seed")
     if quick:
-        ds, ns = [3, 6, 10], [100, 300, 1000]
+        ds, ns, n_random_labels, n_seeds = [3, 6, 10], [100, 300, 1000], 5, 3
     else:
-        ds, ns = [3, 5, 10, 20], [100, 300, 1000, 3000, 10000]
+        ds, ns, n_random_labels, n_seeds = [3, 5, 10, 20], [100, 300, 1000, 3000, 10000], 20, 10
     rows = []
-    adversarial = []
     for d in ds:
         for n in ns:
             if n <= d or (n * d) % 2:
@@ -537,7 +920,6 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
             secs = time.perf_counter() - t0
             chk = check_shattering(graph, y, X)
             lb = shattering_norm_lower_bound(graph, y)
-            lb_minus = shattering_norm_lower_bound(graph, -1)
             Xp = polish_shattering(graph, y, X, eps=eps, sweeps=polish_sweeps, seed=rng)
             pol = check_shattering(graph, y, Xp)
             rows.append({
@@ -547,18 +929,34 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
                 "polished median": pol.median_sq_norm, "polished mean": pol.mean_sq_norm,
                 "polished max": pol.max_sq_norm, "lower bd (these labels)": lb,
                 "polished median/lower": pol.median_sq_norm / lb,
-                "lower bd (all -1)": lb_minus, "seconds": secs,
+                "lower bd (all -1)": shattering_norm_lower_bound(graph, -1), "seconds": secs,
             })
-            for name, lab in (("all +1", 1), ("all -1", -1),
-                              ("alternating", np.where(np.arange(graph.n_edges) % 2 == 0, 1, -1))):
-                Xa = shattering_embedding(graph, lab, eps=eps, seed=rng)
-                ca = check_shattering(graph, lab, Xa)
-                adversarial.append((d, n, name, ca.n_violated, ca.min_margin))
+    adversarial = []
+    adv_rows = []
+    for name, graph in adversarial_regular_graphs():
+        m = graph.n_edges
+        labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
+                      ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
+        labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random_labels)]
+        n_fail, worst = 0, float("inf")
+        for lab_name, lab in labellings:
+            for _ in range(n_seeds):
+                try:
+                    chk = check_shattering(graph, lab, shattering_embedding(graph, lab, eps=eps, seed=rng))
+                    failed, margin = chk.n_violated > 0, chk.min_margin
+                except ShatteringError:
+                    failed, margin = True, float("nan")
+                adversarial.append({"graph": name, "labels": lab_name, "failed": failed, "min margin": margin})
+                n_fail += failed
+                worst = min(worst, margin) if margin == margin else worst
+        adv_rows.append({"graph": name, "n": graph.n_nodes, "d": int(graph.degrees[0]), "edges": m,
+                         "cases": len(labellings) * n_seeds, "failed": n_fail, "min margin": worst})
     report = TheoryReport(name="shattering")
     report.add_table(f"Claim 1 construction on random d-regular graphs, uniform random edge labels "
-                     f"(target margin 1+eps = {1 + eps:g})", rows)
+                     f"(margins drawn in [1+eps, 1+2eps], eps = {eps:g})", rows)
+    report.add_table(f"Claim 1 on adversarial regular graphs: all +1, all -1, alternating and "
+                     f"{n_random_labels} random labellings, {n_seeds} seeds each", adv_rows)
     tight_rows = []
-    tight_ok = True
     for d in range(2, 9):
         g = Graph.from_edges(np.array([(i, j) for i in range(d + 1) for j in range(i + 1, d + 1)]),
                              nodes=d + 1)
@@ -569,7 +967,6 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
             fails = False
         except ShatteringError:
             fails = True
-        tight_ok &= chk.n_violated == 0 and fails
         tight_rows.append({"d": d, "dim d: violated": chk.n_violated, "dim d: mean ||x||^2": chk.mean_sq_norm,
                            "lower bound": shattering_norm_lower_bound(g, -1) * (1 + eps),
                            "dim d-1 fails": fails})
@@ -578,39 +975,11 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
         "Lower bound (shattering_norm_lower_bound): margins > 1 on every edge force mean ||x||^2 > "
         "d / lambda_max(A_y), A_y the signed adjacency matrix (|E| < sum_e y_e x_a.x_b <= lambda_max ||X||_F^2 / 2). "
         "A norm constraint below it forbids the labelling in ANY dimension. The construction spends about "
-        "(1+eps) d per vertex (the regular simplex's length, near-optimal on K_{d+1}); polished, about twice the bound on "
+        "(1+eps) d per vertex (the regular simplex's length, near-optimal on K_{d+1}); polished, about twice the bound "
+        "on "
         "random regular graphs with random labels, where the bound is ~ sqrt(d)/2.")
-    report.add_claim("claim1-random-labels", all(r["violated"] == 0 for r in rows),
-                     f"{len(rows)} graphs, {sum(r['edges'] for r in rows)} edges: violated "
-                     f"{sum(r['violated'] for r in rows)}, min margin {min(r['min margin'] for r in rows):.6f}")
-    report.add_claim("claim1-adversarial-labels", all(a[3] == 0 for a in adversarial),
-                     f"{len(adversarial)} (graph, labelling) cases (all +1, all -1, alternating): violated "
-                     f"{sum(a[3] for a in adversarial)}, min margin {min(a[4] for a in adversarial):.6f}")
-    report.add_claim("tight-case-K_{d+1}", tight_ok,
-                     "d = 2..8: realised in d dims with mean ||x||^2 = "
-                     + ", ".join(f"{r['dim d: mean ||x||^2']:.2f}" for r in tight_rows)
-                     + "; fails in d-1 dims: " + str(all(r["dim d-1 fails"] for r in tight_rows)))
-    report.add_claim("norm-lower-bound-consistent",
-                     all(r["mean ||x||^2"] >= r["lower bd (these labels)"] for r in rows),
-                     f"min over graphs of mean ||x||^2 / lower bound = "
-                     f"{min(r['mean ||x||^2'] / r['lower bd (these labels)'] for r in rows):.3f}")
-    report.add_claim("polished-norm-within-3x-of-lower-bound",
-                     all(r["polished violated"] == 0 and r["polished median/lower"] <= 3.0 for r in rows),
-                     f"polished median ||x||^2 / lower bound in [{min(r['polished median/lower'] for r in rows):.2f}, "
-                     f"{max(r['polished median/lower'] for r in rows):.2f}]; polished mean / lower bound in "
-                     f"[{min(r['polished mean'] / r['lower bd (these labels)'] for r in rows):.2f}, "
-                     f"{max(r['polished mean'] / r['lower bd (these labels)'] for r in rows):.2f}] (raw construction: "
-                     f"[{min(r['mean ||x||^2'] / r['lower bd (these labels)'] for r in rows):.2f}, "
-                     f"{max(r['mean ||x||^2'] / r['lower bd (these labels)'] for r in rows):.2f}]); polished "
-                     f"violations {sum(r['polished violated'] for r in rows)}")
-    flat = []
-    for d in ds:
-        sub = [r for r in rows if r["d"] == d]
-        if len(sub) >= 2:
-            flat.append((d, sub[0]["polished median"], sub[-1]["polished median"], sub[0]["n"], sub[-1]["n"]))
-    report.add_claim("polished-norm-flat-in-n", all(abs(b / a - 1) <= 0.25 for _, a, b, _, _ in flat),
-                     "polished median: " + "; ".join(f"d={d}: {a:.2f} (n={n0}) -> {b:.2f} (n={n1})"
-                                                     for d, a, b, n0, n1 in flat))
+    for claim in shattering_claims(rows, adversarial, tight_rows):
+        report.claims.append(claim)
     report.data.update(rows=rows, tight=tight_rows, adversarial=adversarial)
 
     def plot(fig):

@@ -105,16 +105,20 @@ def edge_labels(graph, labels):
     return arr.astype(np.int8)
 
 
-def _csr_labels(graph, y):
-    """Label of each CSR entry (i, indices[k]) of the graph."""
+def _csr_edge_index(graph):
+    """Index into ``graph.edges()`` of each CSR entry (i, indices[k]) of the graph."""
     n = graph.n_nodes
     edges = graph.edges()
     keys = edges[:, 0] * n + edges[:, 1]
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
     cols = graph.indices.astype(np.int64)
     ckeys = np.minimum(rows, cols) * n + np.maximum(rows, cols)
-    pos = np.searchsorted(keys, ckeys)
-    return y[pos]
+    return np.searchsorted(keys, ckeys)
+
+
+def _csr_labels(graph, y):
+    """Label of each CSR entry (i, indices[k]) of the graph."""
+    return y[_csr_edge_index(graph)]
 
 
 def _reverse_bfs_order(graph, rng):
@@ -143,19 +147,22 @@ def _reverse_bfs_order(graph, rng):
 
 
 def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-10):
-    r"""Claim 1's construction: vectors in :math:`\mathbb R^d` with :math:`y_{ab}\,x_a^\top x_b = 1+\epsilon` on every edge.
+    r"""Claim 1's construction: vectors in :math:`\mathbb R^d` with every :math:`y_{ab}\,x_a^\top x_b \ge 1+\epsilon`.
 
     Parameters
     ----------
     graph : lgekit.Graph
-        Undirected and d-regular.
+        Undirected and d-regular (it may be disconnected).
     labels : array-like of +1/-1, shape (n_edges,), or a scalar
         The labelling to realise, aligned with ``graph.edges()``; it may be
         arbitrary.
     eps : float, default 0.1
-        Every edge gets margin exactly :math:`1 + \epsilon` (up to rounding).
+        Every edge gets a margin :math:`y_{ab}\,x_a^\top x_b` drawn
+        uniformly from :math:`[1+\epsilon, 1+2\epsilon]` (exactly, up to
+        rounding): at least :math:`1+\epsilon`, and random (see Notes for why).
     seed : None, int or numpy.random.Generator
-        Source of the start vertices and of the free (null-space) components.
+        Source of the start vertices, the target margins and the free
+        (null-space) components.
     dim : int, optional
         Embedding dimension, default d.  Claim 1 guarantees success for
         ``dim >= d``; with ``dim < d`` the construction is attempted and a
@@ -174,48 +181,66 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     ValueError
         Graph not d-regular, no edges, directed; bad labels, eps or dim.
     ShatteringError
-        A singular system (practically never with ``dim >= d``: the free
-        components are continuous random vectors) or an inconsistent
-        over-determined one (``dim < d``).
+        A singular system (probability zero with ``dim >= d``, see Notes) or
+        an inconsistent over-determined one (``dim < d``).
 
     Notes
     -----
     *Algorithm.*  Order the vertices so that, within each connected
     component, every vertex except the last has a neighbour that comes
     after it: a breadth-first order from a random start, reversed (the BFS
-    parent of every non-start vertex is placed later).  Place vertices one
-    at a time.  When placing :math:`v`, let :math:`N` be the
+    parent of every non-start vertex is placed later).  Draw a target margin
+    :math:`c_e \sim U[1+\epsilon, 1+2\epsilon]` for every edge.  Place the
+    vertices one at a time.  When placing :math:`v`, let :math:`N` be the
     :math:`k \times D` matrix of the already-placed neighbours' vectors and
-    :math:`b = (1+\epsilon)\,y` their labels; the constraints of the edges
-    to them are the linear equations :math:`N x_v = b` (edges to later
+    :math:`b_u = y_{uv} c_{uv}` their targets; the constraints of the edges to
+    them are the linear equations :math:`N x_v = b` (edges to later
     neighbours are handled when those are placed).  Take
 
     .. math::
 
-        x_v = N^{+} b + t_v\,\frac{P z}{\|P z\|},
+        x_v = N^{+} b + r_v\,\frac{P z}{\|P z\|},
         \qquad z \sim \mathcal N(0, I_D),
 
     the minimum-norm solution plus a random vector of the null space of
     :math:`N` (:math:`P` is its projector; both from one SVD of :math:`N`),
-    whose length brings :math:`\|x_v\|^2` to :math:`(1+\epsilon)d` (at least
-    :math:`1+\epsilon` of free length).  When the null space is
-    one-dimensional only the sign of :math:`Pz` is random, so the free
-    squared length is also multiplied by a uniform factor in [0.5, 1.5]:
-    otherwise two vertices with the same placed neighbours and labels get
-    the same vector half of the time (e.g. on a 4-cycle), and a later system
-    is singular.
-    Because every non-last vertex has :math:`k \le d-1 < D` constraints, the
-    null space is never empty, and the random component makes :math:`x_v`
-    a generic vector: later systems that contain :math:`x_v` as a row stay
-    of full rank.  Only the last vertex of each component has
-    :math:`k = d = D` and a square system; its rows are generic, hence it is
-    invertible with probability one.  Every edge's equation is solved
-    exactly when its later endpoint is placed, and is never touched again.
+    of squared length :math:`r_v^2 = \rho_v \max((1+\epsilon)d -
+    \|N^+ b\|^2,\ 1+\epsilon)` with :math:`\rho_v \sim U[0.9, 1.1]`, which
+    keeps :math:`\|x_v\|^2` near :math:`(1+\epsilon)d`.
 
-    *Why not the proof sketch's version.*  Solving each vertex's system
-    against all neighbours with random placeholders for the unplaced ones,
-    and perturbing afterwards, breaks earlier constraints once n is in the
-    thousands; and solving against placed neighbours with the minimum-norm
+    *Why it cannot get stuck (with probability one, for dim >= d).*  Every
+    vertex but the last of its component has :math:`k \le d-1` placed
+    neighbours, so it keeps a null space of dimension :math:`D - k \ge 1`.
+    Suppose every earlier system had full row rank.  Then :math:`b \mapsto
+    N^+ b` maps the box of random targets onto an open set of the row space
+    of :math:`N`, and the null-space part has a density on the null space
+    (uniform direction, continuous random length), so :math:`x_v` has a
+    density on all of :math:`\mathbb R^D` given everything placed before
+    it.  It therefore avoids, with probability one, the finitely many
+    subspaces spanned by at most :math:`D-1` earlier vectors: any
+    :math:`\le D` placed vectors are linearly independent, every later
+    system (at most :math:`d \le D` rows) has full row rank, and the last
+    vertex of each component, whose :math:`d` rows are its neighbours'
+    vectors, has an invertible (for ``dim = d``) system.  Each edge's
+    equation is solved exactly when its later endpoint is placed and is never
+    touched again, so every margin equals its target.
+
+    *Why the margins are random.*  With one common target :math:`1+\epsilon`
+    (the version before this one) vertices with the same placed neighbours
+    and the same labels -- twins, e.g. one side of :math:`K_{3,3}` -- get the
+    same :math:`N^+ b`, and with a one-dimensional null space their vectors
+    all lie on one line :math:`p + t\,n`: three of them span only two
+    dimensions, so the last vertex's square system was singular for *every*
+    random draw (complete bipartite components with constant labels failed
+    always, random labellings whenever two twins shared their labels).  No
+    choice of the free component repairs that; random targets make
+    :math:`N^+ b` itself generic, which is what the argument above needs.
+
+    *Why not the proof sketch's version.*  The paper's sketch (appendix,
+    "Proof Sketch of Claim 1") solves each vertex's system against all its
+    neighbours with random placeholders for the unplaced ones and perturbs
+    afterwards; the perturbation breaks earlier equalities once n is in the
+    thousands, and solving against placed neighbours with the minimum-norm
     solution alone puts :math:`x_v` in the span of its neighbours, so the
     vectors collapse into low-dimensional subspaces and later systems become
     singular.  The null-space component prevents both.
@@ -223,8 +248,7 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     *Conditioning.*  Systems with :math:`k = d-1` rows in :math:`D = d`
     dimensions have a smallest singular value with a light (quadratic) tail
     near 0, while a square random system's is linear -- the reason for the
-    order, which leaves one square system per component.  Observed
-    condition numbers stay below ~1e3 at n = 5000, d = 20.
+    order, which leaves one square system per component.
 
     *Tight case.*  :math:`K_{d+1}` with every label -1 needs :math:`d+1`
     pairwise-obtuse vectors, and at most :math:`D+1` fit in
@@ -238,16 +262,16 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     ----------
     Gao, Zhang, Peng & Parameswaran, "The Importance of Norm Regularization
     in Linear Graph Embedding: Theoretical Analysis and Empirical
-    Demonstration", ICLR 2019, Claim 1.
+    Demonstration", ICLR 2019, Section 3.1, Claim 1, and the appendix's
+    proof sketch of Claim 1.
 
     Examples
     --------
     >>> import networkx as nx
     >>> from lgekit import Graph
-    >>> g = Graph.from_networkx(nx.random_regular_graph(4, 50, seed=0))
-    >>> y = np.where(np.arange(g.n_edges) % 2, 1, -1)
-    >>> X = shattering_embedding(g, y, seed=0)
-    >>> check_shattering(g, y, X).n_violated
+    >>> g = Graph.from_networkx(nx.complete_bipartite_graph(3, 3))
+    >>> X = shattering_embedding(g, 1, seed=0)
+    >>> check_shattering(g, 1, X).n_violated
     0
     """
     graph = _check_graph(graph)
@@ -260,18 +284,22 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     if not isinstance(dim, numbers.Integral) or isinstance(dim, bool) or dim < 1:
         raise ValueError(f"dim must be a positive int (default: the degree {d}), got {dim!r}")
     dim = int(dim)
+    eps = float(eps)
     rng = check_random_state(seed, "seed")
     n = graph.n_nodes
     indptr, indices = graph.indptr, graph.indices
-    lab = _csr_labels(graph, y).astype(np.float64) * (1.0 + float(eps))
     order, _ = _reverse_bfs_order(graph, rng)
+    # one random target per edge, shared by the edge's two CSR entries
+    margins = rng.uniform(1.0 + eps, 1.0 + 2.0 * eps, size=graph.n_edges)
+    edge_of = _csr_edge_index(graph)
+    lab = y[edge_of].astype(np.float64) * margins[edge_of]
     X = np.zeros((n, dim))
     placed = np.zeros(n, dtype=bool)
-    target = (1.0 + float(eps)) * d
-    floor = 1.0 + float(eps)
+    target = (1.0 + eps) * d
+    floor = 1.0 + eps
     scale = np.sqrt(target)
     Z = rng.standard_normal((n, dim))
-    jitter = rng.uniform(0.5, 1.5, size=n)
+    radius = rng.uniform(0.9, 1.1, size=n)
     worst = 1.0
     for v in order:
         lo, hi = indptr[v], indptr[v + 1]
@@ -280,7 +308,7 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
         k = int(mask.sum())
         z = Z[v]
         if k == 0:
-            x = z * (scale / np.linalg.norm(z))
+            x = z * (scale * np.sqrt(radius[v]) / np.linalg.norm(z))
         else:
             N = X[nbrs[mask]]
             b = lab[lo:hi][mask]
@@ -307,12 +335,9 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
                 w = null.T @ (null @ z)
                 norm = np.linalg.norm(w)
                 if norm > 0:
-                    free = max(target - float(x @ x), floor)
-                    if dim - k == 1:
-                        # a 1-D null space leaves only a sign to choose: two vertices with the same placed
-                        # neighbours and labels would get the same vector half of the time (a singular
-                        # system later); a random length keeps the vectors generic
-                        free *= jitter[v]
+                    # a continuous random length (not only a random direction) gives the free part a density
+                    # on the whole null space, which the probability-one argument in the Notes needs
+                    free = max(target - float(x @ x), floor) * radius[v]
                     x = x + w * (np.sqrt(free) / norm)
         X[v] = x
         placed[v] = True
