@@ -39,11 +39,6 @@ _COMMANDS = [
     "theory",
 ]
 
-# Commands whose modules still raise ValueError for bad user input instead of a CommandError
-# (theory.py: --seed, --convention).  For them a
-# ValueError is still reported in one line, as before.  Remove an entry once its module converts its
-# own errors at its boundary.
-_UNCONVERTED = {"theory": (ValueError,)}
 
 # every parser level stores its -v count under its own name (argparse copies a sub-command's
 # namespace over its parent's, so one shared name would keep only the innermost count)
@@ -99,7 +94,6 @@ def _user_error_types(command):
                           ("lgekit.models", ("DivergenceError",))):
         if module in sys.modules:
             types += [getattr(sys.modules[module], name) for name in names]
-    types += _UNCONVERTED.get(command, ())
     return tuple(types)
 
 

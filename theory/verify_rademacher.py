@@ -16,8 +16,8 @@ from lgekit.theory import run_verifier
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the under-a-minute version")
-    parser.add_argument("--out", default="theory-out", metavar="DIR",
-                        help="folder for rademacher.txt and rademacher.png (default: ./theory-out)")
+    parser.add_argument("--out", default="lgekit-results/theory", metavar="DIR",
+                        help="folder for rademacher.txt and rademacher.png (default: ./lgekit-results/theory, beside the figures of lgekit reproduce)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
     args = parser.parse_args(argv)
     return run_verifier("rademacher", quick=args.quick, seed=args.seed, out=args.out)

@@ -36,8 +36,8 @@ def register(subparsers):
     )
     parser.add_argument("check", choices=CHECKS, metavar="CHECK", help="one of: " + ", ".join(CHECKS))
     parser.add_argument("--quick", action="store_true", help="the under-a-minute version")
-    parser.add_argument("--out", default="theory-out", metavar="DIR",
-                        help="folder for CHECK.txt and CHECK.png (default: ./theory-out)")
+    parser.add_argument("--out", default="lgekit-results/theory", metavar="DIR",
+                        help="folder for CHECK.txt and CHECK.png (default: ./lgekit-results/theory, beside the figures of lgekit reproduce)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
     parser.add_argument("--convention", choices=CONVENTIONS, default=None,
                         help="bound only: the A_sigma put into Theorem 1 (default: symmetric, the one the theorem "
@@ -48,12 +48,13 @@ def register(subparsers):
 
 def run(args):
     from ..theory import run_verifier
+    from ._common import CommandError
 
     if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative int, got {args.seed}")
+        raise CommandError(f"--seed must be a non-negative int, got {args.seed}")
     kwargs = {}
     if args.convention is not None:
         if args.check != "bound":
-            raise ValueError(f"--convention applies to the bound check only, got it with {args.check!r}")
+            raise CommandError(f"--convention applies to the bound check only, got it with {args.check!r}")
         kwargs["convention"] = args.convention
     return run_verifier(args.check, quick=args.quick, seed=args.seed, out=args.out, **kwargs)

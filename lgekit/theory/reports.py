@@ -1032,7 +1032,7 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
         The under-a-minute version.
     seed : int
     out : path, optional
-        Output folder, created if needed (default ``./theory-out``).
+        Output folder, created if needed (default ``./lgekit-results/theory``).
     stream : file, optional
         Where to print (default sys.stdout).
     **kwargs
@@ -1049,7 +1049,7 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
     if name not in VERIFIERS:
         raise ValueError(f"unknown theory check {name!r}; choose from {sorted(VERIFIERS)}")
     stream = stream or sys.stdout
-    out = Path(out) if out is not None else Path("theory-out")
+    out = Path(out) if out is not None else Path("lgekit-results") / "theory"
     report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
     written = report.save(out)
     text = report.text()
