@@ -7,22 +7,22 @@ import numpy as np
 import pytest
 
 from lgekit.experiments import verdicts as V
-from lgekit.experiments.plots import plot_figure
 from lgekit.experiments.specs import cell_key, effective_spec
 
 _counter = itertools.count()
 
 
-def _run(history=None, status="ok", metrics=None, seed=0, **grid):
+def _run(history=None, status="ok", metrics=None, seed=0, reason="non-finite values (objective)", **grid):
     """A run as plots/verdicts see it; ``history`` maps key -> per-epoch values."""
     history = history or {}
     n = max((len(v) for v in history.values()), default=0)
     hist = [{"epoch": t, **{k: v[t] for k, v in history.items() if t < len(v)}} for t in range(n)]
     if status == "diverged" and hist:
         hist[-1]["diverged"] = True
+        hist[-1]["divergence_reason"] = reason
     return {"key": cell_key({"n": next(_counter)}), "seed": seed, "status": status, "history": hist,
             "metrics": metrics or {}, "diverged_epoch": n - 1 if status == "diverged" else None, "error": None,
-            **grid}
+            "divergence_reason": reason if status == "diverged" else None, **grid}
 
 
 T = np.arange(1, 21, dtype=float)
@@ -118,6 +118,65 @@ def test_lam0_overfits_every_dim():
     assert V.lam0_overfits_every_dim(_fig4({5: True, 10: True})).verdict == V.INCONCLUSIVE
 
 
+def _blow_up(dim, seed=0, epochs=4):
+    """A λr = 0 run that diverges during epoch ``epochs`` (1-based), test AP flat near 0.48 until then."""
+    return _run({"test_ap": [0.48] * (epochs - 1) + [None], "mean_norm": [5.0 * 3 ** t for t in range(epochs)]},
+                status="diverged", seed=seed, lam_r=0.0, dim=dim,
+                reason="the objective 2.9e+06 is more than 10x its reference 2.07e+05")
+
+
+def test_lam0_diverged_dim_is_no_usable_embedding():
+    """Issue #17 item 6: the D = 300, λr = 0 cell diverging is 'no usable embedding', said in the evidence."""
+    runs = _fig4({5: False, 30: True, 100: True})
+    runs.append(_blow_up(300))
+    v = V.lam0_overfits_every_dim(runs)
+    assert v.verdict == V.REPRODUCED, v.evidence
+    assert "D=300: every run diverged (1 run diverged at epoch 4; reason: the objective 2.9e+06 is more than 10x" \
+        in v.evidence and "no usable embedding" in v.evidence
+    assert "D=300: peak" not in v.evidence  # its flat partial curve is not read as an overfitting curve
+    assert v.numbers["diverged_dims"] == [300]
+    # diverged beside a D that does not overfit: the finished evidence decides
+    runs = _fig4({30: True, 100: False}) + [_blow_up(300)]
+    v = V.lam0_overfits_every_dim(runs)
+    assert v.verdict == V.INCONCLUSIVE and "no usable embedding" in v.evidence and "{30} only" in v.evidence
+    assert V.lam0_overfits_every_dim(_fig4({30: False}) + [_blow_up(300)]).verdict == V.NOT_REPRODUCED
+    # nothing finished above D = 10: a divergence cannot show overfitting
+    runs = _fig4({5: False}) + [_blow_up(30), _blow_up(300)]
+    v = V.lam0_overfits_every_dim(runs)
+    assert v.verdict == V.INCONCLUSIVE
+    assert "no λr=0 run with D > 10 finished" in v.evidence and "D=30: every run diverged" in v.evidence
+    # some seeds diverged, others finished: the finished ones decide, the count is reported
+    runs = _fig4({30: True}) + [_blow_up(30, seed=1)]
+    v = V.lam0_overfits_every_dim(runs)
+    assert v.verdict == V.REPRODUCED and "over the finished runs (1 diverged)" in v.evidence
+
+
+def test_every_run_diverged_is_inconclusive_with_the_reasons():
+    runs = [_blow_up(dim) for dim in (30, 100)]
+    for rule in (V.lam0_overfits_every_dim, V.small_lam_r_overfits, V.norms_grow_slowing, V.gradients_vanish):
+        v = rule(runs)
+        assert v.verdict == V.INCONCLUSIVE
+        assert v.evidence.startswith("every one of the 2 runs diverged, so nothing can be judged: 2 runs diverged "
+                                     "at epoch 4; reason: the objective 2.9e+06 is more than 10x its reference")
+        assert "(2 runs)" in v.evidence
+
+
+def test_verdicts_use_the_thresholds_of_the_spec():
+    from lgekit.experiments.specs import FIGURES
+
+    runs = [_run({"mean_norm": list(1 + 0.1 * np.sqrt(T))}, lam_r=0.0)]  # grows by 30%, slowing
+    assert FIGURES["fig1"].thresholds == {"norm_growth_min": 0.05}
+    v = V.norms_grow_slowing(runs)
+    assert v.verdict == V.REPRODUCED and v.thresholds == {"norm_growth_min": 0.05}
+    stricter = V.judge("norms_grow_slowing", runs, {"norm_growth_min": 0.5})
+    assert stricter.verdict == V.INCONCLUSIVE and stricter.thresholds == {"norm_growth_min": 0.5}
+    # another claim's threshold is ignored; a name no rule reads is an error
+    assert V.judge("norms_grow_slowing", runs, {"min_dim": 30}).verdict == V.REPRODUCED
+    with pytest.raises(ValueError,
+                       match="unknown threshold 'norm_growth' for norms_grow_slowing: it reads norm_growth_min"):
+        V.judge("norms_grow_slowing", runs, {"norm_growth": 0.5})
+
+
 # ---------------------------------------------------------------------------- Fig 5
 def _points(name, values, metric="test_ap", extra=None):
     runs = []
@@ -154,60 +213,8 @@ def test_every_claim_has_a_rule_and_a_figure():
     assert set(V.CLAIMS) == {"norms_grow_slowing", "gradients_vanish", "small_lam_r_overfits",
                              "lam0_overfits_every_dim", "dcd_poor_near_zero", "dcd_insensitive_to_dim"}
     for claim, spec in V.CLAIMS.items():
-        assert claim in effective_spec(spec["figure"])["claims"]
+        assert claim in effective_spec(spec["figure"]).claims
         assert V.judge(claim, []).verdict == V.INCONCLUSIVE
-
-
-# ---------------------------------------------------------------------------- plots
-def test_epoch_figure_series_bands_and_diverged_marker():
-    runs = [_run({"mean_norm": list(1 + np.sqrt(T) + 0.1 * s)}, lam_r=0.0, seed=s) for s in range(3)]
-    runs.append(_run({"mean_norm": list(1 + T)}, lam_r=1.0))
-    runs.append(_run({"mean_norm": [1.0, 5.0, 50.0]}, status="diverged", lam_r=0.2))
-    fig, drawn = plot_figure("fig1", runs, effective_spec("fig1"))
-    (panel,) = drawn["panels"]
-    assert [s["label"] for s in panel["series"]] == ["λr = 0", "λr = 0.2", "λr = 1"]
-    s0 = panel["series"][0]
-    assert s0["n_seeds"] == 3 and np.allclose(s0["y"], 1 + np.sqrt(T) + 0.1)
-    assert panel["series"][1]["n_diverged"] == 1 and panel["series"][1]["x"] == []
-    ax = fig.axes[0]
-    assert len(ax.collections) == 1  # one ± std band: only λr = 0 has several seeds
-    texts = [t.get_text() for t in ax.texts]
-    assert "diverged" in texts
-    assert {t.get_text() for t in ax.get_legend().get_texts()} >= {"λr = 0", "λr = 1"}
-
-
-def test_fig3_has_f1_panels_only_with_labels():
-    spec = effective_spec("fig3")
-    plain = [_run({"test_ap": _overfit_curve()}, lam_r=0.0)]
-    assert len(plot_figure("fig3", plain, spec)[1]["panels"]) == 1
-    hist = {"test_ap": _overfit_curve(), "micro_f1": [None] * 4 + [0.3] + [None] * 15,
-            "macro_f1": [None] * 4 + [0.2] + [None] * 15}
-    fig, drawn = plot_figure("fig3", [_run(hist, lam_r=0.0)], spec)
-    assert [p["ylabel"] for p in drawn["panels"]] == ["test AP", "Micro-F1", "Macro-F1"]
-    assert drawn["panels"][1]["series"][0]["x"] == [5]
-    assert len(fig.axes) == 3
-
-
-def test_fig4_one_panel_per_lam_r_one_curve_per_dim():
-    fig, drawn = plot_figure("fig4", _fig4({5: False, 30: True, 100: True}), effective_spec("fig4"))
-    assert [p["title"] for p in drawn["panels"]] == ["(a) λr = 0", "(b) λr = 1"]
-    assert [s["label"] for s in drawn["panels"][0]["series"]] == ["D = 5", "D = 30", "D = 100"]
-
-
-def test_fig5_log_axis_and_diverged_points():
-    runs = _points("lam_r", {0.01: "diverged", 0.1: 0.6, 1.0: 0.8, 100.0: 0.7}, extra={"train_ap": 0.9})
-    fig, drawn = plot_figure("fig5", runs, effective_spec("fig5"))
-    (panel,) = drawn["panels"]
-    assert panel["xscale"] == "log" and fig.axes[0].get_xscale() == "log"
-    assert [s["label"] for s in panel["series"]] == ["train AP", "test AP"]
-    assert panel["series"][1]["x"] == [0.1, 1.0, 100.0]
-    assert panel["diverged_x"] == [0.01]
-
-
-def test_fig6_against_dim():
-    fig, drawn = plot_figure("fig6", _points("dim", {10: 0.6, 30: 0.8, 1600: 0.8}), effective_spec("fig6"))
-    assert drawn["panels"][0]["xlabel"] == "dimension D"
-    assert drawn["panels"][0]["series"][0]["x"] == [10.0, 30.0, 1600.0]
 
 
 # ---------------------------------------------------------------------------- engine, end to end
@@ -257,7 +264,13 @@ def test_tiny_sweep_runs_every_cell(tiny_sweep):
             continue
         assert len(rec["history"]) == cfg["params"]["epochs"]
         assert "seconds" not in rec["history"][0] and len(rec["timings"]["epoch_seconds"]) == 4
+        # LinkPredictionCallback's wall time goes with the other timings, out of the history
+        assert "eval_seconds" not in rec["history"][0] and len(rec["timings"]["eval_seconds"]) == 4
         assert 0.0 <= rec["metrics"]["test_ap"] <= 1.0
+        # the callback's last test AP is the final embedding's
+        assert rec["history"][-1]["test_ap"] == pytest.approx(rec["metrics"]["test_ap"], abs=1e-12)
+        if cfg["model"] == "HingeEmbedding":  # train AP per epoch on the callback's sample, and at the end
+            assert all("train_ap" in h and "test_ap" in h for h in rec["history"])
         if cfg["model"] == "LogisticEmbedding":
             assert all("test_ap" in h and "mean_grad_norm" in h and "mean_norm" in h for h in rec["history"])
             # F1 only after the requested numbers of epochs (the tiny graph has labels), Figs 1-3 only
@@ -278,7 +291,7 @@ def test_tiny_figure_files_and_series(tiny_sweep, name):
     spec = plan.specs[name]
     labels = [[s["label"] for s in p["series"]] for p in drawn["panels"]]
     if name in ("fig1", "fig2", "fig3"):
-        assert labels[0] == [f"λr = {v:g}" for v in spec["grid"]["lam_r"]]
+        assert labels[0] == [f"λr = {v:g}" for v in spec.grid["lam_r"]]
         for s in drawn["panels"][0]["series"]:
             assert s["n_seeds"] + s["n_diverged"] == 2
             if s["n_seeds"]:
@@ -287,10 +300,22 @@ def test_tiny_figure_files_and_series(tiny_sweep, name):
         assert [p["ylabel"] for p in drawn["panels"]] == ["test AP", "Micro-F1", "Macro-F1"]
     if name == "fig4":
         assert len(drawn["panels"]) == 2 and labels[0] == ["D = 5", "D = 30"]
-    if name == "fig5":
-        assert labels == [["train AP", "test AP"]] and drawn["panels"][0]["xscale"] == "log"
-    if name == "fig6":
-        assert labels == [["test AP"]]
+    if name in ("fig5", "fig6"):
+        assert labels[0] == (["train AP", "test AP"] if name == "fig5" else ["test AP"])
+        diverged = [r for r in runs_for(plan, out, name) if r["status"] == "diverged"]
+        # a second panel only for runs that diverged (DCD at the smallest λr may)
+        assert len(drawn["panels"]) == (2 if diverged else 1)
+        if diverged:
+            assert len(drawn["panels"][1]["series"]) == len(diverged)
+        assert drawn["panels"][0]["xscale"] == "log" and drawn["panels"][0]["ylim"] == [0.0, 1.0]
+
+
+def runs_for(plan, out, name):
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.aggregate import runs_for_figure
+
+    store = ResultsStore(out)
+    return runs_for_figure(plan.figures[name], {k: store.get(k) for k in plan.cells})
 
 
 def test_tiny_report_has_a_verdict_line_per_claim(tiny_sweep):
@@ -304,6 +329,13 @@ def test_tiny_report_has_a_verdict_line_per_claim(tiny_sweep):
         assert line.rstrip().endswith(("REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE"))
     assert html.count("data:image/png;base64,") == 6
     assert len(outputs.verdicts) == len(CLAIMS)
+    # every threshold is stated beside its figure, with its value
+    for name, spec in plan.specs.items():
+        section = md.split(f"## {spec.paper}:")[1].split("\n## ")[0]
+        for key, value in spec.thresholds.items():
+            assert f"* `{key}` = {value:g}: " in section
+            assert f"<code>{key}</code> = {value:g}: " in html
+
 
 
 def test_resume_skips_finished_cells_and_force_recomputes(tiny_sweep, tmp_path):
@@ -331,7 +363,7 @@ def test_failing_and_diverging_cells_do_not_stop_the_sweep(tmp_path):
     assert (result.n_ok, result.n_diverged, result.n_error) == (1, 1, 1)
     (err,) = result.errors
     assert err["model"] == "HingeEmbedding" and err["params"]["dim"] == 0
-    assert err["type"] == "ValueError" and "dim" in err["message"] and "Traceback" in err["traceback"]
+    assert err["type"] in ("ValueError", "InvalidParameterError") and "dim" in err["message"] and "Traceback" in err["traceback"]
     store = ResultsStore(tmp_path)
     (div,) = [r for r in store.records() if r["status"] == "diverged"]
     assert div["history"] and div["history"][-1]["diverged"] is True
@@ -467,3 +499,217 @@ def test_exit_with_parent_ends_a_worker_whose_driver_is_already_gone():
                            f"exit_with_parent({gone.pid}); print('survived')"], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 1 and "survived" not in done.stdout
+
+
+# ---------------------------------------------------------------------------- longest cells first (issue #14)
+def test_cells_are_dispatched_longest_first(monkeypatch, tmp_path):
+    from lgekit.experiments import engine, tasks
+    from lgekit.experiments.specs import estimated_cost
+
+    plan = tiny_plan(["fig4", "fig6"])
+    order = engine.dispatch_order(plan.cells)
+    costs = [estimated_cost(plan.cells[k]) for k in order]
+    assert costs == sorted(costs, reverse=True) and sorted(order) == sorted(plan.cells)
+    # ties (same cost) broken by key: the order is a function of the plan
+    for (a, ca), (b, cb) in zip(zip(order, costs), zip(order[1:], costs[1:])):
+        assert ca > cb or a < b
+    params = [plan.cells[k]["params"] for k in order]
+    assert params[0]["dim"] == 60 and plan.cells[order[0]]["model"] == "HingeEmbedding"
+    assert params[-1]["dim"] == 5  # the short SGD cells fill the tail
+
+    started = []
+    run_cell = tasks.run_cell
+
+    def spy(config, **kwargs):
+        started.append(cell_key(config))
+        return run_cell(config, **kwargs)
+
+    monkeypatch.setattr(tasks, "run_cell", spy)
+    done = engine.run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    assert started == order and done.n_run == len(order)
+
+
+def test_dispatch_order_does_not_change_the_records(monkeypatch, tiny_sweep, tmp_path):
+    """Cells are independent and keyed: reversed dispatch stores the same records."""
+    from lgekit.experiments import ResultsStore, engine, strip_timings
+
+    plan_all, out, _, _ = tiny_sweep
+    plan = tiny_plan(["fig6"], seeds=2)
+    forward = engine.dispatch_order(plan.cells)
+    monkeypatch.setattr(engine, "dispatch_order", lambda cells: list(reversed(forward)))
+    engine.run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
+    ref, new = ResultsStore(out), ResultsStore(tmp_path)
+    for key in plan.cells:
+        assert strip_timings(ref.get(key)) == strip_timings(new.get(key))
+
+
+# ---------------------------------------------------------------------------- progress (issue #16 item 5)
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_line_progress_writes_a_line_every_interval_with_eta():
+    import io
+
+    from lgekit.experiments.progress import LineProgress
+
+    clock, out = _Clock(), io.StringIO()
+    p = LineProgress(10, initial=2, remaining_cost=80.0, stream=out, interval=5.0, clock=clock, heartbeat=False)
+    clock.now += 1.0
+    p.update("ok", cost=40.0)  # 1 s in: no line yet
+    assert out.getvalue() == ""
+    clock.now += 5.0
+    p.update("diverged", cost=20.0)  # 6 s in: 60 of 80 cost units done -> 2 s to go
+    clock.now += 2.0
+    p.update("error", cost=5.0)  # 2 s after the last line: none
+    clock.now += 65.0
+    p.close()
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "cells 4/10 done (2 reused; 1 diverged, 0 failed), elapsed 6s, ETA 2s",
+        "cells 5/10 done (2 reused; 1 diverged, 1 failed), elapsed 1m13s, ETA 17s",  # 73 s x 15/65
+    ]
+
+
+def test_line_progress_counts_cells_when_costs_are_unknown():
+    import io
+
+    from lgekit.experiments.progress import LineProgress
+
+    clock, out = _Clock(), io.StringIO()
+    p = LineProgress(4, stream=out, interval=0.0, clock=clock, heartbeat=False)
+    assert p.line() == "cells 0/4 done (0 diverged, 0 failed), elapsed 0s, ETA unknown"
+    clock.now += 3600 + 30
+    p.update("ok")
+    assert out.getvalue().splitlines()[-1] == "cells 1/4 done (0 diverged, 0 failed), elapsed 1h00m30s, ETA 3h01m30s"
+    for _ in range(3):
+        p.update("ok")
+    assert out.getvalue().splitlines()[-1].endswith(", done")
+
+
+def test_line_progress_heartbeat_while_no_cell_finishes():
+    """In a log, a cell that runs for minutes must not look like a hang: lines keep coming."""
+    import io
+    import time
+
+    from lgekit.experiments.progress import LineProgress
+
+    out = io.StringIO()
+    p = LineProgress(3, stream=out, interval=0.05)
+    time.sleep(0.5)
+    p.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) >= 3 and all(line.startswith("cells 0/3 done") for line in lines)
+
+
+def test_progress_display_follows_the_stream():
+    import io
+
+    from lgekit.experiments import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    line = progress.progress_reporter(3, stream=io.StringIO(), interval=0)
+    assert isinstance(line, progress.LineProgress)
+    line.close()
+    bar = progress.progress_reporter(3, stream=Terminal())
+    assert type(bar).__name__ == "_Bar" and type(bar.bar).__module__.startswith("tqdm")
+    bar.update("diverged")
+    bar.close()
+    assert "1 diverged, 0 failed" in bar.bar.postfix
+    assert type(progress.progress_reporter(3, stream=Terminal(), enabled=False)).__name__ == "_Silent"
+
+
+def test_sweep_piped_to_a_file_prints_progress_lines(monkeypatch, capsys, tmp_path):
+    from lgekit.experiments import progress
+    from lgekit.experiments.engine import run_sweep
+
+    monkeypatch.setattr(progress, "PROGRESS_INTERVAL", 0.0)  # a line per cell
+    plan = tiny_plan(["fig6"])
+    run_sweep(plan.cells, tmp_path, n_jobs=1, progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(" done")[0] for line in err if line.startswith("cells ")][-3:] == \
+        ["cells 1/3", "cells 2/3", "cells 3/3"]
+    assert "elapsed" in err[-1] and err[-1].endswith(", done")
+
+
+# ---------------------------------------------------------------------------- a figure whose every run diverged
+def test_report_says_when_every_run_of_a_figure_diverged(tmp_path):
+    """Issue #17 item 7: on a graph where every cell diverges the report says so, and why."""
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.report import write_outputs
+
+    plan = tiny_plan(["fig1", "fig6"])
+    store = ResultsStore(tmp_path)
+    for key, config in plan.cells.items():
+        diverged = config["model"] == "LogisticEmbedding"
+        history = [{"epoch": 0, "mean_norm": None, "objective": None, "diverged": True,
+                    "divergence_reason": "non-finite values (objective, mean_norm)"}] if diverged else \
+            [{"epoch": t, "mean_norm": 1.0, "test_ap": 0.7} for t in range(4)]
+        store.put({"key": key, "config": config, "status": "diverged" if diverged else "ok", "history": history,
+                   "metrics": {} if diverged else {"test_ap": 0.7, "train_ap": 0.8},
+                   "diverged_epoch": 0 if diverged else None,
+                   "error": {"type": "DivergenceError", "message": "diverged", "reason": "x"} if diverged else None})
+    outputs = write_outputs(plan, store)
+    assert outputs.all_diverged == ["fig1"]
+    (v1,) = [v for v in outputs.verdicts if v.figure == "fig1"]
+    assert v1.verdict == "INCONCLUSIVE"
+    assert "every one of the 4 runs diverged" in v1.evidence
+    assert "non-finite values (objective, mean_norm)" in v1.evidence
+    md = (tmp_path / "report.md").read_text()
+    assert "**Every run of fig1 diverged**" in md
+    fig1 = md.split("## Figure 1:")[1].split("\n## ")[0]
+    assert ("**Every run of this figure diverged** (4 runs diverged at epoch 1; reason: non-finite values "
+            "(objective, mean_norm) (4 runs))") in fig1
+    assert "lam_r=0 seed=0 at epoch 1: non-finite values (objective, mean_norm)" in fig1
+    assert "Every run of this figure diverged" not in md.split("## Figure 6:")[1]
+    assert "Every run of this figure diverged" in (tmp_path / "report.html").read_text()
+    import json
+
+    assert json.loads((tmp_path / "summary.json").read_text())["all_diverged"] == ["fig1"]
+
+
+# ---------------------------------------------------------------------------- the public callbacks record a cell
+def test_recording_callbacks_are_the_public_ones():
+    from lgekit.callbacks import LinkPredictionCallback, NodeClassificationCallback
+    from lgekit.experiments.tasks import AtEpochs, recording_callbacks
+
+    split = object.__new__(type("S", (), {}))
+    for attr in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
+        setattr(split, attr, np.zeros((1, 2), dtype=np.int64))
+    labels = np.eye(3)
+    lp, f1 = recording_callbacks(split, {"ap_every": 2, "train_ap": True, "f1_epochs": [1, 5]}, labels, seed=7)
+    assert isinstance(lp, LinkPredictionCallback) and (lp.every, lp.train, lp.seed) == (2, True, 7)
+    assert isinstance(f1, AtEpochs) and isinstance(f1.callback, NodeClassificationCallback)
+    assert f1.epochs == {1, 5} and f1.callback.seed == 7 and f1.callback.every == 1
+    assert recording_callbacks(split, {"f1_epochs": [1]}, None) == []  # no labels, no F1
+    with pytest.raises(ValueError, match="unknown record key 'test_ap_every'"):
+        recording_callbacks(split, {"test_ap_every": 1})
+
+
+def test_at_epochs_calls_only_at_its_epochs():
+    from lgekit.callbacks import Callback
+    from lgekit.experiments.tasks import AtEpochs
+
+    class Count(Callback):
+        def __init__(self):
+            self.calls = []
+
+        def on_epoch_end(self, model, epoch, record):
+            self.calls.append(epoch)
+            record["x"] = epoch
+            return epoch == 4
+
+    inner = Count()
+    cb = AtEpochs(inner, [2, 5])
+    records = [{} for _ in range(6)]
+    stops = [cb.on_epoch_end(None, t, records[t]) for t in range(6)]
+    assert inner.calls == [1, 4] and stops == [False, False, False, False, True, False]
+    assert [("x" in r, "eval_seconds" in r) for r in records] == [(False, False), (True, True), (False, False),
+                                                                  (False, False), (True, True), (False, False)]

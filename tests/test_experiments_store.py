@@ -79,9 +79,10 @@ def test_shared_runs_record_the_union_of_their_figures():
         plan = expand(seeds=1, quick=quick)
         for e in plan.figures["fig4"]:  # F1 is for Fig. 3: only the runs Fig. 4 shares with it compute it
             assert bool(plan.cells[e["key"]]["record"]["f1_epochs"]) == (e["dim"] == 100)
-    merged = specs.merge_records({"test_ap_every": 0, "train_ap_every": 3, "f1_epochs": [1, 5], "final_train_ap": False},
-                                 {"test_ap_every": 2, "train_ap_every": 1, "f1_epochs": [5, 20], "final_train_ap": True})
-    assert merged == {"test_ap_every": 2, "train_ap_every": 1, "f1_epochs": [1, 5, 20], "final_train_ap": True}
+    merged = specs.merge_records({"ap_every": 0, "train_ap": False, "f1_epochs": [1, 5], "final_train_ap": False},
+                                 {"ap_every": 2, "train_ap": True, "f1_epochs": [5, 20], "final_train_ap": True})
+    assert merged.to_dict() == {"ap_every": 2, "train_ap": True, "f1_epochs": [1, 5, 20], "final_train_ap": True}
+    assert specs.merge_records({"ap_every": 3}, {"ap_every": 2}).ap_every == 2
 
 
 def test_quick_is_smaller_and_uses_a_small_default_graph():

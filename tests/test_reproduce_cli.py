@@ -210,4 +210,9 @@ def test_readme_main_command_quick(tmp_path):
     assert md.count("**Verdict:") == 6
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["mode"] == "quick" and len(summary["verdicts"]) == 6
+    # stderr is a pipe here, as in CI: progress comes as plain lines, the last one complete
+    n = len(json.loads((tmp_path / "plan.json").read_text())["cells"])
+    lines = [line for line in done.stderr.splitlines() if line.startswith("cells ")]
+    assert lines and lines[-1].startswith(f"cells {n}/{n} done") and "elapsed" in lines[-1]
+    assert "\r" not in done.stderr  # no bar redrawn in the log
     print(f"lgekit reproduce (quick, default) wall time: {wall:.1f} s")

@@ -87,8 +87,8 @@ def prepare_out(folder):
 def run(args):
     from .. import models
     from .._atomic import atomic_write_text
+    from ..callbacks import LinkPredictionCallback
     from ..experiments.store import to_json_safe
-    from ..experiments.tasks import _Recorder
 
     # before loading the graph: a bad value should not cost a data set load first
     check_options(args, {**_OPTIONS, **_MODEL_OPTIONS.get(args.model, {})})
@@ -119,7 +119,7 @@ def run(args):
     if args.split is not None:
         split = split_graph(graph, args.split, args.seed, args.graph)
         data = split
-        callbacks.append(_Recorder(split, {"test_ap_every": 1}, model.epochs, None, f1_seed=args.seed))
+        callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
         model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:

@@ -18,7 +18,10 @@ examples:
   lgekit reproduce --scheduler tcp://10.0.0.5:8786 --dataset ppi
 
 Finished cells are stored in OUT/cells/ as they complete; rerunning resumes
-(skips them), --force recomputes. The report is OUT/report.md and OUT/report.html.
+(skips them), --force recomputes. The longest cells are started first. The
+report is OUT/report.md and OUT/report.html; figures of an earlier run into OUT
+that this report does not draw are removed. Progress goes to stderr: a bar on a
+terminal or in a notebook, one line every few seconds in a log or CI.
 """
 
 
@@ -109,7 +112,11 @@ def run(args):
     print(result.summary())
     for v in outputs.verdicts:
         print(f"  {v.figure}: {v.verdict:<14} {v.statement}")
+    for name in outputs.all_diverged:
+        print(f"  {name}: every run diverged (the report gives the reasons)")
     print(f"figures: {', '.join(str(p[0]) for p in outputs.figures.values())}")
+    if outputs.removed:
+        print(f"removed an earlier run's figures that this report does not draw: {', '.join(outputs.removed)}")
     print(f"report: {outputs.report_md}  {outputs.report_html}")
     if result.errors:
         print(f"{len(result.errors)} cell(s) failed (stored as errors; rerun retries them):", file=sys.stderr)

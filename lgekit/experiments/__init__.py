@@ -7,18 +7,21 @@ Typical use (what ``lgekit reproduce`` does)::
     result = experiments.run_sweep(plan.cells, "lgekit-results", n_jobs=2)
     experiments.write_outputs(plan, "lgekit-results")   # figures, report.md, report.html
 
-Modules: :mod:`~lgekit.experiments.specs` (figure specs as plain data, cell
-keys), :mod:`~lgekit.experiments.store` (the crash-safe results store),
-:mod:`~lgekit.experiments.tasks` (one cell), :mod:`~lgekit.experiments.engine`
-(local joblib processes or Dask), :mod:`~lgekit.experiments.plots`,
-:mod:`~lgekit.experiments.verdicts` and :mod:`~lgekit.experiments.report`.
+Modules: :mod:`~lgekit.experiments.specs` (figure specs as typed
+dataclasses, verdict thresholds, cell keys, the cost model),
+:mod:`~lgekit.experiments.store` (the crash-safe results store),
+:mod:`~lgekit.experiments.tasks` (one cell, recorded by the public callbacks),
+:mod:`~lgekit.experiments.engine` (local joblib processes or Dask, longest
+cells first), :mod:`~lgekit.experiments.progress`,
+:mod:`~lgekit.experiments.plots`, :mod:`~lgekit.experiments.verdicts` and
+:mod:`~lgekit.experiments.report`.
 """
-from .specs import FIGURES, Plan, cell_key, expand, resolve_figures
+from .specs import FIGURES, FigureSpec, Plan, RecordSpec, cell_key, expand, resolve_figures
 from .store import ResultsStore, read_jsonl, strip_timings
 
 __all__ = [
-    "FIGURES", "Plan", "ResultsStore", "cell_key", "expand", "read_jsonl", "resolve_figures",
-    "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
+    "FIGURES", "FigureSpec", "Plan", "RecordSpec", "ResultsStore", "cell_key", "expand", "read_jsonl",
+    "resolve_figures", "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
 ]
 
 

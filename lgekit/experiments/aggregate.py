@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-__all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve"]
+__all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve", "divergence_summary",
+           "divergence_reason", "last_value"]
 
 
 def runs_for_figure(entries, records_by_key):
@@ -24,8 +25,54 @@ def runs_for_figure(entries, records_by_key):
         run["metrics"] = rec.get("metrics") or {}
         run["diverged_epoch"] = rec.get("diverged_epoch")
         run["error"] = rec.get("error")
+        run["divergence_reason"] = divergence_reason(run) if run["status"] == "diverged" else None
         runs.append(run)
     return runs
+
+
+def divergence_reason(run):
+    """The check that ended a diverged run, as recorded (``None`` if none was)."""
+    for rec in reversed(run.get("history") or []):
+        if rec.get("divergence_reason"):
+            return rec["divergence_reason"]
+    error = run.get("error") or {}
+    return error.get("reason") or error.get("message")
+
+
+def _epoch_of(run):
+    """Completed epochs (1-based) at which a diverged run stopped, or None."""
+    if run.get("diverged_epoch") is not None:
+        return int(run["diverged_epoch"]) + 1
+    history = run.get("history") or []
+    return int(history[-1]["epoch"]) + 1 if history else None
+
+
+def last_value(run, key):
+    """(epoch, value) of the last finite ``key`` the run recorded (1-based epochs), or None."""
+    xs, ys = _series(run, key)
+    return (xs[-1], ys[-1]) if xs else None
+
+
+def divergence_summary(runs, limit=3):
+    """One sentence: at which epochs the diverged ``runs`` stopped, and the reasons they recorded.
+
+    Identical reasons are counted once; at most ``limit`` distinct reasons
+    are quoted.
+    """
+    diverged = [r for r in runs if r.get("status") == "diverged"]
+    if not diverged:
+        return "no run diverged"
+    epochs = sorted({e for e in (_epoch_of(r) for r in diverged) if e is not None})
+    reasons = {}
+    for run in diverged:
+        reason = run.get("divergence_reason") or divergence_reason(run) or "no reason recorded"
+        reasons[reason] = reasons.get(reason, 0) + 1
+    quoted = [f"{text}" + (f" ({n} runs)" if n > 1 else "") for text, n in list(reasons.items())[:limit]]
+    more = len(reasons) - limit
+    where = ("at epoch " + ", ".join(map(str, epochs))) if epochs else "at an unknown epoch"
+    return (f"{len(diverged)} run{'s' if len(diverged) > 1 else ''} diverged {where}; reason"
+            f"{'s' if len(reasons) > 1 else ''}: " + "; ".join(quoted)
+            + (f"; and {more} other reason{'s' if more > 1 else ''}" if more > 0 else ""))
 
 
 def group(runs, *names):

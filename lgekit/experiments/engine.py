@@ -25,10 +25,11 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+from .progress import progress_reporter
 from .specs import estimated_cost
 from .store import ResultsStore
 
-__all__ = ["SweepResult", "run_sweep", "available_cores", "exit_with_parent", "SchedulerUnreachable"]
+__all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "exit_with_parent", "SchedulerUnreachable"]
 
 logger = logging.getLogger(__name__)
 
@@ -103,11 +104,26 @@ def _check_jobs(n_jobs):
     return n_jobs
 
 
-def _progress(total, initial, enabled):
-    from tqdm.auto import tqdm
+def dispatch_order(cells):
+    """The keys of ``cells`` in the order they are handed to workers: longest estimated cost first.
 
-    return tqdm(total=total, initial=initial, unit="cell", desc="cells", dynamic_ncols=True,
-                disable=None if enabled else True, smoothing=0.1)
+    With ``n`` workers a sweep ends when its last cell does; starting the
+    longest cells first leaves short ones for the tail, where they fill the
+    workers that finish early (the longest-processing-time rule), instead of
+    one long cell running alone at the end.  Ties are broken by key, so the
+    order is a function of the plan.  Records do not depend on it: cells are
+    independent and stored by key.
+
+    Parameters
+    ----------
+    cells : dict
+        key -> configuration.
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted(cells, key=lambda key: (-estimated_cost(cells[key]), key))
 
 
 def _crash_record(key, config, exc):
@@ -227,9 +243,10 @@ def _iter_dask(todo, scheduler, n_jobs, verbose, timeout):
     try:
         from distributed import as_completed
 
+        # a higher priority runs first: the scheduler keeps the longest-first order of ``todo``
         futures = [client.submit(run_cell, config, verbose=verbose, engine="dask",
-                                 key=f"lgekit-cell-{key}", pure=False)
-                   for key, config in todo]
+                                 key=f"lgekit-cell-{key}", pure=False, priority=len(todo) - i)
+                   for i, (key, config) in enumerate(todo)]
         by_key = {f.key: (key, config) for f, (key, config) in zip(futures, todo)}
         for future in as_completed(futures):
             key, config = by_key[future.key]
@@ -280,7 +297,8 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
     verbose : int
         Passed to the models (per-epoch output) when >= 2.
     progress : bool
-        One tqdm bar over cells (shown on a terminal only).
+        Show progress on stderr: a bar on a terminal or in a notebook, a
+        line every few seconds otherwise (:mod:`lgekit.experiments.progress`).
     timeout : float
         Seconds to wait for a Dask scheduler given by address.
 
@@ -306,12 +324,12 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
         store.clean_temporary_files()
         done = set() if force else (store.finished_keys() & set(cells))
         result.n_skipped = len(done)
-        todo = [(key, cells[key]) for key in cells if key not in done]
-        todo.sort(key=lambda kc: -estimated_cost(kc[1]))  # longest first: shorter tail
+        todo = [(key, cells[key]) for key in dispatch_order(cells) if key not in done]
         if todo:
             records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
                        else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
-            bar = _progress(len(cells), len(done), progress)
+            costs = {key: estimated_cost(config) for key, config in todo}
+            bar = progress_reporter(len(cells), len(done), enabled=progress, remaining_cost=sum(costs.values()))
             try:  # the index is rebuilt even when interrupted
                 for record in _guard(records, result):
                     store.put(record)
@@ -330,8 +348,7 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
                     logger.info("%s %s dim=%s lam_r=%s seed=%s: %s in %.1f s", record["key"][:10],
                                 record["config"]["model"], params.get("dim"), params.get("lam_r"),
                                 params.get("random_state"), status, (record.get("timings") or {}).get("total", 0.0))
-                    bar.update(1)
-                    bar.set_postfix_str(f"{result.n_diverged} diverged, {result.n_error} failed", refresh=False)
+                    bar.update(status, costs.get(record["key"], 0.0))
             finally:
                 bar.close()
                 store.write_index()

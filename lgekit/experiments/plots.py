@@ -1,21 +1,61 @@
 """Figures 1-6 drawn from runs, laid out like the paper's panels.
 
 Each ``plot_figN(runs, spec)`` returns ``(figure, drawn)``: the matplotlib
-Figure and a plain description of what was drawn (panels, axis labels and
-scales, and per series its label, x, y and how many seeds/diverged runs), which
-tests and the report inspect.  Curves are means over seeds with a band of
-± one standard deviation (drawn when there are two seeds or more).  A diverged
-run is drawn as its partial curve (dotted) ending in a red ✕ annotated
-"diverged"; for final-metric figures a diverged grid point is a red ✕ on the
-bottom axis.
+Figure and a plain description of what was drawn (panels, axis labels,
+scales and limits, and per series its label, x, y, how many seeds and which
+runs diverged), which tests and the report inspect.
+
+Conventions:
+
+* Curves are means over seeds with a band of ± one standard deviation
+  (drawn when there are two seeds or more).  Epoch axes have integer ticks.
+* Panels are lettered "(a)", "(b)", ... only when a figure has several.
+* Panels that are compared share their y-axis (Figure 4's λr panels).
+* Average precision against a grid parameter (Figures 5 and 6) is drawn on
+  its full range [0, 1], so that a flat result looks flat; Figure 6 also
+  shades the spread of the test AP over the dimensions its claim covers.
+* A diverged run is never averaged in.  On a per-epoch panel its partial
+  curve is dotted and ends in a red ✕ at the epoch it diverged (x) and the
+  last value it reached (y), labelled with its grid value and that epoch; a run that recorded
+  nothing gets the ✕ on the bottom axis at that epoch.  Figures 5 and 6 mark
+  a diverged grid point with a red ✕ at the last test AP the run reached and
+  add a panel of the diverged runs' train/test AP per epoch up to their
+  divergence.
 """
+import math
+
 import numpy as np
 
-from .aggregate import epoch_curve, group, point_summary
+from .aggregate import epoch_curve, group, last_value, point_summary
 
 __all__ = ["plot_figure", "save_figure", "PLOTTERS"]
 
 _DIVERGED_STYLE = {"marker": "x", "color": "tab:red", "markersize": 9, "markeredgewidth": 2, "linestyle": "none"}
+
+
+def _integer_epochs(ax):
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _diverged_epoch(run):
+    """Completed epochs (1-based) at which the run diverged."""
+    if run.get("diverged_epoch") is not None:
+        return int(run["diverged_epoch"]) + 1
+    history = run.get("history") or []
+    return int(history[-1]["epoch"]) + 1 if history else 1
+
+
+def _mark_divergence(ax, epoch, reached, text, color="tab:red"):
+    """A red ✕ at (``epoch``, the value ``reached``), or on the bottom axis when nothing was reached."""
+    if reached is None:
+        ax.plot([epoch], [0.0], **_DIVERGED_STYLE, transform=ax.get_xaxis_transform(), clip_on=False)
+        ax.annotate(text, (epoch, 0.0), xycoords=ax.get_xaxis_transform(), textcoords="offset points",
+                    xytext=(4, 6), color=color, fontsize=8)
+    else:
+        ax.plot([epoch], [reached], **_DIVERGED_STYLE)
+        ax.annotate(text, (epoch, reached), textcoords="offset points", xytext=(4, 4), color=color, fontsize=8)
 
 
 def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, markers=False):
@@ -26,24 +66,37 @@ def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, marker
     for color, (value, runs) in zip(cmap, groups.items()):
         c = epoch_curve(runs, key)
         label = label_of(value)
-        series = {"label": label, "x": c.epochs.tolist(), "y": c.mean.tolist(), "n_seeds": int(c.n.max()) if len(c) else 0,
-                  "n_diverged": c.n_diverged}
+        series = {"label": label, "x": c.epochs.tolist(), "y": c.mean.tolist(),
+                  "n_seeds": int(c.n.max()) if len(c) else 0, "n_diverged": c.n_diverged, "diverged": []}
         if len(c):
             ax.plot(c.epochs, c.mean, color=color, label=label, marker="o" if markers else None,
                     markersize=4 if markers else None)
             if c.n.max() > 1:
                 ax.fill_between(c.epochs, c.mean - c.std, c.mean + c.std, color=color, alpha=0.2, linewidth=0)
-        for xs, ys in c.diverged:
-            if len(xs):
-                ax.plot(xs, ys, color=color, linestyle=":", label=None if len(c) else label)
-                ax.plot(xs[-1:], ys[-1:], **_DIVERGED_STYLE)
-                ax.annotate("diverged", (xs[-1], ys[-1]), textcoords="offset points", xytext=(4, 4),
-                            color="tab:red", fontsize=8)
-        if c.n_diverged and not any(len(xs) for xs, _ in c.diverged):
-            ax.plot([], [], **_DIVERGED_STYLE, label=f"{label}: diverged at epoch 1")
+        labelled = bool(len(c))
+        for run in runs:
+            if run.get("status") != "diverged":
+                continue
+            epoch = _diverged_epoch(run)
+            reached = last_value(run, key)
+            xs = [int(rec["epoch"]) + 1 for rec in run["history"] if _finite(rec.get(key))]
+            ys = [float(rec[key]) for rec in run["history"] if _finite(rec.get(key))]
+            if xs and xs[-1] < epoch:  # carry the dotted line on to the ✕ at the divergence epoch
+                xs, ys = xs + [epoch], ys + [ys[-1]]
+            if xs:
+                ax.plot(xs, ys, color=color, linestyle=":", label=None if labelled else f"{label} (diverged)")
+                labelled = True
+            elif not labelled:
+                ax.plot([], [], color=color, linestyle=":", label=f"{label} (diverged)")
+                labelled = True
+            _mark_divergence(ax, epoch, None if reached is None else reached[1],
+                             f"{label}: diverged (epoch {epoch})")
+            series["diverged"].append({"seed": run.get("seed"), "epoch": epoch,
+                                       "reached": None if reached is None else list(reached)})
         panel["series"].append(series)
     if logy:
         ax.set_yscale("log")
+    _integer_epochs(ax)
     ax.set_title(title)
     ax.set_xlabel("epoch")
     ax.set_ylabel(ylabel)
@@ -53,12 +106,15 @@ def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, marker
     return panel
 
 
-def _point_panel(ax, groups, metrics, xlabel, title, *, logx=True):
-    """One panel of final metrics against a grid parameter; returns its description."""
+def _finite(value):
+    return value is not None and not (isinstance(value, float) and not math.isfinite(value))
+
+
+def _point_panel(ax, groups, metrics, xlabel, title, *, logx=True, label_of=None):
+    """One panel of final metrics against a grid parameter, AP on [0, 1]; returns its description."""
     panel = {"title": title, "xlabel": xlabel, "ylabel": "average precision",
-             "xscale": "log" if logx else "linear", "yscale": "linear", "series": []}
+             "xscale": "log" if logx else "linear", "yscale": "linear", "ylim": [0.0, 1.0], "series": []}
     xs = np.array(list(groups), dtype=float)
-    diverged_x = []
     for (metric, label), color in zip(metrics, ("tab:blue", "tab:orange", "tab:green")):
         stats = [point_summary(runs, metric) for runs in groups.values()]
         mean = np.array([s["mean"] for s in stats])
@@ -70,21 +126,71 @@ def _point_panel(ax, groups, metrics, xlabel, title, *, logx=True):
         panel["series"].append({"label": label, "x": xs[ok].tolist(), "y": mean[ok].tolist(),
                                 "n_seeds": max((s["n"] for s in stats), default=0),
                                 "n_diverged": sum(s["n_diverged"] for s in stats)})
-        diverged_x += [x for x, s in zip(xs, stats) if s["n_diverged"]]
+    # a diverged grid point: a red ✕ at the last test AP its run reached (bottom axis if none), labelled
+    diverged = []
+    for x, runs in zip(xs, groups.values()):
+        for run in runs:
+            if run.get("status") != "diverged":
+                continue
+            epoch = _diverged_epoch(run)
+            reached = last_value(run, "test_ap")
+            y = None if reached is None else reached[1]
+            if y is None:
+                ax.plot([x], [0.0], **_DIVERGED_STYLE, transform=ax.get_xaxis_transform(), clip_on=False)
+            else:
+                ax.plot([x], [y], **_DIVERGED_STYLE)
+            # centred under the ✕: neighbouring grid points leave little room beside it
+            ax.annotate(f"epoch {epoch}", (x, 0.0 if y is None else y),
+                        xycoords=ax.get_xaxis_transform() if y is None else "data",
+                        textcoords="offset points", xytext=(0, 8 if y is None else -14), ha="center",
+                        color="tab:red", fontsize=8)
+            diverged.append({"x": float(x), "seed": run.get("seed"), "epoch": epoch, "test_ap": y,
+                             "label": None if label_of is None else label_of(x)})
+    if diverged:
+        ax.plot([], [], **_DIVERGED_STYLE, label="diverged at the epoch shown (last test AP reached)")
+        panel["diverged"] = diverged
+        panel["diverged_x"] = sorted({d["x"] for d in diverged})
     if logx:
         ax.set_xscale("log")
-    if diverged_x:
-        diverged_x = sorted(set(diverged_x))
-        ymin = ax.get_ylim()[0]
-        ax.plot(diverged_x, [ymin] * len(diverged_x), **_DIVERGED_STYLE, label="diverged", clip_on=False)
-        for x in diverged_x:
-            ax.annotate("diverged", (x, ymin), textcoords="offset points", xytext=(3, 6), color="tab:red", fontsize=8)
-        panel["diverged_x"] = diverged_x
+    ax.set_ylim(0.0, 1.0)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("average precision")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="lower right")
+    return panel
+
+
+def _diverged_runs_panel(ax, groups, label_of, title):
+    """Train/test AP per epoch of each diverged run, up to the epoch it diverged (marked on the x-axis)."""
+    panel = {"title": title, "xlabel": "epoch", "ylabel": "average precision", "xscale": "linear",
+             "yscale": "linear", "ylim": [0.0, 1.0], "series": []}
+    diverged = [(value, run) for value, runs in groups.items() for run in runs if run.get("status") == "diverged"]
+    for color, (value, run) in zip(_colors(len(diverged)), diverged):
+        epoch = _diverged_epoch(run)
+        label = f"{label_of(value)}, seed {run.get('seed')}"
+        test = [(int(r["epoch"]) + 1, float(r["test_ap"])) for r in run["history"] if _finite(r.get("test_ap"))]
+        train = [(int(r["epoch"]) + 1, float(r["train_ap"])) for r in run["history"] if _finite(r.get("train_ap"))]
+        if test:
+            ax.plot(*zip(*test), color=color, marker="o", markersize=3, label=f"{label}: test AP")
+        if train:
+            ax.plot(*zip(*train), color=color, linestyle="--", label=f"{label}: train AP")
+        ax.axvline(epoch, color=color, linestyle=":", linewidth=1)
+        ax.plot([epoch], [0.0], **_DIVERGED_STYLE, transform=ax.get_xaxis_transform(), clip_on=False)
+        ax.annotate(f"{label_of(value)} diverged (epoch {epoch})", (epoch, 0.0), xycoords=ax.get_xaxis_transform(),
+                    textcoords="offset points", xytext=(-4, 8), rotation=90, ha="right", va="bottom",
+                    color="tab:red", fontsize=8)
+        panel["series"].append({"label": label, "epoch": epoch, "test_ap": test, "train_ap": train})
+    last = max((_diverged_epoch(run) for _, run in diverged), default=1)
+    ax.set_xlim(0.5, last + 0.5)  # the last divergence epoch inside the frame, not on its edge
+    ax.set_ylim(0.0, 1.0)
+    _integer_epochs(ax)
+    ax.set_title(title)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("average precision")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left")
     return panel
 
 
@@ -103,27 +209,33 @@ def _dim_label(v):
     return f"D = {v:g}"
 
 
-def _new(ncols, title, width=5.0, height=3.8):
+def _new(ncols, title, width=5.0, height=3.8, sharey=False):
     # a bare Figure (no pyplot): no global state, no GUI backend, nothing to close
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(width * ncols, height), layout="constrained")
-    axes = fig.subplots(1, ncols, squeeze=False)
+    axes = fig.subplots(1, ncols, squeeze=False, sharey=sharey)
     fig.suptitle(title, fontsize=11)
     return fig, list(axes[0])
 
 
+def _titles(*titles):
+    """Panel titles, lettered "(a)", "(b)", ... only when there are several."""
+    if len(titles) < 2:
+        return list(titles)
+    return [f"({chr(97 + i)}) {t}" for i, t in enumerate(titles)]
+
+
 def plot_fig1(runs, spec):
-    fig, (ax,) = _new(1, spec["title"], width=6.0)
-    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_norm", _lam_label, "(a) average L2 norm",
-                         "average ‖x_v‖₂")
+    fig, (ax,) = _new(1, spec.title, width=6.0)
+    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_norm", _lam_label, "", "average ‖x_v‖₂")
     return fig, {"panels": [panel]}
 
 
 def plot_fig2(runs, spec):
-    fig, (ax,) = _new(1, spec["title"], width=6.0)
-    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_grad_norm", _lam_label, "(a) stochastic-gradient norm",
-                         "average ‖∇‖₂ (Eq. 4)", logy=True)
+    fig, (ax,) = _new(1, spec.title, width=6.0)
+    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_grad_norm", _lam_label, "",
+                         "average ‖∂L/∂x_u‖₂ (Eq. 2)", logy=True)
     return fig, {"panels": [panel]}
 
 
@@ -133,39 +245,68 @@ def _has(runs, key):
 
 def plot_fig3(runs, spec):
     with_f1 = _has(runs, "micro_f1")
-    fig, axes = _new(3 if with_f1 else 1, spec["title"], width=5.0 if with_f1 else 6.0)
+    fig, axes = _new(3 if with_f1 else 1, spec.title, width=5.0 if with_f1 else 6.0)
     groups = group(runs, "lam_r")
-    panels = [_epoch_panel(axes[0], groups, "test_ap", _lam_label, "(a) link prediction", "test AP")]
+    titles = _titles("link prediction", *(["node classification"] * 2 if with_f1 else []))
+    panels = [_epoch_panel(axes[0], groups, "test_ap", _lam_label, titles[0], "test AP")]
     if with_f1:
-        panels.append(_epoch_panel(axes[1], groups, "micro_f1", _lam_label, "(b) node classification",
-                                   "Micro-F1", markers=True))
-        panels.append(_epoch_panel(axes[2], groups, "macro_f1", _lam_label, "(c) node classification",
-                                   "Macro-F1", markers=True))
+        panels.append(_epoch_panel(axes[1], groups, "micro_f1", _lam_label, titles[1], "Micro-F1", markers=True))
+        panels.append(_epoch_panel(axes[2], groups, "macro_f1", _lam_label, titles[2], "Macro-F1", markers=True))
     return fig, {"panels": panels}
 
 
 def plot_fig4(runs, spec):
     by_lam = group(runs, "lam_r")
-    fig, axes = _new(max(1, len(by_lam)), spec["title"], width=4.2)
+    # the λr panels are compared with one another: one y-axis for all
+    fig, axes = _new(max(1, len(by_lam)), spec.title, width=4.2, sharey=True)
+    titles = _titles(*(_lam_label(lam) for lam in by_lam))
     panels = []
-    for i, (ax, (lam, rs)) in enumerate(zip(axes, by_lam.items())):
-        panels.append(_epoch_panel(ax, group(rs, "dim"), "test_ap", _dim_label,
-                                   f"({chr(97 + i)}) {_lam_label(lam)}", "test AP"))
+    for ax, title, (lam, rs) in zip(axes, titles, by_lam.items()):
+        panels.append(_epoch_panel(ax, group(rs, "dim"), "test_ap", _dim_label, title, "test AP"))
+    for ax in axes[1:]:
+        ax.set_ylabel("")
+    return fig, {"panels": panels, "sharey": True}
+
+
+def _with_diverged_panel(runs, spec, key, metrics, xlabel, title, label_of, decorate=None):
+    groups = group(runs, key)
+    any_diverged = any(r.get("status") == "diverged" for r in runs)
+    fig, axes = _new(2 if any_diverged else 1, spec.title, width=6.0 if not any_diverged else 5.5)
+    # alone, the panel needs no title: the figure's names D or λr already
+    titles = _titles(title, "diverged runs: AP per epoch until divergence") if any_diverged else [""]
+    panels = [_point_panel(axes[0], groups, metrics, xlabel, titles[0], label_of=label_of)]
+    if decorate is not None:
+        decorate(axes[0], groups, panels[0])
+    if any_diverged:
+        panels.append(_diverged_runs_panel(axes[1], groups, label_of, titles[1]))
     return fig, {"panels": panels}
 
 
 def plot_fig5(runs, spec):
-    fig, (ax,) = _new(1, spec["title"], width=6.0)
-    panel = _point_panel(ax, group(runs, "lam_r"), [("train_ap", "train AP"), ("test_ap", "test AP")],
-                         "λr", f"(a) D = {spec['params'].get('dim', '?')}")
-    return fig, {"panels": [panel]}
+    return _with_diverged_panel(runs, spec, "lam_r", [("train_ap", "train AP"), ("test_ap", "test AP")], "λr",
+                                f"D = {spec.params.get('dim', '?'):g}", _lam_label)
 
 
 def plot_fig6(runs, spec):
-    fig, (ax,) = _new(1, spec["title"], width=6.0)
-    panel = _point_panel(ax, group(runs, "dim"), [("test_ap", "test AP")], "dimension D",
-                         f"(a) λr = {spec['params'].get('lam_r', '?')}")
-    return fig, {"panels": [panel]}
+    floor = spec.thresholds.get("min_dim", 30)
+    tolerance = spec.thresholds.get("insensitive_range")
+
+    def spread_band(ax, groups, panel):
+        # the claim is about the spread over D >= floor: shade it, so its size is read against [0, 1]
+        means = {d: point_summary(rs, "test_ap")["mean"] for d, rs in groups.items() if d >= floor}
+        means = {d: m for d, m in means.items() if not math.isnan(m)}
+        if len(means) < 2:
+            return
+        lo, hi = min(means.values()), max(means.values())
+        text = f"spread over D ≥ {floor:g}: {hi - lo:.3f}"
+        if tolerance is not None:
+            text += f" (insensitive if ≤ {tolerance:g})"
+        ax.axhspan(lo, hi, xmin=0, xmax=1, color="tab:green", alpha=0.15, linewidth=0, label=text)
+        ax.legend(fontsize=8, loc="lower right")
+        panel["spread_band"] = [lo, hi]
+
+    return _with_diverged_panel(runs, spec, "dim", [("test_ap", "test AP")], "dimension D",
+                                f"λr = {spec.params.get('lam_r', '?'):g}", _dim_label, spread_band)
 
 
 PLOTTERS = {"fig1": plot_fig1, "fig2": plot_fig2, "fig3": plot_fig3, "fig4": plot_fig4,
@@ -173,10 +314,25 @@ PLOTTERS = {"fig1": plot_fig1, "fig2": plot_fig2, "fig3": plot_fig3, "fig4": plo
 
 
 def plot_figure(name, runs, spec):
-    """Draw figure ``name`` from ``runs``; returns ``(matplotlib Figure, drawn description)``."""
+    """Draw figure ``name`` from ``runs``.
+
+    Parameters
+    ----------
+    name : str
+        ``"fig1"`` ... ``"fig6"``.
+    runs : list of dict
+        See :func:`lgekit.experiments.aggregate.runs_for_figure`.
+    spec : FigureSpec
+        The figure's effective spec (title, fixed parameters, thresholds).
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, dict)
+        The figure and the description of what was drawn.
+    """
     fig, drawn = PLOTTERS[name](runs, spec)
     drawn["figure"] = name
-    drawn["title"] = spec["title"]
+    drawn["title"] = spec.title
     return fig, drawn
 
 

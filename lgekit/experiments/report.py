@@ -6,15 +6,17 @@ figure (PNG + PDF), applies each claim's verdict rule and writes the report;
 ``lgekit reproduce``.
 """
 import base64
+import contextlib
 import datetime
 import html
 import json
 import logging
+import re
 from pathlib import Path
 
 from .._atomic import atomic_write_text
-from .aggregate import runs_for_figure
-from .specs import dataset_label, expand
+from .aggregate import divergence_summary, last_value, runs_for_figure
+from .specs import THRESHOLDS, dataset_label, expand
 from .store import ResultsStore
 from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 
@@ -24,7 +26,11 @@ logger = logging.getLogger(__name__)
 
 
 class Outputs:
-    """What :func:`write_outputs` produced: paths, verdicts, drawn-figure descriptions, errors."""
+    """What :func:`write_outputs` produced: paths, verdicts, drawn-figure descriptions, errors.
+
+    ``removed`` lists the figure files of an earlier run that were deleted;
+    ``all_diverged`` the figures every run of which diverged.
+    """
 
     def __init__(self):
         self.figures = {}      # name -> [png, pdf]
@@ -33,6 +39,8 @@ class Outputs:
         self.errors = []       # error records (status "error") of the plan
         self.diverged = []     # (figure, entry) of diverged runs
         self.missing = []      # keys of cells without a record
+        self.removed = []      # figure files of an earlier report that this one does not draw (deleted)
+        self.all_diverged = []  # figures every run of which diverged
         self.report_md = None
         self.report_html = None
         self.summary_json = None
@@ -97,12 +105,15 @@ def _write_outputs(plan, store, result, command):
         fig, drawn = plot_figure(name, runs, spec)
         outputs.figures[name] = save_figure(fig, folder, name)
         outputs.drawn[name] = drawn
-        verdicts = [judge(claim, runs) for claim in spec.get("claims", [])]
+        verdicts = [judge(claim, runs, spec.thresholds) for claim in spec.claims]
         outputs.verdicts.extend(verdicts)
         for run in runs:
             if run["status"] == "diverged":
                 outputs.diverged.append((name, run))
+        if _all_diverged(runs):
+            outputs.all_diverged.append(name)
         sections.append((name, spec, runs, verdicts))
+    outputs.removed = remove_stale_figures(folder, keep=plan.figures)
     n_status = {}
     for rec in records.values():
         n_status[rec.get("status")] = n_status.get(rec.get("status"), 0) + 1
@@ -129,12 +140,85 @@ def _write_outputs(plan, store, result, command):
         "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
         "status_counts": n_status, "missing": outputs.missing,
         "verdicts": [{"claim": v.claim, "figure": v.figure, "verdict": v.verdict, "statement": v.statement,
-                      "evidence": v.evidence} for v in outputs.verdicts],
+                      "evidence": v.evidence, "thresholds": v.thresholds} for v in outputs.verdicts],
         "wall_seconds": None if result is None else result.seconds,
+        "figures": {name: [p.name for p in paths] for name, paths in outputs.figures.items()},
+        "thresholds": {name: dict(spec.thresholds) for name, spec in plan.specs.items()},
+        "all_diverged": outputs.all_diverged,
     }
     outputs.summary_json = folder / "summary.json"
     atomic_write_text(outputs.summary_json, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     return outputs
+
+
+#: the figure files a report writes (and only those are ever removed as stale)
+_FIGURE_FILE = re.compile(r"(fig[1-9][0-9]*)\.(?:png|pdf)")
+
+
+def remove_stale_figures(folder, keep):
+    """Delete the figure files in ``folder`` that the report being written does not draw.
+
+    An earlier run into the same folder (another data set, or other figures)
+    left its ``figN.png``/``figN.pdf``; beside a new report they would pass for
+    its results.  Only regular files named exactly like the figures lgekit
+    writes are removed; their cells stay in the store, so rerunning those
+    figures redraws them without recomputing.
+
+    Parameters
+    ----------
+    folder : path
+    keep : iterable of str
+        Figure names (``"fig4"``) of the current report.
+
+    Returns
+    -------
+    list of str
+        The names of the files removed.
+    """
+    keep = set(keep)
+    removed = []
+    for path in sorted(Path(folder).iterdir()):
+        match = _FIGURE_FILE.fullmatch(path.name)
+        if match is None or match.group(1) in keep or path.is_symlink() or not path.is_file():
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path.name)
+    if removed:
+        logger.info("removed the figures of an earlier run that this report does not draw: %s", ", ".join(removed))
+    return removed
+
+
+def _all_diverged(runs):
+    judged = [r for r in runs if r["status"] != "error"]
+    return bool(judged) and all(r["status"] == "diverged" for r in judged)
+
+
+def _threshold_lines(spec):
+    """The figure's verdict thresholds, one markdown bullet each: name, value, meaning."""
+    return [f"* `{name}` = {value:g}: {THRESHOLDS.get(name, '')}" for name, value in spec.thresholds.items()]
+
+
+def _diverged_text(runs):
+    """Each diverged run: where it diverged, what it reached, the reason recorded."""
+    parts = []
+    for r in runs:
+        if r["status"] != "diverged":
+            continue
+        epoch = r["diverged_epoch"] + 1 if r.get("diverged_epoch") is not None else "?"
+        reached = _reached(r)
+        parts.append(f"{_run_label(r)} at epoch {epoch}" + (f" ({reached})" if reached else "")
+                     + f": {r.get('divergence_reason') or 'no reason recorded'}")
+    return parts
+
+
+def _reached(run):
+    out = []
+    for key, label in (("test_ap", "last test AP"), ("mean_norm", "last mean norm")):
+        value = last_value(run, key)
+        if value is not None:
+            out.append(f"{label} {value[1]:.3g} at epoch {value[0]}")
+    return ", ".join(out)
 
 
 _BADGE = {REPRODUCED: "✅", NOT_REPRODUCED: "❌", INCONCLUSIVE: "❔"}
@@ -174,19 +258,30 @@ def _markdown(sections, outputs, context):
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
         out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.verdict]} **{v.verdict}** |")
-    out += ["", "Verdict rules (thresholds fixed in advance) are in `lgekit/experiments/verdicts.py`.", ""]
+    out += ["", "Each verdict applies the rule in `lgekit/experiments/verdicts.py` with the thresholds fixed in "
+            "advance in the figure's spec (`lgekit/experiments/specs.py`), listed under each figure.", ""]
+    if outputs.all_diverged:
+        out += [f"**Every run of {', '.join(outputs.all_diverged)} diverged**: those figures have no curve or point "
+                "to judge, and their verdicts are INCONCLUSIVE; the reasons recorded are under each figure.", ""]
+    if outputs.removed:
+        out += ["Removed from this folder, as an earlier run's figures that this report does not draw: "
+                + ", ".join(outputs.removed) + ".", ""]
     for name, spec, runs, verdicts in sections:
-        out += [f"## {spec['paper']}: {spec['title']}", "",
-                f"![{spec['paper']}]({name}.png)", "",
-                f"Files: [{name}.png]({name}.png), [{name}.pdf]({name}.pdf). Model `{spec['model']}` with "
-                f"{_fmt_params(spec['params'], spec['grid'])}; grid {_grid_text(spec['grid'])}.", ""]
+        out += [f"## {spec.paper}: {spec.title}", "",
+                f"![{spec.paper}]({name}.png)", "",
+                f"Files: [{name}.png]({name}.png), [{name}.pdf]({name}.pdf). Model `{spec.model}` with "
+                f"{_fmt_params(spec.params, spec.grid)}; grid {_grid_text(spec.grid)}.", ""]
+        if name in outputs.all_diverged:
+            out += [f"**Every run of this figure diverged** ({divergence_summary(runs)}), so nothing could be "
+                    "drawn or judged. A run diverges when its objective or norms become non-finite or blow up "
+                    "(`lgekit.DivergenceError`); the check that fired is quoted per run below.", ""]
         for v in verdicts:
             out += [f"**Verdict: {v.verdict}.** {v.line()}", ""]
-        div = [r for r in runs if r["status"] == "diverged"]
+        if spec.thresholds:
+            out += ["Thresholds (fixed in advance in the spec):", ""] + _threshold_lines(spec) + [""]
+        div = _diverged_text(runs)
         if div:
-            out.append("Diverged runs (drawn with a red ✕): " + "; ".join(
-                _run_label(r) + f" at epoch {r['diverged_epoch'] + 1 if r['diverged_epoch'] is not None else '?'}"
-                for r in div) + ".")
+            out.append("Diverged runs (drawn with a red ✕ at the epoch they diverged): " + "; ".join(div) + ".")
             out.append("")
         err = [r for r in runs if r["status"] == "error"]
         if err:
@@ -225,19 +320,34 @@ def _html(sections, outputs, context, folder):
         parts.append(f"<tr><td>{e(v.figure)}</td><td>{e(v.statement)}</td>"
                      f"<td class='{v.verdict.split()[0]}'><b>{e(v.verdict)}</b></td></tr>")
     parts.append("</table>")
+    parts.append("<p>Each verdict applies the rule in <code>lgekit/experiments/verdicts.py</code> with the thresholds "
+                 "fixed in advance in the figure's spec, listed under each figure.</p>")
+    if outputs.all_diverged:
+        parts.append(f"<p><b>Every run of {e(', '.join(outputs.all_diverged))} diverged</b>: those figures have no "
+                     "curve or point to judge, and their verdicts are INCONCLUSIVE.</p>")
+    if outputs.removed:
+        parts.append("<p>Removed from this folder, as an earlier run's figures that this report does not draw: "
+                     f"{e(', '.join(outputs.removed))}.</p>")
     for name, spec, runs, verdicts in sections:
         png = Path(folder) / f"{name}.png"
         data = base64.b64encode(png.read_bytes()).decode("ascii")
-        parts += [f"<h2>{e(spec['paper'])}: {e(spec['title'])}</h2>",
-                  f"<img alt='{e(spec['paper'])}' src='data:image/png;base64,{data}'>",
-                  f"<p>Model <code>{e(spec['model'])}</code> with {e(_fmt_params(spec['params'], spec['grid']))}; "
-                  f"grid {e(_grid_text(spec['grid']))}.</p>"]
+        parts += [f"<h2>{e(spec.paper)}: {e(spec.title)}</h2>",
+                  f"<img alt='{e(spec.paper)}' src='data:image/png;base64,{data}'>",
+                  f"<p>Model <code>{e(spec.model)}</code> with {e(_fmt_params(spec.params, spec.grid))}; "
+                  f"grid {e(_grid_text(spec.grid))}.</p>"]
+        if name in outputs.all_diverged:
+            parts.append(f"<p><b>Every run of this figure diverged</b> ({e(divergence_summary(runs))}), so nothing "
+                         "could be drawn or judged.</p>")
         for v in verdicts:
             parts += [f"<p><b class='{v.verdict.split()[0]}'>Verdict: {e(v.verdict)}.</b> {e(v.statement)} — "
                       f"observed: {e(v.evidence)}: <b class='{v.verdict.split()[0]}'>{e(v.verdict)}</b></p>"]
-        div = [r for r in runs if r["status"] == "diverged"]
+        if spec.thresholds:
+            parts.append("<p>Thresholds (fixed in advance in the spec):</p><ul>" + "".join(
+                f"<li><code>{e(k)}</code> = {value:g}: {e(THRESHOLDS.get(k, ''))}</li>"
+                for k, value in spec.thresholds.items()) + "</ul>")
+        div = _diverged_text(runs)
         if div:
-            parts.append("<p>Diverged runs (red ✕): " + e("; ".join(_run_label(r) for r in div)) + ".</p>")
+            parts.append("<p>Diverged runs (red ✕ at the epoch they diverged): " + e("; ".join(div)) + ".</p>")
     if outputs.errors:
         parts.append("<h2>Errors</h2>")
         for rec in outputs.errors:

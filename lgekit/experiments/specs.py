@@ -1,7 +1,13 @@
-"""The paper's Figures 1-6 as plain data, and their expansion into cells.
+"""The paper's Figures 1-6 as typed specs, and their expansion into cells.
 
-A *figure spec* is a dict that says which model is trained, with which fixed
-parameters, over which grid, for how many epochs and what each run must record.
+A *figure spec* (:class:`FigureSpec`) says which model is trained, with which
+fixed parameters, over which grid, for how many epochs, what each run must
+record (:class:`RecordSpec`), which claims of the paper the figure is judged
+on and with which thresholds (fixed here, before any run).  Specs are frozen
+dataclasses built from plain mappings by ``from_dict``, which rejects any key
+it does not know, naming it and the accepted ones: a misspelt record key
+cannot silently turn a metric off.
+
 :func:`expand` turns a selection of specs, a data set, a number of seeds and a
 mode (quick or full) into a :class:`Plan`: the distinct *cells* (one training
 run each, identified by the SHA-256 of its canonical JSON configuration) and,
@@ -13,9 +19,10 @@ Figure 6 at D = 100: a run is identified by its configuration, so shared runs
 are computed once, recording the union of what the figures drawing it need
 (:func:`merge_records`; e.g. Micro/Macro-F1 only for the runs of Figure 3).
 
-The parameters follow Gao et al. (2019), Sections 5.1-5.2: λ+ = 1, λ- = 0.03,
-four uniformly drawn negative pairs per positive edge, 20% of the edges held
-out for testing (link prediction scored by average precision), embeddings of
+The parameters follow Gao et al. (2019), Section 3.2 (the SGD experiments of
+Figures 1-4) and Section 4 (DCD, Figures 5-6): λ+ = 1, λ- = 0.03, four
+uniformly drawn negative pairs per positive edge, 20% of the edges held out
+for testing (link prediction scored by average precision), embeddings of
 dimension D = 100 unless D is the varied parameter, 50 SGD epochs, 20 DCD
 epochs and λr = 3 for DCD unless λr is the varied parameter.
 
@@ -25,23 +32,27 @@ Y. Gao, C. Zhang, J. Peng, A. Parameswaran. The Importance of Norm
 Regularization in Linear Graph Embedding: Theoretical Analysis and Empirical
 Demonstration. ICLR 2019 (arXiv:1802.03560).
 """
-import copy
+import dataclasses
 import hashlib
 import itertools
 import json
+import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 
 __all__ = [
-    "FIGURES", "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION",
-    "Plan", "canonical_json", "cell_key", "dataset_spec", "expand", "resolve_figures",
+    "FIGURES", "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION", "THRESHOLDS", "CLAIM_THRESHOLDS",
+    "FigureSpec", "RecordSpec", "Override", "Plan", "canonical_json", "cell_key", "dataset_spec",
+    "effective_spec", "estimated_cost", "expand", "resolve_figures",
 ]
 
 #: bumped whenever what a cell computes changes, so old records are not reused
-SCHEMA_VERSION = 1
+#: (2: the record spec's keys, the public callbacks, train AP on a sample)
+SCHEMA_VERSION = 2
 
 #: the embedded default data set (no download): a BlogCatalog-shaped planted partition graph
 DEFAULT_DATASET = "synthetic-blogcatalog"
@@ -51,81 +62,316 @@ QUICK_DATASET_KWARGS = {"n_nodes": 1000, "seed": 0}
 #: how a cell's train/test split is drawn (the seed is the cell's seed)
 SPLIT = {"test_fraction": 0.2, "negatives_per_positive": 4}
 
-#: what every SGD run records: test AP every epoch (Figs 3-4), and Micro/Macro-F1 at a few
-#: epochs when the graph carries labels (Fig 3); the model's own history gives the
-#: norms (Fig 1) and the stochastic-gradient norms (Fig 2)
-_SGD_RECORD = {"test_ap_every": 1, "train_ap_every": 0, "f1_epochs": [1, 2, 5, 10, 20, 50]}
-#: what every DCD run records: train and test AP at the end (Figs 5-6)
-_DCD_RECORD = {"test_ap_every": 0, "train_ap_every": 0, "final_train_ap": True, "f1_epochs": []}
+#: model names a spec may use (attributes of :mod:`lgekit.models`)
+MODELS = ("LogisticEmbedding", "HingeEmbedding")
 
-_LAM_R_SGD = [0.0, 0.2, 0.6, 1.0]
+
+def _accepted(keys):
+    return ", ".join(sorted(keys))
+
+
+def _check_keys(mapping, cls_or_keys, what):
+    """Raise if ``mapping`` (a dict) has a key outside the accepted ones; returns the mapping."""
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{what} must be a dict, got {type(mapping).__name__}: {mapping!r}")
+    accepted = ([f.name for f in dataclasses.fields(cls_or_keys)] if isinstance(cls_or_keys, type)
+                else list(cls_or_keys))
+    unknown = [k for k in mapping if k not in accepted]
+    if unknown:
+        raise ValueError(f"unknown {what} key {unknown[0]!r}: accepted are {_accepted(accepted)}")
+    return mapping
+
+
+def _int(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _bool(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}: {value!r}")
+    return value
+
+
+# ---------------------------------------------------------------------------- what a run records
+@dataclass(frozen=True)
+class RecordSpec:
+    """What a run records besides the model's own history (objective, norms, gradient norms).
+
+    Parameters
+    ----------
+    ap_every : int, default 0
+        Test AP every ``ap_every`` epochs and after the last one
+        (:class:`lgekit.callbacks.LinkPredictionCallback`); 0: never.
+    train_ap : bool, default False
+        With the test AP, the train AP on the callback's fixed sample of
+        training pairs (seeded by the cell's seed).
+    final_train_ap : bool, default False
+        Train AP of the final embedding over every training pair.
+    f1_epochs : tuple of int, default ()
+        Micro/Macro-F1 of node classification after these numbers of
+        completed epochs (:class:`lgekit.callbacks.NodeClassificationCallback`),
+        when the graph has labels.
+    """
+
+    ap_every: int = 0
+    train_ap: bool = False
+    final_train_ap: bool = False
+    f1_epochs: tuple = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "ap_every", _int(self.ap_every, "record ap_every", 0))
+        _bool(self.train_ap, "record train_ap")
+        _bool(self.final_train_ap, "record final_train_ap")
+        if isinstance(self.f1_epochs, (str, bytes)) or not hasattr(self.f1_epochs, "__iter__"):
+            raise TypeError(f"record f1_epochs must be a list of ints >= 1, got {self.f1_epochs!r}")
+        epochs = tuple(sorted({_int(e, "each of record f1_epochs", 1) for e in self.f1_epochs}))
+        object.__setattr__(self, "f1_epochs", epochs)
+        if self.train_ap and not self.ap_every:
+            raise ValueError("record train_ap=True needs ap_every >= 1: the train AP is recorded with the test AP")
+
+    @classmethod
+    def from_dict(cls, mapping):
+        """Build from a mapping; an unknown key is a ``ValueError`` naming it and the accepted keys."""
+        return cls(**_check_keys(dict(mapping), cls, "record"))
+
+    def updated(self, mapping):
+        """A copy with the entries of ``mapping`` (keys checked as in :meth:`from_dict`)."""
+        return dataclasses.replace(self, **_check_keys(dict(mapping), type(self), "record"))
+
+    def to_dict(self):
+        return {"ap_every": self.ap_every, "train_ap": self.train_ap, "final_train_ap": self.final_train_ap,
+                "f1_epochs": list(self.f1_epochs)}
+
+
+def merge_records(a, b):
+    """The union of two record specs: every metric either asks for, as often as either asks.
+
+    ``ap_every`` takes the smaller positive period (0 = never), flags are
+    or-ed, ``f1_epochs`` are united.  Accepts :class:`RecordSpec` or mappings;
+    returns a :class:`RecordSpec`.
+    """
+    a = a if isinstance(a, RecordSpec) else RecordSpec.from_dict(a)
+    b = b if isinstance(b, RecordSpec) else RecordSpec.from_dict(b)
+    every = [v for v in (a.ap_every, b.ap_every) if v]
+    return RecordSpec(ap_every=min(every) if every else 0, train_ap=a.train_ap or b.train_ap,
+                      final_train_ap=a.final_train_ap or b.final_train_ap,
+                      f1_epochs=tuple(sorted(set(a.f1_epochs) | set(b.f1_epochs))))
+
+
+# ---------------------------------------------------------------------------- verdict thresholds
+#: every threshold a verdict rule uses -> what it means (stated in the report beside its value)
+THRESHOLDS = {
+    "norm_growth_min": "the mean norm 'grows' when its last value is at least (1 + this) times its first",
+    "vanish_ratio": "the gradient norm has 'vanished' when it ends at or below this fraction of its peak",
+    "no_vanish_ratio": "... and clearly has not when it ends above this fraction of its peak",
+    "overfit_drop": "a test-AP drop from the peak to the end of at least this much is overfitting",
+    "no_overfit_drop": "... and a drop below this is no overfitting (between the two: inconclusive)",
+    "early_fraction": "the test-AP peak must come within this fraction of the epochs",
+    "noise_se": "an effect must also exceed this many standard errors over seeds",
+    "dims_above": "the claim covers the dimensions D above this",
+    "poor_gap": "DCD is 'poor' near λr = 0 when its test AP there is below the best by at least this",
+    "not_poor_gap": "... and not poor when within this of the best",
+    "min_dim": "the claim covers the dimensions D at or above this",
+    "insensitive_range": "test AP is 'insensitive' to D when its spread over the covered D is at most this",
+    "sensitive_range": "... and sensitive when the spread exceeds this",
+}
+
+#: claim -> the thresholds its rule reads (lgekit.experiments.verdicts)
+CLAIM_THRESHOLDS = {
+    "norms_grow_slowing": ("norm_growth_min",),
+    "gradients_vanish": ("vanish_ratio", "no_vanish_ratio"),
+    "small_lam_r_overfits": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se"),
+    "lam0_overfits_every_dim": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se", "dims_above"),
+    "dcd_poor_near_zero": ("poor_gap", "not_poor_gap", "noise_se"),
+    "dcd_insensitive_to_dim": ("insensitive_range", "sensitive_range", "min_dim", "noise_se"),
+}
+
+
+# ---------------------------------------------------------------------------- figures
+@dataclass(frozen=True)
+class Override:
+    """Entries that replace a figure spec's ``params``, ``grid`` values or ``record`` fields.
+
+    Parameters
+    ----------
+    params : dict
+        Model parameters (merged over the spec's).
+    grid : dict
+        Grid parameter -> values (replaces that parameter's values; a new
+        name adds a grid dimension).
+    record : dict
+        :class:`RecordSpec` fields.
+    """
+
+    params: dict = field(default_factory=dict)
+    grid: dict = field(default_factory=dict)
+    record: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for part in ("params", "grid", "record"):
+            if not isinstance(getattr(self, part), dict):
+                raise TypeError(f"override {part} must be a dict, got {getattr(self, part)!r}")
+        _check_keys(self.record, RecordSpec, "record")
+        for name, values in self.grid.items():
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not list(values):
+                raise ValueError(f"grid {name!r} must be a non-empty list of values, got {values!r}")
+
+    @classmethod
+    def from_dict(cls, mapping, what="override"):
+        """Build from ``{"params": ..., "grid": ..., "record": ...}`` (unknown keys rejected)."""
+        if isinstance(mapping, Override):
+            return mapping
+        return cls(**_check_keys(dict(mapping or {}), cls, what))
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure of the paper: the runs it needs and the claims it is judged on.
+
+    Parameters
+    ----------
+    name : str
+        ``"fig1"`` ... ``"fig6"``.
+    paper : str
+        How the paper names it (``"Figure 1"``).
+    title : str
+        Title; ``{param}`` fields are filled from the fixed parameters.
+    model : str
+        One of :data:`MODELS`.
+    params : dict
+        Fixed model parameters.
+    grid : dict
+        Parameter -> tuple of values; the cartesian product is taken.
+    record : RecordSpec
+        What every run records.
+    claims : tuple of str
+        Verdict rules (keys of :data:`lgekit.experiments.verdicts.CLAIMS`).
+    thresholds : dict
+        Threshold name -> value, for those rules: exactly the names
+        :data:`CLAIM_THRESHOLDS` lists for the claims.
+    quick : Override
+        Applied in quick mode.
+    """
+
+    name: str
+    paper: str
+    title: str
+    model: str
+    params: dict
+    grid: dict
+    record: RecordSpec
+    claims: tuple = ()
+    thresholds: dict = field(default_factory=dict)
+    quick: Override = field(default_factory=Override)
+
+    def __post_init__(self):
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
+        if not isinstance(self.record, RecordSpec):
+            object.__setattr__(self, "record", RecordSpec.from_dict(self.record))
+        if not isinstance(self.quick, Override):
+            object.__setattr__(self, "quick", Override.from_dict(self.quick, "quick"))
+        object.__setattr__(self, "grid", {k: tuple(v) for k, v in self.grid.items()})
+        object.__setattr__(self, "claims", tuple(self.claims))
+        for claim in self.claims:
+            if claim not in CLAIM_THRESHOLDS:
+                raise ValueError(f"unknown claim {claim!r}: accepted are {_accepted(CLAIM_THRESHOLDS)}")
+        needed = {t for claim in self.claims for t in CLAIM_THRESHOLDS[claim]}
+        _check_keys(self.thresholds, sorted(needed), f"{self.name} threshold")
+        missing = sorted(needed - set(self.thresholds))
+        if missing:
+            raise ValueError(f"{self.name}: thresholds {', '.join(missing)} are missing (fix every threshold in "
+                             "advance, in the spec)")
+        for key, value in self.thresholds.items():
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+                raise ValueError(f"{self.name} threshold {key} must be a finite number, got {value!r}")
+
+    @classmethod
+    def from_dict(cls, mapping):
+        """Build from a plain mapping (unknown keys at any level are rejected, naming the accepted ones)."""
+        mapping = dict(_check_keys(dict(mapping), cls, "figure spec"))
+        mapping["record"] = RecordSpec.from_dict(mapping.get("record", {}))
+        mapping["quick"] = Override.from_dict(mapping.get("quick", {}), "quick")
+        return cls(**mapping)
+
+    def with_override(self, override):
+        """A copy with ``override`` (an :class:`Override` or its mapping) applied."""
+        override = Override.from_dict(override)
+        params = dict(self.params, **override.params)
+        grid = dict(self.grid)
+        grid.update({k: tuple(v) for k, v in override.grid.items()})
+        return dataclasses.replace(self, params=params, grid=grid, record=self.record.updated(override.record))
+
+    def to_dict(self):
+        """Plain JSON data (for plan.json)."""
+        return {"name": self.name, "paper": self.paper, "title": self.title, "model": self.model,
+                "params": dict(self.params), "grid": {k: list(v) for k, v in self.grid.items()},
+                "record": self.record.to_dict(), "claims": list(self.claims), "thresholds": dict(self.thresholds),
+                "quick": {"params": self.quick.params, "grid": self.quick.grid, "record": self.quick.record}}
+
+
+#: what SGD runs record: test AP every epoch (Figs 3-4), and Micro/Macro-F1 at a few epochs when the
+#: graph carries labels (Fig 3); the model's own history gives the norms (Fig 1) and the
+#: stochastic-gradient norms (Fig 2)
+_SGD_RECORD = RecordSpec(ap_every=1, f1_epochs=(1, 2, 5, 10, 20, 50))
+#: what DCD runs record: train and test AP every epoch (so that a run that diverges shows what it
+#: reached before), and the train AP over every training pair at the end (Figs 5-6)
+_DCD_RECORD = RecordSpec(ap_every=1, train_ap=True, final_train_ap=True)
+
+_LAM_R_SGD = (0.0, 0.2, 0.6, 1.0)
 _SGD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "epochs": 50, "n_threads": 1}
 _DCD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "n_threads": 1}
+_SGD_QUICK = Override(params={"epochs": 20}, record={"f1_epochs": [1, 5, 20]})
+#: Figs 3-4: overfitting is a drop of the test AP after an early peak, beyond seed noise
+_OVERFIT = {"overfit_drop": 0.01, "no_overfit_drop": 0.002, "early_fraction": 0.6, "noise_se": 2.0}
 
-#: The six figures. ``grid`` maps parameter -> values (the cartesian product is taken);
-#: ``quick`` overrides ``params``/``grid``/``record`` entries in quick mode.
-FIGURES = {
-    "fig1": {
-        "paper": "Figure 1",
-        "title": "Average L2 norm of the embedding vectors per epoch (SGD, D = {dim})",
-        "model": "LogisticEmbedding",
-        "params": dict(_SGD_FIXED),
-        "grid": {"lam_r": _LAM_R_SGD},
-        "record": _SGD_RECORD,
-        "quick": {"params": {"epochs": 20}, "record": {"f1_epochs": [1, 5, 20]}},
-        "claims": ["norms_grow_slowing"],
-    },
-    "fig2": {
-        "paper": "Figure 2",
-        "title": "Average stochastic-gradient norm (Eq. 4) per epoch (SGD, D = {dim})",
-        "model": "LogisticEmbedding",
-        "params": dict(_SGD_FIXED),
-        "grid": {"lam_r": _LAM_R_SGD},
-        "record": _SGD_RECORD,
-        "quick": {"params": {"epochs": 20}, "record": {"f1_epochs": [1, 5, 20]}},
-        "claims": ["gradients_vanish"],
-    },
-    "fig3": {
-        "paper": "Figure 3",
-        "title": "Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = {dim})",
-        "model": "LogisticEmbedding",
-        "params": dict(_SGD_FIXED),
-        "grid": {"lam_r": _LAM_R_SGD},
-        "record": _SGD_RECORD,
-        "quick": {"params": {"epochs": 20}, "record": {"f1_epochs": [1, 5, 20]}},
-        "claims": ["small_lam_r_overfits"],
-    },
-    "fig4": {
-        "paper": "Figure 4",
-        "title": "Test AP per epoch for several dimensions D, one panel per λr (SGD)",
-        "model": "LogisticEmbedding",
-        "params": dict(_SGD_FIXED),
-        "grid": {"lam_r": _LAM_R_SGD, "dim": [5, 10, 30, 100, 300]},
-        "record": dict(_SGD_RECORD, f1_epochs=[]),
-        "quick": {"params": {"epochs": 20}, "grid": {"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}},
-        "claims": ["lam0_overfits_every_dim"],
-    },
-    "fig5": {
-        "paper": "Figure 5",
-        "title": "DCD: train and test AP against λr (D = {dim}, {epochs} epochs)",
-        "model": "HingeEmbedding",
-        "params": dict(_DCD_FIXED),
-        "grid": {"lam_r": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]},
-        "record": _DCD_RECORD,
-        "quick": {"params": {"epochs": 10}, "grid": {"lam_r": [0.01, 0.1, 1.0, 10.0, 100.0]}},
-        "claims": ["dcd_poor_near_zero"],
-    },
-    "fig6": {
-        "paper": "Figure 6",
-        "title": "DCD: test AP against the dimension D (λr = {lam_r:g}, {epochs} epochs)",
-        "model": "HingeEmbedding",
-        "params": dict(_DCD_FIXED),
-        "grid": {"dim": [10, 30, 100, 300, 1000, 1600]},
-        "record": _DCD_RECORD,
-        "quick": {"params": {"epochs": 10}, "grid": {"dim": [10, 30, 100, 300]}},
-        "claims": ["dcd_insensitive_to_dim"],
-    },
-}
+#: The six figures, keyed by name.
+FIGURES = {spec.name: spec for spec in [
+    FigureSpec(
+        name="fig1", paper="Figure 1",
+        title="Average L2 norm of the embedding vectors per epoch (SGD, D = {dim})",
+        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
+        quick=_SGD_QUICK, claims=("norms_grow_slowing",), thresholds={"norm_growth_min": 0.05},
+    ),
+    FigureSpec(
+        name="fig2", paper="Figure 2",
+        title="Average stochastic-gradient norm per epoch (SGD, D = {dim})",
+        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
+        quick=_SGD_QUICK, claims=("gradients_vanish",), thresholds={"vanish_ratio": 0.5, "no_vanish_ratio": 0.9},
+    ),
+    FigureSpec(
+        name="fig3", paper="Figure 3",
+        title="Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = {dim})",
+        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
+        quick=_SGD_QUICK, claims=("small_lam_r_overfits",), thresholds=dict(_OVERFIT),
+    ),
+    FigureSpec(
+        name="fig4", paper="Figure 4",
+        title="Test AP per epoch for several dimensions D, one panel per λr (SGD)",
+        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD, "dim": (5, 10, 30, 100, 300)},
+        record=dataclasses.replace(_SGD_RECORD, f1_epochs=()),
+        quick=Override(params={"epochs": 20}, grid={"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}),
+        claims=("lam0_overfits_every_dim",), thresholds=dict(_OVERFIT, dims_above=10),
+    ),
+    FigureSpec(
+        name="fig5", paper="Figure 5",
+        title="DCD: train and test AP against λr (D = {dim}, {epochs} epochs)",
+        model="HingeEmbedding", params=dict(_DCD_FIXED),
+        grid={"lam_r": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)}, record=_DCD_RECORD,
+        quick=Override(params={"epochs": 10}, grid={"lam_r": [0.01, 0.1, 1.0, 10.0, 100.0]}),
+        claims=("dcd_poor_near_zero",), thresholds={"poor_gap": 0.05, "not_poor_gap": 0.01, "noise_se": 2.0},
+    ),
+    FigureSpec(
+        name="fig6", paper="Figure 6",
+        title="DCD: test AP against the dimension D (λr = {lam_r:g}, {epochs} epochs)",
+        model="HingeEmbedding", params=dict(_DCD_FIXED), grid={"dim": (10, 30, 100, 300, 1000, 1600)},
+        record=_DCD_RECORD, quick=Override(params={"epochs": 10}, grid={"dim": [10, 30, 100, 300]}),
+        claims=("dcd_insensitive_to_dim",),
+        thresholds={"insensitive_range": 0.02, "sensitive_range": 0.05, "min_dim": 30, "noise_se": 2.0},
+    ),
+]}
 
 _ALIASES = {"all": None}
 for _i in range(1, 7):
@@ -136,6 +382,15 @@ for _i in range(1, 7):
 
 def resolve_figures(names):
     """Normalise figure names (``1``, ``fig1``, ``figure1``, ``all``) to spec keys, in order.
+
+    Parameters
+    ----------
+    names : list of str or None
+        ``None`` or empty: all six.
+
+    Returns
+    -------
+    list of str
 
     Raises
     ------
@@ -218,32 +473,55 @@ def dataset_label(spec):
     return Path(spec["path"]).name
 
 
-def _merge(base, override):
-    out = copy.deepcopy(base)
-    for key, value in (override or {}).items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key].update(copy.deepcopy(value))
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
+def _check_overrides(overrides):
+    """``{figure or "*": Override}`` from the mapping :func:`expand` accepts (keys checked)."""
+    if overrides is None:
+        return {}
+    _check_keys(overrides, ["*"] + list(FIGURES), "overrides figure")
+    return {name: Override.from_dict(layer, f"overrides[{name!r}]") for name, layer in overrides.items()}
 
 
 def effective_spec(name, *, quick=False, overrides=None):
     """The spec of figure ``name``: quick overrides applied when ``quick``, then ``overrides``.
 
-    ``overrides`` is as in :func:`expand`.  The title is formatted with the
-    resulting fixed parameters (e.g. the number of epochs).
+    Parameters
+    ----------
+    name : str
+        A key of :data:`FIGURES`.
+    quick : bool
+    overrides : dict or None
+        As in :func:`expand`.
+
+    Returns
+    -------
+    FigureSpec
+        With the title formatted from the resulting fixed parameters (e.g.
+        the number of epochs).
     """
-    spec = copy.deepcopy(FIGURES[name])
-    quick_overrides = spec.pop("quick", {})
-    overrides = overrides or {}
-    layers = ([quick_overrides] if quick else []) + [overrides.get("*"), overrides.get(name)]
+    overrides = _check_overrides(overrides)
+    spec = FIGURES[name]
+    layers = ([spec.quick] if quick else []) + [overrides.get("*"), overrides.get(name)]
     for layer in layers:
-        for part in ("params", "grid", "record"):
-            if layer and part in layer:
-                spec[part] = _merge(spec[part], layer[part])
-    spec["title"] = spec["title"].format(**spec["params"])
-    return spec
+        if layer is not None:
+            spec = spec.with_override(layer)
+    return dataclasses.replace(spec, title=spec.title.format(**spec.params))
+
+
+def _check_model_params(spec):
+    """Every fixed and grid parameter must be a parameter of the spec's model (no typo runs a default)."""
+    import inspect
+
+    from .. import models
+
+    cls = getattr(models, spec.model)
+    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    for part, names in (("params", spec.params), ("grid", spec.grid)):
+        unknown = [k for k in names if k not in accepted]
+        if unknown:
+            raise ValueError(f"{spec.name}: unknown {part} key {unknown[0]!r} for {spec.model}: accepted are "
+                             f"{_accepted(accepted)}")
+    if "random_state" in spec.params or "random_state" in spec.grid:
+        raise ValueError(f"{spec.name}: random_state is set from the seeds (expand's seeds=), not in the spec")
 
 
 @dataclass
@@ -257,7 +535,7 @@ class Plan:
     figures : dict
         figure name -> list of ``{"key": ..., "seed": ..., **grid values}``.
     specs : dict
-        figure name -> effective spec (quick overrides applied).
+        figure name -> effective :class:`FigureSpec` (quick overrides applied).
     dataset : dict
         the data-set spec shared by every cell.
     quick : bool
@@ -272,33 +550,14 @@ class Plan:
     seeds: list = field(default_factory=list)
 
     def to_dict(self):
-        return {"cells": self.cells, "figures": self.figures, "specs": self.specs,
+        """Plain JSON data (plan.json)."""
+        return {"cells": self.cells, "figures": self.figures,
+                "specs": {name: spec.to_dict() for name, spec in self.specs.items()},
                 "dataset": self.dataset, "quick": self.quick, "seeds": self.seeds}
 
 
 def _round_f1_epochs(epochs, n_epochs):
-    return sorted({int(e) for e in epochs if 1 <= int(e) <= n_epochs} | ({n_epochs} if epochs else set()))
-
-
-def merge_records(a, b):
-    """The union of two ``record`` specs: every metric either asks for, as often as either asks.
-
-    ``*_every`` take the smaller positive period (0 = never), flags are or-ed,
-    ``f1_epochs`` are united.
-    """
-    out = {}
-    for key in sorted(set(a) | set(b)):
-        x, y = a.get(key), b.get(key)
-        if key.endswith("_every"):
-            positive = [int(v) for v in (x, y) if v]
-            out[key] = min(positive) if positive else 0
-        elif key == "f1_epochs":
-            out[key] = sorted(set(x or []) | set(y or []))
-        elif isinstance(x, bool) or isinstance(y, bool):
-            out[key] = bool(x) or bool(y)
-        else:
-            out[key] = x if x is not None else y
-    return out
+    return tuple(sorted({e for e in epochs if e <= n_epochs} | ({n_epochs} if epochs and n_epochs else set())))
 
 
 def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
@@ -316,13 +575,20 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
     quick : bool
         Apply each spec's ``quick`` overrides (fewer epochs, fewer grid points).
     overrides : dict or None
-        Per-figure overrides ``{"fig1": {"params": {...}, "grid": {...}}}``
-        applied last (used by tests to run specs at tiny scale), or the same
-        under the key ``"*"`` for every figure.
+        Per-figure overrides ``{"fig1": {"params": {...}, "grid": {...},
+        "record": {...}}}`` applied last (used by tests to run specs at tiny
+        scale), or the same under the key ``"*"`` for every figure.
 
     Returns
     -------
     Plan
+
+    Raises
+    ------
+    ValueError
+        For bad seeds, or an unknown key anywhere in ``overrides`` (figure,
+        part, record field, model parameter): the message names it and the
+        accepted keys.
     """
     names = resolve_figures(figures)
     if isinstance(seeds, int) and not isinstance(seeds, bool):
@@ -333,28 +599,29 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
         seeds = [int(s) for s in seeds]
         if not seeds:
             raise ValueError("seeds must not be empty")
+    overrides = _check_overrides(overrides)
+    specs = {name: effective_spec(name, quick=quick, overrides=overrides) for name in names}
+    for spec in specs.values():
+        _check_model_params(spec)
     data = dataset if isinstance(dataset, dict) else dataset_spec(dataset, quick=quick)
-    plan = Plan(dataset=data, quick=bool(quick), seeds=seeds)
-    overrides = overrides or {}
+    plan = Plan(dataset=data, quick=bool(quick), seeds=seeds, specs=specs)
     pending = []  # (figure, entry, run configuration without its record, record)
-    for name in names:
-        spec = effective_spec(name, quick=quick, overrides=overrides)
-        plan.specs[name] = spec
-        grid_names = list(spec["grid"])
-        for values in itertools.product(*(spec["grid"][g] for g in grid_names)):
+    for name, spec in specs.items():
+        grid_names = list(spec.grid)
+        for values in itertools.product(*(spec.grid[g] for g in grid_names)):
             point = dict(zip(grid_names, values))
             for seed in seeds:
-                params = dict(spec["params"])
+                params = dict(spec.params)
                 params.update(point)
                 params["random_state"] = seed
-                record = dict(spec["record"])
-                record["f1_epochs"] = _round_f1_epochs(record.get("f1_epochs", []), params["epochs"])
+                record = dataclasses.replace(
+                    spec.record, f1_epochs=_round_f1_epochs(spec.record.f1_epochs, params.get("epochs", 0)))
                 run = {
                     "schema": SCHEMA_VERSION,
                     "lgekit": __version__,  # another release's results are never silently reused
                     "dataset": data,
                     "split": dict(SPLIT, seed=seed),
-                    "model": spec["model"],
+                    "model": spec.model,
                     "params": params,
                 }
                 pending.append((name, dict(point, seed=seed), run, record))
@@ -366,15 +633,62 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
     for name in names:
         plan.figures[name] = []
     for name, entry, run, _ in pending:
-        config = dict(run, record=merged[cell_key(run)])
+        config = dict(run, record=merged[cell_key(run)].to_dict())
         key = cell_key(config)
         plan.cells[key] = config
         plan.figures[name].append(dict(entry, key=key))
     return plan
 
 
+# ---------------------------------------------------------------------------- cost model
+#: Relative costs, in units of one single-threaded SGD update of one training pair in one dimension.
+#: They were measured on BlogCatalog (epochs and evaluations timed one by one) and only their ratios
+#: matter: they order cells, they do not predict a time.
+#: Per pair and epoch the model's update costs ``dim + offset``: the offset is the per-pair work that
+#: does not depend on D (sampling, the sigmoid; for DCD the dual bookkeeping, larger).
+_EPOCH_OFFSET = {"LogisticEmbedding": 25.0, "HingeEmbedding": 120.0}
+#: preparing a fit, per pair (DCD builds its per-vertex sub-problems)
+_PREPARE = {"LogisticEmbedding": 25.0, "HingeEmbedding": 400.0}
+#: one link-prediction evaluation (test pairs and the train sample score x_u . x_v, then one sort), per
+#: training pair: this x (dim + 25)
+_AP_COST = 0.12
+#: one node-classification evaluation (one-vs-rest logistic regressions on the vectors): this x dim
+_F1_COST = 12.5
+
+
 def estimated_cost(config):
-    """A rough relative cost of a cell (epochs x dimension), to start long cells first."""
+    """A relative cost of a cell, to hand the longest cells out first.
+
+    Parameters
+    ----------
+    config : dict
+        A cell configuration (a ``Plan.cells`` value).
+
+    Returns
+    -------
+    float
+        The training pairs per positive edge (1 + negatives) x [the epochs x
+        a per-pair update cost affine in the dimension D, plus the fit's
+        preparation, plus the evaluations the record asks for: an AP every
+        ``ap_every`` epochs, an F1 at each of ``f1_epochs``].  The number of
+        positive edges is common to a plan's cells (one data set) and left
+        out.  What the parameters do to the run is ignored (a run that
+        diverges stops early).
+
+    Notes
+    -----
+    Cost: O(1).  The weights are relative costs measured on BlogCatalog; they
+    order cells and are not a time estimate.
+    """
     params = config["params"]
-    return float(params.get("epochs", 1)) * float(params.get("dim", 1)) * (
-        1.0 + 0.1 * len(config["record"].get("f1_epochs", [])))
+    record = config.get("record", {})
+    model = config.get("model")
+    dim = float(params.get("dim", 100))
+    epochs = float(params.get("epochs", 1))
+    pairs = 1.0 + float(config.get("split", SPLIT).get("negatives_per_positive", 4))
+    cost = epochs * (dim + _EPOCH_OFFSET.get(model, 25.0)) + _PREPARE.get(model, 25.0)
+    every = int(record.get("ap_every", 0) or 0)
+    if every:
+        cost += math.ceil(epochs / every) * _AP_COST * (dim + 25.0)
+    cost += len(record.get("f1_epochs", ())) * _F1_COST * dim
+    return pairs * cost

@@ -1,4 +1,4 @@
-"""Running one cell: load the data set, split it, fit the model with recording callbacks.
+"""Running one cell: load the data set, split it, fit the model with the public recording callbacks.
 
 :func:`run_cell` is what a worker process executes; it is a pure function of
 the cell configuration (single-threaded, seeded), never raises for a failing
@@ -7,11 +7,19 @@ run, and returns a plain-JSON record::
     {"key", "config", "status": "ok" | "diverged" | "error",
      "history": [per-epoch dicts, "epoch" 0-based, without wall times],
      "metrics": {final and summary metrics},
-     "diverged_epoch": int or None, "error": None or {"type", "message", "traceback"},
+     "diverged_epoch": int or None,
+     "error": None, {"type", "message", "traceback"} (error) or
+              {"type": "DivergenceError", "message", "reason"} (diverged),
      "dataset": {n_nodes, n_edges, n_train_edges, n_test_edges, has_labels},
      "versions": {...},
      "timings": {"load", "split", "fit", "evaluate", "total" seconds, "epoch_seconds": [...],
-                 "started", "finished" (Unix times), "host", "pid", "engine"}}
+                 "eval_seconds": [...], "started", "finished" (Unix times), "host", "pid", "engine"}}
+
+What a cell records (its ``record`` spec) is computed by the callbacks of
+:mod:`lgekit.callbacks` (:func:`recording_callbacks`): test and train AP by
+:class:`~lgekit.callbacks.LinkPredictionCallback`, F1 by
+:class:`~lgekit.callbacks.NodeClassificationCallback` at chosen epochs
+(:class:`AtEpochs`).
 
 Everything that legitimately differs from one execution to the next (wall
 times, host, process) is under ``"timings"``, so two records of the same cell
@@ -33,15 +41,13 @@ from pathlib import Path
 
 import numpy as np
 
-from .specs import canonical_json, cell_key
+from ..callbacks import Callback
+from .specs import MODELS, RecordSpec, canonical_json, cell_key
 from .store import to_json_safe
 
-__all__ = ["run_cell", "load_dataset", "make_model", "MODELS"]
+__all__ = ["run_cell", "load_dataset", "make_model", "recording_callbacks", "AtEpochs", "MODELS"]
 
 logger = logging.getLogger(__name__)
-
-#: model names a spec may use -> attribute of :mod:`lgekit.models`
-MODELS = ("LogisticEmbedding", "HingeEmbedding")
 
 
 @functools.lru_cache(maxsize=2)
@@ -84,53 +90,73 @@ def make_model(name, params):
     return cls(**params)
 
 
-class _Recorder:
-    """Adds metrics to the history at chosen epochs (``record`` part of a cell).
+class AtEpochs(Callback):
+    """Call a callback's ``on_epoch_end`` only after chosen numbers of completed epochs.
 
-    ``test_ap_every`` / ``train_ap_every``: every k-th epoch (0: never);
-    ``f1_epochs``: after these numbers of completed epochs (1-based), when the
-    graph has labels.  The last epoch always gets the link-prediction metrics
-    that are recorded at all.
+    :class:`~lgekit.callbacks.NodeClassificationCallback` evaluates every
+    ``every`` epochs; Figure 3 samples the F1 at log-spaced epochs
+    (1, 2, 5, 10, 20, 50), which no period gives.  This wrapper supplies that
+    one piece and leaves the evaluation to the public callback (built with
+    ``every=1``).  It also adds its wall time to the record's
+    ``"eval_seconds"``, as :class:`~lgekit.callbacks.LinkPredictionCallback`
+    does for its own.
+
+    Parameters
+    ----------
+    callback : Callback
+        Evaluates whenever it is called.
+    epochs : iterable of int
+        Numbers of completed epochs (1-based) after which to call it.
     """
 
-    def __init__(self, split, record, n_epochs, labels, f1_seed):
-        self.split = split
-        self.test_every = int(record.get("test_ap_every", 0))
-        self.train_every = int(record.get("train_ap_every", 0))
-        self.f1_epochs = set(record.get("f1_epochs", [])) if labels is not None else set()
-        self.labels = labels
-        self.n_epochs = n_epochs
-        self.f1_seed = f1_seed
-        self.seconds = 0.0
-
-    @staticmethod
-    def _due(every, done, last):
-        return every > 0 and (done % every == 0 or last)
+    def __init__(self, callback, epochs):
+        self.callback = callback
+        self.epochs = frozenset(int(e) for e in epochs)
 
     def on_train_begin(self, model):
-        pass
+        self.callback.on_train_begin(model)
 
     def on_epoch_end(self, model, epoch, record):
-        from ..metrics import average_precision, node_classification_f1
-
-        t0 = time.perf_counter()
-        done = epoch + 1
-        last = done == self.n_epochs
-        emb = model.embedding_
-        s = self.split
-        if self._due(self.test_every, done, last):
-            record["test_ap"] = average_precision(emb, s.test_positives, s.test_negatives)
-        if self._due(self.train_every, done, last):
-            record["train_ap"] = average_precision(emb, s.train_positives, s.train_negatives)
-        if done in self.f1_epochs:
-            f1 = node_classification_f1(emb, self.labels, train_ratio=0.5, seed=self.f1_seed)
-            record["micro_f1"] = f1["micro_f1"]
-            record["macro_f1"] = f1["macro_f1"]
-        self.seconds += time.perf_counter() - t0
-        return False
+        if epoch + 1 not in self.epochs:
+            return False
+        start = time.perf_counter()
+        stop = self.callback.on_epoch_end(model, epoch, record)
+        record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
+        return stop
 
     def on_train_end(self, model):
-        pass
+        self.callback.on_train_end(model)
+
+
+def recording_callbacks(split, record, labels=None, seed=0):
+    """The public callbacks that record what a cell's ``record`` spec asks for.
+
+    Parameters
+    ----------
+    split : EdgeSplit
+    record : RecordSpec or dict
+        See :class:`lgekit.experiments.specs.RecordSpec` (a dict is checked:
+        an unknown key raises).
+    labels : sparse matrix or None
+        Node labels; without them no F1 is recorded.
+    seed : int
+        Seed of the train-AP sample and of the F1's node split (the cell's seed).
+
+    Returns
+    -------
+    list of Callback
+    """
+    from ..callbacks import LinkPredictionCallback, NodeClassificationCallback
+
+    if not isinstance(record, RecordSpec):
+        record = RecordSpec.from_dict(record)
+    callbacks = []
+    if record.ap_every:
+        callbacks.append(LinkPredictionCallback(split, every=record.ap_every, train=record.train_ap, seed=seed))
+    if record.f1_epochs and labels is not None:
+        callbacks.append(AtEpochs(NodeClassificationCallback(labels, every=1, train_ratio=0.5, seed=seed),
+                                  record.f1_epochs))
+    return callbacks
 
 
 _DISTRIBUTIONS = {"sklearn": "scikit-learn"}
@@ -161,13 +187,18 @@ def _versions():
 
 
 def _clean_history(history):
-    """Split the per-epoch wall times out of the history (they go to ``timings``)."""
-    clean, seconds = [], []
+    """Split the per-epoch wall times out of the history (they go to ``timings``).
+
+    Returns the history without them, the epochs' seconds and the
+    evaluations' seconds (0 for an epoch without evaluation).
+    """
+    clean, seconds, evaluation = [], [], []
     for rec in history:
         rec = dict(rec)
         seconds.append(rec.pop("seconds", None))
+        evaluation.append(rec.pop("eval_seconds", 0.0))
         clean.append(rec)
-    return clean, seconds
+    return clean, seconds, evaluation
 
 
 def _summary_metrics(history, final):
@@ -260,22 +291,25 @@ def run_cell(config, *, verbose=0, engine="local"):
             params = dict(config["params"])
             params["verbose"] = 1 if verbose >= 2 else 0
             model = make_model(config["model"], params)
-            rec_spec = config.get("record", {})
-            recorder = _Recorder(split, rec_spec, params.get("epochs", 0), labels,
-                                 f1_seed=int(config["split"].get("seed", 0)))
+            rec_spec = RecordSpec.from_dict(config.get("record", {}))
+            seed = int(config["split"].get("seed", 0))
+            callbacks = recording_callbacks(split, rec_spec, labels, seed=seed)
             t0 = time.perf_counter()
             from ..models import DivergenceError
 
             try:
-                model.fit(split, callbacks=[recorder])
+                model.fit(split, callbacks=callbacks)
                 history = model.history_
                 record["status"] = "ok"
             except DivergenceError as exc:
                 history = exc.history or getattr(model, "history_", [])
                 record["status"] = "diverged"
                 record["diverged_epoch"] = None if exc.epoch is None else int(exc.epoch)
-                record["error"] = {"type": "DivergenceError", "message": str(exc)}
-            timings["fit"] = time.perf_counter() - t0 - recorder.seconds
+                record["error"] = {"type": "DivergenceError", "message": str(exc),
+                                   "reason": getattr(exc, "reason", None)}
+            fit_seconds = time.perf_counter() - t0
+            history, epoch_seconds, eval_seconds = _clean_history(history)
+            timings["fit"] = fit_seconds - sum(eval_seconds)
             t0 = time.perf_counter()
             final = {}
             if record["status"] == "ok":
@@ -284,14 +318,14 @@ def run_cell(config, *, verbose=0, engine="local"):
                 emb = model.embedding_
                 final["test_ap"] = average_precision(emb, split.test_positives, split.test_negatives)
                 final["test_auc"] = roc_auc(emb, split.test_positives, split.test_negatives)
-                if rec_spec.get("final_train_ap") or rec_spec.get("train_ap_every"):
+                if rec_spec.final_train_ap:
                     final["train_ap"] = average_precision(emb, split.train_positives, split.train_negatives)
                 final["n_iter"] = int(model.n_iter_)
                 norms = np.sqrt(np.einsum("ij,ij->i", emb, emb, dtype=np.float64))
                 final["max_norm"] = float(norms.max())
-            timings["evaluate"] = time.perf_counter() - t0 + recorder.seconds
-            history, epoch_seconds = _clean_history(history)
+            timings["evaluate"] = time.perf_counter() - t0 + sum(eval_seconds)
             timings["epoch_seconds"] = epoch_seconds
+            timings["eval_seconds"] = eval_seconds
             record["history"] = history
             record["metrics"] = _summary_metrics(history, final)
     except Exception as exc:  # any failure becomes an error record; the sweep goes on

@@ -364,8 +364,9 @@ def _load_node_ids(arrays, kind, path):
 class BaseEmbedding(BaseEstimator):
     """Base class of the linear graph embedding estimators (not for direct use).
 
-    Contract for subclasses
-    -----------------------
+    Notes
+    -----
+    **Contract for subclasses.**
     A subclass defines ``__init__`` with keyword arguments that it only stores
     (scikit-learn rule).  Among them, these common ones are validated here:
     ``dim``, ``lam_pos``, ``lam_neg``, ``lam_r``, ``epochs``, ``init_scale``,
@@ -420,8 +421,7 @@ class BaseEmbedding(BaseEstimator):
         Memory the solver allocates per training pair, for the estimate
         compared with the available memory before a fit allocates anything.
 
-    Data
-    ----
+    **Data.**
     ``fit(X)`` accepts an ``EdgeSplit`` (trains on ``train_graph`` edges
     and ``train_negatives``), an :class:`lgekit.Graph`, a networkx graph
     (edge attribute ``weight`` used when present) or a scipy sparse adjacency
@@ -429,16 +429,14 @@ class BaseEmbedding(BaseEstimator):
     pairs per edge are drawn with :func:`lgekit.evaluation.sample_negative_pairs`
     from a seed drawn from ``random_state``.
 
-    History
-    -------
+    **History.**
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
     ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``,
     ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
     this record ended the run), model keys and whatever callbacks add.  The
     record that ends a diverged run also has ``"divergence_reason"``.
 
-    Divergence
-    ----------
+    **Divergence.**
     After every epoch the record is checked; the first check that fires
     ends the run with :class:`DivergenceError` (``history_`` kept).  The
     thresholds are class attributes, so a subclass (or a user, on the class)
@@ -462,8 +460,7 @@ class BaseEmbedding(BaseEstimator):
     (``init_scale`` when the starting vectors are already out of range,
     else the model's own analysis, e.g. ``lam_r`` or ``lr``).
 
-    Solver and callbacks
-    --------------------
+    **Solver and callbacks.**
     A fit keeps its training state in one object, ``solver_`` (an
     :class:`~lgekit.models.SGDSolver` or :class:`~lgekit.models.DCDSolver`):
     the prepared pairs, work arrays, seed, and ``run_epoch(t)``,
@@ -472,8 +469,7 @@ class BaseEmbedding(BaseEstimator):
     ``fit``/``partial_fit`` plans; callbacks read it (and ``embedding_``,
     ``history_``, ``solver_``) between epochs.
 
-    scikit-learn
-    ------------
+    **scikit-learn.**
     What works: ``get_params``/``set_params`` and :func:`sklearn.base.clone`
     (the constructor only stores its keyword arguments); ``fit(X, y=None, *,
     callbacks=None)``, ``partial_fit(X, y=None, *, epochs=1, callbacks=None)``
@@ -501,8 +497,7 @@ class BaseEmbedding(BaseEstimator):
         best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
         best.score(split)
 
-    Memory
-    ------
+    **Memory.**
     Before a fresh fit allocates the embedding and the solver's arrays, the
     bytes they need are compared with :func:`available_memory` (override it
     with the environment variable ``LGEKIT_AVAILABLE_MEMORY``); when they do
