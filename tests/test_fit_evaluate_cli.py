@@ -182,3 +182,35 @@ def test_the_command_line_starts_without_the_scientific_stack():
             "print(sorted(m for m in ('numpy', 'scipy', 'sklearn', 'matplotlib', 'networkx') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_fit_exposes_every_estimator_parameter():
+    # generated from the estimators' tables: a parameter added to an estimator appears here by itself
+    import argparse
+
+    from lgekit import HingeEmbedding, LogisticEmbedding
+    from lgekit._commands import fit as fit_command
+    from lgekit.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    dests = {a.dest for a in sub.choices["fit"]._actions}
+    for cls in (LogisticEmbedding, HingeEmbedding):
+        exposed = set(cls().get_params()) - fit_command._SET_BY_THE_COMMAND
+        assert exposed <= dests, f"{cls.__name__} parameters without an option: {sorted(exposed - dests)}"
+        assert set(cls._parameter_constraints) == set(cls().get_params())
+
+
+def test_fit_passes_model_parameters_and_refuses_the_wrong_model(graph_file, tmp_path, capsys):
+    out = tmp_path / "emb"
+    assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--lr", "0.5",
+                 "--lr-offset", "3", "--order", "vertex", "--no-diagnostics", "--dtype", "float64",
+                 "--out", str(out)]) == 0
+    params = json.loads((out / "fit.json").read_text())["params"]
+    assert (params["lr"], params["lr_offset"], params["order"], params["diagnostics"], params["dtype"]) == (
+        0.5, 3.0, "vertex", False, "float64")
+    capsys.readouterr()
+    assert main(["fit", str(graph_file), "--model", "hinge", "--lr", "0.5", "--out", str(tmp_path / "h")]) == 2
+    assert "--lr applies to --model logistic, not to --model hinge" in capsys.readouterr().err
+    assert main(["fit", str(graph_file), "--model", "logistic", "--lr", "0", "--out", str(tmp_path / "z")]) == 2
+    assert "--lr must be a finite number > 0, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "h").exists() and not (tmp_path / "z").exists()

@@ -39,34 +39,65 @@ def register(subparsers):
     p.add_argument("--model", choices=sorted(_MODELS), required=True,
                    help="logistic: SGD on the logistic loss (LogisticEmbedding); hinge: DCD on the hinge loss "
                         "(HingeEmbedding)")
-    p.add_argument("--dim", type=int, default=100, help="embedding dimension D (default 100)")
-    p.add_argument("--lam-r", type=float, default=None,
-                   help="norm regularization λr (default: the model's, 0 for logistic, 3 for hinge)")
-    p.add_argument("--epochs", type=int, default=None, help="epochs (default: the model's, 50 / 20)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and of the model (default 0)")
     p.add_argument("--split", type=float, default=None, metavar="TEST_FRACTION",
                    help="hold out this fraction of the edges (train on the rest, record test AP per epoch); "
                         "lgekit evaluate --split with the same fraction and --seed scores the same test edges")
     p.add_argument("--threads", type=int, default=1, help="threads of the kernel (default 1: reproducible)")
-    p.add_argument("--schedule", choices=("hogwild", "deterministic"), default=None,
-                   help="how threads share an epoch (default: the model's; 'deterministic' gives the same "
-                        "result for any --threads)")
+    group = p.add_argument_group(
+        "model parameters", "every parameter of the estimator (see its documentation); generated from the "
+        "estimators' parameter tables; default: the model's own")
+    for name, (constraints, models) in _model_parameters().items():
+        _add_parameter_option(group, name, constraints, models)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
     p.set_defaults(func=run)
 
 
-# the options checked before anything is loaded; the model checks its parameters again (and the
-# model-specific ones, e.g. HingeEmbedding's lam_r > 0) when it is fitted
+# options of the command itself, checked before anything is loaded
 _OPTIONS = {
-    "dim": [Interval(Integral, 1, None, closed="left")],
-    "lam_r": [Interval(Real, 0, None, closed="left")],
-    "epochs": [Interval(Integral, 0, None, closed="left")],
     "seed": [Interval(Integral, 0, None, closed="left")],
     "split": [Interval(Real, 0, 1, closed="neither")],
     "threads": [Interval(Integral, 1, None, closed="left")],
 }
-# HingeEmbedding's dual box [0, lam / lam_r] (Eq. 4) needs lam_r > 0
+# estimator parameters that the command sets itself: the seed (--seed), the threads (--threads),
+# the verbosity (-v) and warm starts (a command always fits afresh)
+_SET_BY_THE_COMMAND = {"random_state", "n_threads", "verbose", "warm_start"}
+# HingeEmbedding's dual box [0, lam / lam_r] (Eq. 4) needs lam_r > 0, beyond the common table's >= 0
 _MODEL_OPTIONS = {"hinge": {"lam_r": [Interval(Real, 0, None, closed="neither")]}}
+
+
+def _model_parameters():
+    """Every estimator parameter the command exposes: name -> (constraints, the --model values having it)."""
+    from .. import _parameters
+
+    tables = {"logistic": _parameters.LOGISTIC, "hinge": _parameters.HINGE}
+    out = {}
+    for model, table in tables.items():
+        for name, constraints in table.items():
+            if name not in _SET_BY_THE_COMMAND:
+                out.setdefault(name, (constraints, []))[1].append(model)
+    return out
+
+
+def _add_parameter_option(group, name, constraints, models):
+    """One ``--name`` option whose type and choices follow the parameter's constraints."""
+    import argparse
+
+    from .._validation import DTypes, Options, make_constraint
+
+    flag = "--" + name.replace("_", "-")
+    where = "" if len(models) == len(_MODELS) else f" (--model {' / '.join(models)} only)"
+    kinds = [make_constraint(c) for c in constraints]
+    accepted = " or ".join(alt for k in kinds for alt in k.alternatives())
+    kw = {"default": None, "dest": name}
+    if constraints == ["boolean"]:
+        kw["action"] = argparse.BooleanOptionalAction
+    elif isinstance(kinds[0], (Options, DTypes)):
+        kw["choices"] = sorted(kinds[0].options if isinstance(kinds[0], Options) else kinds[0].names)
+    elif isinstance(kinds[0], Interval):
+        kw["type"] = int if kinds[0].type is Integral else float
+        kw["metavar"] = "INT" if kinds[0].type is Integral else "X"
+    group.add_argument(flag, help=f"{name}: {accepted}{where}", **kw)
 
 
 def prepare_out(folder):
@@ -91,7 +122,16 @@ def run(args):
     from ..experiments.store import to_json_safe
 
     # before loading the graph: a bad value should not cost a data set load first
-    check_options(args, {**_OPTIONS, **_MODEL_OPTIONS.get(args.model, {})})
+    given = {name: getattr(args, name) for name in _model_parameters() if getattr(args, name) is not None}
+    for name in given:
+        constraints, having = _model_parameters()[name]
+        if args.model not in having:
+            raise CommandError(f"--{name.replace('_', '-')} applies to --model {' / '.join(having)}, "
+                               f"not to --model {args.model}")
+    table = models.LogisticEmbedding._parameter_constraints if args.model == "logistic" else \
+        models.HingeEmbedding._parameter_constraints
+    check_options(args, {**_OPTIONS, **{name: table[name] for name in given},
+                         **{name: c for name, c in _MODEL_OPTIONS.get(args.model, {}).items() if name in given}})
     limit = models.max_n_threads()
     if args.threads > limit:
         raise CommandError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
@@ -101,14 +141,8 @@ def run(args):
     out = prepare_out(args.out)        # after the load: a graph that fails to load leaves no folder behind
     # word2vec's text format separates fields by whitespace: ids holding some cannot be written there
     word2vec_ok = all(str(i) and not any(c.isspace() for c in str(i)) for i in graph.node_ids)
-    params = {"dim": args.dim, "random_state": args.seed, "n_threads": args.threads,
+    params = {**given, "random_state": args.seed, "n_threads": args.threads,
               "verbose": 1 if getattr(args, "verbose", 0) else 0}
-    if args.lam_r is not None:
-        params["lam_r"] = args.lam_r
-    if args.epochs is not None:
-        params["epochs"] = args.epochs
-    if getattr(args, "schedule", None) is not None:
-        params["schedule"] = args.schedule
     cls = getattr(models, _MODELS[args.model], None)
     if cls is None:
         raise CommandError(f"model {args.model!r} ({_MODELS[args.model]}) is not available in this installation")

@@ -21,15 +21,14 @@ import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._atomic import atomic_path, atomic_write_text
 from .._random import check_random_state, draw_seed
-from .._validation import (DTypes, Interval, InvalidParameterError, Options,
-                           validate_parameter_constraints)
+from .. import _parameters
+from .._validation import InvalidParameterError, validate_parameter_constraints
 
 __all__ = ["BaseEmbedding", "DivergenceError", "TrainingData", "available_memory", "max_n_threads"]
 
@@ -529,20 +528,7 @@ class BaseEmbedding(BaseEstimator):
     # ------------------------------------------------------------------ validation
     #: the declarative table of the parameters every estimator shares (see :mod:`lgekit._validation`);
     #: subclasses extend it with their own
-    _parameter_constraints = {
-        "dim": [Interval(Integral, 1, None, closed="left")],
-        "lam_pos": [Interval(Real, 0, None, closed="left")],
-        "lam_neg": [Interval(Real, 0, None, closed="left")],
-        "lam_r": [Interval(Real, 0, None, closed="left")],
-        "epochs": [Interval(Integral, 0, None, closed="left")],
-        "init_scale": [Interval(Real, 0, None, closed="left")],
-        "dtype": [DTypes("float32", "float64")],
-        "n_threads": [Interval(Integral, 1, None, closed="left")],
-        "schedule": [Options(str, {"deterministic", "hogwild"})],
-        "random_state": ["random_state"],
-        "verbose": [Interval(Integral, 0, None, closed="left")],
-        "warm_start": ["boolean"],
-    }
+    _parameter_constraints = _parameters.COMMON
 
     def _check_common_params(self):
         caller = type(self).__name__

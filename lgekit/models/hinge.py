@@ -5,11 +5,10 @@ per-vertex pair layout (:func:`pair_csr`) and the stand-alone block solver
 (:func:`solve_vertex_svm`) live in ``_dcd_solver.py`` and are re-exported here.
 """
 
-from numbers import Integral, Real
-
 import numpy as np
 
-from .._validation import Interval, InvalidParameterError
+from .. import _parameters
+from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
 from ._dcd_solver import _dcd, DCDSolver, PairCSR, pair_csr, solve_vertex_svm  # noqa: F401 (_dcd: show_versions)
 
@@ -220,11 +219,7 @@ class HingeEmbedding(BaseEmbedding):
         self.warm_start = warm_start
 
     # ------------------------------------------------------------------ hooks
-    _parameter_constraints = {
-        **BaseEmbedding._parameter_constraints,
-        "inner_passes": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-    }
+    _parameter_constraints = _parameters.HINGE
 
     def _check_params(self):
         """The table (checked by the base class) allows lam_r = 0 for both models; DCD needs lam_r > 0."""

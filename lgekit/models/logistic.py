@@ -5,11 +5,9 @@ The estimator validates, seeds and records; its solver (:class:`~lgekit.models.S
 """
 import math
 
-from numbers import Real
-
 import numpy as np
 
-from .._validation import Interval, Options
+from .. import _parameters
 from ._base import BaseEmbedding
 from ._sgd_solver import _sgd, _sgd_diagnostics, SGDSolver  # noqa: F401 (_sgd: show_versions, benchmarks)
 
@@ -281,14 +279,7 @@ class LogisticEmbedding(BaseEmbedding):
         self.diagnostics = diagnostics
 
     # ------------------------------------------------------------------ hooks
-    _parameter_constraints = {
-        **BaseEmbedding._parameter_constraints,
-        "lr": [Interval(Real, 0, None, closed="neither")],
-        "lr_offset": [Interval(Real, 0, None, closed="neither")],
-        "order": [Options(str, {"edge", "vertex"})],
-        "negatives": [Options(str, {"fixed", "resample"})],
-        "diagnostics": ["boolean"],
-    }
+    _parameter_constraints = _parameters.LOGISTIC
 
     def _check_params(self):
         """Everything is in the table (checked by the base class)."""
