@@ -5,10 +5,11 @@ import sys
 
 from ._version import __version__
 
-__all__ = ["show_versions"]
+__all__ = ["show_versions", "DEPENDENCIES"]
 
-_DEPENDENCIES = ["numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", "joblib",
-                 "Cython", "hypothesis", "pytest", "dask", "distributed", "gensim"]
+#: the packages a bug report (and a results store's environment record) lists with their versions
+DEPENDENCIES = ("numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", "joblib",
+                 "Cython", "hypothesis", "pytest", "dask", "distributed", "gensim")
 
 
 def _kernel_variants():
@@ -29,7 +30,7 @@ def _versions():
         "openmp_max_threads": max_threads(),
         "kernels": _kernel_variants(),
     }
-    for name in _DEPENDENCIES:
+    for name in DEPENDENCIES:
         try:
             module = importlib.import_module(name)
             info[name] = getattr(module, "__version__", "installed")

@@ -21,7 +21,7 @@ class GraphWarning(UserWarning):
     """Input was legal but was changed on the way in (self-loops dropped, ...)."""
 
 
-def _warn_outside_lgekit(message, category):
+def warn_outside_lgekit(message, category):
     """Warn at the first frame outside the lgekit package: the user's line, whichever entry point it called."""
     package = os.path.dirname(os.path.abspath(__file__))
     frame, level = sys._getframe(1), 2
@@ -461,7 +461,7 @@ class Graph:
             csr = coo.tocsr()
             asymmetric = (csr != csr.T).nnz
             if asymmetric:
-                _warn_outside_lgekit(
+                warn_outside_lgekit(
                     f"the adjacency matrix is not symmetric ({asymmetric} entries differ from their transpose): it "
                     f"is symmetrised into an undirected graph, (i, j) and (j, i) merged by duplicates={duplicates!r}, "
                     "since lgekit's embeddings score node pairs symmetrically; pass directed=False to "
@@ -524,7 +524,7 @@ class Graph:
             raise TypeError(f"directed must be None, True or False, got {directed!r}")
         if nx_graph.is_directed():
             if directed is None:
-                _warn_outside_lgekit(
+                warn_outside_lgekit(
                     "nx_graph is directed: its arcs are symmetrised into undirected edges (reciprocal arcs merged, "
                     "larger weight kept), since lgekit's embeddings score node pairs symmetrically; pass "
                     "directed=False to Graph.from_networkx to do this without a warning, or directed=True to keep "

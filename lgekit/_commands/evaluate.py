@@ -89,11 +89,11 @@ def read_embedding(path):
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
         from ..models import BaseEmbedding
-        from ..models._base import _read_npz
+        from ..models._base import read_checked_npz
 
         # checked reader: no pickle, no import, no header that allocates more than the file holds;
         # a truncated or garbage zip is a ValueError naming the file
-        arrays = _read_npz(path)
+        arrays = read_checked_npz(path)
         if "meta" in arrays and "embedding" in arrays:
             model = BaseEmbedding._from_arrays(arrays, path)
             return np.asarray(model.embedding_), np.asarray(model.node_ids_)
@@ -110,7 +110,7 @@ def _read_npy(path):
     """A ``.npy`` array, its header checked against the file's size before anything is allocated."""
     import numpy as np
 
-    from ..models._base import _MALFORMED
+    from ..models._base import MALFORMED_FILE_ERRORS
 
     fmt = np.lib.format
     with open(path, "rb") as fh:
@@ -131,7 +131,7 @@ def _read_npy(path):
                                  f"{size} bytes after it")
             fh.seek(0)
             return fmt.read_array(fh, allow_pickle=False)
-        except _MALFORMED as exc:
+        except MALFORMED_FILE_ERRORS as exc:
             raise ValueError(f"{path}: not a readable .npy array ({type(exc).__name__}: {exc})") from None
 
 

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import Graph, GraphWarning, _warn_outside_lgekit
+from ..graph import Graph, GraphWarning, warn_outside_lgekit
 
 __all__ = [
     "DataFormatError",
@@ -699,7 +699,7 @@ def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
     tokens = [f for fields in rows for f in fields[:2]]
     if id_type == "str" or first_name is not None:
         if first_name is not None and first_int is not None:
-            _warn_outside_lgekit(
+            warn_outside_lgekit(
                 f"{path}: node ids read as text: line {first_name[1]} has the id {first_name[0][:80]!r}, which is "
                 f"not an integer, while others are integers (e.g. {first_int[0][:80]!r} on line {first_int[1]}), so "
                 "every id is its text ('1' is not 1); pass id_type='str' to say this is intended, or fix the file"

@@ -172,13 +172,13 @@ def _versions():
     import importlib.metadata
     import sys
 
-    from .. import __version__
     from .._openmp import openmp_enabled
-    from .._show_versions import _DEPENDENCIES
+    from .._show_versions import DEPENDENCIES
+    from .._version import __version__
 
     info = {"lgekit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
             "openmp": bool(openmp_enabled())}
-    for name in _DEPENDENCIES:
+    for name in DEPENDENCIES:
         try:
             info[name] = importlib.metadata.version(_DISTRIBUTIONS.get(name, name))
         except importlib.metadata.PackageNotFoundError:

@@ -233,7 +233,7 @@ _LEGACY_CLASS_NAMES = {"lgekit.models.logistic:LogisticEmbedding": "LogisticEmbe
 # anything parsing untrusted bytes can raise (zipfile, zlib, numpy's .npy header parser, json): each is
 # a malformed file, reported as ValueError naming it (numpy parses a .npy header with tokenize and
 # ast.literal_eval: SyntaxError, TokenError)
-_MALFORMED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, TypeError, LookupError, ArithmeticError,
+MALFORMED_FILE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, TypeError, LookupError, ArithmeticError,
               struct.error, RuntimeError, SyntaxError, tokenize.TokenError, MemoryError)
 
 _MAX_MEMBERS = 64
@@ -241,7 +241,7 @@ _MAX_MEMBERS = 64
 _MAX_DEFLATE_RATIO = 1100
 
 
-def _read_npz(path):
+def read_checked_npz(path):
     """The arrays of an ``.npz`` file, read without pickles and with every header checked first.
 
     No array is allocated before its declared shape and dtype agree with the
@@ -253,7 +253,7 @@ def _read_npz(path):
     with open(path, "rb") as fh:
         try:
             return _read_npz_members(fh)
-        except _MALFORMED as exc:
+        except MALFORMED_FILE_ERRORS as exc:
             raise ValueError(f"{path} is not a readable .npz model file ({type(exc).__name__}: {exc})") from exc
 
 
@@ -1213,11 +1213,11 @@ class BaseEmbedding(BaseEstimator):
         FileNotFoundError, PermissionError
             When the file cannot be opened.
         """
-        return cls._from_arrays(_read_npz(path), path)
+        return cls._from_arrays(read_checked_npz(path), path)
 
     @classmethod
     def _from_arrays(cls, arrays, path):
-        """The model held by the arrays of a model file (read by ``_read_npz``); see :meth:`load`."""
+        """The model held by the arrays of a model file (read by ``read_checked_npz``); see :meth:`load`."""
         if "meta" not in arrays or "embedding" not in arrays:
             raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
         solver_arrays = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
