@@ -16,9 +16,8 @@ ctypedef fused offset_t:
     int64_t
 
 
-cdef inline bint csr_has_edge(const offset_t[::1] indptr, const index_t[::1] indices,
-                              int64_t u, int64_t v) noexcept nogil:
-    """Is ``v`` in the sorted row ``u`` of a CSR pattern?  Binary search, O(log deg u)."""
+cdef inline bint csr_row_has(const offset_t* indptr, const index_t* indices, int64_t u, int64_t v) noexcept nogil:
+    """Is ``v`` in the sorted row ``u`` of a CSR pattern given by raw pointers?  Binary search, O(log deg u)."""
     cdef int64_t lo = indptr[u]
     cdef int64_t hi = indptr[u + 1]
     cdef int64_t mid
@@ -33,6 +32,12 @@ cdef inline bint csr_has_edge(const offset_t[::1] indptr, const index_t[::1] ind
         else:
             return True
     return False
+
+
+cdef inline bint csr_has_edge(const offset_t[::1] indptr, const index_t[::1] indices,
+                              int64_t u, int64_t v) noexcept nogil:
+    """``csr_row_has`` on typed memoryviews."""
+    return csr_row_has(&indptr[0], &indices[0], u, v)
 
 
 cdef inline int64_t cdf_search(const double[::1] cdf, double r) noexcept nogil:

@@ -26,28 +26,13 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from lgekit._intrinsics cimport LGK_PREFETCH
 from lgekit._common cimport rng_next, rng_stream, rng_uniform, rng_below
-from lgekit._sampling cimport index_t, offset_t, csr_has_edge, cdf_search
+from lgekit._sampling cimport index_t, offset_t, csr_has_edge, csr_row_has, cdf_search
 
 
 cdef enum:
     _BATCH = 64             # trials drawn, and their CSR rows prefetched, before they are tested
     _BLOCK_TRIALS = 16384   # trials of one block of the threaded sampler
     _WAVE_BLOCKS = 8        # blocks per thread in one parallel region of the threaded sampler
-
-
-cdef inline bint _row_has(const index_t* indptr, const index_t* indices, int64_t u, int64_t v) noexcept nogil:
-    """``csr_has_edge`` on raw pointers."""
-    cdef int64_t lo = indptr[u], hi = indptr[u + 1], mid, x
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        x = indices[mid]
-        if x < v:
-            lo = mid + 1
-        elif x > v:
-            hi = mid
-        else:
-            return True
-    return False
 
 
 cdef inline int64_t _cdf_search(const double* cdf, int64_t n, double r) noexcept nogil:
@@ -93,7 +78,7 @@ cdef int64_t _sample_trials(const index_t* indptr, const index_t* indices, int64
         for i in range(nb):
             u = cu[i]
             v = cv[i]
-            if u == v or _row_has(indptr, indices, u, v):
+            if u == v or csr_row_has(indptr, indices, u, v):
                 continue
             if canonical and u > v:
                 t = u

@@ -23,7 +23,6 @@ logger = logging.getLogger(__name__)
 
 #: the stream of the kernel seed that breaks the colouring's degree ties (epochs use streams 2t and 2t + 1)
 COLOURING_STREAM = 2**64 - 1
-_SCHEDULES = ("deterministic", "hogwild")
 
 
 PairCSR = namedtuple("PairCSR", ["indptr", "nbr", "sign", "coef", "upper"])
@@ -281,17 +280,6 @@ class DCDSolver(Solver):
         self._certificates = None
 
     # ------------------------------------------------------------------ settings and state
-    @property
-    def schedule(self):
-        """``"deterministic"`` (colour classes) or ``"hogwild"`` (settable between epochs)."""
-        return self._schedule
-
-    @schedule.setter
-    def schedule(self, value):
-        if value not in _SCHEDULES:
-            raise ValueError(f"schedule must be one of {_SCHEDULES}, got {value!r}")
-        self._schedule = value
-
     @property
     def pair_csr(self):
         """The training pairs seen from each vertex (:class:`PairCSR`, the duals' layout)."""

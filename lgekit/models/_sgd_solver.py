@@ -17,7 +17,6 @@ __all__ = ["SGDSolver"]
 _INT32_MAX = np.iinfo(np.int32).max
 _ORDERS = ("edge", "vertex")
 _NEGATIVES = ("fixed", "resample")
-_SCHEDULES = ("hogwild", "deterministic")
 
 
 class SGDSolver(Solver):
@@ -142,17 +141,6 @@ class SGDSolver(Solver):
             self._update_counts()
 
     # ------------------------------------------------------------------ settings
-    @property
-    def schedule(self):
-        """``"hogwild"`` or ``"deterministic"`` (settable between epochs)."""
-        return self._schedule
-
-    @schedule.setter
-    def schedule(self, value):
-        if value not in _SCHEDULES:
-            raise ValueError(f"schedule must be one of {_SCHEDULES}, got {value!r}")
-        self._schedule = value
-
     @property
     def order(self):
         """``"edge"`` (pair updates) or ``"vertex"`` (full Eq. 2 steps per vertex)."""

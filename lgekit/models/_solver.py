@@ -67,6 +67,20 @@ class Solver:
 
     #: the estimator parameters the solver's prepared state depends on (a change rebuilds it)
     key = ()
+    #: the thread schedules the solver runs
+    schedules = ("deterministic", "hogwild")
+
+    @property
+    def schedule(self):
+        """``"deterministic"`` (the same result for any thread count) or ``"hogwild"`` (lock-free
+        threads); settable between epochs."""
+        return self._schedule
+
+    @schedule.setter
+    def schedule(self, value):
+        if value not in self.schedules:
+            raise ValueError(f"schedule must be one of {self.schedules}, got {value!r}")
+        self._schedule = value
 
     def __init__(self, embedding, seed, n_threads):
         self._embedding = None
