@@ -89,8 +89,11 @@ API_MODULES = [
     ("lgekit.callbacks", "Per-epoch evaluation and early stopping during fit."),
     ("lgekit.models", "The estimators and what they share."),
     ("lgekit.reference", "Plain NumPy reference implementations the kernels are tested against."),
-    ("lgekit.theory", "Computational checks of the paper's theory."),
-    ("lgekit.experiments", "The paper's Figures 1-6: specifications, sweeps, figures and report."),
+    ("lgekit.theory", "The paper's mathematics: spectral norms, Theorem 1, Claim 1, capacity fits, the planted model."),
+    ("lgekit.experiments", "The harness: Figures 1-6 and the theory checks, one verdict type, one report writer."),
+    ("lgekit.experiments.theory_checks", "Running a theory check: lgekit theory and the theory/verify_*.py scripts."),
+    ("lgekit.experiments.theory_bound", "The checks of Theorem 1: E||A_sigma|| on Erdos-Renyi pairs, the bound."),
+    ("lgekit.experiments.theory_capacity", "The checks of Claim 1 and of capacity: shattering, random labels."),
 ]
 
 autosummary_generate = True

@@ -32,23 +32,23 @@ T = np.arange(1, 21, dtype=float)
 def test_norms_sqrt_growth_is_reproduced():
     runs = [_run({"mean_norm": list(1 + np.sqrt(T) / (1 + lam))}, lam_r=lam) for lam in (0.0, 0.2, 1.0)]
     v = V.norms_grow_slowing(runs)
-    assert v.verdict == V.REPRODUCED, v.evidence
+    assert v.status == V.REPRODUCED, v.evidence
     assert "λr=0" in v.evidence and "λr=1 ends at" in v.evidence
 
 
 @pytest.mark.parametrize("curve", [1 + T ** 2, 5 - 0.1 * T, np.full(20, 2.0)])
 def test_norms_accelerating_or_shrinking_is_not_reproduced(curve):
-    assert V.norms_grow_slowing([_run({"mean_norm": list(curve)}, lam_r=0.0)]).verdict == V.NOT_REPRODUCED
+    assert V.norms_grow_slowing([_run({"mean_norm": list(curve)}, lam_r=0.0)]).status == V.NOT_REPRODUCED
 
 
 def test_norms_tiny_growth_is_inconclusive():
     curve = 1 + 0.01 * np.sqrt(T)  # grows by ~4% < NORM_GROWTH_MIN, slowing
-    assert V.norms_grow_slowing([_run({"mean_norm": list(curve)}, lam_r=0.0)]).verdict == V.INCONCLUSIVE
+    assert V.norms_grow_slowing([_run({"mean_norm": list(curve)}, lam_r=0.0)]).status == V.INCONCLUSIVE
 
 
 def test_norms_without_data_is_inconclusive():
-    assert V.norms_grow_slowing([]).verdict == V.INCONCLUSIVE
-    assert V.norms_grow_slowing([_run({"mean_norm": [1.0, 2.0]}, lam_r=0.0)]).verdict == V.INCONCLUSIVE
+    assert V.norms_grow_slowing([]).status == V.INCONCLUSIVE
+    assert V.norms_grow_slowing([_run({"mean_norm": [1.0, 2.0]}, lam_r=0.0)]).status == V.INCONCLUSIVE
 
 
 # ---------------------------------------------------------------------------- Fig 2
@@ -60,7 +60,7 @@ def test_norms_without_data_is_inconclusive():
 def test_gradients_vanish(curve, expected):
     v = V.gradients_vanish([_run({"mean_grad_norm": list(curve)}, lam_r=0.0),
                             _run({"mean_grad_norm": list(np.full(20, 1.0))}, lam_r=1.0)])
-    assert v.verdict == expected, v.evidence
+    assert v.status == expected, v.evidence
 
 
 # ---------------------------------------------------------------------------- Fig 3
@@ -74,18 +74,18 @@ def test_small_lam_r_overfits_reproduced_with_contrast():
     runs = [_run({"test_ap": _overfit_curve()}, lam_r=0.0),
             _run({"test_ap": list(np.linspace(0.5, 0.85, 20))}, lam_r=1.0)]
     v = V.small_lam_r_overfits(runs)
-    assert v.verdict == V.REPRODUCED
+    assert v.status == V.REPRODUCED
     assert "peaks at epoch 6 (0.8)" in v.evidence and "λr=1 drops 0" in v.evidence
 
 
 def test_monotone_test_ap_is_not_overfitting():
     v = V.small_lam_r_overfits([_run({"test_ap": list(np.linspace(0.5, 0.8, 20))}, lam_r=0.0)])
-    assert v.verdict == V.NOT_REPRODUCED
+    assert v.status == V.NOT_REPRODUCED
 
 
 def test_late_peak_is_inconclusive():
     v = V.small_lam_r_overfits([_run({"test_ap": _overfit_curve(peak_epoch=18, drop=0.03)}, lam_r=0.0)])
-    assert v.verdict == V.INCONCLUSIVE
+    assert v.status == V.INCONCLUSIVE
 
 
 def test_drop_within_seed_noise_is_inconclusive():
@@ -95,7 +95,7 @@ def test_drop_within_seed_noise_is_inconclusive():
     a[-1], b[-1] = a[-1] - 0.05, b[-1] + 0.05
     runs = [_run({"test_ap": a}, lam_r=0.0, seed=0), _run({"test_ap": b}, lam_r=0.0, seed=1)]
     v = V.small_lam_r_overfits(runs)
-    assert v.verdict == V.INCONCLUSIVE
+    assert v.status == V.INCONCLUSIVE
     assert v.numbers[0.0]["margin"] > v.numbers[0.0]["drop"]
 
 
@@ -111,11 +111,11 @@ def _fig4(overfits_by_dim):
 
 def test_lam0_overfits_every_dim():
     # D <= 10 are outside the claim: they may underfit
-    assert V.lam0_overfits_every_dim(_fig4({5: False, 10: False, 30: True, 100: True})).verdict == V.REPRODUCED
+    assert V.lam0_overfits_every_dim(_fig4({5: False, 10: False, 30: True, 100: True})).status == V.REPRODUCED
     v = V.lam0_overfits_every_dim(_fig4({30: True, 100: False, 300: True}))
-    assert v.verdict == V.INCONCLUSIVE and "{30, 300} only" in v.evidence
-    assert V.lam0_overfits_every_dim(_fig4({30: False, 100: False})).verdict == V.NOT_REPRODUCED
-    assert V.lam0_overfits_every_dim(_fig4({5: True, 10: True})).verdict == V.INCONCLUSIVE
+    assert v.status == V.INCONCLUSIVE and "{30, 300} only" in v.evidence
+    assert V.lam0_overfits_every_dim(_fig4({30: False, 100: False})).status == V.NOT_REPRODUCED
+    assert V.lam0_overfits_every_dim(_fig4({5: True, 10: True})).status == V.INCONCLUSIVE
 
 
 def _blow_up(dim, seed=0, epochs=4):
@@ -130,7 +130,7 @@ def test_lam0_diverged_dim_is_no_usable_embedding():
     runs = _fig4({5: False, 30: True, 100: True})
     runs.append(_blow_up(300))
     v = V.lam0_overfits_every_dim(runs)
-    assert v.verdict == V.REPRODUCED, v.evidence
+    assert v.status == V.REPRODUCED, v.evidence
     assert "D=300: every run diverged (1 run diverged at epoch 4; reason: the objective 2.9e+06 is more than 10x" \
         in v.evidence and "no usable embedding" in v.evidence
     assert "D=300: peak" not in v.evidence  # its flat partial curve is not read as an overfitting curve
@@ -138,24 +138,24 @@ def test_lam0_diverged_dim_is_no_usable_embedding():
     # diverged beside a D that does not overfit: the finished evidence decides
     runs = _fig4({30: True, 100: False}) + [_blow_up(300)]
     v = V.lam0_overfits_every_dim(runs)
-    assert v.verdict == V.INCONCLUSIVE and "no usable embedding" in v.evidence and "{30} only" in v.evidence
-    assert V.lam0_overfits_every_dim(_fig4({30: False}) + [_blow_up(300)]).verdict == V.NOT_REPRODUCED
+    assert v.status == V.INCONCLUSIVE and "no usable embedding" in v.evidence and "{30} only" in v.evidence
+    assert V.lam0_overfits_every_dim(_fig4({30: False}) + [_blow_up(300)]).status == V.NOT_REPRODUCED
     # nothing finished above D = 10: a divergence cannot show overfitting
     runs = _fig4({5: False}) + [_blow_up(30), _blow_up(300)]
     v = V.lam0_overfits_every_dim(runs)
-    assert v.verdict == V.INCONCLUSIVE
+    assert v.status == V.INCONCLUSIVE
     assert "no λr=0 run with D > 10 finished" in v.evidence and "D=30: every run diverged" in v.evidence
     # some seeds diverged, others finished: the finished ones decide, the count is reported
     runs = _fig4({30: True}) + [_blow_up(30, seed=1)]
     v = V.lam0_overfits_every_dim(runs)
-    assert v.verdict == V.REPRODUCED and "over the finished runs (1 diverged)" in v.evidence
+    assert v.status == V.REPRODUCED and "over the finished runs (1 diverged)" in v.evidence
 
 
 def test_every_run_diverged_is_inconclusive_with_the_reasons():
     runs = [_blow_up(dim) for dim in (30, 100)]
     for rule in (V.lam0_overfits_every_dim, V.small_lam_r_overfits, V.norms_grow_slowing, V.gradients_vanish):
         v = rule(runs)
-        assert v.verdict == V.INCONCLUSIVE
+        assert v.status == V.INCONCLUSIVE
         assert v.evidence.startswith("every one of the 2 runs diverged, so nothing can be judged: 2 runs diverged "
                                      "at epoch 4; reason: the objective 2.9e+06 is more than 10x its reference")
         assert "(2 runs)" in v.evidence
@@ -167,11 +167,11 @@ def test_verdicts_use_the_thresholds_of_the_spec():
     runs = [_run({"mean_norm": list(1 + 0.1 * np.sqrt(T))}, lam_r=0.0)]  # grows by 30%, slowing
     assert FIGURES["fig1"].thresholds == {"norm_growth_min": 0.05}
     v = V.norms_grow_slowing(runs)
-    assert v.verdict == V.REPRODUCED and v.thresholds == {"norm_growth_min": 0.05}
+    assert v.status == V.REPRODUCED and v.thresholds == {"norm_growth_min": 0.05}
     stricter = V.judge("norms_grow_slowing", runs, {"norm_growth_min": 0.5})
-    assert stricter.verdict == V.INCONCLUSIVE and stricter.thresholds == {"norm_growth_min": 0.5}
+    assert stricter.status == V.INCONCLUSIVE and stricter.thresholds == {"norm_growth_min": 0.5}
     # another claim's threshold is ignored; a name no rule reads is an error
-    assert V.judge("norms_grow_slowing", runs, {"min_dim": 30}).verdict == V.REPRODUCED
+    assert V.judge("norms_grow_slowing", runs, {"min_dim": 30}).status == V.REPRODUCED
     with pytest.raises(ValueError,
                        match="unknown threshold 'norm_growth' for norms_grow_slowing: it reads norm_growth_min"):
         V.judge("norms_grow_slowing", runs, {"norm_growth": 0.5})
@@ -191,22 +191,22 @@ def _points(name, values, metric="test_ap", extra=None):
 def test_dcd_poor_near_zero():
     runs = _points("lam_r", {0.01: 0.60, 1.0: 0.80, 100.0: 0.70}, extra={"train_ap": 0.99})
     v = V.dcd_poor_near_zero(runs)
-    assert v.verdict == V.REPRODUCED and "gap 0.2" in v.evidence and "train AP 0.99" in v.evidence
-    assert V.dcd_poor_near_zero(_points("lam_r", {0.01: 0.795, 1.0: 0.80})).verdict == V.NOT_REPRODUCED
-    assert V.dcd_poor_near_zero(_points("lam_r", {0.01: 0.77, 1.0: 0.80})).verdict == V.INCONCLUSIVE
+    assert v.status == V.REPRODUCED and "gap 0.2" in v.evidence and "train AP 0.99" in v.evidence
+    assert V.dcd_poor_near_zero(_points("lam_r", {0.01: 0.795, 1.0: 0.80})).status == V.NOT_REPRODUCED
+    assert V.dcd_poor_near_zero(_points("lam_r", {0.01: 0.77, 1.0: 0.80})).status == V.INCONCLUSIVE
     v = V.dcd_poor_near_zero(_points("lam_r", {0.01: "diverged", 1.0: 0.8, 10.0: 0.7}))
-    assert v.verdict == V.INCONCLUSIVE and "diverged at λr ∈ {0.01}" in v.evidence and "λr=1, has test AP 0.8" in v.evidence
+    assert v.status == V.INCONCLUSIVE and "diverged at λr ∈ {0.01}" in v.evidence and "λr=1, has test AP 0.8" in v.evidence
     v = V.dcd_poor_near_zero(_points("lam_r", {0.01: "diverged", 0.1: "diverged", 1.0: 0.74, 3.0: 0.86}))
-    assert v.verdict == V.REPRODUCED and "diverged at λr ∈ {0.01, 0.1}" in v.evidence
+    assert v.status == V.REPRODUCED and "diverged at λr ∈ {0.01, 0.1}" in v.evidence
 
 
 # ---------------------------------------------------------------------------- Fig 6
 def test_dcd_insensitive_to_dim():
     flat = _points("dim", {10: 0.6, 30: 0.80, 100: 0.81, 300: 0.805})
-    assert V.dcd_insensitive_to_dim(flat).verdict == V.REPRODUCED
-    assert V.dcd_insensitive_to_dim(_points("dim", {30: 0.7, 300: 0.8})).verdict == V.NOT_REPRODUCED
-    assert V.dcd_insensitive_to_dim(_points("dim", {30: 0.77, 300: 0.80})).verdict == V.INCONCLUSIVE
-    assert V.dcd_insensitive_to_dim(_points("dim", {10: 0.7, 30: 0.8})).verdict == V.INCONCLUSIVE
+    assert V.dcd_insensitive_to_dim(flat).status == V.REPRODUCED
+    assert V.dcd_insensitive_to_dim(_points("dim", {30: 0.7, 300: 0.8})).status == V.NOT_REPRODUCED
+    assert V.dcd_insensitive_to_dim(_points("dim", {30: 0.77, 300: 0.80})).status == V.INCONCLUSIVE
+    assert V.dcd_insensitive_to_dim(_points("dim", {10: 0.7, 30: 0.8})).status == V.INCONCLUSIVE
 
 
 def test_every_claim_has_a_rule_and_a_figure():
@@ -214,7 +214,7 @@ def test_every_claim_has_a_rule_and_a_figure():
                              "lam0_overfits_every_dim", "dcd_poor_near_zero", "dcd_insensitive_to_dim"}
     for claim, spec in V.CLAIMS.items():
         assert claim in effective_spec(spec["figure"]).claims
-        assert V.judge(claim, []).verdict == V.INCONCLUSIVE
+        assert V.judge(claim, []).status == V.INCONCLUSIVE
 
 
 # ---------------------------------------------------------------------------- engine, end to end
@@ -659,7 +659,7 @@ def test_report_says_when_every_run_of_a_figure_diverged(tmp_path):
     outputs = write_outputs(plan, store)
     assert outputs.all_diverged == ["fig1"]
     (v1,) = [v for v in outputs.verdicts if v.figure == "fig1"]
-    assert v1.verdict == "INCONCLUSIVE"
+    assert v1.status == "INCONCLUSIVE"
     assert "every one of the 4 runs diverged" in v1.evidence
     assert "non-finite values (objective, mean_norm)" in v1.evidence
     md = (tmp_path / "report.md").read_text()

@@ -15,12 +15,12 @@ from lgekit.theory import (
     bbk_estimate,
     erdos_renyi_pairs,
     expected_spectral_norm,
-    fit_log_trend,
     khintchine_bound,
     paper_estimate,
     rademacher_matrix,
     spectral_norm,
 )
+from lgekit.experiments.theory_bound import fit_log_trend
 from lgekit.theory import _pairs
 
 
@@ -215,7 +215,7 @@ def test_quick_footnote_verdicts_agree_with_full_for_seeds_0_to_9():
     # issue 17: `lgekit theory rademacher --quick --seed 5` FAILed (growth 3.4 % < 5 % at d = 2) while the full
     # run passes.  With several patterns per cell the growth's standard error is about 1 %: the quick verdicts of
     # seeds 0-9 must equal the full ones, which pass for seeds 0-9 (measured; see verify_rademacher's Notes)
-    from lgekit.theory import verify_rademacher
+    from lgekit.experiments.theory_bound import verify_rademacher
 
     for seed in range(10):
         report = verify_rademacher(quick=True, seed=seed)

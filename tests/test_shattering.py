@@ -175,3 +175,17 @@ def test_errors():
     with pytest.raises(ValueError, match="non-finite"):
         check_shattering(cycle, 1, np.full((5, 2), np.nan))
     assert math.isfinite(check_shattering(cycle, 1, np.ones((5, 2))).min_margin)
+
+
+def test_adversarial_regular_graphs_are_regular_and_shattered():
+    # the hard cases the theory check runs (twins, symmetry, small girth), now part of the mathematics
+    from lgekit.theory import adversarial_regular_graphs
+
+    graphs = adversarial_regular_graphs()
+    names = [name for name, _ in graphs]
+    assert len(set(names)) == len(names) >= 9 and "Petersen" in names and "K_{3,3}" in names
+    for name, graph in graphs:
+        d = int(graph.degrees[0])
+        assert np.all(graph.degrees == d), name
+        for labels in (1, -1):
+            _assert_shattered(graph, d, np.full(graph.n_edges, labels, np.int8), seed=0)

@@ -13,20 +13,16 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import lgekit.theory.reports as reports
-from lgekit.theory import (
-    bound_claims,
-    capacity_claims,
-    fit_log_trend,
-    rademacher_claims,
-    shattering_claims,
-    verify_rademacher,
-)
+import lgekit.experiments.theory_bound as reports
+from lgekit.experiments.reporting import FAIL, PASS, STATUSES, TheoryReport, Verdict, format_table, write_report_files
+from lgekit.experiments.theory_bound import bound_claims, fit_log_trend, rademacher_claims, verify_rademacher
+from lgekit.experiments.theory_capacity import capacity_claims, shattering_claims
 from lgekit.theory.rademacher import bandeira_van_handel_estimate, bbk_estimate, khintchine_bound, paper_estimate
 
 
 def verdicts(claims):
-    return {c.name: c.passed for c in claims}
+    assert all(c.status in (PASS, FAIL) for c in claims)
+    return {c.claim: c.passed for c in claims}
 
 
 # -- rademacher ------------------------------------------------------------------------------------------------------
@@ -211,8 +207,8 @@ def test_bound_holds_cannot_pass_when_nothing_is_informative():
     _nothing_informative(graph)
     _nothing_informative(planted)
     claims = bound_claims(spectral, graph, planted)
-    bad = next(c for c in claims if c.name == "bound-holds")
-    assert not bad.passed and "nothing" in bad.details
+    bad = next(c for c in claims if c.claim == "bound-holds")
+    assert not bad.passed and "nothing" in bad.evidence
 
 
 def test_bound_holds_catches_a_zero_spectral_norm_on_the_unregularized_row():
@@ -297,3 +293,92 @@ def test_capacity_claims_fail_on_wrong_fits(change, claim):
 def test_capacity_penalty_claim_fails_when_the_grid_misses_the_threshold():
     got = verdicts(capacity_claims(_capacity_rows(), 6, threshold=5.0, n_edges=600))
     assert got["norm-penalty-prevents-memorisation"] is False
+
+
+# -- the one verdict type and the one writer, shared with the figures --------------------------------------------------
+def test_a_theory_verdict_and_a_figure_verdict_are_one_type():
+    from lgekit.experiments import verdicts as figure_verdicts
+
+    assert figure_verdicts.Verdict is Verdict
+    check = Verdict.check("khintchine-upper-bound", True, "max measured/bound = 0.9")
+    assert (check.status, check.passed) == (PASS, True)
+    assert check.line() == "PASS khintchine-upper-bound: max measured/bound = 0.9"
+    failed = Verdict.check("x", False, "why")
+    assert (failed.status, failed.passed, failed.line()) == (FAIL, False, "FAIL x: why")
+    fig = Verdict("norms_grow_slowing", figure_verdicts.INCONCLUSIVE, "3 epochs", statement="Norms grow", figure="fig1")
+    assert not fig.passed and fig.status == "INCONCLUSIVE"
+    assert fig.line() == "Norms grow — observed: 3 epochs: INCONCLUSIVE"
+    assert Verdict("c", figure_verdicts.REPRODUCED, "e").passed
+    assert set(STATUSES) == {PASS, FAIL, figure_verdicts.REPRODUCED, figure_verdicts.NOT_REPRODUCED,
+                             figure_verdicts.INCONCLUSIVE}
+
+
+@pytest.mark.parametrize("status", ["pass", "OK", "NOT_REPRODUCED", True, ""])
+def test_verdict_rejects_a_status_outside_both_vocabularies(status):
+    with pytest.raises(ValueError, match="status must be one of"):
+        Verdict("c", status, "evidence")
+
+
+def test_a_figure_rule_returns_the_shared_verdict():
+    from lgekit.experiments import verdicts as figure_verdicts
+
+    v = figure_verdicts.norms_grow_slowing([])
+    assert isinstance(v, Verdict) and v.status == figure_verdicts.INCONCLUSIVE and v.figure == "fig1"
+
+
+def test_theory_report_text_ends_with_the_claim_lines_and_the_writer_is_atomic(tmp_path):
+    import os
+
+    report = TheoryReport(name="demo")
+    report.add_table("a table", [{"n": 10, "ratio": 0.5}, {"n": 1000, "ratio": 1e-5}])
+    report.notes.append("a note")
+    report.add_claim("first", True, "1 <= 2")
+    report.add_claim("second", 0, "3 > 2")
+    text = report.text()
+    assert text.endswith("PASS first: 1 <= 2\nFAIL second: 3 > 2\n")
+    assert format_table(report.tables[0][1], title="a table") in text and "1.000e-05" in text
+    assert report.exit_status == 1 and not report.passed
+
+    report.plot = lambda fig: fig.subplots().plot([0, 1], [1, 0])
+    written = report.save(tmp_path / "new")
+    assert [p.name for p in written] == ["demo.txt", "demo.png"]
+    assert (tmp_path / "new" / "demo.txt").read_text() == text
+    assert (tmp_path / "new" / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(os.listdir(tmp_path / "new")) == ["demo.png", "demo.txt"]  # no temporary left behind
+
+
+def test_the_writer_leaves_the_old_file_when_drawing_fails(tmp_path):
+    from matplotlib.figure import Figure
+
+    write_report_files(tmp_path, "f", text="old\n")
+
+    class Broken(Figure):
+        def savefig(self, *args, **kwargs):
+            raise RuntimeError("disk full")
+
+    (tmp_path / "f.png").write_bytes(b"old png")
+    with pytest.raises(RuntimeError, match="disk full"):
+        write_report_files(tmp_path, "f", text="new\n", figure=Broken())
+    # the text was replaced whole; the figure kept its old content and no temporary is left
+    assert (tmp_path / "f.txt").read_text() == "new\n"
+    assert (tmp_path / "f.png").read_bytes() == b"old png"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png", "f.txt"]
+
+
+def test_main_parses_the_options_of_each_check(monkeypatch, tmp_path):
+    from lgekit.experiments import theory_checks
+
+    original = theory_checks.run_verifier
+    calls = []
+    monkeypatch.setattr(theory_checks, "run_verifier", lambda name, **kw: calls.append((name, kw)) or 0)
+    assert theory_checks.main("bound", ["--quick", "--seed", "3", "--out", str(tmp_path),
+                                        "--convention", "sorted"]) == 0
+    assert theory_checks.main("capacity", []) == 0
+    assert calls == [("bound", {"quick": True, "seed": 3, "out": str(tmp_path), "convention": "sorted"}),
+                     ("capacity", {"quick": False, "seed": 0, "out": "lgekit-results/theory"})]
+    with pytest.raises(SystemExit):  # --convention belongs to the bound check only
+        theory_checks.main("shattering", ["--convention", "sorted"])
+    with pytest.raises(ValueError, match="unknown theory check 'nonsense'"):
+        theory_checks.main("nonsense", [])
+    with pytest.raises(ValueError, match="unknown theory check"):
+        original("nonsense")

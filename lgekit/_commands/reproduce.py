@@ -111,7 +111,7 @@ def run(args):
         raise CommandError(str(exc)) from None
     print(result.summary())
     for v in outputs.verdicts:
-        print(f"  {v.figure}: {v.verdict:<14} {v.statement}")
+        print(f"  {v.figure}: {v.status:<14} {v.statement}")
     for name in outputs.all_diverged:
         print(f"  {name}: every run diverged (the report gives the reasons)")
     print(f"figures: {', '.join(str(p[0]) for p in outputs.figures.values())}")
@@ -125,5 +125,5 @@ def run(args):
             print(f"  {err['key'][:12]} {err['model']} {params}: {err.get('type')}: {err.get('message')}",
                   file=sys.stderr)
         return 1
-    logger.debug("verdicts reproduced: %d", sum(v.verdict == REPRODUCED for v in outputs.verdicts))
+    logger.debug("verdicts reproduced: %d", sum(v.status == REPRODUCED for v in outputs.verdicts))
     return 0

@@ -5,7 +5,7 @@
     lgekit theory rademacher|bound|shattering|capacity [--quick] [--out DIR] [--seed N]
     lgekit theory bound [--convention symmetric|random|sorted|source] ...
 
-Runs the same code as ``theory/verify_*.py`` (:func:`lgekit.theory.run_verifier`):
+Runs the same code as ``theory/verify_*.py`` (:func:`lgekit.experiments.theory_checks.run_verifier`):
 prints the tables, writes ``DIR/<check>.txt`` and ``DIR/<check>.png`` and
 ends with one ``PASS|FAIL <claim>: <numbers>`` line per claim.  Exit status 0
 when every claim passes, 1 otherwise.  ``--convention`` (``bound`` only)
@@ -47,7 +47,7 @@ def register(subparsers):
 
 
 def run(args):
-    from ..theory import run_verifier
+    from ..experiments.theory_checks import run_verifier
     from ._common import CommandError
 
     if args.seed < 0:

@@ -15,13 +15,23 @@ dataclasses, verdict thresholds, cell keys, the cost model),
 cells first), :mod:`~lgekit.experiments.progress`,
 :mod:`~lgekit.experiments.plots`, :mod:`~lgekit.experiments.verdicts` and
 :mod:`~lgekit.experiments.report`.
+
+The theory checks (``lgekit theory ...``, ``theory/verify_*.py``) run on the
+same harness: :mod:`~lgekit.experiments.theory_checks` (:func:`run_verifier`,
+the scripts' shared ``main``) over :mod:`~lgekit.experiments.theory_bound`
+(Theorem 1) and :mod:`~lgekit.experiments.theory_capacity` (Claim 1,
+capacity).  Figures and checks share one verdict type and one report writer,
+:mod:`~lgekit.experiments.reporting` (:class:`Verdict`: PASS/FAIL for a
+check, REPRODUCED/NOT REPRODUCED/INCONCLUSIVE for a figure).
 """
 from .specs import FIGURES, FigureSpec, Plan, RecordSpec, cell_key, expand, resolve_figures
+from .reporting import STATUSES, TheoryReport, Verdict, write_report_files
 from .store import ResultsStore, read_jsonl, strip_timings
 
 __all__ = [
     "FIGURES", "FigureSpec", "Plan", "RecordSpec", "ResultsStore", "cell_key", "expand", "read_jsonl",
     "resolve_figures", "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
+    "STATUSES", "TheoryReport", "Verdict", "write_report_files", "VERIFIERS", "run_verifier",
 ]
 
 
@@ -32,6 +42,9 @@ def __getattr__(name):  # heavy parts (matplotlib, joblib, models) on first use 
     if name == "run_cell":
         from .tasks import run_cell
         return run_cell
+    if name in ("VERIFIERS", "run_verifier"):
+        from . import theory_checks
+        return getattr(theory_checks, name)
     if name in ("write_outputs", "reproduce"):
         from . import report
         return getattr(report, name)

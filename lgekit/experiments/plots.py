@@ -337,15 +337,11 @@ def plot_figure(name, runs, spec):
 
 
 def save_figure(fig, folder, name):
-    """Write ``name.png`` and ``name.pdf`` into ``folder`` atomically; returns the two paths."""
-    from pathlib import Path
+    """Write ``name.png`` and ``name.pdf`` into ``folder`` atomically; returns the two paths.
 
-    from .._atomic import atomic_path
+    Through :func:`lgekit.experiments.reporting.write_report_files`, the
+    writer the theory checks use too.
+    """
+    from .reporting import write_report_files
 
-    paths = []
-    for ext, kw in (("png", {"dpi": 130}), ("pdf", {})):
-        path = Path(folder) / f"{name}.{ext}"
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=ext, **kw)
-        paths.append(path)
-    return paths
+    return write_report_files(folder, name, figure=fig)

@@ -139,7 +139,7 @@ def _write_outputs(plan, store, result, command):
     summary = {
         "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
         "status_counts": n_status, "missing": outputs.missing,
-        "verdicts": [{"claim": v.claim, "figure": v.figure, "verdict": v.verdict, "statement": v.statement,
+        "verdicts": [{"claim": v.claim, "figure": v.figure, "verdict": v.status, "statement": v.statement,
                       "evidence": v.evidence, "thresholds": v.thresholds} for v in outputs.verdicts],
         "wall_seconds": None if result is None else result.seconds,
         "figures": {name: [p.name for p in paths] for name, paths in outputs.figures.items()},
@@ -257,7 +257,7 @@ def _markdown(sections, outputs, context):
     out += _header_lines(context)
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
-        out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.verdict]} **{v.verdict}** |")
+        out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.status]} **{v.status}** |")
     out += ["", "Each verdict applies the rule in `lgekit/experiments/verdicts.py` with the thresholds fixed in "
             "advance in the figure's spec (`lgekit/experiments/specs.py`), listed under each figure.", ""]
     if outputs.all_diverged:
@@ -276,7 +276,7 @@ def _markdown(sections, outputs, context):
                     "drawn or judged. A run diverges when its objective or norms become non-finite or blow up "
                     "(`lgekit.DivergenceError`); the check that fired is quoted per run below.", ""]
         for v in verdicts:
-            out += [f"**Verdict: {v.verdict}.** {v.line()}", ""]
+            out += [f"**Verdict: {v.status}.** {v.line()}", ""]
         if spec.thresholds:
             out += ["Thresholds (fixed in advance in the spec):", ""] + _threshold_lines(spec) + [""]
         div = _diverged_text(runs)
@@ -318,7 +318,7 @@ def _html(sections, outputs, context, folder):
     parts += ["</ul>", "<h2>Verdicts</h2>", "<table><tr><th>Figure</th><th>Claim</th><th>Verdict</th></tr>"]
     for v in outputs.verdicts:
         parts.append(f"<tr><td>{e(v.figure)}</td><td>{e(v.statement)}</td>"
-                     f"<td class='{v.verdict.split()[0]}'><b>{e(v.verdict)}</b></td></tr>")
+                     f"<td class='{v.status.split()[0]}'><b>{e(v.status)}</b></td></tr>")
     parts.append("</table>")
     parts.append("<p>Each verdict applies the rule in <code>lgekit/experiments/verdicts.py</code> with the thresholds "
                  "fixed in advance in the figure's spec, listed under each figure.</p>")
@@ -339,8 +339,8 @@ def _html(sections, outputs, context, folder):
             parts.append(f"<p><b>Every run of this figure diverged</b> ({e(divergence_summary(runs))}), so nothing "
                          "could be drawn or judged.</p>")
         for v in verdicts:
-            parts += [f"<p><b class='{v.verdict.split()[0]}'>Verdict: {e(v.verdict)}.</b> {e(v.statement)} — "
-                      f"observed: {e(v.evidence)}: <b class='{v.verdict.split()[0]}'>{e(v.verdict)}</b></p>"]
+            parts += [f"<p><b class='{v.status.split()[0]}'>Verdict: {e(v.status)}.</b> {e(v.statement)} — "
+                      f"observed: {e(v.evidence)}: <b class='{v.status.split()[0]}'>{e(v.status)}</b></p>"]
         if spec.thresholds:
             parts.append("<p>Thresholds (fixed in advance in the spec):</p><ul>" + "".join(
                 f"<li><code>{e(k)}</code> = {value:g}: {e(THRESHOLDS.get(k, ''))}</li>"

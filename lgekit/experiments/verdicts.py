@@ -2,7 +2,8 @@
 
 Each rule is a small function of a list of *runs* (see
 :mod:`lgekit.experiments.aggregate`) and of its thresholds, returning a
-:class:`Verdict`: ``REPRODUCED``, ``NOT REPRODUCED`` or ``INCONCLUSIVE`` (too
+:class:`~lgekit.experiments.reporting.Verdict` (the type the theory checks
+share) whose status is ``REPRODUCED``, ``NOT REPRODUCED`` or ``INCONCLUSIVE`` (too
 little data, every run diverged, or an effect between the "clearly there" and
 "clearly absent" thresholds), with the numbers it was decided on.  The
 thresholds are fixed in advance in the figure's spec
@@ -24,51 +25,15 @@ claim's failure to generalize in its strongest form, and say so.
 """
 import functools
 import math
-from dataclasses import dataclass, field
 
 from .aggregate import divergence_summary, epoch_curve, group, point_summary
+from .reporting import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, Verdict
 
 __all__ = [
     "Verdict", "CLAIMS", "REPRODUCED", "NOT_REPRODUCED", "INCONCLUSIVE", "judge", "thresholds_for",
     "norms_grow_slowing", "gradients_vanish", "small_lam_r_overfits", "lam0_overfits_every_dim",
     "dcd_poor_near_zero", "dcd_insensitive_to_dim",
 ]
-
-REPRODUCED = "REPRODUCED"
-NOT_REPRODUCED = "NOT REPRODUCED"
-INCONCLUSIVE = "INCONCLUSIVE"
-
-
-@dataclass
-class Verdict:
-    """The outcome of one claim's rule.
-
-    Attributes
-    ----------
-    claim : str
-    statement : str
-        The claim as the paper makes it.
-    figure : str
-    verdict : str
-        ``REPRODUCED``, ``NOT REPRODUCED`` or ``INCONCLUSIVE``.
-    evidence : str
-        The measured numbers, in words.
-    numbers : dict
-    thresholds : dict
-        The thresholds the rule applied.
-    """
-
-    claim: str
-    statement: str
-    figure: str
-    verdict: str
-    evidence: str
-    numbers: dict = field(default_factory=dict)
-    thresholds: dict = field(default_factory=dict)
-
-    def line(self):
-        """One line: the claim, the evidence, the verdict (as in report.md)."""
-        return f"{self.statement} — observed: {self.evidence}: {self.verdict}"
 
 
 def thresholds_for(claim, thresholds=None):
@@ -116,7 +81,8 @@ def _lam(value):
 
 def _verdict(claim, verdict, evidence, numbers, th):
     spec = CLAIMS[claim]
-    return Verdict(claim, spec["statement"], spec["figure"], verdict, evidence, numbers, dict(th))
+    return Verdict(claim=claim, status=verdict, evidence=evidence, statement=spec["statement"], figure=spec["figure"],
+                   numbers=numbers, thresholds=dict(th))
 
 
 def _inconclusive(claim, why, numbers, th):

@@ -1,4 +1,4 @@
-"""Computational checks of the theory of Gao et al. (ICLR 2019).
+"""The mathematics of Gao et al. (ICLR 2019): spectral norms, Theorem 1, Claim 1, capacity.
 
 * :mod:`lgekit.theory.rademacher` -- the random-sign matrix :math:`A_\\sigma`
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
@@ -10,17 +10,15 @@
   distribution: the sample size at which the bound becomes non-vacuous.
 * :mod:`lgekit.theory.shattering` -- Claim 1 (Section 3.1): a d-regular
   graph's edges are shattered by d-dimensional embeddings; a lower bound on
-  the norm needed.
-* :mod:`lgekit.theory.capacity` -- fitting random edge labels with and without
-  a norm penalty.
+  the norm needed; the adversarial regular graphs that test a construction.
+* :mod:`lgekit.theory.capacity` -- fitting signed pairs (random edge labels)
+  with and without a norm penalty.
 
-Each check has a ``verify_*`` function returning a :class:`TheoryReport`
-(tables, PASS/FAIL claims and a figure) and a ``*_claims`` function that
-turns its measurements into verdicts (tested on inputs that must fail); the
-``theory/verify_*.py`` scripts and ``lgekit theory ...`` print and save those
-reports.
+Pure mathematics: nothing here trains an estimator, plots or judges.  The
+checks that do -- tables, PASS/FAIL verdicts and figures, run by
+``lgekit theory ...`` and ``theory/verify_*.py`` -- are in
+:mod:`lgekit.experiments.theory_checks`.
 """
-from ._report import Claim, TheoryReport, format_table
 from .rademacher import (
     PairPattern,
     SpectralNormEstimate,
@@ -37,11 +35,12 @@ from .rademacher import (
 from .shattering import (
     ShatteringCheck,
     ShatteringError,
+    adversarial_regular_graphs,
     check_shattering,
+    polish_shattering,
     shattering_embedding,
     shattering_norm_lower_bound,
 )
-from .shattering import polish_shattering
 from .bounds import (
     CONVENTIONS,
     GeneralizationGap,
@@ -59,29 +58,12 @@ from .bounds import (
 from .planted import PlantedPairDistribution, planted_bound_rows, symmetric_sign_sum_norm
 from .capacity import (
     SignedFit,
-    capacity_claims,
     fit_signed_pairs,
     random_labelled_regular_graph,
     signed_pair_objective,
 )
-from .reports import (
-    VERIFIERS,
-    adversarial_regular_graphs,
-    bound_claims,
-    fit_log_trend,
-    rademacher_claims,
-    run_verifier,
-    shattering_claims,
-    verify_bound,
-    verify_capacity,
-    verify_rademacher,
-    verify_shattering,
-)
 
 __all__ = [
-    "Claim",
-    "TheoryReport",
-    "format_table",
     "PairPattern",
     "SpectralNormEstimate",
     "bandeira_van_handel_estimate",
@@ -98,6 +80,7 @@ __all__ = [
     "check_shattering",
     "shattering_embedding",
     "shattering_norm_lower_bound",
+    "polish_shattering",
     "CONVENTIONS",
     "GeneralizationGap",
     "Theorem1Bound",
@@ -113,21 +96,9 @@ __all__ = [
     "PlantedPairDistribution",
     "planted_bound_rows",
     "symmetric_sign_sum_norm",
-    "VERIFIERS",
     "adversarial_regular_graphs",
-    "bound_claims",
-    "capacity_claims",
-    "fit_log_trend",
-    "rademacher_claims",
-    "run_verifier",
-    "shattering_claims",
-    "verify_bound",
-    "verify_capacity",
-    "verify_rademacher",
-    "verify_shattering",
     "SignedFit",
     "fit_signed_pairs",
     "random_labelled_regular_graph",
     "signed_pair_objective",
-    "polish_shattering",
 ]

@@ -764,7 +764,7 @@ def paper_estimate(n_pairs, n):
     row and column holds about :math:`m/n` pairs; see
     :func:`khintchine_bound`, which needs the *maximum* degree instead.  The
     paper's footnote 5 suspects the :math:`\sqrt{\ln n}` factor can be
-    removed (:func:`~lgekit.theory.verify_rademacher` checks it).
+    removed (:func:`~lgekit.experiments.theory_bound.verify_rademacher` checks it).
     """
     n_pairs = np.asarray(n_pairs, dtype=float)
     n = np.asarray(n, dtype=float)

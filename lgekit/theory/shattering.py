@@ -29,6 +29,7 @@ __all__ = [
     "shattering_norm_lower_bound",
     "polish_shattering",
     "edge_labels",
+    "adversarial_regular_graphs",
 ]
 
 logger = logging.getLogger(__name__)
@@ -529,3 +530,31 @@ def shattering_norm_lower_bound(graph, labels):
     if lam <= 0:
         return float("inf")
     return 2.0 * graph.n_edges / (n * lam)
+
+
+def adversarial_regular_graphs():
+    r"""Regular graphs with twins, symmetry and small girth: ``[(name, lgekit.Graph)]``.
+
+    :math:`K_{3,3}`, :math:`K_{4,4}`, :math:`K_4 \cup K_{3,3}`, :math:`K_{3,3,3}`,
+    :math:`K_{10,10}`, the Petersen graph, the circulant :math:`C_{12}(1, 4)`, the
+    hypercube :math:`Q_4` and :math:`K_5 \cup K_5`: the cases a construction
+    relying on random vertices being in general position gets wrong (issue 17
+    found the equal-margin construction failing on every complete bipartite
+    component with constant labels).
+    """
+    import networkx as nx
+
+    from ..graph import Graph
+
+    graphs = {
+        "K_{3,3}": nx.complete_bipartite_graph(3, 3),
+        "K_{4,4}": nx.complete_bipartite_graph(4, 4),
+        "K_4 + K_{3,3}": nx.disjoint_union(nx.complete_graph(4), nx.complete_bipartite_graph(3, 3)),
+        "K_{3,3,3}": nx.complete_multipartite_graph(3, 3, 3),
+        "K_{10,10}": nx.complete_bipartite_graph(10, 10),
+        "Petersen": nx.petersen_graph(),
+        "C_12(1,4)": nx.circulant_graph(12, [1, 4]),
+        "Q_4": nx.hypercube_graph(4),
+        "K_5 + K_5": nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(5)),
+    }
+    return [(name, Graph.from_networkx(nx.convert_node_labels_to_integers(g))) for name, g in graphs.items()]

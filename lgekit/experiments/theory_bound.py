@@ -1,8 +1,13 @@
-"""The ``verify_*`` checks: each returns a :class:`~lgekit.theory.TheoryReport`.
+"""The theory checks of Theorem 1: the spectral norm of :math:`A_\\sigma` and the bound itself.
 
-The ``theory/verify_*.py`` scripts and ``lgekit theory ...`` only parse
-arguments, call one of these, print the report, save its table and figure
-and exit with :attr:`TheoryReport.exit_status`.  Every claim's threshold is
+:func:`verify_rademacher` measures :math:`\\mathbb E\\|A_\\sigma\\|_2` on
+Erdős–Rényi pairs against the predictions (and footnote 5's conjecture);
+:func:`verify_bound` trains embeddings across :math:`\\lambda_r` and puts
+Theorem 1's right-hand side (Section 3.1) next to the measured gap.  The
+mathematics they compute with is :mod:`lgekit.theory`; each returns a
+:class:`~lgekit.experiments.reporting.TheoryReport`, judged by a
+``*_claims`` function that only reads measurements (so each verdict can be
+shown to fail, ``tests/test_theory_checks.py``).  Every claim's threshold is
 stated in the docstring of the function that checks it, with its reason.
 """
 import logging
@@ -12,9 +17,7 @@ import time
 import numpy as np
 
 from .._random import check_random_state
-from ._report import TheoryReport
-from .capacity import verify_capacity
-from .rademacher import (
+from ..theory.rademacher import (
     PairPattern,
     bandeira_van_handel_estimate,
     bbk_estimate,
@@ -22,9 +25,9 @@ from .rademacher import (
     khintchine_bound,
     paper_estimate,
 )
+from .reporting import TheoryReport, Verdict
 
-__all__ = ["verify_rademacher", "verify_bound", "verify_shattering", "verify_capacity", "fit_log_trend", "run_verifier",
-           "VERIFIERS", "rademacher_claims", "bound_claims", "shattering_claims", "adversarial_regular_graphs"]
+__all__ = ["verify_rademacher", "verify_bound", "rademacher_claims", "bound_claims", "fit_log_trend"]
 
 logger = logging.getLogger(__name__)
 
@@ -115,20 +118,18 @@ def rademacher_claims(rows, trends):
 
     Returns
     -------
-    list of Claim
+    list of Verdict
         The thresholds are those listed in :func:`verify_rademacher`.
     """
-    from ._report import Claim
-
     claims = []
     bad = [r for r in rows if r["E||A||"] > r["Khintchine"]]
-    claims.append(Claim("khintchine-upper-bound", bool(rows) and not bad,
+    claims.append(Verdict.check("khintchine-upper-bound", bool(rows) and not bad,
                         f"max measured/bound = {max(r['E||A||'] / r['Khintchine'] for r in rows):.3f} over "
                         f"{len(rows)} (n, d) cells" + (f"; violated at {[(r['n'], r['d']) for r in bad]}"
                                                        if bad else "") if rows else "no cells"))
     # Lanczos underestimates each draw by at most its tolerance (1e-3 relative), never overestimates
     low = [r for r in rows if r["min draw/sqrt(D)"] < 1 - 1e-3]
-    claims.append(Claim("sqrt-max-degree-lower-bound", bool(rows) and not low,
+    claims.append(Verdict.check("sqrt-max-degree-lower-bound", bool(rows) and not low,
                         f"min over cells of (smallest draw)/sqrt(D_max of its pattern) = "
                         f"{min(r['min draw/sqrt(D)'] for r in rows):.3f} (threshold 1 - 1e-3)" if rows else "no cells"))
     over, ok_over = [], True
@@ -141,10 +142,10 @@ def rademacher_claims(rows, trends):
         last = sub[-1]["E||A||"] / sub[-1]["paper sqrt(m ln n/n)"]
         ok_over &= last < first
         over.append(f"d={d}: {first:.3f} -> {last:.3f}")
-    claims.append(Claim("paper-estimate-overestimates", bool(over) and ok_over,
+    claims.append(Verdict.check("paper-estimate-overestimates", bool(over) and ok_over,
                         "measured / sqrt(m ln n/n) from smallest to largest n: " + ", ".join(over)))
     dense = [r for r in rows if r["regime"] == "d>>ln n"]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "bandeira-van-handel-2sqrt(d)",
         bool(dense) and max(abs(r["E||A||"] / r["2 sqrt(d)"] - 1) for r in dense) <= 0.10,
         f"{len(dense)} cells with d >= 3 ln n: measured/2sqrt(d) in "
@@ -152,7 +153,7 @@ def rademacher_claims(rows, trends):
         f"{max(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}] (tolerance 10%)" if dense else
         "no cell with d >= 3 ln n"))
     sparse = [r for r in rows if r["regime"] == "d<=ln n"]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "bbk-sparse",
         bool(sparse) and max(abs(r["E||A||"] / r["BBK"] - 1) for r in sparse) <= 0.15,
         f"{len(sparse)} cells with d <= ln n: measured/BBK in "
@@ -163,17 +164,17 @@ def rademacher_claims(rows, trends):
     if trends:
         dmax, dmin = max(trends), min(trends)
         t_hi, t_lo = trends[dmax], trends[dmin]
-        claims.append(Claim(
+        claims.append(Verdict.check(
             "footnote-removable-dense", t_hi["growth"] < FLAT_GROWTH,
             f"d={dmax} (d >> ln n): ||A||/sqrt(d) grows {t_hi['growth']:+.1%} +- {t_hi['growth_se']:.1%} "
             f"across n (slope {t_hi['slope']:+.4f} per ln n), vs < +{FLAT_GROWTH:.0%} for 'flat'"))
-        claims.append(Claim(
+        claims.append(Verdict.check(
             "footnote-not-removable-sparse", t_lo["growth"] >= FLAT_GROWTH,
             f"d={dmin} (d = O(1)): ||A||/sqrt(d) grows {t_lo['growth']:+.1%} +- {t_lo['growth_se']:.1%} "
             f"across n (slope {t_lo['slope']:+.4f} per ln n), vs >= +{FLAT_GROWTH:.0%} for 'growing'"))
     else:
-        claims.append(Claim("footnote-removable-dense", False, "fewer than two n per d: no trend"))
-        claims.append(Claim("footnote-not-removable-sparse", False, "fewer than two n per d: no trend"))
+        claims.append(Verdict.check("footnote-removable-dense", False, "fewer than two n per d: no trend"))
+        claims.append(Verdict.check("footnote-not-removable-sparse", False, "fewer than two n per d: no trend"))
     return claims
 
 
@@ -407,11 +408,9 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
 
     Returns
     -------
-    list of Claim
+    list of Verdict
         The thresholds are those listed in :func:`verify_bound`.
     """
-    from ._report import Claim
-
     claims = []
     sym = spectral_rows[0]
     others = spectral_rows[1:]
@@ -420,12 +419,12 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
     slack = {o["convention"]: 3 * math.hypot(sym["value s.e."], o["value s.e."]) + 1e-3 * o["value"]
              for o in others}
     bad = [o["convention"] for o in others if sym["value"] > o["value"] + slack[o["convention"]]]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "symmetric-A-sigma-smallest", bool(others) and not bad,
         f"E||A_sym||/2 = {sym['value']:.2f} vs " + ", ".join(f"{o['convention']} {o['value']:.2f}" for o in others)
         + (f"; larger than {bad}" if bad else "")))
     ratio = sym["E||A||"] / sym["BBK"]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "degrees-set-spectral-norm", abs(ratio - 1) <= degree_tolerance,
         f"E||A_sym|| {sym['E||A||']:.2f} vs sqrt(d) Lambda(D_max/d) = {sym['BBK']:.2f} from the sample's mean "
         f"degree d = {sym['mean degree']:.1f} and largest degree D_max = {sym['D_max']} (D_max/d = "
@@ -439,19 +438,19 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
     informative += [(f"planted M={r['M']}", r["lam_r"], r["expected loss"], r["bound"]) for r in planted_rows
                     if r["bound"] < r["B"]]
     violated = [i for i in informative if i[2] > i[3]]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "bound-holds", bool(informative) and not violated,
         (f"{len(informative)} informative (bound < B) rows: held-out/expected loss <= bound"
          + (f"; VIOLATED at {[(i[0], i[1], round(i[2], 4), round(i[3], 4)) for i in violated]}" if violated else "")
          + f"; largest held-out/bound {max(i[2] / i[3] for i in informative):.3f}")
         if informative else "no row has a bound below B: nothing the bound could be caught violating"))
     r0 = next((r for r in ok if r["lam_r"] == 0), None)
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "vacuous-without-regularization", r0 is not None and r0["vacuous"],
         f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
         f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged"))
     below = [r for r in ok if r["mean ||x||^2"] < r["s*"]]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "norm-threshold-reached", bool(below),
         (f"s* = {ok[0]['s*']:.3f} (mean ||x||^2 above which the bound is vacuous even at zero training loss); "
          + ", ".join(f"lam_r={r['lam_r']:g}: {r['mean ||x||^2']:.3g}" for r in ok)
@@ -460,21 +459,21 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
             f"{below[0]['confidence']:.3f}) vs trivial {below[0]['trivial loss']:.3f}" if below else
             "; no lam_r reaches it")) if ok else "every fit diverged"))
     comp = [r["complexity"] for r in ok]
-    claims.append(Claim(
+    claims.append(Verdict.check(
         "complexity-falls-with-lam_r", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
         "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in ok)))
     if r0 is not None and len(ok) >= 2:
         last = ok[-1]
-        claims.append(Claim("gap-shrinks-with-lam_r", last["gap"] < r0["gap"],
+        claims.append(Verdict.check("gap-shrinks-with-lam_r", last["gap"] < r0["gap"],
                             f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={last['lam_r']:g}: {last['gap']:.4f}"))
     else:
-        claims.append(Claim("gap-shrinks-with-lam_r", False, "lam_r=0 or a second lam_r missing or diverged"))
+        claims.append(Verdict.check("gap-shrinks-with-lam_r", False, "lam_r=0 or a second lam_r missing or diverged"))
     nonvac = [r for r in planted_rows if not r["vacuous"]]
     if planted_rows:
         Ms = sorted({r["M"] for r in planted_rows})
         at_max = [r for r in planted_rows if r["M"] == Ms[-1] and not r["vacuous"]]
         first = min(nonvac, key=lambda r: (r["M"], r["bound"])) if nonvac else None
-        claims.append(Claim(
+        claims.append(Verdict.check(
             "planted-nonvacuous-at-large-m", bool(at_max),
             (f"non-vacuous from M = {first['M']} (M/n = {first['M/n']:g}) at lam_r={first['lam_r']:g}, mean "
              f"||x||^2 {first['mean ||x||^2']:.3f}: bound {first['bound']:.4f} < {first['trivial loss']:.4f}, "
@@ -482,7 +481,7 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
             + f"; vacuous at every lam_r for M <= "
               f"{max([M for M in Ms if all(r['vacuous'] for r in planted_rows if r['M'] == M)], default=0)}"))
     else:
-        claims.append(Claim("planted-nonvacuous-at-large-m", False, "no planted rows"))
+        claims.append(Verdict.check("planted-nonvacuous-at-large-m", False, "no planted rows"))
     return claims
 
 
@@ -601,7 +600,7 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
     """
     from ..evaluation import split_edges
     from ..models import DivergenceError, LogisticEmbedding
-    from .bounds import (
+    from ..theory.bounds import (
         CONVENTIONS,
         LN2,
         generalization_gap,
@@ -610,7 +609,7 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
         theorem1_bound,
         theorem1_spectral_norm,
     )
-    from .planted import PlantedPairDistribution, planted_bound_rows
+    from ..theory.planted import PlantedPairDistribution, planted_bound_rows
 
     rng = check_random_state(seed, "seed")
     seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
@@ -748,313 +747,3 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
 
     report.plot = plot
     return report
-
-
-def adversarial_regular_graphs():
-    r"""Regular graphs with twins, symmetry and small girth: ``[(name, lgekit.Graph)]``.
-
-    :math:`K_{3,3}`, :math:`K_{4,4}`, :math:`K_4 \cup K_{3,3}`, :math:`K_{3,3,3}`,
-    :math:`K_{10,10}`, the Petersen graph, the circulant :math:`C_{12}(1, 4)`, the
-    hypercube :math:`Q_4` and :math:`K_5 \cup K_5`: the cases a construction
-    relying on random vertices being in general position gets wrong (issue 17
-    found the equal-margin construction failing on every complete bipartite
-    component with constant labels).
-    """
-    import networkx as nx
-
-    from ..graph import Graph
-
-    graphs = {
-        "K_{3,3}": nx.complete_bipartite_graph(3, 3),
-        "K_{4,4}": nx.complete_bipartite_graph(4, 4),
-        "K_4 + K_{3,3}": nx.disjoint_union(nx.complete_graph(4), nx.complete_bipartite_graph(3, 3)),
-        "K_{3,3,3}": nx.complete_multipartite_graph(3, 3, 3),
-        "K_{10,10}": nx.complete_bipartite_graph(10, 10),
-        "Petersen": nx.petersen_graph(),
-        "C_12(1,4)": nx.circulant_graph(12, [1, 4]),
-        "Q_4": nx.hypercube_graph(4),
-        "K_5 + K_5": nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(5)),
-    }
-    return [(name, Graph.from_networkx(nx.convert_node_labels_to_integers(g))) for name, g in graphs.items()]
-
-
-def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max_flat_change=0.25):
-    r"""The verdicts of :func:`verify_shattering` from its measurements (no computation of its own).
-
-    Separate from the measurement so that each verdict can be shown to fail
-    on an input that must fail (``tests/test_theory_checks.py``).
-
-    Parameters
-    ----------
-    rows : list of dict
-        One per random regular graph (``"d"``, ``"n"``, ``"edges"``,
-        ``"violated"``, ``"min margin"``, ``"mean ||x||^2"``, ``"lower bd (these labels)"``,
-        ``"polished violated"``, ``"polished median"``, ``"polished median/lower"``).
-    adversarial : list of dict
-        One per (graph, labelling, seed): ``"graph"``, ``"labels"``,
-        ``"failed"`` (violated margins or a ShatteringError), ``"min margin"``.
-    tight_rows : list of dict
-        ``"d"``, ``"dim d: violated"``, ``"dim d-1 fails"``.
-
-    Returns
-    -------
-    list of Claim
-    """
-    from ._report import Claim
-
-    claims = []
-    claims.append(Claim(
-        "claim1-random-labels", bool(rows) and all(r["violated"] == 0 for r in rows),
-        f"{len(rows)} random regular graphs, {sum(r['edges'] for r in rows)} edges: violated "
-        f"{sum(r['violated'] for r in rows)}, min margin {min(r['min margin'] for r in rows):.6f}" if rows
-        else "no graphs"))
-    failed = [a for a in adversarial if a["failed"]]
-    by_graph = sorted({a["graph"] for a in adversarial})
-    claims.append(Claim(
-        "claim1-adversarial", bool(adversarial) and not failed,
-        f"{len(adversarial)} (graph, labelling, seed) cases on {', '.join(by_graph)} with all +1, all -1, "
-        f"alternating and random labels: failed {len(failed)}"
-        + (f", e.g. {[(a['graph'], a['labels']) for a in failed[:4]]}" if failed else "")))
-    tight_ok = bool(tight_rows) and all(r["dim d: violated"] == 0 and r["dim d-1 fails"] for r in tight_rows)
-    claims.append(Claim(
-        "tight-case-K_{d+1}", tight_ok,
-        f"d = {tight_rows[0]['d']}..{tight_rows[-1]['d']}: violated in d dims "
-        f"{sum(r['dim d: violated'] for r in tight_rows)}; fails in d-1 dims: "
-        f"{all(r['dim d-1 fails'] for r in tight_rows)}" if tight_rows else "no rows"))
-    claims.append(Claim(
-        "norm-lower-bound-consistent",
-        bool(rows) and all(r["mean ||x||^2"] >= r["lower bd (these labels)"] * (1 - 1e-9) for r in rows),
-        f"min over graphs of mean ||x||^2 / lower bound = "
-        f"{min(r['mean ||x||^2'] / r['lower bd (these labels)'] for r in rows):.3f} (threshold 1)" if rows
-        else "no graphs"))
-    claims.append(Claim(
-        f"polished-norm-within-{max_polished_ratio:g}x-of-lower-bound",
-        bool(rows) and all(r["polished violated"] == 0 and r["polished median/lower"] <= max_polished_ratio
-                           for r in rows),
-        f"polished median ||x||^2 / lower bound in [{min(r['polished median/lower'] for r in rows):.2f}, "
-        f"{max(r['polished median/lower'] for r in rows):.2f}] (threshold {max_polished_ratio:g}); polished "
-        f"violations {sum(r['polished violated'] for r in rows)}" if rows else "no graphs"))
-    flat = []
-    for d in sorted({r["d"] for r in rows}):
-        sub = [r for r in rows if r["d"] == d]
-        if len(sub) >= 2:
-            flat.append((d, sub[0]["polished median"], sub[-1]["polished median"], sub[0]["n"], sub[-1]["n"]))
-    claims.append(Claim(
-        "polished-norm-flat-in-n", bool(flat) and all(abs(b / a - 1) <= max_flat_change for _, a, b, _, _ in flat),
-        "polished median: " + "; ".join(f"d={d}: {a:.2f} (n={n0}) -> {b:.2f} (n={n1})" for d, a, b, n0, n1 in flat)
-        + f" (threshold {max_flat_change:.0%} change)"))
-    return claims
-
-
-def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
-    r"""Claim 1 by construction on random and adversarial d-regular graphs, the tight case, and the norms it needs.
-
-    Parameters
-    ----------
-    quick : bool
-        d in {3, 6, 10}, n in {100, 300, 1000}, 5 random labellings per
-        adversarial graph; otherwise d in {3, 5, 10, 20}, n in {100, 300,
-        1000, 3000, 10000}, 20 random labellings.
-    seed : int
-    eps : float, default 0.1
-        Margins are at least 1 + eps (:func:`~lgekit.theory.shattering_embedding`).
-    polish_sweeps : int, default 4
-        Sweeps of :func:`polish_shattering` applied to each construction.
-
-    Returns
-    -------
-    TheoryReport
-        Claims (Section 3.1, Claim 1), judged by :func:`shattering_claims`:
-
-        * ``claim1-random-labels``: every edge of every random regular graph
-          has :math:`y\,x_a^\top x_b > 1` under uniform random labels
-          (threshold: zero violated edges).
-        * ``claim1-adversarial``: the same, with zero failures (violated
-          margin or singular system), on every graph of
-          :func:`adversarial_regular_graphs` with all +1, all -1, alternating
-          and random labels, over several seeds.
-        * ``tight-case-K_{d+1}``: :math:`K_{d+1}` with all labels -1 is
-          realised in d dimensions and the construction fails in d - 1 (no
-          d+1 pairwise-obtuse vectors fit in :math:`\mathbb R^{d-1}`).
-        * ``norm-lower-bound-consistent``: the construction's mean squared
-          norm is never below :func:`shattering_norm_lower_bound` (a theorem;
-          a FAIL means a bug).
-        * ``polished-norm-within-3x-of-lower-bound``: after
-          ``polish_sweeps`` sweeps of :func:`polish_shattering`, every margin
-          is still > 1 and the *median* squared norm is at most 3 times the
-          lower bound on the mean.  The raw construction spends about
-          :math:`(1+\epsilon)d` per vertex, more in the mean: vertices whose
-          system has :math:`k = d-1` rows in d dimensions have a smallest
-          singular value with a quadratic tail near 0, so their squared norms
-          have a :math:`1/T` tail.  Polishing removes most of that tail but
-          a rare vertex can stay large, hence the median.  The lower bound
-          (:math:`\approx\sqrt d/2` here) is then within a factor ~2 for a
-          typical vertex: the norm needed to shatter grows like
-          :math:`\sqrt d`, not with n.
-        * ``polished-norm-flat-in-n``: at each d the polished median at the
-          largest n is within 25 % of that at the smallest n.
-    """
-    from .shattering import (
-        ShatteringError,
-        check_shattering,
-        polish_shattering,
-        shattering_embedding,
-        shattering_norm_lower_bound,
-    )
-    from .capacity import random_labelled_regular_graph
-    from ..graph import Graph
-
-    rng = check_random_state(seed, "seed")
-    if quick:
-        ds, ns, n_random_labels, n_seeds = [3, 6, 10], [100, 300, 1000], 5, 3
-    else:
-        ds, ns, n_random_labels, n_seeds = [3, 5, 10, 20], [100, 300, 1000, 3000, 10000], 20, 10
-    rows = []
-    for d in ds:
-        for n in ns:
-            if n <= d or (n * d) % 2:
-                continue
-            graph, y = random_labelled_regular_graph(n, d, seed=rng)
-            t0 = time.perf_counter()
-            X = shattering_embedding(graph, y, eps=eps, seed=rng)
-            secs = time.perf_counter() - t0
-            chk = check_shattering(graph, y, X)
-            lb = shattering_norm_lower_bound(graph, y)
-            Xp = polish_shattering(graph, y, X, eps=eps, sweeps=polish_sweeps, seed=rng)
-            pol = check_shattering(graph, y, Xp)
-            rows.append({
-                "d": d, "n": n, "edges": chk.n_edges, "violated": chk.n_violated, "min margin": chk.min_margin,
-                "median ||x||^2": chk.median_sq_norm, "mean ||x||^2": chk.mean_sq_norm,
-                "max ||x||^2": chk.max_sq_norm, "polished violated": pol.n_violated,
-                "polished median": pol.median_sq_norm, "polished mean": pol.mean_sq_norm,
-                "polished max": pol.max_sq_norm, "lower bd (these labels)": lb,
-                "polished median/lower": pol.median_sq_norm / lb,
-                "lower bd (all -1)": shattering_norm_lower_bound(graph, -1), "seconds": secs,
-            })
-    adversarial = []
-    adv_rows = []
-    for name, graph in adversarial_regular_graphs():
-        m = graph.n_edges
-        labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
-                      ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
-        labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random_labels)]
-        n_fail, worst = 0, float("inf")
-        for lab_name, lab in labellings:
-            for _ in range(n_seeds):
-                try:
-                    chk = check_shattering(graph, lab, shattering_embedding(graph, lab, eps=eps, seed=rng))
-                    failed, margin = chk.n_violated > 0, chk.min_margin
-                except ShatteringError:
-                    failed, margin = True, float("nan")
-                adversarial.append({"graph": name, "labels": lab_name, "failed": failed, "min margin": margin})
-                n_fail += failed
-                worst = min(worst, margin) if margin == margin else worst
-        adv_rows.append({"graph": name, "n": graph.n_nodes, "d": int(graph.degrees[0]), "edges": m,
-                         "cases": len(labellings) * n_seeds, "failed": n_fail, "min margin": worst})
-    report = TheoryReport(name="shattering")
-    report.add_table(f"Claim 1 construction on random d-regular graphs, uniform random edge labels "
-                     f"(margins drawn in [1+eps, 1+2eps], eps = {eps:g})", rows)
-    report.add_table(f"Claim 1 on adversarial regular graphs: all +1, all -1, alternating and "
-                     f"{n_random_labels} random labellings, {n_seeds} seeds each", adv_rows)
-    tight_rows = []
-    for d in range(2, 9):
-        g = Graph.from_edges(np.array([(i, j) for i in range(d + 1) for j in range(i + 1, d + 1)]),
-                             nodes=d + 1)
-        X = shattering_embedding(g, -1, eps=eps, seed=rng)
-        chk = check_shattering(g, -1, X)
-        try:
-            shattering_embedding(g, -1, eps=eps, seed=rng, dim=d - 1)
-            fails = False
-        except ShatteringError:
-            fails = True
-        tight_rows.append({"d": d, "dim d: violated": chk.n_violated, "dim d: mean ||x||^2": chk.mean_sq_norm,
-                           "lower bound": shattering_norm_lower_bound(g, -1) * (1 + eps),
-                           "dim d-1 fails": fails})
-    report.add_table("Tight case: K_{d+1}, every label -1 (lower bound scaled to margin 1+eps)", tight_rows)
-    report.notes.append(
-        "Lower bound (shattering_norm_lower_bound): margins > 1 on every edge force mean ||x||^2 > "
-        "d / lambda_max(A_y), A_y the signed adjacency matrix (|E| < sum_e y_e x_a.x_b <= lambda_max ||X||_F^2 / 2). "
-        "A norm constraint below it forbids the labelling in ANY dimension. The construction spends about "
-        "(1+eps) d per vertex (the regular simplex's length, near-optimal on K_{d+1}); polished, about twice the bound "
-        "on "
-        "random regular graphs with random labels, where the bound is ~ sqrt(d)/2.")
-    for claim in shattering_claims(rows, adversarial, tight_rows):
-        report.claims.append(claim)
-    report.data.update(rows=rows, tight=tight_rows, adversarial=adversarial)
-
-    def plot(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        for d in ds:
-            sub = [r for r in rows if r["d"] == d]
-            line, = ax1.plot([r["n"] for r in sub], [r["mean ||x||^2"] for r in sub], "o-", label=f"d={d}")
-            ax1.plot([r["n"] for r in sub], [r["polished median"] for r in sub], "s-.", color=line.get_color(), lw=1)
-            ax1.plot([r["n"] for r in sub], [r["lower bd (these labels)"] for r in sub], "--",
-                     color=line.get_color(), lw=1)
-            ax1.plot([r["n"] for r in sub], [r["max ||x||^2"] for r in sub], ":", color=line.get_color(), lw=1)
-        ax1.set_xscale("log")
-        ax1.set_yscale("log")
-        ax1.set_xlabel("n")
-        ax1.set_ylabel("squared norm")
-        ax1.set_title("construction mean (solid) and max (dotted), polished median (dash-dot);\n"
-                      "lower bound on the mean for any shattering embedding (dashed)", fontsize=9)
-        ax1.legend(fontsize=8)
-        ax2.plot([r["d"] for r in tight_rows], [r["dim d: mean ||x||^2"] for r in tight_rows], "o-",
-                 label="construction, dim d")
-        ax2.plot([r["d"] for r in tight_rows], [r["lower bound"] for r in tight_rows], "k--", lw=1,
-                 label="lower bound (1+eps) d")
-        ax2.set_xlabel("d")
-        ax2.set_ylabel("mean ||x||^2")
-        ax2.set_title("tight case K_{d+1}, all labels -1: impossible in d-1 dims", fontsize=9)
-        ax2.legend(fontsize=8)
-
-    report.plot = plot
-    return report
-
-
-VERIFIERS = {
-    "rademacher": verify_rademacher,
-    "bound": verify_bound,
-    "shattering": verify_shattering,
-    "capacity": verify_capacity,
-}
-
-
-def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
-    """Run one check, print its report, save ``<name>.txt`` and ``<name>.png``, return the exit status.
-
-    This is everything the ``theory/verify_*.py`` scripts and ``lgekit
-    theory NAME`` do after parsing their arguments.
-
-    Parameters
-    ----------
-    name : {"rademacher", "bound", "shattering", "capacity"}
-    quick : bool
-        The under-a-minute version.
-    seed : int
-    out : path, optional
-        Output folder, created if needed (default ``./lgekit-results/theory``).
-    stream : file, optional
-        Where to print (default sys.stdout).
-    **kwargs
-        Passed to the ``verify_*`` function.
-
-    Returns
-    -------
-    int
-        0 when every claim passed, 1 otherwise.
-    """
-    import sys
-    from pathlib import Path
-
-    if name not in VERIFIERS:
-        raise ValueError(f"unknown theory check {name!r}; choose from {sorted(VERIFIERS)}")
-    stream = stream or sys.stdout
-    out = Path(out) if out is not None else Path("lgekit-results") / "theory"
-    report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
-    written = report.save(out)
-    text = report.text()
-    body, _, claims = text.rstrip("\n").rpartition("\n\n")
-    print(body, file=stream)
-    print("\nwrote " + ", ".join(str(p) for p in written), file=stream)
-    print("\n" + claims, file=stream)
-    return report.exit_status
