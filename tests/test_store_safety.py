@@ -154,7 +154,11 @@ def _paused_in(phase):
                     paused.set()
                     assert resume.wait(60)
 
+        # figures are written by the experiments' one report writer, which holds its own reference
+        from lgekit.experiments import reporting
+
         mp.setattr(lgekit._atomic, "atomic_path", slow_atomic_path)
+        mp.setattr(reporting, "atomic_path", slow_atomic_path)
     try:
         yield paused, resume
     finally:
