@@ -40,10 +40,10 @@ cdef inline bint csr_has_edge(const offset_t[::1] indptr, const index_t[::1] ind
     return csr_row_has(&indptr[0], &indices[0], u, v)
 
 
-cdef inline int64_t cdf_search(const double[::1] cdf, double r) noexcept nogil:
-    """Smallest i with ``r < cdf[i]`` (``cdf`` non-decreasing, last entry 1)."""
+cdef inline int64_t cdf_search_ptr(const double* cdf, int64_t n, double r) noexcept nogil:
+    """Smallest i with ``r < cdf[i]`` among the n entries at ``cdf`` (non-decreasing, last entry 1)."""
     cdef int64_t lo = 0
-    cdef int64_t hi = cdf.shape[0] - 1
+    cdef int64_t hi = n - 1
     cdef int64_t mid
     while lo < hi:
         mid = lo + ((hi - lo) >> 1)
@@ -52,3 +52,8 @@ cdef inline int64_t cdf_search(const double[::1] cdf, double r) noexcept nogil:
         else:
             lo = mid + 1
     return lo
+
+
+cdef inline int64_t cdf_search(const double[::1] cdf, double r) noexcept nogil:
+    """``cdf_search_ptr`` on a typed memoryview."""
+    return cdf_search_ptr(&cdf[0], cdf.shape[0], r)

@@ -26,25 +26,13 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from lgekit._intrinsics cimport LGK_PREFETCH
 from lgekit._common cimport rng_next, rng_stream, rng_uniform, rng_below
-from lgekit._sampling cimport index_t, offset_t, csr_has_edge, csr_row_has, cdf_search
+from lgekit._sampling cimport index_t, offset_t, csr_has_edge, csr_row_has, cdf_search_ptr
 
 
 cdef enum:
     _BATCH = 64             # trials drawn, and their CSR rows prefetched, before they are tested
     _BLOCK_TRIALS = 16384   # trials of one block of the threaded sampler
     _WAVE_BLOCKS = 8        # blocks per thread in one parallel region of the threaded sampler
-
-
-cdef inline int64_t _cdf_search(const double* cdf, int64_t n, double r) noexcept nogil:
-    """``cdf_search`` on a raw pointer to n entries."""
-    cdef int64_t lo = 0, hi = n - 1, mid
-    while lo < hi:
-        mid = lo + ((hi - lo) >> 1)
-        if r < cdf[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 cdef int64_t _sample_trials(const index_t* indptr, const index_t* indices, int64_t n_nodes, uint64_t state,
@@ -65,11 +53,11 @@ cdef int64_t _sample_trials(const index_t* indptr, const index_t* indices, int64
         nb = min(<int64_t>_BATCH, n_trials - done)
         for i in range(nb):
             if cdf_u != NULL:
-                cu[i] = _cdf_search(cdf_u, n_nodes, rng_uniform(&state))
+                cu[i] = cdf_search_ptr(cdf_u, n_nodes, rng_uniform(&state))
             else:
                 cu[i] = <int64_t>rng_below(&state, <uint64_t>n_nodes)
             if cdf_v != NULL:
-                cv[i] = _cdf_search(cdf_v, n_nodes, rng_uniform(&state))
+                cv[i] = cdf_search_ptr(cdf_v, n_nodes, rng_uniform(&state))
             else:
                 cv[i] = <int64_t>rng_below(&state, <uint64_t>n_nodes)
             LGK_PREFETCH(indptr + cu[i])

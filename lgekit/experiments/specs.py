@@ -642,8 +642,8 @@ def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
 
 # ---------------------------------------------------------------------------- cost model
 #: Relative costs, in units of one single-threaded SGD update of one training pair in one dimension.
-#: They were measured on BlogCatalog (epochs and evaluations timed one by one) and only their ratios
-#: matter: they order cells, they do not predict a time.
+#: Only their ratios matter: they order cells (longest first), they do not predict a time.  The timings
+#: they come from are in benchmarks/README.md.
 #: Per pair and epoch the model's update costs ``dim + offset``: the offset is the per-pair work that
 #: does not depend on D (sampling, the sigmoid; for DCD the dual bookkeeping, larger).
 _EPOCH_OFFSET = {"LogisticEmbedding": 25.0, "HingeEmbedding": 120.0}
@@ -677,7 +677,7 @@ def estimated_cost(config):
 
     Notes
     -----
-    Cost: O(1).  The weights are relative costs measured on BlogCatalog; they
+    Cost: O(1).  The weights are relative costs (see ``_EPOCH_OFFSET``); they
     order cells and are not a time estimate.
     """
     params = config["params"]

@@ -185,6 +185,18 @@ cdef inline Py_ssize_t _scatter_threads(Py_ssize_t k, int n_threads) noexcept no
     return T
 
 
+cdef inline void _count_ends(const PairRec* records, Py_ssize_t lo, Py_ssize_t hi, int64_t* row) noexcept nogil:
+    """row[x] += 1 for each end x of records[lo:hi], the counters prefetched a few records ahead so that
+    the random increments overlap instead of waiting on memory one at a time."""
+    cdef Py_ssize_t p
+    for p in range(lo, hi):
+        if p + _SCATTER_AHEAD < hi:
+            LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
+            LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
+        row[records[p].u] += 1
+        row[records[p].v] += 1
+
+
 def pair_counts(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] counts,
                 int n_threads=1):
     """counts[x] += the number of records in records[start:stop] with x as an end (a self-pair counts
@@ -209,12 +221,7 @@ def pair_counts(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, i
                     row[x] = 0
             lo = start + (k * t) // T
             hi = start + (k * (t + 1)) // T
-            for p in range(lo, hi):
-                if p + _SCATTER_AHEAD < hi:
-                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
-                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
-                row[records[p].u] += 1
-                row[records[p].v] += 1
+            _count_ends(&records[0], lo, hi, row)
         if T > 1:
             for x in prange(n, num_threads=T, schedule="static"):
                 for t in range(T):
@@ -259,12 +266,7 @@ def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t st
                 row[x] = 0
             lo = start + (k * t) // T
             hi = start + (k * (t + 1)) // T
-            for p in range(lo, hi):
-                if p + _SCATTER_AHEAD < hi:
-                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
-                    LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
-                row[records[p].u] += 1
-                row[records[p].v] += 1
+            _count_ends(&records[0], lo, hi, row)
         # row x of thread t starts after rows < x of every thread and row x of threads < t
         for x in range(n):
             indptr[x] = total

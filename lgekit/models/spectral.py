@@ -88,8 +88,8 @@ def spectral_embedding(graph, dim, seed=None):
     a = graph.to_scipy().astype(np.float64)
     if graph.is_directed:
         a = (a + a.T) * 0.5
-    # the dense work is small (n x dim for ARPACK, n <= 600 for eigh): threaded BLAS only
-    # adds synchronisation, and on a busy machine it made BlogCatalog's eigsh 10x slower
+    # the dense work is small (n x dim for ARPACK, n <= 600 for eigh): threaded BLAS would only
+    # add synchronisation between threads that each have almost nothing to do
     with threadpool_limits(limits=1, user_api="blas"):
         if n <= _DENSE_MAX_NODES or dim >= n - 1 or a.nnz == 0:
             values, vectors = np.linalg.eigh(a.toarray())

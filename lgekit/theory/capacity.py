@@ -214,7 +214,7 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
     x0 = rng.standard_normal(n * D) * float(init_scale)
     t0 = time.perf_counter()
     # The L-BFGS two-loop recursion works on short vectors: multi-threaded BLAS
-    # only adds synchronisation (measured 8x slower with 2 busy threads).
+    # would only add synchronisation between threads with almost nothing to do.
     with threadpool_limits(limits=1, user_api="blas"):
         res = minimize(fun, x0, jac=True, method="L-BFGS-B",
                        options={"maxiter": int(maxiter), "gtol": float(gtol), "ftol": 1e-15, "maxcor": 20})
