@@ -114,6 +114,14 @@ extensions = [extension(pyx) for pyx in sorted(HERE.glob("lgekit/**/*.pyx")) if 
 if SIMD:
     extensions += [extension(simd_copy(HERE / kernel), SIMD_FLAGS) for kernel in SIMD_KERNELS]
 
+# LGEKIT_BUILD_ONLY=_dcd,_sgd (module names, for an in-place rebuild while developing): build only those
+# kernels and their AVX2 copies, leaving the other built modules as they are.
+ONLY = {name.strip() for name in os.environ.get("LGEKIT_BUILD_ONLY", "").split(",") if name.strip()}
+if ONLY:
+    extensions = [ext for ext in extensions if ext.name.rsplit(".", 1)[-1].removesuffix("_avx2") in ONLY]
+    if not extensions:
+        raise SystemExit(f"LGEKIT_BUILD_ONLY={os.environ['LGEKIT_BUILD_ONLY']!r} names no kernel module")
+
 # Cythonize and compile on every core: the kernels are independent extensions, and the build runs
 # on each `pip install` of the README's commands.  LGEKIT_BUILD_JOBS overrides the count.
 BUILD_JOBS = int(os.environ.get("LGEKIT_BUILD_JOBS", "0") or 0) or os.cpu_count() or 1

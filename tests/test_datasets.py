@@ -412,3 +412,20 @@ def test_resolve_content_hash_follows_every_file_of_a_folder(tmp_path):
     single = datasets.resolve(folder / "edges.csv")
     assert single.content_sha256() == hashlib.sha256(b"1,2\n2,3\n").hexdigest()
     assert datasets.load(folder).name == src.name == "asu"
+
+
+def test_load_or_synthetic_gives_the_real_graph_when_its_files_are_here(data_dir):
+    graph, note = datasets.load_or_synthetic("email-eu-core", n_nodes=50, seed=0, data_home=data_dir)
+    assert note is None and graph.name == "email-eu-core" and graph.n_nodes > 50
+
+
+def test_load_or_synthetic_stands_in_offline_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+    monkeypatch.setenv("LGEKIT_DATA", str(tmp_path))
+    graph, note = datasets.load_or_synthetic("blogcatalog", n_nodes=120, seed=3, data_home=tmp_path)
+    assert graph.name == "synthetic-blogcatalog" and graph.n_nodes == 120
+    assert "blogcatalog is not available" in note and "lgekit datasets fetch blogcatalog" in note
+    again, _ = datasets.load_or_synthetic("BlogCatalog", n_nodes=120, seed=3, data_home=tmp_path)
+    assert again.n_edges == graph.n_edges                       # seeded
+    with pytest.raises(ValueError, match="registered data set"):
+        datasets.load_or_synthetic("no-such-graph")

@@ -73,16 +73,11 @@ print(f"lgekit {lgekit.__version__}; full-size run: {FULL}")
 # 39 overlapping interest groups).
 
 # %%
-def load_graph(name, synthetic_nodes):
-    """The real graph `name` if its files are available, else a small synthetic stand-in."""
-    try:
-        return datasets.load(name, download=False)
-    except (FileNotFoundError, OSError, LookupError, ValueError) as exc:
-        print(f"({name} not available: {type(exc).__name__}; using synthetic-blogcatalog instead)")
-        return datasets.load("synthetic-blogcatalog", n_nodes=synthetic_nodes, seed=SEED)
-
-
-graph = load_graph("blogcatalog" if FULL else "email-eu-core", synthetic_nodes=10_312 if FULL else 1_000)
+# the real graph when its files are on this machine, else a synthetic stand-in (and a note saying so)
+graph, note = datasets.load_or_synthetic("blogcatalog" if FULL else "email-eu-core",
+                                         n_nodes=10_312 if FULL else 1_000, seed=SEED)
+if note:
+    print(note)
 for key, value in graph.summary().items():
     print(f"{key:>22}: {value}")
 

@@ -54,16 +54,11 @@ EPOCHS = 50 if FULL else 30
 LAM_RS = [0.0, 0.2, 0.6, 1.0]  # the paper's values for Figures 1-3
 
 
-def load_graph(name, synthetic_nodes):
-    """The real graph `name` if its files are available locally, else a synthetic stand-in."""
-    try:
-        return datasets.load(name, download=False)
-    except (FileNotFoundError, OSError, LookupError, ValueError) as exc:
-        print(f"({name} not available: {type(exc).__name__}; using synthetic-blogcatalog instead)")
-        return datasets.load("synthetic-blogcatalog", n_nodes=synthetic_nodes, seed=SEED)
-
-
-graph = load_graph("blogcatalog" if FULL else "email-eu-core", synthetic_nodes=10_312 if FULL else 1_000)
+# the real graph when its files are on this machine, else a synthetic stand-in (and a note saying so)
+graph, note = datasets.load_or_synthetic("blogcatalog" if FULL else "email-eu-core",
+                                         n_nodes=10_312 if FULL else 1_000, seed=SEED)
+if note:
+    print(note)
 split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
 print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges; "
       f"{len(split.train_positives)} training edges, {len(split.test_positives)} test edges")

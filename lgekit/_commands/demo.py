@@ -52,14 +52,8 @@ def _load(name):
 
     if name is not None:
         return load_graph(name), None
-    try:
-        # never download implicitly: the demo must run offline on a fresh machine
-        return datasets.load(DEFAULT_DATASET, download=False), None
-    except FileNotFoundError:
-        note = (f"the real {DEFAULT_DATASET} graph is not available locally, so the demo uses the embedded "
-                f"{FALLBACK_DATASET} (a seeded planted-partition graph of the same shape). "
-                f"Run `lgekit datasets fetch {DEFAULT_DATASET}` or set LGEKIT_DATA to use the real graph.")
-        return datasets.load(FALLBACK_DATASET), note
+    # never download implicitly: the demo must run offline on a fresh machine
+    return datasets.load_or_synthetic(DEFAULT_DATASET)
 
 
 def _table(rows):

@@ -57,7 +57,7 @@ from .generators import (
 )
 
 __all__ = [
-    "load", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
+    "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
     "cache_dir", "verify", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
     "read_edge_list", "read_label_file", "HEADER_NAMES",
@@ -293,6 +293,49 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         return load_mat(path, labels=labels, directed=directed, name=source.name)
     return load_edge_list(path, delimiter=delimiter, labels=labels, directed=directed, name=source.name,
                           header=header, id_type=id_type)
+
+
+def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):
+    """The registered data set ``name`` if its files are on this machine, else a synthetic stand-in.
+
+    For tutorials, demos and quick checks that must run anywhere: never
+    downloads.  The stand-in is ``"synthetic-blogcatalog"`` (a seeded
+    planted-partition graph, see :func:`planted_partition_graph`).
+
+    Parameters
+    ----------
+    name : str
+        A registered data set (see :func:`load`).
+    n_nodes : int, optional
+        Nodes of the stand-in (default: the generator's, BlogCatalog's 10,312).
+    seed : None, int or numpy.random.Generator
+        Seed of the stand-in.
+    data_home : str or pathlib.Path, optional
+        As in :func:`load`.
+
+    Returns
+    -------
+    graph : Graph
+    note : str or None
+        None when ``graph`` is the real data set, else a sentence saying that
+        it was not found, which graph stands in, and how to get the real one.
+
+    Examples
+    --------
+    >>> graph, note = load_or_synthetic("blogcatalog", n_nodes=300, seed=0)
+    >>> graph.name in ("blogcatalog", "synthetic-blogcatalog")
+    True
+    """
+    key = resolve_name(name)
+    if key is None:
+        raise ValueError(f"name must be a registered data set ({', '.join(sorted(registry()))}), got {name!r}")
+    try:
+        return load(key, data_home=data_home, download=False), None
+    except (FileNotFoundError, OSError) as exc:
+        kwargs = {"seed": seed} if n_nodes is None else {"n_nodes": n_nodes, "seed": seed}
+        note = (f"{key} is not available on this machine ({type(exc).__name__}), so the synthetic-blogcatalog "
+                f"graph stands in for it; `lgekit datasets fetch {key}` or LGEKIT_DATA gives the real one")
+        return load("synthetic-blogcatalog", **kwargs), note
 
 
 def _load_registered(key, *, data_home, delimiter, labels, directed, download, generator_kwargs):

@@ -376,13 +376,10 @@ def _load_bound_graph(quick, seed, data_home):
 
     if quick:
         return datasets.load("synthetic-blogcatalog", n_nodes=1000, seed=seed), None
-    try:
-        return datasets.load("blogcatalog", data_home=data_home, download=False), None
-    except (FileNotFoundError, OSError, ValueError) as exc:
-        note = (f"BlogCatalog not found ({exc}); using the synthetic BlogCatalog-shaped graph instead "
-                f"(lgekit datasets fetch blogcatalog to use the real one)")
+    graph, note = datasets.load_or_synthetic("blogcatalog", seed=seed, data_home=data_home)
+    if note:
         logger.warning(note)
-        return datasets.load("synthetic-blogcatalog", seed=seed), note
+    return graph, note
 
 
 def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
