@@ -489,14 +489,18 @@ class Graph:
                    weighted=weighted, name=name)
 
     @classmethod
-    def from_networkx(cls, nx_graph, *, weight=None, label_attr=None, directed=None, name=None):
+    def from_networkx(cls, nx_graph, *, weight="weight", label_attr=None, directed=None, name=None):
         """Build a graph from a networkx (Di)Graph.
 
         Parameters
         ----------
         nx_graph : networkx.Graph or networkx.DiGraph
-        weight : str, optional
-            Edge attribute holding the weight (default: unweighted).
+        weight : str or None, default "weight"
+            Edge attribute holding the weight (networkx's convention, as in
+            ``networkx.to_scipy_sparse_array``): an edge without it weighs 1,
+            and a graph where no edge has it is unweighted.  ``None`` ignores
+            weights.  The estimators' ``fit`` reads a networkx graph the same
+            way; what a weight then does is their ``weighting`` parameter.
         label_attr : str, optional
             Node attribute holding a class or an iterable of classes.
         directed : bool, optional
@@ -547,11 +551,15 @@ class Graph:
         m = nx_graph.number_of_edges()
         edges = np.empty((m, 2), dtype=np.int64)
         weights = np.ones(m) if weight is not None else None
+        found = False
         for k, (u, v, data) in enumerate(nx_graph.edges(data=True)):
             edges[k, 0] = pos[u]
             edges[k, 1] = pos[v]
-            if weight is not None:
-                weights[k] = data.get(weight, 1.0)
+            if weight is not None and weight in data:
+                weights[k] = data[weight]
+                found = True
+        if not found:
+            weights = None
         labels = None
         if label_attr is not None:
             labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}

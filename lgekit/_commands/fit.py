@@ -1,9 +1,11 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
 import json
 import logging
+import time
 from numbers import Integral, Real
 from pathlib import Path
 
+from .._progress import write_line
 from .._validation import Interval
 from ._common import CommandError, check_options, load_graph, require_negatives, split_graph
 
@@ -136,13 +138,21 @@ def run(args):
     if args.threads > limit:
         raise CommandError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
                            f"got {args.threads}")
+    # progress goes to stderr (the results to stdout): the load and the split here, the model's preparation
+    # and epochs from the estimator (verbose below)
+    started = time.perf_counter()
+    write_line(f"loading {args.graph} ...")
     graph = load_graph(args.graph)
+    write_line(f"loaded {args.graph}: {graph.n_nodes:,} nodes, {graph.n_edges:,} edges in "
+               f"{time.perf_counter() - started:.1f}s")
     require_negatives(graph, args.graph)
     out = prepare_out(args.out)        # after the load: a graph that fails to load leaves no folder behind
     # word2vec's text format separates fields by whitespace: ids holding some cannot be written there
     word2vec_ok = all(str(i) and not any(c.isspace() for c in str(i)) for i in graph.node_ids)
     params = {**given, "random_state": args.seed, "n_threads": args.threads,
-              "verbose": 1 if getattr(args, "verbose", 0) else 0}
+              # 1: the preparation and the epochs' progress (a bar on a terminal, a line every few seconds in
+              # a pipe or a log); -v adds a line per epoch
+              "verbose": 1 + min(getattr(args, "verbose", 0), 1)}
     cls = getattr(models, _MODELS[args.model], None)
     if cls is None:
         raise CommandError(f"model {args.model!r} ({_MODELS[args.model]}) is not available in this installation")
@@ -151,7 +161,10 @@ def run(args):
     data = graph
     split = None
     if args.split is not None:
+        started = time.perf_counter()
         split = split_graph(graph, args.split, args.seed, args.graph)
+        write_line(f"split: {len(split.train_positives):,} training and {len(split.test_positives):,} test edges "
+                   f"(--split {args.split:g}, --seed {args.seed}) in {time.perf_counter() - started:.1f}s")
         data = split
         callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
@@ -163,6 +176,8 @@ def run(args):
     except MemoryError as exc:
         # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
         raise CommandError(f"out of memory: {exc}") from None
+    # the verbosity is the command's display, not the model's: saved, the model is as quiet as a new one
+    model.set_params(verbose=0)
     written = [out / "embedding.npz"]
     model.save(written[0])
     if word2vec_ok:

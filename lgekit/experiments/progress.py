@@ -1,8 +1,11 @@
 """Progress of a sweep, wherever its output goes.
 
+Which display suits the stream is decided by :mod:`lgekit._progress`, shared
+with the estimators' epochs:
+
 * On a terminal (``stream.isatty()``): a tqdm bar over the cells.
-* In a Jupyter notebook: a notebook bar (``tqdm.auto``); a kernel's stderr is
-  no terminal, so the notebook is recognised first.
+* In a Jupyter notebook: a notebook bar; a kernel's stderr is no terminal, so
+  the notebook is recognised first.
 * Anywhere else (a log file, a pipe, CI): one plain line every
   :data:`PROGRESS_INTERVAL` seconds, whether or not a cell finished in the
   meantime (so a long cell does not look like a hang), and the final count at
@@ -15,42 +18,23 @@ The ETA weighs the cells by their estimated cost
 longest ones first: counting cells would promise too early an end.
 """
 import sys
-import threading
 import time
+
+from .. import _progress
+from .._progress import _Silent, format_duration as _duration
 
 __all__ = ["PROGRESS_INTERVAL", "LineProgress", "progress_reporter"]
 
 #: seconds between two lines of the plain-text progress
-PROGRESS_INTERVAL = 5.0
-
-
-def _duration(seconds):
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m{secs:02d}s"
-    if minutes:
-        return f"{minutes}m{secs:02d}s"
-    return f"{secs}s"
-
-
-class _Silent:
-    def update(self, status, cost=0.0):
-        pass
-
-    def close(self):
-        pass
+PROGRESS_INTERVAL = _progress.PROGRESS_INTERVAL
 
 
 class _Bar:
     """A tqdm bar (terminal or notebook) with the diverged/failed counts as its postfix."""
 
-    def __init__(self, total, initial, stream):
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=total, initial=initial, unit="cell", desc="cells", dynamic_ncols=True,
-                        smoothing=0.1, file=stream)
+    def __init__(self, total, initial, stream, notebook=None):
+        self.bar = _progress.tqdm_bar(stream, notebook=notebook, total=total, initial=initial, unit="cell",
+                                      desc="cells", smoothing=0.1)
         self.n_diverged = self.n_failed = 0
 
     def update(self, status, cost=0.0):
@@ -63,7 +47,7 @@ class _Bar:
         self.bar.close()
 
 
-class LineProgress:
+class LineProgress(_progress.PeriodicLines):
     """Plain progress lines: at most one every ``interval`` seconds, and one at the end.
 
     Parameters
@@ -91,17 +75,10 @@ class LineProgress:
         self.total, self.initial, self.done = int(total), int(initial), int(initial)
         self.n_diverged = self.n_failed = 0
         self.cost_total, self.cost_done = float(remaining_cost), 0.0
-        self.stream = sys.stderr if stream is None else stream
-        self.interval = float(interval)
-        self.clock = clock
-        self.start = self.last = clock()
-        self._shown = None  # cells done when the last line was written
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = None
-        if heartbeat and self.interval > 0:
-            self._thread = threading.Thread(target=self._beat, name="lgekit-progress", daemon=True)
-            self._thread.start()
+        super().__init__(stream=stream, interval=interval, clock=clock, heartbeat=heartbeat)
+
+    def _state(self):
+        return self.done
 
     def line(self, now=None):
         """The status line at ``now`` (default: the clock's time)."""
@@ -120,21 +97,6 @@ class LineProgress:
         return (f"cells {self.done}/{self.total} done ({reused}{self.n_diverged} diverged, {self.n_failed} failed), "
                 f"elapsed {_duration(elapsed)}, {eta}")
 
-    def _emit(self, now):
-        self.last = now
-        self._shown = self.done
-        print(self.line(now), file=self.stream, flush=True)
-
-    def _maybe_emit(self):
-        with self._lock:
-            now = self.clock()
-            if now - self.last >= self.interval:
-                self._emit(now)
-
-    def _beat(self):
-        while not self._stop.wait(self.interval / 2):
-            self._maybe_emit()
-
     def update(self, status, cost=0.0):
         """One more cell finished with ``status`` (estimated ``cost``)."""
         with self._lock:
@@ -142,28 +104,7 @@ class LineProgress:
             self.cost_done += float(cost)
             self.n_diverged += status == "diverged"
             self.n_failed += status not in ("ok", "diverged")
-        self._maybe_emit()
-
-    def close(self):
-        """Stop the heartbeat and write the last line (unless the last line written says the same)."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        with self._lock:
-            if self._shown != self.done:
-                self._emit(self.clock())
-
-
-def _in_notebook():
-    """Whether this process is a Jupyter kernel (where tqdm.auto draws a notebook bar)."""
-    ipython = sys.modules.get("IPython")
-    if ipython is None:
-        return False
-    try:
-        shell = ipython.get_ipython()
-    except Exception:  # noqa: BLE001 - any failure means: not a kernel we can draw in
-        return False
-    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+        self._changed()
 
 
 def progress_reporter(total, initial=0, *, enabled=True, remaining_cost=0.0, stream=None, interval=None):
@@ -190,8 +131,8 @@ def progress_reporter(total, initial=0, *, enabled=True, remaining_cost=0.0, str
     if not enabled:
         return _Silent()
     stream = sys.stderr if stream is None else stream
-    isatty = getattr(stream, "isatty", None)
-    if _in_notebook() or (isatty is not None and isatty()):
-        return _Bar(total, initial, stream)
+    display = _progress.display_for(stream)
+    if display != "lines":
+        return _Bar(total, initial, stream, notebook=display == "notebook")
     return LineProgress(total, initial, remaining_cost=remaining_cost, stream=stream,
                         interval=PROGRESS_INTERVAL if interval is None else interval)

@@ -14,7 +14,6 @@ import numbers
 import os
 import re
 import struct
-import sys
 import time
 import tokenize
 import warnings
@@ -581,8 +580,7 @@ class BaseEmbedding(BaseEstimator):
             if isinstance(data, Graph):
                 graph = data
             elif type(data).__module__.split(".")[0] == "networkx":
-                weighted = any("weight" in d for _, _, d in data.edges(data=True))
-                graph = Graph.from_networkx(data, weight="weight" if weighted else None)
+                graph = Graph.from_networkx(data)   # its "weight" attribute, as Graph.from_networkx reads it
             elif hasattr(data, "tocsr") and hasattr(data, "shape"):
                 graph = Graph.from_scipy(data)
             else:
@@ -705,6 +703,8 @@ class BaseEmbedding(BaseEstimator):
         callbacks = self._check_callbacks(callbacks)
         solver = getattr(self, "solver_", None)
         same_source = solver is not None and X is getattr(self, "_data_source", None)
+        # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
+        prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
         if continue_:
             train = None if same_source else self._coerce_data(
                 X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state))
@@ -748,6 +748,7 @@ class BaseEmbedding(BaseEstimator):
             self.__dict__.pop("solver_", None)
             solver = None
             self.node_ids_ = train.node_ids
+            n_pairs = len(train.positives) + len(train.negatives)
             self.solver_ = self._make_solver(train, self._kernel_seed, state or None)
             self.__dict__.pop("_loaded_state", None)
             train = None                      # the input pairs: the solver has what it needs
@@ -758,6 +759,8 @@ class BaseEmbedding(BaseEstimator):
         self._data_source = X
         self._id_lookup = None
         self._prepare_divergence_checks(fresh=not continue_, start=start)
+        if not reuse:
+            self._preparation_ends(prepared_from, n_pairs)
         self._train(callbacks, start, n_epochs)
         return self
 
@@ -900,15 +903,69 @@ class BaseEmbedding(BaseEstimator):
         """(advice, parameter) for a divergence the model can explain (hook)."""
         return self._divergence_advice, None
 
+    # ------------------------------------------------------------------ progress
+    def _preparation_begins(self, X, announce):
+        """Start timing the preparation; with ``verbose >= 1`` and ``announce``, say what is prepared."""
+        if self.verbose >= 1 and announce:
+            from .._progress import write_line
+
+            size = self._input_size(X)
+            write_line(f"{type(self).__name__}: preparing the training pairs{' of ' + size if size else ''} ...")
+        return time.perf_counter()
+
+    @staticmethod
+    def _input_size(X):
+        """``X``'s size in words ("10,312 nodes, 333,983 edges"), read without converting it; "" if unknown."""
+        from ..graph import Graph
+
+        if _is_edge_split(X):
+            return (f"{X.train_graph.n_nodes:,} nodes, {len(X.train_positives):,} training edges, "
+                    f"{len(X.train_negatives):,} given negatives")
+        if isinstance(X, Graph):
+            return f"{X.n_nodes:,} nodes, {X.n_edges:,} edges"
+        if type(X).__module__.split(".")[0] == "networkx":
+            return f"{X.number_of_nodes():,} nodes, {X.number_of_edges():,} edges"
+        if hasattr(X, "tocsr") and hasattr(X, "shape") and hasattr(X, "nnz"):
+            return f"{X.shape[0]:,} nodes, {X.nnz:,} stored entries"
+        return ""  # not a form fit accepts: _coerce_data says so next
+
+    def _preparation_ends(self, started, n_pairs):
+        """With ``verbose >= 1``: the pairs prepared and how long it took since ``started``."""
+        if self.verbose >= 1:
+            from .._progress import format_duration, write_line
+
+            seconds = time.perf_counter() - started
+            took = f"{seconds:.1f}s" if seconds < 60 else format_duration(seconds)
+            write_line(f"{type(self).__name__}: {n_pairs:,} training pairs on {self.embedding_.shape[0]:,} nodes "
+                       f"ready in {took}")
+
+    def _epoch_summary(self, record):
+        """One epoch in words: objective, mean norm, the metrics callbacks recorded, seconds."""
+        parts = []
+        if record.get("objective") is not None:
+            parts.append(f"objective {record['objective']:.6g}")
+        parts.append(f"mean norm {record['mean_norm']:.4g}")
+        parts += [f"{key} {record[key]:.4f}" for key in sorted(record)
+                  if key.endswith(("_ap", "_f1")) and isinstance(record[key], float)]
+        parts.append(f"{record['seconds']:.3f}s")
+        return f"epoch {record['epoch']}: " + ", ".join(parts)
+
     def _train(self, callbacks, start, n_epochs):
+        from .. import _progress
+
         self.planned_epochs_ = range(start, start + n_epochs)
         for cb in callbacks:
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)
-        bar = None
-        if self.verbose and n_epochs > 1 and sys.stderr.isatty():
-            from tqdm.auto import tqdm
-            bar = tqdm(total=n_epochs, desc=type(self).__name__, unit="epoch")
+        name = type(self).__name__
+        # verbose >= 1: a bar on a terminal or in a notebook, a line every few seconds in a pipe or a log
+        # (lgekit._progress decides); a single epoch gets none, or a loop of partial_fit(X, epochs=1) would
+        # draw one bar per call
+        shown = n_epochs > 1 and self.verbose >= 1
+        bar = _progress.progress(n_epochs, desc=name, unit="epoch", enabled=shown)
+        # verbose >= 2: a printed line per epoch, written to stderr directly (visible with no logging set up),
+        # above the bar or between the periodic lines
+        say = bar.write if shown else _progress.write_line
         try:
             for epoch in range(start, start + n_epochs):
                 t0 = time.perf_counter()
@@ -927,26 +984,25 @@ class BaseEmbedding(BaseEstimator):
                 self.n_iter_ = epoch + 1
                 if reason is not None:
                     advice, parameter = self._divergence_advice_for(record)
-                    msg = f"{type(self).__name__} diverged at epoch {epoch} (0-based): {reason}; {advice}"
+                    msg = f"{name} diverged at epoch {epoch} (0-based): {reason}; {advice}"
                     logger.warning(msg)
                     raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason,
                                           parameter=parameter)
-                if self.verbose >= 2:
-                    logger.info("epoch %d: objective %.6g, mean norm %.4g (%.3fs)", epoch,
-                                record.get("objective", float("nan")), record["mean_norm"], seconds)
                 stop = False
                 for cb in callbacks:
                     if cb.on_epoch_end(self, epoch, record):
                         stop = True
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(objective=f"{record.get('objective', float('nan')):.5g}")
+                if self.verbose >= 2:
+                    say(f"{name}: {self._epoch_summary(record)}")
+                objective = record.get("objective")
+                bar.update(1, postfix=None if objective is None else f"objective {objective:.5g}")
                 if stop:
                     logger.info("stopped by a callback after epoch %d", epoch)
+                    if self.verbose >= 2:
+                        say(f"{name}: stopped by a callback after epoch {epoch}")
                     break
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
         for cb in callbacks:
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self)
