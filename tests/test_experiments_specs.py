@@ -49,8 +49,11 @@ def test_misspelt_override_part_figure_and_model_parameter_raise():
 def test_figure_spec_from_dict_rejects_unknown_keys_and_bad_thresholds():
     base = FIGURES["fig6"].to_dict()
     assert FigureSpec.from_dict(base) == FIGURES["fig6"]  # plain data round trip
+    assert FigureSpec.from_dict(FIGURES["fig4"].to_dict()) == FIGURES["fig4"]  # with its note
+    with pytest.raises(TypeError, match=r"note must be a str, got int: 3"):
+        FigureSpec.from_dict(dict(base, note=3))
     with pytest.raises(ValueError, match=r"unknown figure spec key 'claim': accepted are claims, grid, model, "
-                                         r"name, paper, params, quick, record, thresholds, title"):
+                                         r"name, note, paper, params, quick, record, thresholds, title"):
         FigureSpec.from_dict(dict(base, claim=["dcd_insensitive_to_dim"]))
     with pytest.raises(ValueError, match=r"unknown quick key 'epochs': accepted are grid, params, record"):
         FigureSpec.from_dict(dict(base, quick={"epochs": 3}))

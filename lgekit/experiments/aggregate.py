@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 __all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve", "divergence_summary",
-           "divergence_reason", "last_value"]
+           "divergence_reason", "last_value", "run_series", "spread", "format_spread"]
 
 
 def runs_for_figure(entries, records_by_key):
@@ -135,6 +135,34 @@ def _series(run, key):
         xs.append(int(rec["epoch"]) + 1)
         ys.append(float(value))
     return xs, ys
+
+
+def run_series(run, key):
+    """(completed epochs, values) of history quantity ``key`` in one run, non-finite values left out."""
+    return _series(run, key)
+
+
+def spread(values):
+    """The spread of a per-seed quantity: ``{"n", "min", "median", "max", "mean", "sd"}``.
+
+    ``sd`` uses ddof=1 (0 for one value); every entry but ``n`` is NaN for no
+    values.  The report shows min / median / max: with the three seeds of a
+    full run, the median is the middle seed and the range is every seed.
+    """
+    arr = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if not len(arr):
+        return {"n": 0, "min": math.nan, "median": math.nan, "max": math.nan, "mean": math.nan, "sd": math.nan}
+    return {"n": int(len(arr)), "min": float(arr.min()), "median": float(np.median(arr)), "max": float(arr.max()),
+            "mean": float(arr.mean()), "sd": float(arr.std(ddof=1)) if len(arr) > 1 else 0.0}
+
+
+def format_spread(s, digits=3):
+    """``"0.81 / 0.83 / 0.84 (n=3)"`` (min / median / max), or the one value for ``n = 1``."""
+    if s["n"] == 0:
+        return "no finished run"
+    if s["n"] == 1:
+        return f"{s['median']:.{digits}g} (n=1)"
+    return f"{s['min']:.{digits}g} / {s['median']:.{digits}g} / {s['max']:.{digits}g} (n={s['n']})"
 
 
 def epoch_curve(runs, key):

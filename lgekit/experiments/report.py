@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 
 from .._atomic import atomic_write_text
-from .aggregate import divergence_summary, last_value, runs_for_figure
-from .specs import THRESHOLDS, dataset_label, expand
-from .store import ResultsStore
+from .aggregate import divergence_summary, format_spread, last_value, runs_for_figure
+from .specs import THRESHOLDS, dataset_label, default_seeds, expand
+from .store import ResultsStore, to_json_safe
 from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
 
 __all__ = ["write_outputs", "reproduce", "Outputs"]
@@ -140,7 +140,9 @@ def _write_outputs(plan, store, result, command):
         "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
         "status_counts": n_status, "missing": outputs.missing,
         "verdicts": [{"claim": v.claim, "figure": v.figure, "verdict": v.status, "statement": v.statement,
-                      "evidence": v.evidence, "thresholds": v.thresholds} for v in outputs.verdicts],
+                      "evidence": v.evidence, "thresholds": v.thresholds,
+                      "differs_from_paper": v.numbers.get("differs_text"),
+                      "spread_over_seeds": to_json_safe(v.numbers.get("spread", []))} for v in outputs.verdicts],
         "wall_seconds": None if result is None else result.seconds,
         "figures": {name: [p.name for p in paths] for name, paths in outputs.figures.items()},
         "thresholds": {name: dict(spec.thresholds) for name, spec in plan.specs.items()},
@@ -197,6 +199,24 @@ def _all_diverged(runs):
 def _threshold_lines(spec):
     """The figure's verdict thresholds, one markdown bullet each: name, value, meaning."""
     return [f"* `{name}` = {value:g}: {THRESHOLDS.get(name, '')}" for name, value in spec.thresholds.items()]
+
+
+def _spread_text(verdict, seeds):
+    """The verdict's decisive quantities over seeds, min / median / max per grid point (one line)."""
+    rows = (verdict.numbers or {}).get("spread") or []
+    if not rows:
+        return None
+    if len(seeds) < 2:
+        return (f"Judged on one seed ({seeds[0]}): no spread over seeds is shown; the full settings are judged "
+                "over 3 seeds (`--seeds 3`, the default of `--full`).") if seeds else None
+    return (f"Over the {len(seeds)} seeds (min / median / max, n finished runs): "
+            + "; ".join(f"{r['point']} {r['quantity']} {format_spread(r)}" for r in rows) + ".")
+
+
+def _differs_text(verdict):
+    """The 'differs from the paper' line of a verdict that reproduces the main claim but not every detail."""
+    text = (verdict.numbers or {}).get("differs_text")
+    return f"Differs from the paper: {text}." if text else None
 
 
 def _diverged_text(runs):
@@ -271,12 +291,16 @@ def _markdown(sections, outputs, context):
                 f"![{spec.paper}]({name}.png)", "",
                 f"Files: [{name}.png]({name}.png), [{name}.pdf]({name}.pdf). Model `{spec.model}` with "
                 f"{_fmt_params(spec.params, spec.grid)}; grid {_grid_text(spec.grid)}.", ""]
+        if spec.note:
+            out += [f"Setting: {spec.note}", ""]
         if name in outputs.all_diverged:
             out += [f"**Every run of this figure diverged** ({divergence_summary(runs)}), so nothing could be "
                     "drawn or judged. A run diverges when its objective or norms become non-finite or blow up "
                     "(`lgekit.DivergenceError`); the check that fired is quoted per run below.", ""]
         for v in verdicts:
             out += [f"**Verdict: {v.status}.** {v.line()}", ""]
+            out += [line for text in (_differs_text(v), _spread_text(v, context["seeds"])) if text
+                    for line in (text, "")]
         if spec.thresholds:
             out += ["Thresholds (fixed in advance in the spec):", ""] + _threshold_lines(spec) + [""]
         div = _diverged_text(runs)
@@ -335,12 +359,16 @@ def _html(sections, outputs, context, folder):
                   f"<img alt='{e(spec.paper)}' src='data:image/png;base64,{data}'>",
                   f"<p>Model <code>{e(spec.model)}</code> with {e(_fmt_params(spec.params, spec.grid))}; "
                   f"grid {e(_grid_text(spec.grid))}.</p>"]
+        if spec.note:
+            parts.append(f"<p>Setting: {e(spec.note)}</p>")
         if name in outputs.all_diverged:
             parts.append(f"<p><b>Every run of this figure diverged</b> ({e(divergence_summary(runs))}), so nothing "
                          "could be drawn or judged.</p>")
         for v in verdicts:
             parts += [f"<p><b class='{v.status.split()[0]}'>Verdict: {e(v.status)}.</b> {e(v.statement)} — "
                       f"observed: {e(v.evidence)}: <b class='{v.status.split()[0]}'>{e(v.status)}</b></p>"]
+            parts += [f"<p>{_inline(text)}</p>" for text in (_differs_text(v), _spread_text(v, context["seeds"]))
+                      if text]
         if spec.thresholds:
             parts.append("<p>Thresholds (fixed in advance in the spec):</p><ul>" + "".join(
                 f"<li><code>{e(k)}</code> = {value:g}: {e(THRESHOLDS.get(k, ''))}</li>"
@@ -368,7 +396,7 @@ def _inline(text):
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
 
 
-def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quick=None, n_jobs=None,
+def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, quick=None, n_jobs=None,
               scheduler=None, force=False, verbose=0, progress=True, overrides=None, command=None, timeout=10.0):
     """Expand, run and report: the Python form of ``lgekit reproduce``.
 
@@ -380,7 +408,11 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
         Default: the embedded synthetic BlogCatalog-shaped graph.
     out : str or path
         Output folder (results store, figures, reports).
-    seeds : int
+    seeds : int, list of int or None
+        Seeds per grid point (see :func:`~lgekit.experiments.specs.expand`).
+        ``None``: 3 in full mode, 1 in quick mode
+        (:func:`~lgekit.experiments.specs.default_seeds`), so that the full
+        settings are judged over 3 seeds with their spread in the report.
     quick : bool or None
         Default: quick for the embedded default data set, full for a named one.
     n_jobs, scheduler, force, verbose, progress, timeout
@@ -401,6 +433,8 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=1, quic
 
     if quick is None:
         quick = dataset is None
+    if seeds is None:
+        seeds = default_seeds(quick)
     plan = expand(figures, dataset=dataset, seeds=seeds, quick=quick, overrides=overrides)
     store = ResultsStore(out)
     # one lock for the whole command: a second run on the folder is refused before it writes anything

@@ -46,6 +46,7 @@ from .._version import __version__
 
 __all__ = [
     "FIGURES", "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION", "THRESHOLDS", "CLAIM_THRESHOLDS",
+    "FULL_SEEDS", "QUICK_SEEDS", "default_seeds", "sgd_lr_offset",
     "FigureSpec", "RecordSpec", "Override", "Plan", "canonical_json", "cell_key", "dataset_spec",
     "effective_spec", "estimated_cost", "expand", "resolve_figures",
 ]
@@ -58,6 +59,17 @@ SCHEMA_VERSION = 2
 DEFAULT_DATASET = "synthetic-blogcatalog"
 #: ``--quick`` shrinks the embedded default to this (keyword arguments of ``lgekit.datasets.load``)
 QUICK_DATASET_KWARGS = {"n_nodes": 1000, "seed": 0}
+
+#: seeds per grid point when none are asked for: the full settings' verdicts are judged over 3 seeds, with
+#: their spread in the report (issue #17); the quick mode is a smoke run of one seed
+FULL_SEEDS = 3
+QUICK_SEEDS = 1
+
+
+def default_seeds(quick):
+    """The number of seeds of a sweep that asks for none: :data:`QUICK_SEEDS` quick, :data:`FULL_SEEDS` full."""
+    return QUICK_SEEDS if quick else FULL_SEEDS
+
 
 #: how a cell's train/test split is drawn (the seed is the cell's seed)
 SPLIT = {"test_fraction": 0.2, "negatives_per_positive": 4}
@@ -169,6 +181,12 @@ THRESHOLDS = {
     "overfit_drop": "a test-AP drop from the peak to the end of at least this much is overfitting",
     "no_overfit_drop": "... and a drop below this is no overfitting (between the two: inconclusive)",
     "early_fraction": "the test-AP peak must come within this fraction of the epochs",
+    "min_peak_epoch": "the test AP must stay within no_overfit_drop of its peak until this many completed epochs "
+                      "or later (the paper: it \"starts to drop after 5~20 epochs\"); an earlier drop is NOT "
+                      "REPRODUCED",
+    "rise_min": "the test AP 'rises' before its peak when the peak is at least this far (and noise_se standard "
+                "errors) above the AP after epoch 1",
+    "no_rise": "... and it does not rise when the peak is less than this above the AP after epoch 1 (NOT REPRODUCED)",
     "noise_se": "an effect must also exceed this many standard errors over seeds",
     "dims_above": "the claim covers the dimensions D above this",
     "poor_gap": "DCD is 'poor' near λr = 0 when its test AP there is below the best by at least this",
@@ -182,7 +200,8 @@ THRESHOLDS = {
 CLAIM_THRESHOLDS = {
     "norms_grow_slowing": ("norm_growth_min",),
     "gradients_vanish": ("vanish_ratio", "no_vanish_ratio"),
-    "small_lam_r_overfits": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se"),
+    "small_lam_r_overfits": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se", "min_peak_epoch",
+                             "rise_min", "no_rise"),
     "lam0_overfits_every_dim": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se", "dims_above"),
     "dcd_poor_near_zero": ("poor_gap", "not_poor_gap", "noise_se"),
     "dcd_insensitive_to_dim": ("insensitive_range", "sensitive_range", "min_dim", "noise_se"),
@@ -253,6 +272,9 @@ class FigureSpec:
         :data:`CLAIM_THRESHOLDS` lists for the claims.
     quick : Override
         Applied in quick mode.
+    note : str, default ""
+        Why a setting the paper leaves open was chosen (printed in the report
+        under the figure's parameters).
     """
 
     name: str
@@ -265,8 +287,11 @@ class FigureSpec:
     claims: tuple = ()
     thresholds: dict = field(default_factory=dict)
     quick: Override = field(default_factory=Override)
+    note: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.note, str):
+            raise TypeError(f"note must be a str, got {type(self.note).__name__}: {self.note!r}")
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}, got {self.model!r}")
         if not isinstance(self.record, RecordSpec):
@@ -309,7 +334,8 @@ class FigureSpec:
         return {"name": self.name, "paper": self.paper, "title": self.title, "model": self.model,
                 "params": dict(self.params), "grid": {k: list(v) for k, v in self.grid.items()},
                 "record": self.record.to_dict(), "claims": list(self.claims), "thresholds": dict(self.thresholds),
-                "quick": {"params": self.quick.params, "grid": self.quick.grid, "record": self.quick.record}}
+                "quick": {"params": self.quick.params, "grid": self.quick.grid, "record": self.quick.record},
+                "note": self.note}
 
 
 #: what SGD runs record: test AP every epoch (Figs 3-4), and Micro/Macro-F1 at a few epochs when the
@@ -321,11 +347,68 @@ _SGD_RECORD = RecordSpec(ap_every=1, f1_epochs=(1, 2, 5, 10, 20, 50))
 _DCD_RECORD = RecordSpec(ap_every=1, train_ap=True, final_train_ap=True)
 
 _LAM_R_SGD = (0.0, 0.2, 0.6, 1.0)
-_SGD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "epochs": 50, "n_threads": 1}
+_SGD_DIMS = (5, 10, 30, 100, 300)  # Figure 4's D
+
+
+def sgd_lr_offset(dims=_SGD_DIMS, reference_dim=100):
+    r"""The offset :math:`c` of the paper's SGD schedule :math:`\gamma_t = (t + c)^{-1/2}` for these D.
+
+    The paper fixes the schedule's form and the initial coordinates (uniform
+    in [-0.1, 0.1], Appendix), not :math:`c`.  One step on pair (u, v)
+    changes :math:`x_u\cdot x_v` by about
+    :math:`\gamma_t\,g\,(\|x_u\|^2 + \|x_v\|^2)`, and at that initial scale
+    :math:`\|x\|^2 \approx D \cdot 0.1^2/3` grows linearly with D.  With
+    :math:`c = 1` (:math:`\gamma_0 = 1`) D = 100 trains on BlogCatalog but
+    D = 300 diverges within 4 epochs (objective x14, test AP near 0.5;
+    benchmarks/README.md).  So :math:`c` is chosen for the largest D: the
+    first step at D = max(dims) moves :math:`x_u\cdot x_v` no more than
+    :math:`c = 1` moves it at ``reference_dim``, i.e.
+    :math:`\gamma_0 = \mathrm{reference\_dim} / \max D`,
+    :math:`c = (\max D / \mathrm{reference\_dim})^2` (at least 1).  The same
+    :math:`c` is used at every D and for Figures 1-4: Figure 4 compares
+    dimensions, so the schedule must not change with D (a per-D :math:`c`
+    would confound the step size with D), and Figures 1-3 draw Figure 4's
+    D = 100 runs.
+
+    Parameters
+    ----------
+    dims : iterable of int, default Figure 4's D
+    reference_dim : int, default 100
+        The D at which :math:`c = 1` is stable (the paper's default D).
+
+    Returns
+    -------
+    float
+        :math:`c`; 9.0 for Figure 4's D (:math:`\gamma_0 = 1/3`).
+
+    Examples
+    --------
+    >>> sgd_lr_offset()
+    9.0
+    >>> sgd_lr_offset((5, 10, 30, 100))
+    1.0
+    """
+    return max(1.0, (max(dims) / reference_dim) ** 2)
+
+
+#: why Figures 1-4 use this c (the report prints it under each figure)
+_SGD_NOTE = ("SGD step γ_t = (t + c)^(-1/2), the paper's schedule (Sec. 3.2), which leaves c open; initial "
+             "coordinates uniform in [-0.1, 0.1] (the paper's Appendix). c = {c:g} = (max D / 100)^2 for Figure 4's "
+             "largest D = {d}: with that init ||x||^2 grows with D and a step moves x_u·x_v by about "
+             "γ_t g (||x_u||^2 + ||x_v||^2), so γ_0 = 100 / max D keeps the first steps at D = {d} as large as c = 1 "
+             "makes them at D = 100 (with c = 1, D = 300 diverges on BlogCatalog within 4 epochs). One c for every D "
+             "and for Figures 1-4, so that Figure 4 varies D alone and draws Figures 1-3's D = 100 runs "
+             "(measurements: benchmarks/README.md).")
+#: lr = 1 and lr_offset = c make the model's step lr (t + c)^{-1/2} the paper's (t + c)^{-1/2}
+_SGD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "epochs": 50, "n_threads": 1, "lr": 1.0,
+              "lr_offset": sgd_lr_offset(), "init_scale": 0.1}
 _DCD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "n_threads": 1}
 _SGD_QUICK = Override(params={"epochs": 20}, record={"f1_epochs": [1, 5, 20]})
 #: Figs 3-4: overfitting is a drop of the test AP after an early peak, beyond seed noise
 _OVERFIT = {"overfit_drop": 0.01, "no_overfit_drop": 0.002, "early_fraction": 0.6, "noise_se": 2.0}
+#: Fig 3 only: the paper's "starts to drop after 5~20 epochs" -- the test AP first rises for a few epochs; a
+#: curve that peaks at epoch 1-4 and falls from there is not the paper's (Fig 4's claim is the drop alone)
+_RISE = {"min_peak_epoch": 5, "rise_min": 0.01, "no_rise": 0.002}
 
 #: The six figures, keyed by name.
 FIGURES = {spec.name: spec for spec in [
@@ -334,26 +417,30 @@ FIGURES = {spec.name: spec for spec in [
         title="Average L2 norm of the embedding vectors per epoch (SGD, D = {dim})",
         model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
         quick=_SGD_QUICK, claims=("norms_grow_slowing",), thresholds={"norm_growth_min": 0.05},
+        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
     ),
     FigureSpec(
         name="fig2", paper="Figure 2",
         title="Average stochastic-gradient norm per epoch (SGD, D = {dim})",
         model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
         quick=_SGD_QUICK, claims=("gradients_vanish",), thresholds={"vanish_ratio": 0.5, "no_vanish_ratio": 0.9},
+        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
     ),
     FigureSpec(
         name="fig3", paper="Figure 3",
         title="Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = {dim})",
         model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
-        quick=_SGD_QUICK, claims=("small_lam_r_overfits",), thresholds=dict(_OVERFIT),
+        quick=_SGD_QUICK, claims=("small_lam_r_overfits",), thresholds=dict(_OVERFIT, **_RISE),
+        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
     ),
     FigureSpec(
         name="fig4", paper="Figure 4",
         title="Test AP per epoch for several dimensions D, one panel per λr (SGD)",
-        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD, "dim": (5, 10, 30, 100, 300)},
+        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD, "dim": _SGD_DIMS},
         record=dataclasses.replace(_SGD_RECORD, f1_epochs=()),
         quick=Override(params={"epochs": 20}, grid={"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}),
         claims=("lam0_overfits_every_dim",), thresholds=dict(_OVERFIT, dims_above=10),
+        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
     ),
     FigureSpec(
         name="fig5", paper="Figure 5",
