@@ -5,8 +5,9 @@ Experimental Protocols".
 :func:`split_edges` holds out a fraction of the edges for testing and draws
 negative (non-edge) pairs for training and for testing;
 :func:`sample_negative_pairs` is the sampler it uses (a Cython kernel,
-``lgekit/_sampling.pyx``).  Every split is checked for leaks before it is
-returned (:meth:`EdgeSplit.check`), and :class:`LeakError` is raised if a check
+``lgekit/_sampling.pyx``).  Both respect the graph's kind: arcs stay arcs
+in a directed graph, pairs join the two sides of a bipartite one.  Every
+split is checked for leaks before it is returned (:meth:`EdgeSplit.check`), and :class:`LeakError` is raised if a check
 ever fails -- that would be a bug in lgekit, not a user error.
 """
 import logging
@@ -75,10 +76,18 @@ _check_pairs = check_pairs
 
 
 def _degree_distributions(graph):
-    """``degree**0.75`` probabilities of the two ends (out/in degree for a directed graph)."""
+    """``degree**0.75`` probabilities of the two ends.
+
+    Out- and in-degree for a directed graph; for a bipartite graph the first
+    end is drawn among the left nodes and the second among the right nodes.
+    """
     out_deg = graph.degrees.astype(np.float64)
     if graph.is_directed:
         in_deg = np.bincount(graph.indices, minlength=graph.n_nodes).astype(np.float64)
+    elif graph.is_bipartite:
+        in_deg = out_deg.copy()
+        out_deg[graph.n_left:] = 0.0
+        in_deg[:graph.n_left] = 0.0
     else:
         in_deg = out_deg
     probs = []
@@ -112,12 +121,16 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     (``sampler="uniform"``, the paper's protocol) or with probability
     proportional to ``degree**0.75`` (``sampler="degree"``, the word2vec / LINE
     noise distribution) -- and is redrawn while it is a self-pair ``(u, u)``
-    or an edge of ``graph`` (or of ``exclude``).
+    or an edge of ``graph`` (or of ``exclude``).  The pairs respect the
+    graph's :attr:`~lgekit.Graph.kind`: for a bipartite graph the first end
+    is drawn among the left nodes and the second among the right nodes, so
+    every pair is a left-right non-edge.
 
     Parameters
     ----------
     graph : Graph
-        Its edges (either orientation if undirected) are never returned.
+        Its edges (either orientation if undirected; arcs if directed) are
+        never returned.
     n_pairs : int
         Number of pairs to draw (>= 0).
     seed : None, int or numpy.random.Generator, default None
@@ -138,7 +151,10 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
         ``u < v`` (the score ``x_u . x_v`` is symmetric, and this makes pairs
         comparable with :meth:`Graph.edges`); the distribution over unordered
         pairs is unchanged.  For a directed graph pairs are ordered ``(source,
-        target)`` and ``(u, v)`` may be returned even if ``(v, u)`` is an arc.
+        target)`` and ``(u, v)`` may be returned even if ``(v, u)`` is an arc
+        (the model must tell the direction).  For a bipartite graph pairs are
+        ``(left index, right index)``, so ``u < n_left <= v`` as in
+        :meth:`Graph.edges`.
 
     Raises
     ------
@@ -179,25 +195,38 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     if n >= 2**32:
         raise ValueError(f"the sampler handles graphs of fewer than 2**32 nodes, got {n}")
     pattern = _pattern(graph, exclude)
-    canonical = not graph.is_directed
+    bipartite = graph.is_bipartite
+    # a bipartite pair is drawn as (left, right): already ordered, never swapped
+    canonical = not graph.is_directed and not bipartite
 
     # probability mass of acceptable pairs (not self, not in the pattern)
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(pattern.indptr))
-    if sampler == "uniform":
+    if bipartite:
+        n_left = graph.n_left
+        # ordered (left, right) pairs; the pattern is symmetric, so count each stored pair once
+        n_acceptable = n_left * (n - n_left) - int(np.count_nonzero((rows < n_left) & (pattern.indices >= n_left)))
+    else:
+        n_acceptable = n * (n - 1) - pattern.nnz  # ordered pairs
+    if n_acceptable > 0 and sampler == "uniform" and bipartite:
+        # the ends are uniform over the left and over the right nodes: drawn through their cdfs
+        p, q = np.zeros(n), np.zeros(n)
+        p[:n_left], q[n_left:] = 1.0 / n_left, 1.0 / (n - n_left)
+        cdf_u, cdf_v = _cdf(p), _cdf(q)
+    elif sampler == "uniform":
         cdf_u = cdf_v = None
         p = q = np.full(n, 1.0 / n) if n else np.zeros(0)
     else:
         p, q = _degree_distributions(graph)
         cdf_u, cdf_v = _cdf(p), _cdf(q)
     accept = 1.0 - float(np.dot(p, q)) - float(np.sum(p[rows] * q[pattern.indices])) if n else 0.0
-    n_acceptable = n * (n - 1) - pattern.nnz  # ordered pairs
     if n_acceptable <= 0 or accept <= 1e-12:
-        kind = "directed" if graph.is_directed else "undirected"
+        pair = "left-right pair" if bipartite else "pair"
         raise ValueError(
-            f"no node pair is available as a negative: the {kind} graph has {n} nodes and "
-            f"{graph.n_edges} edges{' (plus the excluded pairs)' if exclude is not None else ''}, "
-            + ("so every pair of distinct nodes is an edge" if n_acceptable <= 0 else
-               f"and every pair of positive-degree nodes is an edge under sampler={sampler!r}")
+            f"no node pair is available as a negative: the {graph.kind} graph has {n} nodes"
+            + (f" ({n_left} left, {n - n_left} right)" if bipartite else "")
+            + f" and {graph.n_edges} edges{' (plus the excluded pairs)' if exclude is not None else ''}, "
+            + (f"so every {pair} of distinct nodes is an edge" if n_acceptable <= 0 else
+               f"and every {pair} of positive-degree nodes is an edge under sampler={sampler!r}")
         )
     if accept < _MIN_ACCEPTANCE:
         logger.debug("acceptance %.3g < %.3g: drawing from the explicit list of non-edges", accept, _MIN_ACCEPTANCE)
@@ -205,6 +234,9 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
         np.fill_diagonal(taken, True)
         if canonical:
             taken |= np.tril(np.ones((n, n), dtype=bool))
+        if bipartite:
+            taken[n_left:, :] = True
+            taken[:, :n_left] = True
         cand = np.argwhere(~taken)
         w = p[cand[:, 0]] * q[cand[:, 1]]
         if canonical:
@@ -268,6 +300,7 @@ class EdgeSplit:
         n_comp_train = csgraph.connected_components(self.train_graph.to_scipy(),
                                                     directed=self.graph.is_directed, connection="weak")[0]
         return {
+            "kind": self.graph.kind,
             "n_nodes": int(self.graph.n_nodes),
             "n_edges": int(self.graph.n_edges),
             "n_train_positives": int(len(self.train_positives)),
@@ -305,14 +338,17 @@ def _check_split(s):
     g, t = s.graph, s.train_graph
     n = g.n_nodes
     r = s.negatives_per_positive
-    if t.n_nodes != n or t.is_directed != g.is_directed:
-        _fail(f"train_graph has {t.n_nodes} nodes (directed={t.is_directed}), graph has {n} (directed={g.is_directed})")
+    if t.n_nodes != n or t.kind != g.kind or t.n_left != g.n_left:
+        _fail(f"train_graph has {t.n_nodes} nodes ({t.kind}, n_left={t.n_left}), graph has {n} ({g.kind}, "
+              f"n_left={g.n_left})")
     for name in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
         arr = getattr(s, name)
         if arr.ndim != 2 or arr.shape[1] != 2 or arr.dtype != np.int64:
             _fail(f"{name} must be an (k, 2) int64 array, got shape {arr.shape} dtype {arr.dtype}")
         if len(arr) and (arr.min() < 0 or arr.max() >= n):
             _fail(f"{name} holds indices outside [0, {n})")
+        if g.is_bipartite and len(arr) and not (np.all(arr[:, 0] < g.n_left) and np.all(arr[:, 1] >= g.n_left)):
+            _fail(f"{name} holds a pair that is not (left node, right node) of the bipartite graph")
     m, m_test, m_train = g.n_edges, len(s.test_positives), len(s.train_positives)
     if m_train + m_test != m or t.n_edges != m_train:
         _fail(f"{m_train} train + {m_test} test positives != {m} edges (train_graph has {t.n_edges})")
@@ -433,6 +469,19 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
 
     Notes
     -----
+    The split keeps the graph's :attr:`~lgekit.Graph.kind`, and so does
+    ``train_graph``:
+
+    * undirected: positives are edges ``(u, v)``, ``u < v``; negatives are
+      unordered non-edges, canonicalised ``u < v``;
+    * directed: the unit is the arc.  Positives are arcs ``(source,
+      target)``; negatives are ordered pairs ``(u, v)``, ``u != v``, that are
+      not arcs -- the reverse ``(v, u)`` of an arc without a reciprocal is a
+      legitimate negative (telling the direction is part of the task);
+    * bipartite: positives are edges ``(left, right)``; negatives are
+      ``(left, right)`` non-edges (a pair inside one side is never drawn:
+      it is not a question the graph can answer).
+
     Leak discipline, checked on every split (:meth:`EdgeSplit.check`):
 
     * no test edge is in the training graph (for an undirected graph, in
@@ -445,7 +494,9 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
       BlogCatalog): excluding test edges from the training negatives would
       tell the training procedure which pairs are test edges -- a leak -- and
       is what a practitioner who only has the training graph cannot do;
-    * counts are exact and the same seed gives the same split.
+    * counts are exact and the same seed gives the same split;
+    * for a bipartite graph every pair, positive or negative, is ``(left
+      index, right index)``.
 
     Negative pairs are drawn with replacement (duplicates possible, as in the
     paper).  For undirected graphs all pairs are canonicalised ``u < v``;

@@ -15,6 +15,8 @@ __all__ = ["Graph", "GraphWarning"]
 logger = logging.getLogger(__name__)
 
 _DUPLICATE_POLICIES = ("sum", "max", "error")
+# how a side of a bipartite graph may be named: networkx's ``bipartite`` attribute values or words
+_SIDES = {"left": 0, 0: 0, "right": 1, 1: 1}
 
 
 class GraphWarning(UserWarning):
@@ -130,7 +132,22 @@ def node_id_query(ids):
 
 def node_positions(ids, node_ids, sorter, what):
     """Positions of ``ids`` in ``node_ids`` (``sorter`` sorts node_ids); KeyError for unknown ids."""
+    shown, pos, found = _match_ids(ids, node_ids, sorter, what)
+    if not np.all(found):
+        raise KeyError(f"{what}: unknown node id(s) {shown[~found][:5].tolist()}")
+    return pos
+
+
+def _match_ids(ids, node_ids, sorter, what):
+    """``(ids as given, positions, found)``: where each of ``ids`` sits in ``node_ids``, elementwise.
+
+    ``sorter`` sorts ``node_ids`` (None for object ids, looked up through a
+    dict).  Positions are 0 where ``found`` is False.  Only a float query too
+    large to be exact raises (a ValueError); an unknown id is just not found.
+    """
     ids = np.asarray(ids)
+    shown = ids
+    whole = None
     if ids.dtype.kind == "f":
         # a float query is compared exactly, never through a rounding cast: whole numbers below
         # 2**53 are the integers they spell; others can only match float ids, which lgekit never keeps
@@ -140,9 +157,7 @@ def node_positions(ids, node_ids, sorter, what):
         if np.any(inexact):
             raise ValueError(f"{what}: node ids given as floats of magnitude 2**53 or more are not exact; "
                              f"pass them as Python ints, got e.g. {ids[inexact][:3].tolist()}")
-        if not np.all(whole):
-            raise KeyError(f"{what}: unknown node id(s) {ids[~whole][:5].tolist()}")
-        ids = ids.astype(np.int64)
+        ids = np.where(whole, ids, 0).astype(np.int64)
     elif ids.dtype.kind == "u":
         if ids.size and ids.max() > _INT64_MAX:
             ids = _canonical_ints(ids)
@@ -154,17 +169,22 @@ def node_positions(ids, node_ids, sorter, what):
         lookup = {key: i for i, key in enumerate(node_ids.tolist())}
         flat = ids.ravel().tolist()
         try:
-            return np.fromiter((lookup[k] for k in flat), dtype=np.int64, count=len(flat)).reshape(ids.shape)
-        except (KeyError, TypeError):
-            unknown = [k for k in flat if not _hashable(k) or k not in lookup][:5]
-            raise KeyError(f"{what}: unknown node id(s) {unknown}") from None
-    pos = np.searchsorted(node_ids, ids, sorter=sorter)
-    pos = np.minimum(pos, len(node_ids) - 1) if len(node_ids) else pos
-    found = sorter[pos] if len(node_ids) else pos
-    bad = ~(node_ids[found] == ids) if len(node_ids) else np.ones(ids.shape, bool)
-    if np.any(bad):
-        raise KeyError(f"{what}: unknown node id(s) {ids[bad][:5].tolist()}")
-    return found.astype(np.int64, copy=False)
+            pos = np.fromiter((lookup.get(k, -1) for k in flat), dtype=np.int64, count=len(flat))
+        except TypeError:  # an unhashable query is no node id
+            pos = np.fromiter((lookup.get(k, -1) if _hashable(k) else -1 for k in flat), dtype=np.int64,
+                              count=len(flat))
+        pos = pos.reshape(ids.shape)
+        found = pos >= 0
+        pos = np.where(found, pos, 0)
+    elif len(node_ids):
+        pos = np.searchsorted(node_ids, ids, sorter=sorter)
+        pos = sorter[np.minimum(pos, len(node_ids) - 1)]
+        found = node_ids[pos] == ids
+    else:
+        pos, found = np.zeros(ids.shape, np.int64), np.zeros(ids.shape, bool)
+    if whole is not None:
+        found = found & whole
+    return shown, pos.astype(np.int64, copy=False), np.asarray(found, dtype=bool)
 
 
 def _hashable(x):
@@ -173,6 +193,48 @@ def _hashable(x):
     except TypeError:
         return False
     return True
+
+
+def _unique_sorter(ids, message):
+    """The stable argsort of ``ids`` (None for object ids); ValueError(message) if an id repeats."""
+    if ids.dtype.kind == "O":
+        if len(set(ids.tolist())) != len(ids):
+            raise ValueError(message)
+        return None
+    sorter = np.argsort(ids, kind="stable")
+    if len(ids) > 1 and np.any(ids[sorter[1:]] == ids[sorter[:-1]]):
+        dup = ids[sorter[1:]][ids[sorter[1:]] == ids[sorter[:-1]]][:5].tolist()
+        raise ValueError(f"{message}; duplicated: {dup}")
+    return sorter
+
+
+def _check_n_left(n_left, n, directed):
+    """``n_left`` as an int in [0, n]; a bipartite graph is never directed."""
+    if not _is_int(n_left):
+        raise TypeError(f"n_left must be an int (the number of left nodes), got {type(n_left).__name__} {n_left!r}")
+    n_left = int(n_left)
+    if not 0 <= n_left <= n:
+        raise ValueError(f"n_left must lie in [0, {n}] (the number of nodes), got {n_left}")
+    if directed:
+        raise ValueError("a bipartite graph is stored undirected (its edges join the two sides); pass "
+                         "directed=False with n_left, or drop n_left for a directed graph")
+    return n_left
+
+
+def _side(side):
+    """0 (left) or 1 (right) for ``side`` in {"left", "right", 0, 1}."""
+    try:
+        return _SIDES[side]
+    except (KeyError, TypeError):
+        raise ValueError(f"side must be 'left', 'right', 0 or 1 (networkx's bipartite attribute), "
+                         f"got {side!r}") from None
+
+
+def _concat_ids(left, right):
+    """Left ids then right ids in one id array (objects when the two sides' dtypes differ)."""
+    if left.dtype.kind == right.dtype.kind and left.dtype.kind in "iU":
+        return np.concatenate([left, right])
+    return _object_array(left.tolist() + right.tolist())
 
 
 class Graph:
@@ -184,8 +246,25 @@ class Graph:
     edges are merged and self-loops are dropped with a :class:`GraphWarning`
     that counts them.  Isolated nodes are kept.
 
-    Build one with :meth:`from_edges`, :meth:`from_scipy` or
-    :meth:`from_networkx`, or with :func:`lgekit.datasets.load`.
+    A graph is of one of three kinds (:attr:`kind`):
+
+    * ``"undirected"`` (the default): the CSR is symmetric, :meth:`edges`
+      lists each edge once as ``(u, v)`` with ``u < v``;
+    * ``"directed"`` (``directed=True``): row ``u`` of the CSR holds the
+      targets of the arcs leaving ``u``; :meth:`edges` lists arcs
+      ``(source, target)``;
+    * ``"bipartite"`` (``n_left`` given): two node sets, the left set ``U``
+      (indices ``0..n_left-1``) and the right set ``V`` (indices
+      ``n_left..n_nodes-1``), every edge joining ``U`` to ``V``.  The CSR is
+      stored symmetric, so every algorithm for undirected graphs runs on it
+      unchanged; :meth:`edges` lists each edge once as ``(left index, right
+      index)``.  Each side has its own ids (:attr:`left_ids`,
+      :attr:`right_ids`): the same id may name a left and a right node,
+      and :meth:`index_of` takes ``side=`` to tell them apart.
+
+    Build one with :meth:`from_edges`, :meth:`from_scipy`,
+    :meth:`from_networkx` or :meth:`from_biadjacency`, or with
+    :func:`lgekit.datasets.load`.
 
     Parameters
     ----------
@@ -202,10 +281,16 @@ class Graph:
     label_names : array-like of length k, optional
         Name of each class (default ``0..k-1``).
     directed : bool, default False
+        Keep ``adjacency`` as arcs (row: source, column: target).
     weighted : bool, optional
         Whether edge weights are meaningful (default: any weight differs from 1).
     name : str, optional
         Free-form name shown by ``repr`` and used in experiment records.
+    n_left : int, optional
+        Make the graph bipartite: nodes ``0..n_left-1`` are the left set,
+        the others the right set.  ``adjacency`` must then be symmetric with
+        no entry inside a side, and ``directed`` False.  ``node_ids`` must be
+        unique within each side (the sides are separate id namespaces).
 
     Notes
     -----
@@ -222,12 +307,23 @@ class Graph:
     [[0, 1], [0, 2], [1, 2]]
     >>> g.node_ids.tolist(), int(g.index_of("c"))
     (['a', 'b', 'c'], 2)
+
+    A bipartite graph of users and items whose ids overlap:
+
+    >>> b = Graph.from_edges([(1, 1), (1, 2), (2, 2)], bipartite=True)
+    >>> b.kind, b.n_left, b.n_right, b.left_ids.tolist(), b.right_ids.tolist()
+    ('bipartite', 2, 2, [1, 2], [1, 2])
+    >>> b.edges().tolist()
+    [[0, 2], [0, 3], [1, 3]]
+    >>> int(b.index_of(2, side="left")), int(b.index_of(2, side="right"))
+    (1, 3)
     """
 
-    __slots__ = ("_adj", "_node_ids", "_sorter", "_labels", "_label_names", "_directed", "_weighted", "name")
+    __slots__ = ("_adj", "_node_ids", "_sorter", "_labels", "_label_names", "_directed", "_weighted", "name",
+                 "_n_left")
 
     def __init__(self, adjacency, *, node_ids=None, labels=None, label_names=None, directed=False,
-                 weighted=None, name=None):
+                 weighted=None, name=None, n_left=None):
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy.sparse matrix, got {type(adjacency).__name__}")
         _check_real(adjacency.dtype, "adjacency")
@@ -245,6 +341,18 @@ class Graph:
             raise ValueError("adjacency weights must be finite and positive")
         if not directed and (adj != adj.T).nnz:
             raise ValueError("adjacency of an undirected graph must be symmetric; pass directed=True or use Graph.from_scipy")
+        if n_left is not None:
+            n_left = _check_n_left(n_left, n, directed)
+            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(adj.indptr))
+            inside = (rows < n_left) == (adj.indices < n_left)
+            if np.any(inside):
+                k = int(np.flatnonzero(inside)[0])
+                u, v = int(rows[k]), int(adj.indices[k])
+                side = "left" if u < n_left else "right"
+                raise ValueError(f"adjacency of a bipartite graph (n_left={n_left}) joins node indices {u} and {v}, "
+                                 f"both on the {side} side; every edge must join a left node (index < {n_left}) "
+                                 "to a right node")
+        self._n_left = n_left
         index_dtype = np.int32 if max(adj.nnz, n) < 2**31 - 1 else np.int64
         adj.indices = _readonly(adj.indices.astype(index_dtype, copy=False))
         adj.indptr = _readonly(adj.indptr.astype(index_dtype, copy=False))
@@ -262,15 +370,12 @@ class Graph:
                 ids = ids.copy()  # the graph makes its ids read-only: never the caller's array
             if ids.shape != (n,):
                 raise ValueError(f"node_ids must have one id per node ({n}), got shape {ids.shape}")
-        if ids.dtype.kind != "O":
-            sorter = np.argsort(ids, kind="stable")
-            if n > 1 and np.any(ids[sorter[1:]] == ids[sorter[:-1]]):
-                dup = ids[sorter[1:]][ids[sorter[1:]] == ids[sorter[:-1]]][:5].tolist()
-                raise ValueError(f"node_ids must be unique; duplicated: {dup}")
+        if n_left is None:
+            sorter = _unique_sorter(ids, "node_ids must be unique")
         else:
-            sorter = None
-            if len(set(ids.tolist())) != n:
-                raise ValueError("node_ids must be unique")
+            # two id namespaces: a sorter per side, each side's ids unique
+            sorter = (_unique_sorter(ids[:n_left], "node_ids must be unique within the left side"),
+                      _unique_sorter(ids[n_left:], "node_ids must be unique within the right side"))
         self._node_ids = _readonly(ids)
         self._sorter = sorter
 
@@ -296,7 +401,7 @@ class Graph:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_edges(cls, edges, *, weights=None, nodes=None, directed=False, labels=None, label_names=None,
-                   duplicates="sum", name=None):
+                   duplicates="sum", name=None, bipartite=False):
         """Build a graph from an edge list.
 
         Parameters
@@ -313,9 +418,11 @@ class Graph:
         nodes : int or array-like, optional
             All node ids, fixing their order and keeping isolated nodes.  An
             int ``n`` means ids ``0..n-1`` (then ``edges`` are indices).  By
-            default the ids are the sorted distinct endpoints.
+            default the ids are the sorted distinct endpoints.  With
+            ``bipartite=True``, a pair ``(left nodes, right nodes)``, each an
+            int or a sequence of ids as above.
         directed : bool, default False
-            Keep arcs as given instead of symmetrising.
+            Keep arcs ``(source, target)`` as given instead of symmetrising.
         labels : optional
             Node labels in any of these forms: a sparse or dense
             ``(n_nodes, n_classes)`` 0/1 matrix in node order; a 1-D sequence of
@@ -332,6 +439,13 @@ class Graph:
             graph ``(u, v)`` and ``(v, u)`` are the same edge).  Unweighted
             graphs stay unweighted: a repeated edge is one edge of weight 1.
         name : str, optional
+        bipartite : bool, default False
+            Build a bipartite graph: the first column holds left ids, the
+            second right ids, and the two are separate namespaces (left id 3
+            and right id 3 are two nodes).  Left nodes come first, each side
+            numbered as ``nodes`` says (by default its sorted distinct ids);
+            ``labels`` in node order (left, then right).  A pair never forms
+            a self-loop.  Refused together with ``directed=True``.
 
         Returns
         -------
@@ -342,7 +456,16 @@ class Graph:
         ValueError
             Ragged rows, non-finite or non-positive weights, unknown ids in
             ``labels``, label values other than 0/1, ``label_names`` without
-            ``labels``, ``duplicates="error"`` with a repeated edge.
+            ``labels``, ``duplicates="error"`` with a repeated edge;
+            ``bipartite=True`` with ``directed=True`` or ``nodes`` not a pair.
+
+        Examples
+        --------
+        >>> g = Graph.from_edges([("ann", "film"), ("bob", "film"), ("bob", "song")], bipartite=True)
+        >>> g
+        <Graph 4 nodes (2 left, 2 right), 3 bipartite edges>
+        >>> g.left_ids.tolist(), g.right_ids.tolist(), g.edges().tolist()
+        (['ann', 'bob'], ['film', 'song'], [[0, 2], [1, 2], [1, 3]])
         """
         if duplicates not in _DUPLICATE_POLICIES:
             raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}, got {duplicates!r}")
@@ -369,54 +492,39 @@ class Graph:
             w = None
 
         # ids -> indices
-        if nodes is not None and isinstance(nodes, numbers.Integral):
-            n = int(nodes)
-            if n < 0:
-                raise ValueError(f"nodes must be a non-negative int or a sequence of ids, got {n}")
-            node_ids = None
-            idx = _as_id_array(arr, "edges")
-            if idx.dtype.kind == "O" and m and all(_is_int(x) for x in idx.ravel().tolist()):
-                big = [x for x in idx.ravel().tolist() if not 0 <= x < n][:1]
-                raise ValueError(f"edge endpoints must lie in [0, {n}) when nodes={n}; got {big[0]}")
-            if idx.dtype.kind not in "iu":
-                raise ValueError(f"with nodes={n} the edges must be integer indices, got dtype {arr.dtype}")
-            idx = idx.astype(np.int64, copy=False)
-            if m and (idx.min() < 0 or idx.max() >= n):
-                raise ValueError(f"edge endpoints must lie in [0, {n}) when nodes={n}; got range [{idx.min()}, {idx.max()}]")
-        else:
-            ids_flat = _as_id_array(arr, "edges").ravel()
+        if bipartite:
+            if directed:
+                raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its "
+                                 "edges join the two sides); pass one of them")
             if nodes is None:
-                if ids_flat.dtype.kind == "O":
-                    order = {}
-                    for key in ids_flat.tolist():
-                        order.setdefault(key, len(order))
-                    keys = list(order)
-                    if keys and all(_is_int(k) for k in keys):
-                        # integers beyond int64, kept exact: sorted, like int64 ids
-                        keys.sort()
-                        order = {k: i for i, k in enumerate(keys)}
-                    node_ids = np.empty(len(order), dtype=object)
-                    node_ids[:] = list(order)
-                    idx = np.fromiter((order[k] for k in ids_flat.tolist()), dtype=np.int64, count=len(ids_flat))
-                else:
-                    node_ids, idx = _unique_inverse(ids_flat)
-                idx = idx.reshape(m, 2).astype(np.int64, copy=False)
+                nodes_left = nodes_right = None
+            elif isinstance(nodes, (tuple, list)) and len(nodes) == 2 and not isinstance(nodes[0], (str, bytes)):
+                nodes_left, nodes_right = nodes
             else:
-                node_ids = _as_id_array(nodes, "nodes")
-                if node_ids.ndim != 1:
-                    raise ValueError(f"nodes must be 1-D, got shape {node_ids.shape}")
-                sorter = np.argsort(node_ids, kind="stable") if node_ids.dtype.kind != "O" else None
-                idx = node_positions(ids_flat, node_ids, sorter, "edges").reshape(m, 2)
-            n = len(node_ids)
+                raise ValueError("with bipartite=True, nodes must be a pair (left nodes, right nodes), each an int or "
+                                 f"a sequence of ids, got {type(nodes).__name__}")
+            # the two columns are two id namespaces, numbered separately; a column of one type (names
+            # beside integer ids on the other side) is read as that type, so its ids sort
+            left_col, right_col = ((_as_id_array(c.tolist(), what) if c.dtype.kind == "O" else c)
+                                   for c, what in ((arr[:, 0], "left ids"), (arr[:, 1], "right ids")))
+            left_ids, li, n_left = _ids_to_indices(left_col, nodes_left, "nodes[0]", "left ids")
+            right_ids, ri, n_right = _ids_to_indices(right_col, nodes_right, "nodes[1]", "right ids")
+            n = n_left + n_right
+            idx = np.column_stack([li, n_left + ri]).reshape(m, 2)
+            node_ids = _concat_ids(np.arange(n_left) if left_ids is None else left_ids,
+                                   np.arange(n_right) if right_ids is None else right_ids)
+        else:
+            n_left = None
+            node_ids, idx, n = _ids_to_indices(arr, nodes, "nodes", "edges")
 
         adj = _adjacency_from_indices(idx, w, n, directed, duplicates)
         label_matrix, names = _label_matrix(labels, label_names, node_ids, n)
         return cls(adj, node_ids=node_ids, labels=label_matrix, label_names=names, directed=directed,
-                   weighted=w is not None, name=name)
+                   weighted=w is not None, name=name, n_left=n_left)
 
     @classmethod
     def from_scipy(cls, matrix, *, node_ids=None, labels=None, label_names=None, directed=None,
-                   weighted=None, duplicates="max", name=None):
+                   weighted=None, duplicates="max", name=None, n_left=None):
         """Build a graph from a square scipy.sparse (or dense) adjacency matrix.
 
         For an undirected graph, entry ``(i, j)`` and ``(j, i)`` are one edge;
@@ -435,17 +543,24 @@ class Graph:
             ``True`` keeps entry ``(i, j)`` as the arc ``i -> j``.  ``False``
             symmetrises.  The default symmetrises too, but warns
             (:class:`GraphWarning`) when the matrix is not symmetric: the
-            embeddings score pairs symmetrically, so the direction of an
-            arc is dropped; pass ``directed=False`` to say that is intended.
+            direction of an arc is dropped, which should be asked for; pass
+            ``directed=False`` to say that is intended.
         duplicates : {"max", "sum", "error"}, default "max"
             How ``(i, j)`` and ``(j, i)`` are merged when symmetrising.
+        n_left : int, optional
+            A bipartite graph: rows/columns ``0..n_left-1`` are the left
+            nodes, the others the right nodes (as :meth:`to_scipy` gives
+            them; :meth:`from_biadjacency` takes the ``(n_left, n_right)``
+            block alone).  The matrix is symmetrised (no warning: a bipartite
+            graph is undirected) and may hold no entry inside a side.
 
         Raises
         ------
         TypeError
             A complex or non-numeric matrix.
         ValueError
-            Not square, negative or non-finite entries.
+            Not square, negative or non-finite entries; an entry inside a
+            side with ``n_left``; ``n_left`` with ``directed=True``.
         """
         if not sp.issparse(matrix):
             matrix = np.asarray(matrix)
@@ -456,6 +571,9 @@ class Graph:
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"matrix must be square, got shape {coo.shape}")
         coo.eliminate_zeros()
+        if n_left is not None:
+            n_left = _check_n_left(n_left, coo.shape[0], directed)
+            directed = False
         if directed is None:
             directed = False
             csr = coo.tocsr()
@@ -464,7 +582,7 @@ class Graph:
                 warn_outside_lgekit(
                     f"the adjacency matrix is not symmetric ({asymmetric} entries differ from their transpose): it "
                     f"is symmetrised into an undirected graph, (i, j) and (j, i) merged by duplicates={duplicates!r}, "
-                    "since lgekit's embeddings score node pairs symmetrically; pass directed=False to "
+                    "so the direction of every arc is dropped; pass directed=False to "
                     "Graph.from_scipy to do this without a warning, or directed=True to keep the arcs",
                     GraphWarning)
         data = coo.data.astype(np.float64)
@@ -486,10 +604,91 @@ class Graph:
         ids = None if node_ids is None else _as_id_array(node_ids, "node_ids")
         label_matrix, names = _label_matrix(labels, label_names, ids, n)
         return cls(adj, node_ids=ids, labels=label_matrix, label_names=names, directed=directed,
-                   weighted=weighted, name=name)
+                   weighted=weighted, name=name, n_left=n_left)
 
     @classmethod
-    def from_networkx(cls, nx_graph, *, weight="weight", label_attr=None, directed=None, name=None):
+    def from_biadjacency(cls, matrix, *, left_ids=None, right_ids=None, labels=None, label_names=None,
+                         weighted=None, name=None):
+        """Build a bipartite graph from its ``(n_left, n_right)`` biadjacency matrix.
+
+        Entry ``(i, j)`` is an edge between left node ``i`` and right node
+        ``j`` (as networkx's ``bipartite.from_biadjacency_matrix`` reads it);
+        the graph's adjacency is the symmetric block matrix
+        ``[[0, B], [B^T, 0]]``, so left node ``i`` is node index ``i`` and
+        right node ``j`` is node index ``n_left + j``.
+
+        Parameters
+        ----------
+        matrix : scipy.sparse matrix or array-like, shape (n_left, n_right)
+            Real, finite, non-negative entries; zeros are no edge; entries
+            stored twice in a sparse matrix are summed (scipy's rule).
+        left_ids, right_ids : array-like, optional
+            Ids of the left and right nodes (default ``0..n_left-1`` and
+            ``0..n_right-1``: two id namespaces, see :meth:`index_of`).
+            Unique within a side.
+        labels, label_names
+            As in :meth:`from_edges`, in node order (left, then right).
+        weighted : bool, optional
+            Default: whether any stored entry differs from 1.
+        name : str, optional
+
+        Returns
+        -------
+        Graph
+            ``kind == "bipartite"``.
+
+        Raises
+        ------
+        TypeError
+            A complex or non-numeric matrix.
+        ValueError
+            Not 2-D, negative or non-finite entries, ids of the wrong length
+            or repeated within a side.
+
+        Examples
+        --------
+        >>> g = Graph.from_biadjacency([[1, 0, 1], [0, 1, 0]], right_ids=["x", "y", "z"])
+        >>> g
+        <Graph 5 nodes (2 left, 3 right), 3 bipartite edges>
+        >>> g.edges().tolist(), g.biadjacency().toarray().tolist()
+        ([[0, 2], [0, 4], [1, 3]], [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+        """
+        if not sp.issparse(matrix):
+            matrix = np.asarray(matrix)
+            if matrix.ndim != 2:
+                raise ValueError(f"matrix must be a 2-D (n_left, n_right) biadjacency matrix, got shape {matrix.shape}")
+        _check_real(matrix.dtype, "matrix")
+        block = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+        block.sum_duplicates()
+        block.eliminate_zeros()
+        if block.nnz and (not np.all(np.isfinite(block.data)) or block.data.min() < 0):
+            coo = block.tocoo()
+            i = int(np.flatnonzero(~np.isfinite(coo.data) | (coo.data < 0))[0])
+            raise ValueError(f"matrix entries must be finite and non-negative; entry ({coo.row[i]}, {coo.col[i]}) "
+                             f"is {float(coo.data[i])!r}")
+        n_left, n_right = block.shape
+        ids = []
+        for side_ids, count, what in ((left_ids, n_left, "left_ids"), (right_ids, n_right, "right_ids")):
+            if side_ids is None:
+                ids.append(np.arange(count, dtype=np.int64))
+                continue
+            arr = _as_id_array(side_ids, what)
+            if arr.shape != (count,):
+                where = "row" if what == "left_ids" else "column"
+                raise ValueError(f"{what} must have one id per {where} of matrix ({count}), got shape {arr.shape}")
+            ids.append(arr)
+        node_ids = _concat_ids(*ids)
+        adj = sp.bmat([[None, block], [block.T, None]], format="csr") if n_left and n_right else \
+            sp.csr_matrix((n_left + n_right, n_left + n_right))
+        if weighted is None:
+            weighted = bool(np.any(block.data != 1))
+        label_matrix, names = _label_matrix(labels, label_names, node_ids, n_left + n_right)
+        return cls(adj, node_ids=node_ids, labels=label_matrix, label_names=names, weighted=weighted, name=name,
+                   n_left=n_left)
+
+    @classmethod
+    def from_networkx(cls, nx_graph, *, weight="weight", label_attr=None, directed=None, name=None,
+                      bipartite=None):
         """Build a graph from a networkx (Di)Graph.
 
         Parameters
@@ -507,18 +706,32 @@ class Graph:
             For a DiGraph: ``True`` keeps the arcs; ``False`` symmetrises
             (reciprocal arcs become one edge with the larger weight).  The
             default symmetrises like ``False`` and warns once
-            (:class:`GraphWarning`), since lgekit's embeddings score pairs
-            symmetrically and, with arcs kept, a reversed arc could be
-            sampled as a negative.  An undirected ``nx_graph`` gives an
-            undirected graph; ``directed=True`` is refused for it.
+            (:class:`GraphWarning`): the arcs' direction is dropped, which
+            must be asked for rather than happen silently.  With ``True``
+            the estimators learn a source and a target vector per node.  An
+            undirected ``nx_graph`` gives an undirected graph;
+            ``directed=True`` is refused for it.
         name : str, optional
             Default: ``nx_graph.name``.
+        bipartite : str, True or None, default None
+            The node attribute saying each node's side, networkx's convention
+            (:mod:`networkx.algorithms.bipartite`): 0 for the left set, 1 for
+            the right set.  ``True`` means ``"bipartite"``, the attribute's
+            usual name.  Builds a bipartite graph: left nodes first, each
+            side in ``nx_graph``'s node order; an edge inside a side, a node
+            without the attribute or with another value is a ``ValueError``.
+            The node names are the ids (a networkx node is one node, so the
+            two sides never share an id here).  Refused with
+            ``directed=True``; a DiGraph is symmetrised as above.
 
         Examples
         --------
         >>> import networkx as nx
         >>> Graph.from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2)]), directed=False).n_edges
         2
+        >>> b = nx.complete_bipartite_graph(2, 3)      # nodes 0, 1 have bipartite=0; 2, 3, 4 have 1
+        >>> Graph.from_networkx(b, bipartite="bipartite", name="K23")
+        <Graph 'K23': 5 nodes (2 left, 3 right), 6 bipartite edges>
         """
         import networkx as nx
 
@@ -526,11 +739,20 @@ class Graph:
             raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
         if directed is not None and not isinstance(directed, (bool, np.bool_)):
             raise TypeError(f"directed must be None, True or False, got {directed!r}")
+        if bipartite is True:
+            bipartite = "bipartite"
+        elif bipartite is False:
+            bipartite = None
+        if bipartite is not None and not isinstance(bipartite, str):
+            raise TypeError(f"bipartite must be a node attribute name (str), True or None, got {bipartite!r}")
+        if bipartite is not None and directed:
+            raise ValueError("bipartite and directed=True: a bipartite graph is stored undirected (its edges join "
+                             "the two sides); pass one of them")
         if nx_graph.is_directed():
             if directed is None:
                 warn_outside_lgekit(
                     "nx_graph is directed: its arcs are symmetrised into undirected edges (reciprocal arcs merged, "
-                    "larger weight kept), since lgekit's embeddings score node pairs symmetrically; pass "
+                    "larger weight kept), so the direction of every arc is dropped; pass "
                     "directed=False to Graph.from_networkx to do this without a warning, or directed=True to keep "
                     "the arcs", GraphWarning)
                 directed = False
@@ -538,6 +760,24 @@ class Graph:
             raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
                              "(nx_graph.to_directed() gives both arcs of every edge)")
         nodes = list(nx_graph.nodes())
+        n_left = None
+        if bipartite is not None:
+            side = {}
+            for v, data in nx_graph.nodes(data=True):
+                if bipartite not in data:
+                    raise ValueError(f"node {v!r} has no {bipartite!r} attribute; with bipartite={bipartite!r} every "
+                                     "node needs one (0: left set, 1: right set)")
+                value = data[bipartite]
+                if not (_is_int(value) and value in (0, 1)):
+                    raise ValueError(f"node {v!r} has {bipartite}={value!r}; the side of a node must be 0 (left) or "
+                                     "1 (right), networkx's convention")
+                side[v] = int(value)
+            for u, v in nx_graph.edges():
+                if side[u] == side[v]:
+                    raise ValueError(f"edge ({u!r}, {v!r}) joins two nodes of the same side ({bipartite}="
+                                     f"{side[u]}); a bipartite graph has edges between the sides only")
+            nodes = [v for v in nodes if side[v] == 0] + [v for v in nodes if side[v] == 1]
+            n_left = sum(1 for v in nodes if side[v] == 0)
         node_ids = np.empty(len(nodes), dtype=object)
         node_ids[:] = nodes
         try:
@@ -566,6 +806,8 @@ class Graph:
         g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=bool(directed),
                            duplicates="max" if nx_graph.is_directed() and not directed else "sum",
                            name=name or (nx_graph.name or None))
+        if n_left is not None:
+            g = Graph(g._adj, weighted=g.is_weighted, name=g.name, n_left=n_left)
         return g._replace(node_ids=node_ids, labels=labels)
 
     # ------------------------------------------------------------------ derived graphs
@@ -577,16 +819,20 @@ class Graph:
             lab, names = _label_matrix(labels, label_names, np.asarray(node_ids), self.n_nodes)
         return Graph(self._adj if adjacency is None else adjacency, node_ids=node_ids, labels=lab,
                      label_names=names, directed=self._directed,
-                     weighted=self._weighted if weighted is None else weighted, name=self.name)
+                     weighted=self._weighted if weighted is None else weighted, name=self.name,
+                     n_left=self._n_left)
 
     def with_labels(self, labels, label_names=None):
         """A copy of this graph with other node labels (see :meth:`from_edges` for the forms)."""
         return self._replace(labels=labels, label_names=label_names)
 
     def with_edges(self, edges, weights=None):
-        """A graph on the same nodes (ids, labels) with another edge set given as index pairs.
+        """A graph on the same nodes (ids, labels, kind) with another edge set given as index pairs.
 
-        Used by :func:`lgekit.split_edges` to build the training graph.
+        Used by :func:`lgekit.split_edges` to build the training graph.  For a
+        directed graph the pairs are arcs ``(source, target)``; for a
+        bipartite graph each pair must join the two sides (a ``ValueError``
+        otherwise).
         """
         idx = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
         w = None if weights is None else np.asarray(weights, dtype=np.float64)
@@ -595,18 +841,60 @@ class Graph:
 
     # ------------------------------------------------------------------ exits
     def to_scipy(self, format="csr"):
-        """A writable copy of the adjacency as a scipy.sparse matrix (symmetric if undirected)."""
+        """A writable copy of the adjacency as a scipy.sparse matrix.
+
+        Square, ``(n_nodes, n_nodes)``: symmetric if undirected or bipartite
+        (the two off-diagonal blocks of a bipartite graph are :meth:`biadjacency`
+        and its transpose), rows the sources if directed.
+        ``Graph.from_scipy(g.to_scipy(), node_ids=g.node_ids, n_left=g.n_left,
+        directed=g.is_directed)`` gives ``g`` back.
+        """
         return self._adj.copy().asformat(format)
 
+    def biadjacency(self, format="csr"):
+        """The ``(n_left, n_right)`` biadjacency matrix of a bipartite graph (a writable copy).
+
+        Entry ``(i, j)`` is the weight of the edge between left node ``i`` and
+        right node ``j`` (node index ``n_left + j``).  The inverse of
+        :meth:`from_biadjacency`.
+
+        Raises
+        ------
+        ValueError
+            The graph is not bipartite.
+        """
+        if self._n_left is None:
+            raise ValueError(f"biadjacency needs a bipartite graph; this one is {self.kind} "
+                             "(build one with Graph.from_biadjacency or bipartite=True)")
+        return self._adj[:self._n_left, self._n_left:].asformat(format, copy=True)
+
     def to_networkx(self):
-        """A networkx Graph (DiGraph if directed) with node ids, ``weight`` and ``labels`` attributes."""
+        """A networkx graph with node ids, ``weight`` and ``labels`` attributes.
+
+        A ``DiGraph`` if directed, else a ``Graph``.  The nodes of a
+        bipartite graph carry networkx's ``bipartite`` attribute (0: left,
+        1: right), as :mod:`networkx.algorithms.bipartite` expects.  A
+        networkx node is one node, so when the two sides share an id the
+        nodes are named ``(0, left id)`` and ``(1, right id)`` instead
+        (when the ids are disjoint they are the ids themselves);
+        ``Graph.from_networkx(h, bipartite="bipartite")`` reads either back
+        (the tuples then are the ids).
+        """
         import networkx as nx
 
         g = nx.DiGraph() if self._directed else nx.Graph()
         if self.name:
             g.graph["name"] = self.name
         ids = self._node_ids.tolist()
-        g.add_nodes_from(ids)
+        if self._n_left is not None:
+            nl = self._n_left
+            left, right = ids[:nl], ids[nl:]
+            if not set(left).isdisjoint(right):
+                ids = [(0, x) for x in left] + [(1, x) for x in right]
+            g.add_nodes_from(ids[:nl], bipartite=0)
+            g.add_nodes_from(ids[nl:], bipartite=1)
+        else:
+            g.add_nodes_from(ids)
         e = self.edges()
         if self._weighted:
             w = self.edge_weights()
@@ -628,13 +916,46 @@ class Graph:
 
     @property
     def n_edges(self):
-        """Number of edges (each undirected edge once; arcs if directed)."""
+        """Number of edges (each undirected or bipartite edge once; arcs if directed)."""
         nnz = self._adj.nnz
         return nnz if self._directed else nnz // 2
 
     @property
     def is_directed(self):
+        """True for a directed graph (``kind == "directed"``) only."""
         return self._directed
+
+    @property
+    def kind(self):
+        """``"undirected"``, ``"directed"`` or ``"bipartite"``."""
+        if self._n_left is not None:
+            return "bipartite"
+        return "directed" if self._directed else "undirected"
+
+    @property
+    def is_bipartite(self):
+        """True for a bipartite graph (``kind == "bipartite"``)."""
+        return self._n_left is not None
+
+    @property
+    def n_left(self):
+        """Number of left nodes (indices ``0..n_left-1``) of a bipartite graph; None for other kinds."""
+        return self._n_left
+
+    @property
+    def n_right(self):
+        """Number of right nodes (indices ``n_left..n_nodes-1``) of a bipartite graph; None for other kinds."""
+        return None if self._n_left is None else self.n_nodes - self._n_left
+
+    @property
+    def left_ids(self):
+        """Ids of the left nodes, in index order (read-only); None unless bipartite."""
+        return None if self._n_left is None else self._node_ids[:self._n_left]
+
+    @property
+    def right_ids(self):
+        """Ids of the right nodes: right node ``j`` is node index ``n_left + j`` (read-only); None unless bipartite."""
+        return None if self._n_left is None else self._node_ids[self._n_left:]
 
     @property
     def is_weighted(self):
@@ -687,12 +1008,57 @@ class Graph:
             deg = deg + np.bincount(self._adj.indices, minlength=self.n_nodes)
         return np.flatnonzero(deg == 0)
 
-    def index_of(self, ids):
-        """Internal index (or indices) of node id(s); KeyError names unknown ids."""
+    def index_of(self, ids, side=None):
+        """Internal index (or indices) of node id(s).
+
+        Parameters
+        ----------
+        ids : hashable or array-like of hashables
+            One node id, or several (the result then has their shape).
+        side : {None, "left", "right", 0, 1}, default None
+            Bipartite graphs only: the side whose ids ``ids`` are (0 and 1 are
+            networkx's ``bipartite`` values).  The sides are separate id
+            namespaces, so right id 3 is found by ``index_of(3, side="right")``
+            and its index is ``n_left`` plus its position in :attr:`right_ids`.
+            Without ``side`` an id is looked up on both sides and must be on
+            exactly one.
+
+        Returns
+        -------
+        int64 or ndarray of int64
+            Node indices (``0..n_nodes-1``).
+
+        Raises
+        ------
+        KeyError
+            An id is not a node (of that side).
+        ValueError
+            ``side`` given for a graph that is not bipartite, or an id on both
+            sides of a bipartite graph looked up without ``side``.
+        """
         scalar = np.ndim(ids) == 0 and not isinstance(ids, (list, tuple))
         query = node_id_query([ids] if scalar else ids)
-        out = node_positions(query, self._node_ids, self._sorter, "index_of")
+        if self._n_left is None:
+            if side is not None:
+                raise ValueError(f"side={side!r} applies to bipartite graphs; this graph is {self.kind}")
+            out = node_positions(query, self._node_ids, self._sorter, "index_of")
+        else:
+            out = self._bipartite_index(query, side)
         return out[0] if scalar else out
+
+    def _bipartite_index(self, query, side):
+        nl = self._n_left
+        sides = ((self._node_ids[:nl], self._sorter[0], 0), (self._node_ids[nl:], self._sorter[1], nl))
+        if side is not None:
+            ids, sorter, offset = sides[_side(side)]
+            return offset + node_positions(query, ids, sorter, f"index_of(side={side!r})")
+        (shown, pl, fl), (_, pr, fr) = (_match_ids(query, ids, sorter, "index_of") for ids, sorter, _ in sides)
+        if np.any(fl & fr):
+            raise ValueError(f"index_of: node id(s) {shown[fl & fr][:5].tolist()} name a left node and a right "
+                             "node of this bipartite graph; pass side='left' or side='right'")
+        if not np.all(fl | fr):
+            raise KeyError(f"index_of: unknown node id(s) {shown[~(fl | fr)][:5].tolist()}")
+        return np.where(fl, pl, nl + pr)
 
     def neighbors(self, i):
         """Indices of the neighbours of node index ``i`` (read-only view).
@@ -754,10 +1120,14 @@ class Graph:
         return (keys[pos] == q) if len(keys) else np.zeros(len(q), bool)
 
     def summary(self):
-        """Plain-dict statistics (for printing, records and the CLI)."""
+        """Plain-dict statistics (for printing, records and the CLI).
+
+        ``kind`` is :attr:`kind`; a bipartite graph adds ``n_left`` and ``n_right``.
+        """
         deg = self.degrees
-        return {
+        out = {
             "name": self.name,
+            "kind": self.kind,
             "n_nodes": int(self.n_nodes),
             "n_edges": int(self.n_edges),
             "directed": self._directed,
@@ -768,15 +1138,18 @@ class Graph:
             "n_labels": int(self.n_labels),
             "n_memberships": int(self._labels.nnz) if self._labels is not None else 0,
         }
+        if self._n_left is not None:
+            out["n_left"], out["n_right"] = int(self.n_left), int(self.n_right)
+        return out
 
     def __repr__(self):
         s = self.summary()
-        kind = "directed" if s["directed"] else "undirected"
+        sides = f" ({s['n_left']} left, {s['n_right']} right)" if s["kind"] == "bipartite" else ""
         extra = f", {s['n_labels']} labels" if s["n_labels"] else ""
         extra += f", {s['n_isolated']} isolated" if s["n_isolated"] else ""
         extra += ", weighted" if s["weighted"] else ""
         name = f"{self.name!r}: " if self.name else ""
-        return f"<Graph {name}{s['n_nodes']} nodes, {s['n_edges']} {kind} edges{extra}>"
+        return f"<Graph {name}{s['n_nodes']} nodes{sides}, {s['n_edges']} {s['kind']} edges{extra}>"
 
     def __len__(self):
         return self.n_nodes
@@ -797,6 +1170,55 @@ def _unique_inverse(values):
     inverse = np.empty(len(values), dtype=np.int64)
     inverse[order] = np.cumsum(starts) - 1
     return ordered[starts], inverse
+
+
+def _ids_to_indices(arr, nodes, nodes_name, what):
+    """Node ids and the index of each entry of ``arr`` (an array of endpoint ids, any shape).
+
+    ``nodes`` as in :meth:`Graph.from_edges`: None (the sorted distinct ids),
+    an int ``n`` (``arr`` holds indices ``0..n-1``; the ids returned are
+    None) or the sequence of all ids.  Returns ``(node_ids, idx, n)``.
+    """
+    m = arr.shape[0]
+    if nodes is not None and isinstance(nodes, numbers.Integral):
+        n = int(nodes)
+        if n < 0:
+            raise ValueError(f"{nodes_name} must be a non-negative int or a sequence of ids, got {n}")
+        idx = _as_id_array(arr, what)
+        if idx.dtype.kind == "O" and m and all(_is_int(x) for x in idx.ravel().tolist()):
+            big = [x for x in idx.ravel().tolist() if not 0 <= x < n][:1]
+            raise ValueError(f"edge endpoints must lie in [0, {n}) when {nodes_name}={n}; got {big[0]}")
+        if idx.dtype.kind not in "iu":
+            raise ValueError(f"with {nodes_name}={n} the edges must be integer indices, got dtype {arr.dtype}")
+        idx = idx.astype(np.int64, copy=False)
+        if m and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"edge endpoints must lie in [0, {n}) when {nodes_name}={n}; got range "
+                             f"[{idx.min()}, {idx.max()}]")
+        return None, idx, n
+    ids_flat = _as_id_array(arr, what).ravel()
+    if nodes is None:
+        if ids_flat.dtype.kind == "O":
+            order = {}
+            for key in ids_flat.tolist():
+                order.setdefault(key, len(order))
+            keys = list(order)
+            if keys and all(_is_int(k) for k in keys):
+                # integers beyond int64, kept exact: sorted, like int64 ids
+                keys.sort()
+                order = {k: i for i, k in enumerate(keys)}
+            node_ids = np.empty(len(order), dtype=object)
+            node_ids[:] = list(order)
+            idx = np.fromiter((order[k] for k in ids_flat.tolist()), dtype=np.int64, count=len(ids_flat))
+        else:
+            node_ids, idx = _unique_inverse(ids_flat)
+        idx = idx.reshape(arr.shape).astype(np.int64, copy=False)
+    else:
+        node_ids = _as_id_array(nodes, nodes_name)
+        if node_ids.ndim != 1:
+            raise ValueError(f"{nodes_name} must be 1-D, got shape {node_ids.shape}")
+        sorter = np.argsort(node_ids, kind="stable") if node_ids.dtype.kind != "O" else None
+        idx = node_positions(ids_flat, node_ids, sorter, what).reshape(arr.shape)
+    return node_ids, idx, len(node_ids)
 
 
 def _edge_array(edges):
@@ -913,14 +1335,23 @@ def _label_matrix(labels, label_names, node_ids, n):
     if sp.issparse(labels) or (isinstance(labels, np.ndarray) and labels.ndim == 2):
         return _membership_csr(labels, n), label_names
     if isinstance(labels, dict):
+        shared = set()
         if node_ids is None:
             node_index = {i: i for i in range(n)}
         else:
-            node_index = {key: i for i, key in enumerate(np.asarray(node_ids).tolist())}
+            node_index = {}
+            # ids of both sides of a bipartite graph: a dict key cannot say which node it means
+            for i, key in enumerate(np.asarray(node_ids).tolist()):
+                if node_index.setdefault(key, i) != i:
+                    shared.add(key)
         rows, values = [], []
         for key, value in labels.items():
             if key not in node_index:
                 raise ValueError(f"labels given for unknown node id {key!r}")
+            if key in shared:
+                raise ValueError(f"labels given for node id {key!r}, which names a left and a right node of the "
+                                 "bipartite graph; give labels as a matrix or a per-node sequence in node order "
+                                 "(left nodes, then right nodes)")
             items = [value] if isinstance(value, (str, bytes, numbers.Number)) or value is None else list(value)
             for item in items:
                 if item is not None:

@@ -198,7 +198,7 @@ def resolve(name_or_path, *, format=None):
 
 
 def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=False,
-         download=None, header=None, id_type=None, **generator_kwargs):
+         download=None, header=None, id_type=None, bipartite=False, **generator_kwargs):
     """Load a graph: a registered data set by name, or a file or folder by path.
 
     Parameters
@@ -227,7 +227,10 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         form :meth:`lgekit.Graph.from_edges` accepts.  For a ``.mat`` file
         this replaces its ``group`` matrix.
     directed : bool, default False
-        Keep arcs as directed edges instead of symmetrising.
+        Keep arcs as directed edges instead of symmetrising: a line ``u v``
+        of an edge list is the arc ``u -> v``, entry ``(i, j)`` of a ``.mat``
+        network the arc ``i -> j``.  ``load("email-eu-core", directed=True)``
+        gives its 24,929 arcs (25,571 minus 642 self-loops).
     download : bool, optional
         Fetch a registered data set that is not found locally.  Default:
         yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
@@ -240,6 +243,13 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     id_type : {None, "int", "str"}, optional
         Edge lists only: read node ids as integers (``"int"``), as text
         (``"str"``), or integers when every id is one, else text (default).
+    bipartite : bool, default False
+        Paths only: read a bipartite graph (:attr:`lgekit.Graph.kind`
+        ``"bipartite"``).  An edge list's first column holds left ids and its
+        second right ids, two namespaces (``3 3`` joins left node 3 and right
+        node 3); a ``.mat`` file's ``network`` is the ``(n_left, n_right)``
+        biadjacency matrix.  Refused with ``directed=True``, for ASU folders
+        and for the registered data sets (none is bipartite).
     **generator_kwargs
         For ``"synthetic-blogcatalog"`` only: keyword arguments of
         :func:`planted_partition_graph` (``n_nodes``, ``n_labels``,
@@ -273,6 +283,12 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     default: :class:`lgekit.Graph` drops them with a :class:`lgekit.GraphWarning`.
     """
     source = resolve(name_or_path, format=format)
+    if bipartite and directed:
+        raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its edges join "
+                         "the two sides); pass one of them")
+    if bipartite and source.kind == "registered":
+        raise ValueError(f"bipartite=True: the registered data set {source.name!r} is not bipartite; bipartite "
+                         "graphs load from an edge list or a .mat file by path")
     if source.kind == "registered":
         if header is not None or id_type is not None:
             raise TypeError(f"header and id_type apply to edge list files, not to the registered data set "
@@ -286,13 +302,16 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     if source.format != "edgelist" and (header is not None or id_type is not None):
         raise TypeError(f"header and id_type apply to edge list files, not to the {source.format} file {path}")
     if source.format == "asu":
+        if bipartite:
+            raise ValueError(f"bipartite=True: an ASU folder ({path}) holds one node set; bipartite graphs load "
+                             "from an edge list or a .mat file")
         if labels is not None:
             raise ValueError("labels cannot be given for an ASU folder: its labels are group-edges.csv")
         return load_asu_folder(path, delimiter=delimiter, directed=directed, name=source.name)
     if source.format == "mat":
-        return load_mat(path, labels=labels, directed=directed, name=source.name)
+        return load_mat(path, labels=labels, directed=directed, name=source.name, bipartite=bipartite)
     return load_edge_list(path, delimiter=delimiter, labels=labels, directed=directed, name=source.name,
-                          header=header, id_type=id_type)
+                          header=header, id_type=id_type, bipartite=bipartite)
 
 
 def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):

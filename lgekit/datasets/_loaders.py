@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import Graph, GraphWarning, warn_outside_lgekit
+from ..graph import Graph, GraphWarning, _concat_ids, warn_outside_lgekit
 
 __all__ = [
     "DataFormatError",
@@ -798,12 +798,16 @@ def read_label_file(path, *, delimiter=None, node_type=None):
 
 
 # ---------------------------------------------------------------------- .mat
-def read_mat(path, *, network_key="network", group_key="group"):
+def read_mat(path, *, network_key="network", group_key="group", bipartite=False):
     """Read a DeepWalk/node2vec ``.mat`` file.
+
+    With ``bipartite=True`` the ``network_key`` variable is a biadjacency
+    matrix, ``(n_left, n_right)`` of any shape, and ``group`` has one row per
+    node, left nodes first (``n_left + n_right`` rows).
 
     Returns
     -------
-    network : scipy.sparse.csr_matrix, shape (n, n)
+    network : scipy.sparse.csr_matrix, shape (n, n), or (n_left, n_right) if bipartite
     group : scipy.sparse.csr_matrix, shape (n, k), or None when the file has no ``group_key``
     """
     import scipy.io
@@ -841,14 +845,17 @@ def read_mat(path, *, network_key="network", group_key="group"):
         return sp.csr_matrix(value)
 
     network = matrix(network_key)
-    if network.shape[0] != network.shape[1]:
-        raise DataFormatError(f"{network_key!r} must be a square adjacency matrix, got shape {network.shape}", path=path)
+    if network.shape[0] != network.shape[1] and not bipartite:
+        raise DataFormatError(f"{network_key!r} must be a square adjacency matrix, got shape {network.shape}; "
+                              "load a biadjacency matrix with bipartite=True", path=path)
+    n_nodes = sum(network.shape) if bipartite else network.shape[0]
     group = None
     if group_key in contents:
         group = matrix(group_key)
-        if group.shape[0] != network.shape[0]:
+        if group.shape[0] != n_nodes:
+            what = " (left nodes, then right nodes)" if bipartite else ""
             raise DataFormatError(
-                f"{group_key!r} must have one row per node ({network.shape[0]}), got shape {group.shape}", path=path
+                f"{group_key!r} must have one row per node ({n_nodes}{what}), got shape {group.shape}", path=path
             )
         group.eliminate_zeros()
         if group.nnz and not np.all(group.data == 1):
@@ -983,16 +990,62 @@ def _text_or_big_ids(edges):
     return node_ids, idx
 
 
+def _sorted_ids(values):
+    """Sorted distinct ids of ``values`` and the index of each value among them."""
+    if values.dtype.kind == "O":
+        return _text_or_big_ids(values)
+    node_ids = np.sort(values.ravel())
+    distinct = np.ones(len(node_ids), dtype=bool)
+    distinct[1:] = node_ids[1:] != node_ids[:-1]
+    node_ids = node_ids[distinct]  # = np.unique(values), which is slow on large id ranges in numpy >= 2.3
+    return node_ids, np.searchsorted(node_ids, values)
+
+
+def _bipartite_edge_list(path, edges, weights, labels, name):
+    """A bipartite Graph from (left id, right id) rows: two id namespaces, each numbered in sorted order."""
+    left_ids, li = _sorted_ids(edges[:, 0])
+    right_ids, ri = _sorted_ids(edges[:, 1])
+    n_left = len(left_ids)
+    node_ids = _concat_ids(np.asarray(left_ids), np.asarray(right_ids))
+    label_matrix = names = None
+    if labels is not None and isinstance(labels, (str, Path)):
+        shared = np.intersect1d(*_comparable(np.asarray(left_ids), np.asarray(right_ids)))
+        if len(shared):
+            raise ValueError(f"{path}: a label file cannot say which side its node {_py(shared[0])!r} is on (the id "
+                             "names a left and a right node); pass labels as a matrix in node order (left, then right)")
+        label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
+    elif labels is not None:
+        label_matrix = labels
+    idx = np.column_stack([li, n_left + ri]).reshape(-1, 2)
+    n = len(node_ids)
+    data = np.ones(len(idx)) if weights is None else weights
+    adj = sp.coo_matrix((data, (idx[:, 0], idx[:, 1])), shape=(n, n))
+    return Graph.from_scipy(adj, node_ids=node_ids, labels=label_matrix, label_names=names, n_left=n_left,
+                            weighted=weights is not None, duplicates="sum", name=name)
+
+
 def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=None, self_loops="warn",
-                   header=None, id_type=None):
+                   header=None, id_type=None, bipartite=False):
     """A Graph from an edge list file (grammar: :func:`read_edge_list`), with optional labels.
 
     ``labels`` is a label file path (node ids written as in the edge list) or
     any form :meth:`lgekit.Graph.from_edges` accepts.  Nodes are the sorted
-    distinct ids, as :meth:`Graph.from_edges` numbers them.
+    distinct ids, as :meth:`Graph.from_edges` numbers them.  ``directed=True``
+    keeps each line as the arc ``source -> target``.
+
+    With ``bipartite=True`` the first column holds left ids and the second
+    right ids, two namespaces (as :meth:`Graph.from_edges` with
+    ``bipartite=True`` reads them): a line ``3 3`` is an edge between left
+    node 3 and right node 3, not a self-loop.  A label file is then refused
+    when an id is on both sides.
     """
     path = Path(path)
     edges, weights, table = _read_edges(path, delimiter=delimiter, header=header, id_type=id_type)
+    if bipartite:
+        if directed:
+            raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its edges "
+                             "join the two sides); pass one of them")
+        return _bipartite_edge_list(path, edges, weights, labels, name)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
     idx = None
     if edges.dtype.kind == "O":
@@ -1014,22 +1067,42 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
 
 
 def load_mat(path, *, labels=None, directed=False, name=None, self_loops="warn",
-             network_key="network", group_key="group"):
-    """A Graph from a DeepWalk/node2vec ``.mat`` file (``network`` adjacency, ``group`` labels)."""
+             network_key="network", group_key="group", bipartite=False):
+    """A Graph from a DeepWalk/node2vec ``.mat`` file (``network`` adjacency, ``group`` labels).
+
+    ``directed=True`` keeps entry ``(i, j)`` of ``network`` as the arc
+    ``i -> j``.  With ``bipartite=True``, ``network`` is the ``(n_left,
+    n_right)`` biadjacency matrix (:meth:`lgekit.Graph.from_biadjacency`:
+    ids ``0..n_left-1`` and ``0..n_right-1``) and ``group`` has a row per
+    node, left nodes first.
+    """
     path = Path(path)
-    network, group = read_mat(path, network_key=network_key, group_key=group_key)
-    if self_loops == "drop":
-        n_loops = int(np.count_nonzero(network.diagonal()))
-        if n_loops:
-            logger.info("%s: dropped %d self-loop(s) (diagonal entries of %r)", path, n_loops, network_key)
-            network = network.tolil()
-            network.setdiag(0)
-            network = network.tocsr()
-            network.eliminate_zeros()
-    try:
-        graph = Graph.from_scipy(network, directed=directed, name=name)
-    except ValueError as exc:
-        raise DataFormatError(f"variable {network_key!r}: {exc}", path=path) from None
+    network, group = read_mat(path, network_key=network_key, group_key=group_key, bipartite=bipartite)
+    if bipartite:
+        if directed:
+            raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its edges "
+                             "join the two sides); pass one of them")
+        if isinstance(labels, (str, Path)):
+            raise ValueError(f"{path}: a label file cannot say which side of the bipartite graph a node id is on "
+                             "(both sides are numbered from 0); pass labels as a matrix in node order (left, then "
+                             "right), or store them as the group variable")
+        try:
+            graph = Graph.from_biadjacency(network, name=name)
+        except ValueError as exc:
+            raise DataFormatError(f"variable {network_key!r}: {exc}", path=path) from None
+    else:
+        if self_loops == "drop":
+            n_loops = int(np.count_nonzero(network.diagonal()))
+            if n_loops:
+                logger.info("%s: dropped %d self-loop(s) (diagonal entries of %r)", path, n_loops, network_key)
+                network = network.tolil()
+                network.setdiag(0)
+                network = network.tocsr()
+                network.eliminate_zeros()
+        try:
+            graph = Graph.from_scipy(network, directed=directed, name=name)
+        except ValueError as exc:
+            raise DataFormatError(f"variable {network_key!r}: {exc}", path=path) from None
     if isinstance(labels, (str, Path)):
         label_matrix, names = _labels_from_file(Path(labels), graph.node_ids, delimiter=None)
         return graph.with_labels(label_matrix, names)
