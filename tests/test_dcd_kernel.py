@@ -61,7 +61,10 @@ def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed):
                                tol=tol)
 
 
-def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_threads=1):
+def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_threads=1, shuffle=True,
+                 monotone_passes=-1):
+    """The kernel's epoch on copies; by default with LIBLINEAR's random inner orders and no safeguard
+    (the orders ``reference_epoch`` replays); ``tests/test_dcd_inner_order.py`` covers the others."""
     X = X.copy()
     alpha = alpha.copy()
     n = X.shape[0]
@@ -69,8 +72,9 @@ def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_t
     gap, viol = np.zeros(n), np.zeros(n)
     order = np.ascontiguousarray(order, dtype=np.int32)
     block_ptr = np.array([0, len(order)], np.int64) if blocks is None else blocks
+    kept = np.zeros(n, np.int8)
     bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, block_ptr,
-                         inner_passes, tol, seed, n_threads, True, gap, viol)
+                         inner_passes, tol, seed, n_threads, True, gap, viol, shuffle, monotone_passes, kept)
     assert bad == -1
     np.testing.assert_allclose(sq, np.einsum("ij,ij->i", X, X), rtol=1e-5)
     return X, alpha, gap, viol
@@ -343,7 +347,8 @@ def test_hinge_solver_epochs_are_reference_epochs_on_its_streams():
     graph = lgekit.Graph.from_edges(edges[edges[:, 0] != edges[:, 1]], nodes=30)
     split = lgekit.split_edges(graph, test_fraction=0.2, seed=2)
     for schedule in ("deterministic", "hogwild"):
-        kw = dict(dim=5, lam_r=1.2, lam_neg=0.4, inner_passes=2, dtype="float64", random_state=9, schedule=schedule)
+        kw = dict(dim=5, lam_r=1.2, lam_neg=0.4, inner_passes=2, dtype="float64", random_state=9, schedule=schedule,
+                  inner_order="random", monotone=False)       # the default order: tests/test_dcd_inner_order.py
         start = lgekit.HingeEmbedding(epochs=0, **kw).fit(split)
         model = lgekit.HingeEmbedding(epochs=3, **kw).fit(split)
         solver = model.solver_

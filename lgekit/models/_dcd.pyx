@@ -27,7 +27,8 @@ shrinking:
 
     w <- sum_j a_j s_j x_j                 (stored duals, CURRENT neighbours)
     repeat inner_passes times (or until max |PG| <= tol):
-        permute the coordinates (LIBLINEAR's forward Fisher-Yates)
+        shuffle: permute the coordinates (LIBLINEAR's forward Fisher-Yates);
+        else: Algorithm 1's listing of D (+1 entries, then -1 entries)
         for j in that order:
             G  = s_j w . x_j - 1                                (gradient of f)
             PG = min(G, 0) if a_j = 0, max(G, 0) if a_j = U_j, else G
@@ -35,6 +36,21 @@ shrinking:
                 a_j <- min(max(a_j - G / Q_jj, 0), U_j),  Q_jj = ||x_j||^2
                 w   <- w + (a_j_new - a_j_old) s_j x_j
     x_u <- w
+
+The coordinate order.  Algorithm 1 runs over the set D of line 2 without
+saying in which order; with one pass per visit, from duals fitted to the
+neighbours' previous vectors, the order decides whether the iteration
+settles at moderate lam_r (benchmarks/README.md, "DCD inner order"): hence
+the choice, ``shuffle``, and the safeguard below.
+
+The safeguard (``monotone_passes >= 0``; not in Algorithm 1).  The terms of
+L that involve x_u are lam_r P(x_u), so a visit lowers L iff P(w) <= P(x_u)
+for the stored x_u.  When P(w) > P(x_u), up to ``monotone_passes`` further
+passes run while max |PG| > tol, and if w is still worse x_u keeps its
+vector (the duals keep their progress).  Then no visit raises L: the
+sequential iteration cannot diverge (sum_v ||x_v||^2 <= 2 L(X_0) / lam_r).
+With hogwild threads a neighbour may change during the check, so the bound
+holds only for the sequential and colour-class schedules.
 
 One dual variable per (vertex, incident pair): the duals live in an array
 aligned with the "pair CSR" (for each vertex u, its entries: partner, sign,
@@ -47,11 +63,11 @@ zero.  Then G = -1 and the coordinate's dual objective is -a_j, whose exact
 minimiser over [0, U_j] is U_j; we set a_j = U_j and leave w alone (the
 partner contributes nothing to w), which keeps the duality gap exact.
 
-Certificates (computed after the passes when ``diagnostics`` is set, at the
-final w, so they describe the vector actually written to x_u):
+Certificates (computed after the passes when ``diagnostics`` is set, for
+the vector actually stored in x_u: w, or the kept vector x):
 
-    gap_u  = P(w) - D(a) = ||w||^2 + sum_j U_j h(s_j w . x_j) - sum_j a_j  (>= 0)
-    viol_u = max_j |PG_j|                                   (0 iff KKT hold)
+    gap_u  = P(x_u) - D(a),  D(a) = sum_j a_j - 1/2 ||w||^2           (>= 0)
+    viol_u = max_j |PG_j| at w                             (0 iff KKT hold)
 
 both in the units of the per-vertex SVM (i.e. of L / lam_r).
 
@@ -101,28 +117,53 @@ cdef inline double _projected_gradient(double G, double a, double U) noexcept no
     return G
 
 
+cdef void _first_order(Py_ssize_t* perm, const int8_t* sign, Py_ssize_t deg,
+                       bint shuffle) noexcept nogil:
+    """The coordinate order a visit starts from.
+
+    ``shuffle`` (LIBLINEAR): the identity, which every pass then re-shuffles in
+    place.  Otherwise Algorithm 1's listing of D, kept for every pass: the
+    edges N+(u) first, then the negatives N-(u), each in entry order.
+    """
+    cdef Py_ssize_t i, j = 0
+    if shuffle:
+        for i in range(deg):
+            perm[i] = i
+        return
+    for i in range(deg):
+        if sign[i] > 0:
+            perm[j] = i
+            j += 1
+    for i in range(deg):
+        if sign[i] <= 0:
+            perm[j] = i
+            j += 1
+
+
 cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
                      const int8_t* sign, const double* upper, double* alpha, const double* sqnorm,
-                     Py_ssize_t deg, int max_passes, double tol, uint64_t* rng,
+                     Py_ssize_t deg, int max_passes, double tol, bint shuffle, uint64_t* rng,
                      Py_ssize_t* perm) noexcept nogil:
     """At most ``max_passes`` DCD passes over the deg coordinates; returns the passes run.
 
-    ``sqnorm`` is indexed like X (``sqnorm[nbr_j] = ||x_{nbr_j}||^2``).  Stops
-    after a pass whose largest |projected gradient| (measured when each
-    coordinate was visited, as LIBLINEAR does) is <= tol.
+    ``perm`` holds the coordinate order (from ``_first_order``); with
+    ``shuffle`` it is re-permuted in place before every pass (LIBLINEAR's
+    forward Fisher-Yates), else every pass follows it as it is.  ``sqnorm`` is
+    indexed like X (``sqnorm[nbr_j] = ||x_{nbr_j}||^2``).  Stops after a pass
+    whose largest |projected gradient| (measured when each coordinate was
+    visited, as LIBLINEAR does) is <= tol.
     """
     cdef Py_ssize_t i, j, k, tmp
     cdef int p
     cdef double G, PG, Q, a_old, a_new, viol, U
     cdef const floating* xv
-    for i in range(deg):
-        perm[i] = i
     for p in range(max_passes):
-        for i in range(deg):
-            j = i + <Py_ssize_t>rng_below(rng, <uint64_t>(deg - i))
-            tmp = perm[i]
-            perm[i] = perm[j]
-            perm[j] = tmp
+        if shuffle:
+            for i in range(deg):
+                j = i + <Py_ssize_t>rng_below(rng, <uint64_t>(deg - i))
+                tmp = perm[i]
+                perm[i] = perm[j]
+                perm[j] = tmp
         viol = 0.0
         for i in range(deg):
             k = perm[i]
@@ -151,10 +192,23 @@ cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t
     return max_passes
 
 
-cdef void _certificates(const floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
-                        const int8_t* sign, const double* upper, const double* alpha,
-                        Py_ssize_t deg, double* gap, double* viol) noexcept nogil:
-    """Duality gap P(w) - D(alpha) and max |projected gradient| at the final w."""
+cdef double _primal(const floating* x, const floating* X, Py_ssize_t D, const int32_t* nbr,
+                    const int8_t* sign, const double* upper, Py_ssize_t deg) noexcept nogil:
+    """The block SVM's primal P(x) = 1/2 ||x||^2 + sum_j U_j h(s_j x . x_j)."""
+    cdef Py_ssize_t k
+    cdef double m, hinge = 0.0
+    for k in range(deg):
+        m = sign[k] * <double>dot(x, X + <Py_ssize_t>nbr[k] * D, D)
+        if m < 1.0:
+            hinge += upper[k] * (1.0 - m)
+    return 0.5 * <double>dot(x, x, D) + hinge
+
+
+cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
+                          const int8_t* sign, const double* upper, const double* alpha,
+                          Py_ssize_t deg, double* dual, double* viol) noexcept nogil:
+    """Returns P(w); stores the dual D(alpha) = sum_j alpha_j - 1/2 ||w||^2 (w = w(alpha)) and the
+    largest |projected gradient| at w."""
     cdef Py_ssize_t k
     cdef double m, G, PG, ww, hinge = 0.0, asum = 0.0, v = 0.0
     ww = dot(w, w, D)
@@ -167,28 +221,58 @@ cdef void _certificates(const floating* w, const floating* X, Py_ssize_t D, cons
         PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
-    gap[0] = ww + hinge - asum
+    dual[0] = asum - 0.5 * ww
     viol[0] = v
+    return 0.5 * ww + hinge
 
 
 cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X, double* sqnorm,
                        Py_ssize_t D, const int64_t* indptr, const int32_t* nbr, const int8_t* sign,
                        const double* upper, double* alpha, int inner_passes, double tol,
-                       uint64_t seed, bint diagnostics, double* gap, double* viol) noexcept nogil:
-    """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite."""
+                       bint shuffle, int monotone_passes, uint64_t seed, bint diagnostics,
+                       double* gap, double* viol, int8_t* kept) noexcept nogil:
+    """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite.
+
+    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is a worse
+    point of the block's primal than the stored x_u, up to that many further
+    passes run (while max |PG| > tol); if w is still worse, x_u keeps its
+    vector (``kept[u] = 1``; the duals keep their progress).  No visit then
+    raises L, which is lam_r P(x_u) plus terms free of x_u.
+    """
     cdef int64_t start = indptr[u]
     cdef Py_ssize_t deg = indptr[u + 1] - start
     cdef Py_ssize_t i
     cdef uint64_t rng = rng_stream(seed, <uint64_t>u)
-    cdef int passes = 0
-    cdef double ww
-    _build_w(w, X, D, nbr + start, sign + start, alpha + start, deg)
+    cdef int extra = 0
+    cdef bint monotone = monotone_passes >= 0
+    cdef bint keep = False
+    cdef double ww, p_new = 0.0, p_old = 0.0, dual = 0.0, v = 0.0
+    cdef const int32_t* nb = nbr + start
+    cdef const int8_t* sg = sign + start
+    cdef const double* up = upper + start
+    cdef double* al = alpha + start
+    _build_w(w, X, D, nb, sg, al, deg)
     if deg > 0:
-        passes = _dcd_passes(w, X, D, nbr + start, sign + start, upper + start, alpha + start,
-                             sqnorm, deg, inner_passes, tol, &rng, perm)
+        _first_order(perm, sg, deg, shuffle)
+        _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, inner_passes, tol, shuffle, &rng, perm)
+    if diagnostics or monotone:
+        p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
+    if monotone:
+        p_old = _primal(X + u * D, X, D, nb, sg, up, deg)
+        while p_new > p_old and extra < monotone_passes and v > tol:
+            # the passes from duals fitted to the neighbours' previous vectors went uphill: go
+            # on solving the block (its optimum is no worse than x_u)
+            _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, 1, tol, shuffle, &rng, perm)
+            p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
+            extra += 1
+        keep = p_new > p_old
+        kept[u] = keep
     if diagnostics:
-        _certificates(w, X, D, nbr + start, sign + start, upper + start, alpha + start, deg,
-                      gap + u, viol + u)
+        # weak duality holds for any primal point: certify the one stored
+        gap[u] = (p_old if keep else p_new) - dual
+        viol[u] = v
+    if keep:
+        return 0
     ww = dot(w, w, D)
     for i in range(D):
         X[u * D + i] = w[i]
@@ -206,7 +290,8 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
               const int32_t[::1] nbr, const int8_t[::1] sign, const double[::1] upper,
               double[::1] alpha, const int32_t[::1] order, const int64_t[::1] block_ptr,
               int inner_passes, double tol, uint64_t seed, int n_threads, bint diagnostics,
-              double[::1] gap, double[::1] viol):
+              double[::1] gap, double[::1] viol, bint shuffle=False, int monotone_passes=-1,
+              int8_t[::1] kept=None):
     """Run one DCD epoch in place (X, sqnorm, alpha; gap and viol when ``diagnostics``).
 
     Parameters
@@ -232,6 +317,14 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
     n_threads : int
     diagnostics : bool
         Compute the certificates ``gap[u]`` and ``viol[u]`` of every visited u.
+    shuffle : bool, default False
+        A fresh permutation of u's entries before every pass (LIBLINEAR);
+        False: Algorithm 1's listing, the +1 entries then the -1 entries.
+    monotone_passes : int, default -1
+        >= 0: the safeguard, with at most that many further passes per
+        visit; -1: off (Algorithm 1 as printed).
+    kept : (n,) int8, needed with the safeguard
+        ``kept[u]`` is set to 1 when u kept its vector, 0 when it took w.
 
     Returns
     -------
@@ -261,6 +354,11 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
     cdef double dummy_gap[1]
     cdef double* gp = &gap[0] if diagnostics else dummy_gap
     cdef double* vp = &viol[0] if diagnostics else dummy_gap
+    cdef int8_t dummy_kept[1]
+    cdef bint monotone = monotone_passes >= 0
+    if monotone and (kept is None or kept.shape[0] != n):
+        raise ValueError("dcd_epoch: the safeguard (monotone_passes >= 0) needs kept, one entry per vertex")
+    cdef int8_t* kp = &kept[0] if monotone and n > 0 else dummy_kept
     cdef floating* Xp = &X[0, 0] if n > 0 and D > 0 else NULL
     if n == 0 or D == 0:
         return -1
@@ -270,8 +368,8 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
                 for i in range(block_ptr[b], block_ptr[b + 1]):
                     u = order[i]
                     if _visit(u, &W[0, 0], &P[0, 0], Xp, &sqnorm[0], D, &indptr[0], &nbr[0],
-                              &sign[0], &upper[0], &alpha[0], inner_passes, tol, seed,
-                              diagnostics, gp, vp):
+                              &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
+                              monotone_passes, seed, diagnostics, gp, vp, kp):
                         bad[0] = u
             else:
                 lo = block_ptr[b]
@@ -279,8 +377,8 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
                 for i in prange(lo, hi, num_threads=nt, schedule="dynamic", chunksize=4):
                     t = threadid()
                     if _visit(order[i], &W[t, 0], &P[t, 0], Xp, &sqnorm[0], D, &indptr[0],
-                              &nbr[0], &sign[0], &upper[0], &alpha[0], inner_passes, tol, seed,
-                              diagnostics, gp, vp):
+                              &nbr[0], &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
+                              monotone_passes, seed, diagnostics, gp, vp, kp):
                         bad[0] = order[i]
             if bad[0] >= 0:
                 break
@@ -288,13 +386,14 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
 
 
 def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const double[::1] upper,
-                 double[::1] alpha, int max_passes, double tol, uint64_t seed):
+                 double[::1] alpha, int max_passes, double tol, uint64_t seed, bint shuffle=True):
     """Solve one vertex's SVM sub-problem with the epoch's block solver.
 
     ``neighbours`` (k, D) are the partners' vectors, ``sign`` their labels,
     ``upper`` the box bounds; ``alpha`` (warm start) is updated in place.
-    Returns ``(w, n_passes, gap, viol)``; the permutations come from stream 0
-    of ``seed``.
+    Returns ``(w, n_passes, gap, viol)``; with ``shuffle`` (the default) the
+    permutations come from stream 0 of ``seed``, else every pass takes
+    Algorithm 1's listing.
     """
     cdef Py_ssize_t deg = neighbours.shape[0], D = neighbours.shape[1], i
     if sign.shape[0] != deg or upper.shape[0] != deg or alpha.shape[0] != deg:
@@ -306,7 +405,7 @@ def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const doub
     cdef Py_ssize_t[::1] perm = np.empty(max(deg, 1), dtype=np.intp)
     cdef uint64_t rng = rng_stream(seed, 0)
     cdef int passes = 0
-    cdef double gap = 0.0, viol = 0.0
+    cdef double gap = 0.0, viol = 0.0, dual = 0.0
     cdef const floating* Xp = &neighbours[0, 0] if deg > 0 and D > 0 else NULL
     if D == 0:
         return np.zeros(0, dtype=dtype), 0, 0.0, 0.0
@@ -315,9 +414,11 @@ def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const doub
     with nogil:
         _build_w(&w[0], Xp, D, &idx[0], &sign[0] if deg else NULL, &alpha[0] if deg else NULL, deg)
         if deg > 0:
+            _first_order(&perm[0], &sign[0], deg, shuffle)
             passes = _dcd_passes(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], &sq[0],
-                                 deg, max_passes, tol, &rng, &perm[0])
-            _certificates(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], deg, &gap, &viol)
+                                 deg, max_passes, tol, shuffle, &rng, &perm[0])
+            gap = _certificates(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], deg, &dual, &viol)
+            gap -= dual
     return np.asarray(w)[:D].copy(), passes, gap, viol
 
 
