@@ -38,6 +38,7 @@ import numpy as np
 import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, datasets, split_edges
 from lgekit.models.hinge import _dcd  # the build the model runs (AVX2+FMA when the CPU has it)
+from lgekit.models._dcd_solver import MONOTONE_PASSES
 
 
 def dcd_update_seconds(model, epoch):
@@ -50,10 +51,13 @@ def dcd_update_seconds(model, epoch):
     order = solver.epoch_order(epoch)
     sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
     dummy = np.zeros(1)
+    kept = np.zeros(len(X), np.int8)
+    # the solver's inner order and monotone safeguard, as run_epoch passes them
+    monotone_passes = MONOTONE_PASSES if solver.monotone else -1
     t0 = time.perf_counter()
     _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
                    solver.inner_passes, solver.tol, solver.coordinate_seed(epoch), solver.n_threads, False,
-                   dummy, dummy)
+                   dummy, dummy, solver.inner_order == "random", monotone_passes, kept)
     return time.perf_counter() - t0
 
 

@@ -22,6 +22,7 @@ COMMON = {
     "dtype": [DTypes("float32", "float64")],
     "n_threads": [Interval(Integral, 1, None, closed="left")],
     "schedule": [Options(str, {"deterministic", "hogwild"})],
+    "weighting": [Options(str, {"sample", "scale"})],
     "random_state": ["random_state"],
     "verbose": [Interval(Integral, 0, None, closed="left")],
     "warm_start": ["boolean"],
@@ -35,6 +36,8 @@ LOGISTIC = {
     "order": [Options(str, {"edge", "vertex"})],
     "negatives": [Options(str, {"fixed", "resample"})],
     "diagnostics": ["boolean"],
+    # the context table's lambda_r (directed / bipartite graphs); None: lam_r
+    "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
 }
 
 #: ``lgekit.HingeEmbedding`` (DCD); its ``lam_r > 0`` is checked by the estimator (the dual box
@@ -42,5 +45,9 @@ LOGISTIC = {
 HINGE = {
     **COMMON,
     "inner_passes": [Interval(Integral, 1, None, closed="left")],
+    "inner_order": [Options(str, {"fixed", "random"})],
+    "monotone": ["boolean"],
     "tol": [Interval(Real, 0, None, closed="left")],
+    # accepted for symmetry with LOGISTIC; HingeEmbedding takes only None or lam_r (checked by the estimator)
+    "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
 }

@@ -1,7 +1,8 @@
 # cython: language_level=3
 """Negative-pair sampling by rejection against a CSR adjacency: the kernel behind
 :func:`lgekit.evaluation.sample_negative_pairs` (``sample_pairs``) and the SGD's training
-negatives (``sample_negatives``).
+negatives (``sample_negatives``); and the weighted edge sampler of ``weighting="sample"``
+(``alias_table``, ``sample_alias``).
 
 Each pair draws its two ends independently -- uniformly over the vertices, or
 from a given cumulative distribution (the word2vec/LINE ``degree**0.75``
@@ -258,3 +259,77 @@ cdef int _fill_negative_block(int32_t[:, ::1] out, Py_ssize_t b, int32_t n, cons
         out[r, 0] = u
         out[r, 1] = v
     return 0
+
+
+# --------------------------------------------------------------------- weighted edge sampling
+def alias_table(const double[::1] weights, double[::1] prob, int32_t[::1] alias):
+    """Walker's alias table for drawing index i with probability ``weights[i] / sum(weights)``.
+
+    Vose's construction (M. D. Vose, "A linear algorithm for generating random numbers with a given
+    distribution", IEEE TSE 1991): scale the weights to mean 1, then pair every column below 1 with one
+    above it, which gives its excess to fill the short column up to 1.  A draw is then one uniform column
+    ``i`` and one coin: ``i`` if the coin is below ``prob[i]``, else ``alias[i]`` (LINE's edge sampler,
+    Tang et al. 2015).  O(m) to build, O(1) a draw.  The caller has checked that the weights are finite,
+    non-negative and not all zero, and that m < 2**31.
+    """
+    cdef Py_ssize_t m = weights.shape[0], i, n_small = 0, n_large = 0, s, l
+    cdef double total = 0.0
+    cdef int32_t* small
+    cdef int32_t* large
+    if prob.shape[0] != m or alias.shape[0] != m:
+        raise ValueError(f"alias_table: prob and alias must have {m} entries")
+    if m == 0:
+        return
+    for i in range(m):
+        total += weights[i]
+    small = <int32_t*>malloc(m * sizeof(int32_t))
+    large = <int32_t*>malloc(m * sizeof(int32_t))
+    if small == NULL or large == NULL:
+        free(small)
+        free(large)
+        raise MemoryError(f"alias_table: {m} entries")
+    with nogil:
+        for i in range(m):
+            prob[i] = weights[i] * m / total
+            alias[i] = <int32_t>i
+            if prob[i] < 1.0:
+                small[n_small] = <int32_t>i
+                n_small += 1
+            else:
+                large[n_large] = <int32_t>i
+                n_large += 1
+        while n_small and n_large:
+            n_small -= 1
+            s = small[n_small]
+            l = large[n_large - 1]
+            alias[s] = <int32_t>l
+            prob[l] -= 1.0 - prob[s]
+            if prob[l] < 1.0:
+                n_large -= 1
+                small[n_small] = <int32_t>l
+                n_small += 1
+        # what is left is 1 up to rounding: those columns never use their alias
+        while n_large:
+            n_large -= 1
+            prob[large[n_large]] = 1.0
+        while n_small:
+            n_small -= 1
+            prob[small[n_small]] = 1.0
+    free(small)
+    free(large)
+
+
+def sample_alias(int32_t[::1] out, const double[::1] prob, const int32_t[::1] alias, uint64_t seed, uint64_t k):
+    """Fill ``out`` with independent draws from the alias table (``alias_table``), reading the SplitMix64
+    stream ``rng_stream(seed, k)`` in order (two numbers a draw: the column, then the coin)."""
+    cdef Py_ssize_t j, m = prob.shape[0]
+    cdef uint64_t state = rng_stream(seed, k)
+    cdef int64_t i
+    if alias.shape[0] != m:
+        raise ValueError("sample_alias: prob and alias differ in length")
+    if out.shape[0] and m == 0:
+        raise ValueError("sample_alias: the table is empty")
+    with nogil:
+        for j in range(out.shape[0]):
+            i = <int64_t>rng_below(&state, <uint64_t>m)
+            out[j] = <int32_t>i if rng_uniform(&state) < prob[i] else alias[i]

@@ -9,8 +9,9 @@ Put the callbacks that compute a metric before the ones that read it
 (e.g. ``[LinkPredictionCallback(split), EarlyStopping("test_ap")]``).
 
 What a callback may read from the model: ``embedding_`` (updated in place
-between epochs), ``history_``, ``n_iter_``, ``planned_epochs_`` (a ``range``
-of the epochs the running ``fit``/``partial_fit`` call plans: its last one is
+between epochs; with ``context_embedding_`` for a directed or bipartite
+graph, whose pairs score ``x_u . y_v``: ``score_pairs(pairs, index=True)``),
+``history_``, ``n_iter_``, ``planned_epochs_`` (a ``range`` of the epochs the running ``fit``/``partial_fit`` call plans: its last one is
 ``planned_epochs_[-1]``, set before ``on_train_begin``) and ``solver_``, whose
 ``state()``/``set_state()`` save and put back what, besides the embedding, an
 epoch leaves behind (HingeEmbedding's duals).
@@ -60,6 +61,15 @@ class Callback:
     def __repr__(self):
         fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({fields})"
+
+
+def _tables(model, copy=False):
+    """The model's vector tables: ``embedding_``, and ``context_embedding_`` when it has two (a directed or
+    bipartite graph); copies with ``copy``."""
+    tables = [model.embedding_]
+    if getattr(model, "context_embedding_", None) is not None:
+        tables.append(model.context_embedding_)
+    return [np.array(t, copy=True) for t in tables] if copy else tables
 
 
 class LinkPredictionCallback(Callback):
@@ -132,18 +142,26 @@ class LinkPredictionCallback(Callback):
         return self._train_pairs
 
     def on_epoch_end(self, model, epoch, record):
-        from .metrics import average_precision
+        from .metrics import average_precision, average_precision_from_scores
 
         planned = getattr(model, "planned_epochs_", None)
         if (epoch + 1) % self.every and (planned is None or epoch + 1 != planned.stop):
             return False
         start = time.perf_counter()
-        emb = model.embedding_
         s = self.split
+        if getattr(model, "context_embedding_", None) is None:
+            emb = model.embedding_
+
+            def ap(pos, neg):
+                return float(average_precision(emb, pos, neg))
+        else:
+            # a directed or bipartite graph's model scores x_u . y_v: its own pair scores, by node index
+            def ap(pos, neg):
+                return float(average_precision_from_scores(model.score_pairs(pos, index=True),
+                                                           model.score_pairs(neg, index=True)))
         if self.train:
-            pos, neg = self._train_sample()
-            record["train_ap"] = float(average_precision(emb, pos, neg))
-        record[f"{self.heldout_name}_ap"] = float(average_precision(emb, s.test_positives, s.test_negatives))
+            record["train_ap"] = ap(*self._train_sample())
+        record[f"{self.heldout_name}_ap"] = ap(s.test_positives, s.test_negatives)
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False
 
@@ -258,7 +276,7 @@ class EarlyStopping(Callback):
             self.best_epoch_ = epoch
             self._wait = 0
             if self.restore_best:
-                self._best_embedding = np.array(model.embedding_, copy=True)
+                self._best_embedding = _tables(model, copy=True)
                 self._best_state = model.solver_.state()
             return False
         self._wait += 1
@@ -277,7 +295,8 @@ class EarlyStopping(Callback):
                           stacklevel=2)
             return
         if self.restore_best and self._best_embedding is not None and self.best_epoch_ != model.n_iter_ - 1:
-            model.embedding_[...] = self._best_embedding
+            for table, best in zip(_tables(model), self._best_embedding):
+                table[...] = best
             model.solver_.set_state(self._best_state)
             model.best_epoch_ = self.best_epoch_
         self._best_embedding = None

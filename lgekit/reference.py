@@ -30,9 +30,23 @@ Hsieh et al. [2]_):
   the duality gap / projected-gradient certificates;
 * :func:`dcd_vertex_update` -- ``DcdUpdate`` of Algorithm 1;
 * :func:`dcd_epoch` -- one pass of Algorithm 1's main loop;
-* :func:`random_coordinate_orders` -- coordinate orders for DCD;
+* :func:`listed_coordinate_orders`, :func:`random_coordinate_orders` --
+  coordinate orders for DCD (Algorithm 1's listing of D, or LIBLINEAR's
+  per-pass permutations);
 * :func:`hinge_diagnostics` -- what ``HingeEmbedding`` records after each
   epoch.
+
+Two tables -- directed and bipartite graphs (footnote 1; Theorem 1's
+bipartite setting, :math:`a \in U`, :math:`b \in V`, with budgets
+:math:`C_U`, :math:`C_V`): a source/left vector :math:`x_u` and a
+target/right vector :math:`y_v`, scored :math:`x_u\cdot y_v`, each table
+with its own :math:`\lambda_r`:
+
+* :func:`two_table_scores`, :func:`two_table_logistic_objective`,
+  :func:`two_table_logistic_gradient` -- the objective and Eq. (2) per table;
+* :func:`two_table_sgd_edge_epoch` -- one edge-order SGD epoch;
+* :func:`stack_tables` -- the footnote's "transformed undirected bipartite
+  graph": one table of both, on which the estimators' solvers run.
 
 Equation numbers are those of the paper's LaTeX source, whose numbered
 displays are (1) the negative-sampling objective, (2) the gradient
@@ -78,8 +92,10 @@ __all__ = [
     "logistic_objective", "logistic_gradient", "logistic_diagnostics",
     "sgd_edge_epoch", "sgd_vertex_epoch",
     "hinge_objective", "vertex_svm_primal", "vertex_svm_dual", "projected_gradient",
-    "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "random_coordinate_orders",
+    "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "listed_coordinate_orders", "random_coordinate_orders",
     "hinge_diagnostics",
+    "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
+    "stack_tables",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -371,7 +387,8 @@ def logistic_diagnostics(X, positives, negatives, *, weights=None, lam_pos=1.0, 
             "mean_grad_norm": float(grad_norm.mean()), "grad": grad, "grad_norm": grad_norm}
 
 
-def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03, lam_r=0.0):
+def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03, lam_r=0.0,
+                   visits=None):
     r"""One edge-order SGD epoch: one step per training pair, in the given order.
 
     The training pairs are numbered as the rows of
@@ -413,6 +430,11 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
         The step :math:`\gamma` of this epoch (see :func:`learning_rate`).
     weights, lam_pos, lam_neg, lam_r
         As in :func:`logistic_objective`.
+    visits : (n,) array_like of float, optional
+        The :math:`c_x` that share the regulariser (default: the number of
+        training pairs containing :math:`x`).  ``LogisticEmbedding``'s
+        ``weighting="sample"`` passes the expected visits of an epoch that
+        draws its edges by weight.
 
     Returns
     -------
@@ -436,8 +458,8 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
     pairs = np.vstack([pos, neg])
     coef = np.concatenate([lam_pos * _weights(weights, len(pos)), np.full(len(neg), float(lam_neg))])
     n_pos = len(pos)
-    count = np.bincount(pairs.ravel(), minlength=n)
-    reg_share = 2.0 * lam_r / np.maximum(count, 1)       # 2 lam_r / c_x; unused where c_x = 0
+    count = np.bincount(pairs.ravel(), minlength=n) if visits is None else np.asarray(visits, dtype=np.float64)
+    reg_share = 2.0 * lam_r / np.where(count > 0, count, 1)     # 2 lam_r / c_x; unused where c_x = 0
     # Python lists: the loop reads one number at a time, which is slow on NumPy scalars
     pairs, coef, reg_share = pairs.tolist(), coef.tolist(), reg_share.tolist()
     for p in _order(order, len(pairs), "pair").tolist():
@@ -689,9 +711,11 @@ def dcd_vertex_update(partners, signs, upper, alpha, orders, *, inner_passes=1, 
 
     Each coordinate step minimises the dual's :math:`f(\alpha)` exactly
     along that coordinate inside the box, so :math:`D(\alpha)` never
-    decreases.  Three details the paper leaves open, done as LIBLINEAR
-    (Hsieh et al. 2008) and the kernel do: the coordinates are visited in
-    a fresh order each pass (``orders``); "PG != 0" means
+    decreases.  Three details the paper leaves open, done as the kernel
+    does: the order of the coordinates, given by ``orders`` (line 4 runs
+    over the set D; :func:`listed_coordinate_orders` takes line 2's listing,
+    :func:`random_coordinate_orders` a fresh permutation per pass as
+    LIBLINEAR, Hsieh et al. 2008); "PG != 0" means
     :math:`|PG| > 10^{-12}` (round-off); after a pass whose largest
     :math:`|PG|` is at most ``tol`` the visit stops early.  A partner with
     :math:`Q_{jj} = 0` (a zero vector) makes the coordinate's objective
@@ -775,7 +799,7 @@ def dcd_vertex_update(partners, signs, upper, alpha, orders, *, inner_passes=1, 
     return w, np.array(a), n_passes
 
 
-def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.0):
+def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.0, monotone_passes=None):
     r"""One epoch of Algorithm 1: ``DcdUpdate`` for every vertex, in the given order.
 
     Each visit rebuilds :math:`w` from the vertex's stored duals and its
@@ -784,6 +808,17 @@ def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.
     (:func:`vertex_certificates`) and writes :math:`x_u \leftarrow w`.  The
     duals persist across epochs: one per (vertex, incident pair occurrence),
     aligned with ``csr``.
+
+    With ``monotone_passes`` set, a safeguard that is not in Algorithm 1
+    keeps every visit from raising the objective (Eq. 3): the terms of L
+    that involve :math:`x_u` are :math:`\lambda_r P_u(x_u)`, with
+    :math:`P_u` vertex ``u``'s SVM primal (Eq. 4, :func:`vertex_svm_primal`).
+    If :math:`P_u(w) > P_u(x_u)`, the duals (fitted to the partners'
+    previous vectors) led uphill: up to ``monotone_passes`` more passes run,
+    one at a time, while the largest :math:`|PG|` at :math:`w` exceeds
+    ``tol``; if :math:`w` is still worse, :math:`x_u` keeps its vector (the
+    duals keep their progress) and the certificates are those of the kept
+    vector.
 
     Parameters
     ----------
@@ -806,6 +841,10 @@ def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.
     inner_passes : int, default 1
     tol : float, default 0.0
         As in :func:`dcd_vertex_update`.
+    monotone_passes : int or None, default None
+        None: Algorithm 1 as printed.  An int >= 0: the safeguard above, with
+        at most that many further passes per visit (they take the next orders
+        of the same ``coordinate_orders`` iterator).
 
     Returns
     -------
@@ -842,8 +881,57 @@ def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.
         w, alpha[entries], _ = dcd_vertex_update(partners, signs, upper, alpha[entries], orders,
                                                  inner_passes=inner_passes, tol=tol)
         gap[u], violation[u] = vertex_certificates(w, alpha[entries], partners, signs, upper, w=w)
+        if monotone_passes is not None:
+            p_old = vertex_svm_primal(X[u], partners, signs, upper)
+            extra = 0
+            while (vertex_svm_primal(w, partners, signs, upper) > p_old and extra < monotone_passes
+                   and violation[u] > tol):
+                w, alpha[entries], _ = dcd_vertex_update(partners, signs, upper, alpha[entries], orders, tol=tol)
+                gap[u], violation[u] = vertex_certificates(w, alpha[entries], partners, signs, upper, w=w)
+                extra += 1
+            if vertex_svm_primal(w, partners, signs, upper) > p_old:      # keep x_u: certify it
+                gap[u], violation[u] = vertex_certificates(X[u], alpha[entries], partners, signs, upper, w=w)
+                continue
         X[u] = w
     return DCDEpoch(X, alpha, gap, violation)
+
+
+def listed_coordinate_orders(csr):
+    r"""Algorithm 1's coordinate order for :func:`dcd_epoch`: the set D as line 2 lists it.
+
+    Vertex ``u``'s pairs with label +1 (its edges :math:`N_+(u)`), then those
+    with label -1 (its negatives :math:`N_-(u)`), each in the order of
+    ``csr``; the same order at every pass.  This is ``HingeEmbedding``'s
+    ``inner_order="fixed"``.
+
+    Parameters
+    ----------
+    csr : lgekit.models.hinge.PairCSR
+        The pairs seen from each vertex (as in :func:`dcd_epoch`).
+
+    Returns
+    -------
+    callable
+        ``coordinate_orders(u, k)``, an iterator of orders of ``range(k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.models.hinge import pair_csr
+    >>> from lgekit.reference import listed_coordinate_orders
+    >>> csr = pair_csr(3, [[0, 2]], [[0, 1]])            # vertex 0: partner 1 (-1), partner 2 (+1)
+    >>> next(listed_coordinate_orders(csr)(0, 2)).tolist()
+    [1, 0]
+    """
+    def coordinate_orders(u, k):
+        signs = np.asarray(csr.sign[csr.indptr[u]:csr.indptr[u + 1]])
+        if len(signs) != k:
+            raise ValueError(f"vertex {u} has {len(signs)} entries in csr, not k={k}")
+        listing = np.concatenate([np.flatnonzero(signs > 0), np.flatnonzero(signs <= 0)])
+        while True:
+            yield listing
+
+    return coordinate_orders
 
 
 def random_coordinate_orders(seed=None):
@@ -920,3 +1008,246 @@ def hinge_diagnostics(X, positives, negatives, csr, alpha, gap=None, violation=N
         violation = np.asarray(violation, dtype=np.float64)
         record["max_violation"] = float(violation.max()) if len(violation) else 0.0
     return record
+
+
+# --------------------------------------------------------------------------- two tables
+# Directed and bipartite graphs.  The paper's footnote 1: "The directed case is usually handled by
+# associating each node with two embedding vectors for incoming and outgoing edges respectively,
+# which is equivalent as learning embedding on a transformed undirected bipartite graph."  Theorem 1
+# is stated in that bipartite setting: a sample of pairs (a_i, b_i), a in U, b in V, and separate
+# norm budgets sum_{u in U} ||x_u||^2 <= C_U, sum_{v in V} ||x_v||^2 <= C_V.  Below, X holds the
+# vectors of U (sources / left nodes, ``embedding_``) and Y those of V (targets / right nodes,
+# ``context_embedding_``); a pair (u, v) indexes a row of X and a row of Y.
+def _two_tables(X, Y):
+    X, Y = _embedding(X), _embedding(Y)
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"X and Y must have the same number of columns (dim), got {X.shape} and {Y.shape}")
+    return X, Y
+
+
+def _table_pairs(pairs, n_x, n_y, name):
+    arr = np.asarray(pairs, dtype=np.int64)
+    if arr.size == 0:
+        return arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must be a (k, 2) array of (row of X, row of Y) pairs, got shape {arr.shape}")
+    for col, n, table in ((0, n_x, "X"), (1, n_y, "Y")):
+        if arr[:, col].min() < 0 or arr[:, col].max() >= n:
+            raise ValueError(f"{name}: column {col} must hold row indices of {table} in [0, {n}), got values in "
+                             f"[{arr[:, col].min()}, {arr[:, col].max()}]")
+    return arr
+
+
+def two_table_scores(X, Y, pairs):
+    r""":math:`x_u\cdot y_v` for every pair ``(u, v)``: row ``u`` of ``X`` against row ``v`` of ``Y``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import two_table_scores
+    >>> X, Y = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[2.0, 3.0]])
+    >>> two_table_scores(X, Y, [[0, 0], [1, 0]]).tolist()     # asymmetric: x_0 . y_0 != x_1 . y_0
+    [2.0, 3.0]
+    """
+    X, Y = _two_tables(X, Y)
+    pairs = _table_pairs(pairs, len(X), len(Y), "pairs")
+    return np.einsum("ij,ij->i", X[pairs[:, 0]], Y[pairs[:, 1]])
+
+
+def two_table_logistic_objective(X, Y, positives, negatives, *, weights=None, lam_pos=1.0, lam_neg=0.03, lam_r=0.0,
+                                 lam_r_context=None):
+    r"""The logistic objective of Section 3.2 with two tables, and its three parts.
+
+    .. math::
+
+        L(X, Y) = -\lambda_+ \sum_{(u,v)\in E_+} w_{uv}\log\sigma(x_u\cdot y_v)
+                  -\lambda_- \sum_{(u,v)\in E_-} \log\sigma(-x_u\cdot y_v)
+                  + \lambda_r^U \sum_{u} \|x_u\|^2 + \lambda_r^V \sum_{v} \|y_v\|^2
+
+    Each table has its own :math:`\lambda_r` term, the Lagrangian form of
+    Theorem 1's two budgets :math:`C_U` and :math:`C_V`.
+
+    Parameters
+    ----------
+    X : (n_U, D) array_like
+        Source / left vectors :math:`x_u`.
+    Y : (n_V, D) array_like
+        Target / right vectors :math:`y_v`.
+    positives, negatives : (k, 2) array_like of int
+        Pairs ``(u, v)``: a row of ``X`` and a row of ``Y``.
+    weights, lam_pos, lam_neg : as in :func:`logistic_objective`
+    lam_r : float, default 0.0
+        :math:`\lambda_r^U`, the regularisation of ``X``.
+    lam_r_context : float, optional
+        :math:`\lambda_r^V`, the regularisation of ``Y`` (default ``lam_r``).
+
+    Returns
+    -------
+    Objective
+        ``reg`` holds both tables' terms.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import two_table_logistic_objective
+    >>> X, Y = np.array([[1.0, 0.0]]), np.array([[0.0, 2.0]])
+    >>> two_table_logistic_objective(X, Y, [[0, 0]], [], lam_r=1.0, lam_r_context=0.5).reg   # 1 * 1 + 0.5 * 4
+    3.0
+    """
+    X, Y = _two_tables(X, Y)
+    lam_r_context = lam_r if lam_r_context is None else lam_r_context
+    pos = _table_pairs(positives, len(X), len(Y), "positives")
+    neg = _table_pairs(negatives, len(X), len(Y), "negatives")
+    w = _weights(weights, len(pos))
+    loss_pos = -lam_pos * float(np.sum(w * log_sigmoid(two_table_scores(X, Y, pos))))
+    loss_neg = -lam_neg * float(np.sum(log_sigmoid(-two_table_scores(X, Y, neg))))
+    reg = lam_r * float(np.sum(X * X)) + lam_r_context * float(np.sum(Y * Y))
+    return Objective(loss_pos + loss_neg + reg, loss_pos, loss_neg, reg)
+
+
+def two_table_logistic_gradient(X, Y, positives, negatives, *, weights=None, lam_pos=1.0, lam_neg=0.03, lam_r=0.0,
+                                lam_r_context=None):
+    r"""The gradient of :func:`two_table_logistic_objective`: Eq. (2) for each table.
+
+    .. math::
+
+        \frac{\partial L}{\partial x_u} = \sum_{v:\,(u,v)\in E_\pm} g_{uv}\, y_v + 2\lambda_r^U x_u,
+        \qquad
+        \frac{\partial L}{\partial y_v} = \sum_{u:\,(u,v)\in E_\pm} g_{uv}\, x_u + 2\lambda_r^V y_v,
+
+    with :math:`g_{uv} = -\lambda_+ w_{uv}\sigma(-x_u\cdot y_v)` for an edge
+    and :math:`\lambda_-\sigma(x_u\cdot y_v)` for a negative pair.
+
+    Returns
+    -------
+    (gX, gY) : ndarrays of float64, shapes of ``X`` and ``Y``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import two_table_logistic_gradient
+    >>> gX, gY = two_table_logistic_gradient([[1.0, 0.0]], [[0.0, 2.0]], [[0, 0]], [])   # sigma(0) = 1/2
+    >>> gX.tolist(), gY.tolist()
+    ([[0.0, -1.0]], [[-0.5, 0.0]])
+    """
+    X, Y = _two_tables(X, Y)
+    lam_r_context = lam_r if lam_r_context is None else lam_r_context
+    pos = _table_pairs(positives, len(X), len(Y), "positives")
+    neg = _table_pairs(negatives, len(X), len(Y), "negatives")
+    w = _weights(weights, len(pos))
+    coef = np.concatenate([-lam_pos * w * sigmoid(-two_table_scores(X, Y, pos)),
+                           lam_neg * sigmoid(two_table_scores(X, Y, neg))])
+    pairs = np.vstack([pos, neg])
+    gX, gY = 2.0 * lam_r * X, 2.0 * lam_r_context * Y
+    np.add.at(gX, pairs[:, 0], coef[:, None] * Y[pairs[:, 1]])
+    np.add.at(gY, pairs[:, 1], coef[:, None] * X[pairs[:, 0]])
+    return gX, gY
+
+
+def two_table_sgd_edge_epoch(X, Y, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03,
+                             lam_r=0.0, lam_r_context=None, visits=None):
+    r"""One edge-order SGD epoch with two tables: one step per training pair, in the given order.
+
+    The pairs are numbered as the rows of ``np.vstack([positives, negatives])``.
+    For pair :math:`p = (u, v)` with :math:`s = x_u\cdot y_v` and :math:`g`
+    the derivative of its loss with respect to :math:`s` (as in
+    :func:`sgd_edge_epoch`), both vectors move at once, from their old values:
+
+    .. math::
+
+        x_u \leftarrow x_u - \gamma\,\big(g\,y_v + \tfrac{2\lambda_r^U}{c_u}\,x_u\big),\qquad
+        y_v \leftarrow y_v - \gamma\,\big(g\,x_u + \tfrac{2\lambda_r^V}{c_v}\,y_v\big),
+
+    where :math:`c_u` counts the training pairs whose source/left end is
+    :math:`u` and :math:`c_v` those whose target/right end is :math:`v`:
+    each table's regulariser is shared among the visits of its vectors, so
+    that an epoch applies :math:`\lambda_r^U\|x_u\|^2` and
+    :math:`\lambda_r^V\|y_v\|^2` once.  This is :func:`sgd_edge_epoch` on the
+    stacked table ``np.vstack([X, Y])`` with the pairs
+    :math:`(u, n_U + v)` -- footnote 1's "transformed undirected bipartite
+    graph", which is how ``LogisticEmbedding`` trains a directed or bipartite
+    graph -- except that here each table has its own :math:`\lambda_r`.
+
+    Parameters
+    ----------
+    X : (n_U, D) array_like
+        Source / left vectors at the start of the epoch (not modified).
+    Y : (n_V, D) array_like
+        Target / right vectors (not modified).
+    positives, negatives : array_like of int pairs ``(u, v)``
+    order : sequence of int
+        Pair indices in visiting order.
+    lr : float
+        The step :math:`\gamma`.
+    weights, lam_pos, lam_neg : as in :func:`logistic_objective`
+    lam_r, lam_r_context : float
+        :math:`\lambda_r^U` and :math:`\lambda_r^V` (default ``lam_r``).
+    visits : pair of (n_U,) and (n_V,) array_like, optional
+        The :math:`c_u` and :math:`c_v` (default: the pair counts).
+
+    Returns
+    -------
+    (X, Y) : ndarrays of float64
+        The two tables after the epoch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit import reference
+    >>> X, Y = np.array([[0.3, 0.1], [0.2, -0.1]]), np.array([[-0.1, 0.4], [0.5, 0.2]])
+    >>> pos, neg = [[0, 1], [1, 0]], [[0, 0]]
+    >>> X1, Y1 = reference.two_table_sgd_edge_epoch(X, Y, pos, neg, [2, 0, 1], 0.1, lam_r=0.1, lam_r_context=0.3)
+    >>> Z, stacked = reference.stack_tables(X, Y, np.vstack([pos, neg]))
+    >>> Z1 = reference.sgd_edge_epoch(Z, stacked[:2], stacked[2:], [2, 0, 1], 0.1, lam_r=0.2)
+    >>> bool(np.allclose(np.vstack([X1, Y1]), Z1))      # one lambda_r each: the two forms differ ...
+    False
+    >>> X2, Y2 = reference.two_table_sgd_edge_epoch(X, Y, pos, neg, [2, 0, 1], 0.1, lam_r=0.2)
+    >>> bool(np.allclose(np.vstack([X2, Y2]), Z1))      # ... and with one lambda_r they are the same epoch
+    True
+    """
+    X, Y = _two_tables(X, Y)
+    lam_r_context = lam_r if lam_r_context is None else lam_r_context
+    pos = _table_pairs(positives, len(X), len(Y), "positives")
+    neg = _table_pairs(negatives, len(X), len(Y), "negatives")
+    pairs = np.vstack([pos, neg])
+    coef = np.concatenate([lam_pos * _weights(weights, len(pos)), np.full(len(neg), float(lam_neg))])
+    n_pos = len(pos)
+    if visits is None:
+        cx, cy = np.bincount(pairs[:, 0], minlength=len(X)), np.bincount(pairs[:, 1], minlength=len(Y))
+    else:
+        cx, cy = (np.asarray(c, dtype=np.float64) for c in visits)
+    share_x = 2.0 * lam_r / np.where(cx > 0, cx, 1)               # 2 lambda_r^U / c_u
+    share_y = 2.0 * lam_r_context / np.where(cy > 0, cy, 1)       # 2 lambda_r^V / c_v
+    pairs, coef, share_x, share_y = pairs.tolist(), coef.tolist(), share_x.tolist(), share_y.tolist()
+    for p in _order(order, len(pairs), "pair").tolist():
+        u, v = pairs[p]
+        xu, yv = X[u], Y[v]
+        s = float(xu @ yv)
+        g = -coef[p] * _sigma(-s) if p < n_pos else coef[p] * _sigma(s)
+        # both right-hand sides from the old values
+        X[u], Y[v] = ((1.0 - lr * share_x[u]) * xu - lr * g * yv,
+                      (1.0 - lr * share_y[v]) * yv - lr * g * xu)
+    return X, Y
+
+
+def stack_tables(X, Y, pairs):
+    r"""Footnote 1's transform: the tables ``X`` and ``Y`` as one table, the pairs as its row pairs.
+
+    Returns ``(np.vstack([X, Y]), pairs + [0, len(X)])``: row ``u`` is
+    :math:`x_u`, row ``len(X) + v`` is :math:`y_v`, and every pair joins an
+    ``X`` row to a ``Y`` row, so that an undirected (one-table) method run on
+    the result is the two-table method.  This is the stacked table that
+    ``LogisticEmbedding`` and ``HingeEmbedding`` train for a directed or
+    bipartite graph.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import stack_tables
+    >>> Z, p = stack_tables(np.ones((2, 3)), np.zeros((4, 3)), [[1, 3]])
+    >>> Z.shape, p.tolist()
+    ((6, 3), [[1, 5]])
+    """
+    X, Y = _two_tables(X, Y)
+    pairs = _table_pairs(pairs, len(X), len(Y), "pairs")
+    return np.vstack([X, Y]), pairs + np.array([0, len(X)], dtype=np.int64)

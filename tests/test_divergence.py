@@ -17,6 +17,11 @@ def les_mis():
     return nx.les_miserables_graph()   # weighted: co-appearance counts 1..31, total 820 on 254 edges
 
 
+# the weighted runs below use the paper's loss scaling (weighting="scale"), whose steps the weights multiply:
+# the default, LINE's edge sampling, trains les_miserables at these settings (tests/test_weighting.py)
+SCALED = {"weighting": "scale"}
+
+
 @pytest.fixture(scope="module")
 def les_mis_unweighted(les_mis):
     return nx.Graph(les_mis.edges())
@@ -33,11 +38,12 @@ def test_les_miserables_lr_0_7_is_flagged_from_its_objective(les_mis):
     # the issue: lr=0.7 returned "successfully" with a mean norm of 976,028 after 50 epochs.  The objective
     # of the all-zero embedding is log 2 * (820 + 0.03 * 4 * 254) = 589.5 (589.6 at the random start, the
     # reference); epoch 2 ends at 13,080 (> 10x)
-    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0)
+    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0, **SCALED)
     err = fit_error(model, les_mis)
-    assert err.epoch == 2 and err.parameter == "lr"
+    # the advice names the step and, the graph being weighted, the weighting that multiplies it
+    assert err.epoch == 2 and err.parameter == "weighting"
     assert "the objective 1.308e+04 is more than 10x its reference 589.6" in str(err)
-    assert "lr=0.7 is too large" in str(err) and "smaller lr" in str(err)
+    assert "lr=0.7 is too large" in str(err) and "smaller lr" in str(err) and "weighting='sample'" in str(err)
     last = model.history_[-1]
     assert last["diverged"] is True and last["divergence_reason"] == err.reason
     assert all(r["diverged"] is False and "divergence_reason" not in r for r in model.history_[:-1])
@@ -48,20 +54,20 @@ def test_les_miserables_stable_settings_are_not_flagged(les_mis, les_mis_unweigh
     # the same step on the unweighted graph, and a smaller step on the weighted one, train normally
     # (mean norms 2.6 and 2.4 after 50 epochs)
     for data, lr in ((les_mis_unweighted, 0.7), (les_mis, 0.3)):
-        model = LogisticEmbedding(dim=100, lr=lr, epochs=50, random_state=0).fit(data)
+        model = LogisticEmbedding(dim=100, lr=lr, epochs=50, random_state=0, **SCALED).fit(data)
         assert not any(r["diverged"] for r in model.history_) and model.history_[-1]["mean_norm"] < 5
 
 
 def test_without_diagnostics_geometric_norm_growth_is_caught(les_mis):
     # no objective in the records: the norms grow 8.7x, 4.1x, 34x in epochs 4-6 (>= 2x for 3 epochs)
-    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0, diagnostics=False)
+    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0, diagnostics=False, **SCALED)
     err = fit_error(model, les_mis)
     assert err.epoch == 6 and "the mean norm grew at least 2x per epoch for 3 epochs" in str(err)
 
 
 def test_partial_fit_loop_detects_like_one_fit(les_mis):
     # the reference objective is kept across partial_fit calls on the same data
-    model = LogisticEmbedding(dim=100, lr=0.7, random_state=0)
+    model = LogisticEmbedding(dim=100, lr=0.7, random_state=0, **SCALED)
     with pytest.raises(DivergenceError) as info:
         for _ in range(10):
             model.partial_fit(les_mis, epochs=1)
@@ -119,7 +125,7 @@ def test_thresholds_are_class_attributes_that_can_be_changed(les_mis, monkeypatc
                  "divergence_norm_growth_alone", "divergence_growth_epochs"):
         assert name in lgekit.models.BaseEmbedding.__doc__
     monkeypatch.setattr(LogisticEmbedding, "divergence_objective_factor", None)
-    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0)
+    model = LogisticEmbedding(dim=100, lr=0.7, epochs=50, random_state=0, **SCALED)
     err = fit_error(model, les_mis)   # still caught, later, by another check
     assert err.epoch > 2 and not err.reason.startswith("the objective")
 
@@ -153,7 +159,9 @@ def test_too_large_lr_is_named(les_mis_unweighted):
 
 
 def test_hinge_names_a_too_small_lam_r():
-    err = fit_error(HingeEmbedding(dim=8, lam_r=1e-3, epochs=30, random_state=0), nx.karate_club_graph())
+    # the unguarded algorithm (LIBLINEAR's random inner order, no monotone safeguard) is what can diverge
+    err = fit_error(HingeEmbedding(dim=8, lam_r=1e-3, epochs=30, inner_order="random", monotone=False,
+                                   random_state=0), nx.karate_club_graph())
     assert err.parameter == "lam_r" and "lam_r=0.001 is too small" in str(err)
 
 
@@ -164,7 +172,8 @@ def test_hinge_transients_are_not_divergence(data_dir, monkeypatch):
     monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
     graph = lgekit.datasets.load("email-eu-core", download=False)
     split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
-    model = HingeEmbedding(dim=100, lam_r=0.1, epochs=10, random_state=0).fit(split)
+    model = HingeEmbedding(dim=100, lam_r=0.1, epochs=10, inner_order="random", monotone=False,
+                           random_state=0).fit(split)
     objectives = [r["objective"] for r in model.history_]
     assert max(objectives) > 1000 * objectives[0] and objectives[-1] < objectives[0]
 

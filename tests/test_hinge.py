@@ -180,7 +180,8 @@ def test_callbacks_and_early_stopping(split):
 
 def test_divergence_is_reported_not_crashed():
     g = nx.karate_club_graph()
-    model = HingeEmbedding(dim=8, lam_r=1e-3, epochs=30, random_state=0)
+    # Algorithm 1 as printed (no safeguard) can diverge; the default cannot (tests/test_dcd_inner_order.py)
+    model = HingeEmbedding(dim=8, lam_r=1e-3, epochs=30, random_state=0, inner_order="random", monotone=False)
     with pytest.raises(DivergenceError, match=r"diverged at epoch \d+.*lam_r") as info:
         model.fit(g)
     err = info.value

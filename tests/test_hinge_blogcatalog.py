@@ -28,11 +28,11 @@ def fits(split):
     """fit(lam_r, dim, inner_passes) -> (model, test AP or None if diverged, DivergenceError or None)."""
     cache = {}
 
-    def fit(lam_r=3.0, dim=100, inner_passes=1):
-        key = (lam_r, dim, inner_passes)
+    def fit(lam_r=3.0, dim=100, inner_passes=1, monotone=True):
+        key = (lam_r, dim, inner_passes, monotone)
         if key not in cache:
             model = HingeEmbedding(dim=dim, lam_r=lam_r, epochs=20, inner_passes=inner_passes,
-                                   n_threads=2, random_state=0)
+                                   monotone=monotone, n_threads=2, random_state=0)
             try:
                 model.fit(split)
                 error = None
@@ -52,7 +52,8 @@ def chance_ap(split):
 
 
 def test_paper_setting_one_inner_pass(fits):
-    model, ap, error = fits(inner_passes=1)
+    # Algorithm 1 as printed: no monotone safeguard
+    model, ap, error = fits(inner_passes=1, monotone=False)
     assert error is None
     print(f"BlogCatalog test AP, D=100, lam_r=3, inner_passes=1: {ap:.4f}")
     assert ap >= 0.84
@@ -98,7 +99,8 @@ def test_dimension_barely_matters_with_regularisation(fits):
 
 
 def test_divergence_at_tiny_lam_r_is_reported(split):
-    model = HingeEmbedding(dim=100, lam_r=0.01, epochs=20, random_state=0)
+    # the unguarded algorithm (random inner order, no safeguard) diverges; the default does not (test_dcd_inner_order)
+    model = HingeEmbedding(dim=100, lam_r=0.01, epochs=20, inner_order="random", monotone=False, random_state=0)
     with pytest.raises(DivergenceError, match=r"diverged at epoch \d+") as info:
         model.fit(split)
     err = info.value

@@ -93,7 +93,7 @@ def test_pickled_member_is_refused_not_unpickled(saved, tmp_path):
     (dict(n_iter="2"), r"'n_iter' must be an int >= 0"),
     (dict(n_iter=None), r"'n_iter' is missing"),
     (dict(n_iter=1), r"2 history records for n_iter=1"),
-    (dict(format_version=99), r"'format_version' must be an int in \[1, 2\]"),
+    (dict(format_version=99), r"'format_version' must be an int in \[1, 3\]"),
     (dict(history="x"), r"'history' must be a list of objects"),
     (dict(history=[{"epoch": 5}]), r"epoch '5' is not an int in \[0, 2\)"),
     (dict(kernel_seed=-3), r"'kernel_seed' must be an int in \[0, 2\*\*64\)"),

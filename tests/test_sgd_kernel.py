@@ -105,8 +105,9 @@ def test_deterministic_schedule_matches_numpy_reference(split, negatives):
 
 
 def test_weighted_graph_matches_reference():
+    # "scale": every edge once per epoch with loss weight lam_pos * w (the sampled mode: test_weighting.py)
     g = tiny_graph(weighted=True, seed=4)
-    model, init = fit_with_init(g, 2, lam_r=0.3, lr=0.5)
+    model, init = fit_with_init(g, 2, lam_r=0.3, lr=0.5, weighting="scale")
     assert not np.all(model.solver_.positive_weights == 1)
     ref = reference_fit(model, init, 2)
     np.testing.assert_allclose(model.embedding_, ref, rtol=0, atol=1e-12)
@@ -153,9 +154,9 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     nptr, nnbr, _ = _incidence(neg, n)
     # the solver builds the same lists from its records: same partners, coefficients in the same order
     records = np.empty(len(pos), _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pos, lam_pos, w)
+    pair_coef = _schedules.fill_pair_records(records, 0, pos, lam_pos, w)
     rptr, rnbr, rcoef = np.empty(n + 1, np.int64), np.empty(2 * len(pos), np.int32), np.empty(2 * len(pos))
-    _schedules.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2)
+    _schedules.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2, pair_coef)
     assert np.array_equal(rptr, pptr) and np.array_equal(rnbr, pnbr)
     assert np.array_equal(rcoef, lam_pos * w[src])
     gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
@@ -269,7 +270,7 @@ def _epoch_inputs(graph, dim, seed=0):
     pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
     coef = np.concatenate([np.full(len(pos), EPOCH_LAMBDAS["lam_pos"]), np.full(len(neg), EPOCH_LAMBDAS["lam_neg"])])
     records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_records(records, pairs, coef, len(pos))
+    _schedules.fill_pair_records(records, 0, pairs, 1.0)     # coefficients: from the index (see _kernel_epoch)
     cnt = np.bincount(pairs.ravel(), minlength=n)
     rfac = np.where(cnt > 0, 2 * EPOCH_LAMBDAS["lam_r"] / np.maximum(cnt, 1), 0.0)
     emb = rng.uniform(-0.3, 0.3, size=(n, dim))
@@ -280,10 +281,9 @@ def _reference_epoch(start, pairs, n_pos, order, lr):
     return reference.sgd_edge_epoch(start, pairs[:n_pos], pairs[n_pos:], order, lr, **EPOCH_LAMBDAS)
 
 
-def _kernel_epoch(emb, records, rfac, seed, epoch, lr, threads=1, deterministic=True, groups=0):
-    work = np.empty_like(records)
-    flag = _sgd.edge_epoch(emb, records, work, rfac, np.empty(len(records), np.int32), seed, epoch, lr, threads,
-                           deterministic, groups)
+def _kernel_epoch(emb, records, n_pos, rfac, seed, epoch, lr, threads=1, deterministic=True, groups=0):
+    flag = _sgd.edge_epoch(emb, records, None, EPOCH_LAMBDAS["lam_pos"], EPOCH_LAMBDAS["lam_neg"], n_pos, rfac,
+                           np.empty(len(records), np.int32), seed, epoch, lr, threads, deterministic, groups)
     assert flag == 0
     return emb
 
@@ -296,7 +296,7 @@ def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, grou
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     assert np.abs(ref - start).max() > 1e-3
     for threads in (1, 2, 3):
-        out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, threads, True, groups)
+        out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, threads, True, groups)
         np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
 
 
@@ -305,11 +305,11 @@ def test_hogwild_epoch_is_the_uniform_order(medium_graph):
     order, bptr, rptr = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
     assert np.array_equal(order, _schedules.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
-    out = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 1, False)
+    out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 1, False)
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
     # two threads without locks: not reproducible (each thread starts its half of the sequence from
     # the rows as they are then), but it descends the objective as far as the sequential epoch does
-    hog = _kernel_epoch(start.copy(), records, rfac, 21, 4, 0.4, 2, False)
+    hog = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 2, False)
     assert np.all(np.isfinite(hog))
     objective = lambda X: reference.logistic_objective(X, pairs[:n_pos], pairs[n_pos:], **EPOCH_LAMBDAS).objective
     drop_ref, drop_hog = objective(start) - objective(ref), objective(start) - objective(hog)
@@ -475,9 +475,8 @@ def test_nonfinite_score_sets_flag_and_stops():
     emb[2, 1] = np.inf
     pairs = np.array([[0, 1], [2, 3], [1, 3]], np.int32)
     records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_records(records, pairs, np.ones(3), 3)
-    work = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
-    flag = _sgd.edge_epoch(emb, records, work, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
+    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 3, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
     assert flag == 1
 
 
@@ -491,9 +490,9 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
     bad = pairs[order[bad_position]]
     emb[bad[0], 0] = np.inf
     records = np.empty(2, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_records(records, pairs, np.ones(2), 2)
+    _schedules.fill_pair_records(records, 0, pairs, 1.0)
     before = emb.copy()
-    flag = _sgd.edge_epoch(emb, records, np.empty_like(records), np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
+    flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 2, np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
     assert flag == 1
     first = pairs[order[0]]
     changed = np.any(emb != before, axis=1)
@@ -501,10 +500,27 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
     assert not changed[pairs[order[1]]].any()
 
 
-def test_fill_records_signs():
-    records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_records(records, np.array([[0, 1], [1, 2], [0, 2]], np.int32), np.array([2.0, 0.5, 0.03]), 2)
-    assert records["u"].tolist() == [0, 1, 0] and records["c"].tolist() == [2.0, 0.5, -0.03]
+def test_edge_epoch_takes_each_coefficient_from_the_pair_index():
+    """Records hold the pairs only: pair p steps with pos_coef[p] (p < n_pos), lam_pos without pos_coef,
+    and lam_neg for p >= n_pos -- the reference's coefficients, in the solver's order."""
+    rng = np.random.default_rng(3)
+    n, D = 9, 4
+    pairs = np.array([[0, 1], [2, 3], [4, 5], [1, 6], [7, 8], [3, 5]], np.int32)
+    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
+    w = np.array([0.5, 2.0, 1.5])
+    pos_coef = _schedules.fill_pair_records(records, 0, pairs[:3], 1.3, w)
+    assert pos_coef.tolist() == (1.3 * w).tolist()
+    assert _schedules.fill_pair_records(records, 3, pairs[3:], 0.2, negative=True) is None
+    assert records["u"].tolist() == pairs[:, 0].tolist() and records["v"].tolist() == pairs[:, 1].tolist()
+    start = rng.uniform(-0.5, 0.5, size=(n, D))
+    order = _schedules.edge_order(pairs, n, D, 5, 1, deterministic=False)[0]
+    for coef, weights in ((pos_coef, w), (None, None)):
+        out = start.copy()
+        assert _sgd.edge_epoch(out, records, coef, 1.3, 0.2, 3, np.zeros(n), np.empty(6, np.int32), 5, 1, 0.3,
+                               1, False) == 0
+        ref = reference.sgd_edge_epoch(start, pairs[:3], pairs[3:], order, 0.3, weights=weights, lam_pos=1.3,
+                                       lam_neg=0.2)
+        np.testing.assert_allclose(out, ref, rtol=0, atol=1e-14)
 
 
 def test_deterministic_schedule_on_a_hub():
@@ -514,6 +530,6 @@ def test_deterministic_schedule_on_a_hub():
     edges = [(0, i) for i in range(1, n)] + [(i, i % (n - 1) + 1) for i in range(1, n)]
     g = lgekit.Graph.from_edges(np.array(edges), nodes=n)
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(g, dim=8, seed=2)
-    ref = _kernel_epoch(start.copy(), records, rfac, 9, 0, 0.3, 1, True, 4)
+    ref = _kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, 1, True, 4)
     for t in (2, 3):
-        assert np.array_equal(_kernel_epoch(start.copy(), records, rfac, 9, 0, 0.3, t, True, 4), ref)
+        assert np.array_equal(_kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, t, True, 4), ref)

@@ -218,22 +218,26 @@ def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighte
     k = len(pairs)
     w = np.linspace(0.5, 2.0, k) if weighted else None
     records = np.empty(k + 3, _schedules.PAIR_RECORD_DTYPE)
-    records[:3] = (0, 0, 9.0)
-    _schedules.fill_pair_records(records, 3, pairs, 0.7, w, negative=not weighted)
-    c = 0.7 * (w if weighted else np.ones(k))
+    records[:3] = (0, 0)
+    pair_coef = _schedules.fill_pair_records(records, 3, pairs, 0.7, w, negative=not weighted)
     np.testing.assert_array_equal(records["u"][3:], pairs[:, 0])
-    np.testing.assert_array_equal(records["c"][3:], c if weighted else -c)
+    np.testing.assert_array_equal(records["v"][3:], pairs[:, 1])
+    if weighted:                 # the coefficients come back, the same bits as NumPy's product
+        np.testing.assert_array_equal(pair_coef, 0.7 * w)
+    else:
+        assert pair_coef is None
+        pair_coef = np.full(k, -0.7)
     counts = np.zeros(n, np.int64)
     _schedules.pair_counts(records, 3, k + 3, counts, threads)
     np.testing.assert_array_equal(counts, np.bincount(pairs.ravel(), minlength=n))
     # the incidence lists: the same as build_incidence's, in the same order, with the coefficients
     indptr, nbr, coef = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k)
-    _schedules.record_incidence(records, 3, k + 3, indptr, nbr, coef, threads)
+    _schedules.record_incidence(records, 3, k + 3, indptr, nbr, coef, threads, pair_coef)
     ip, nb, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
     _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, ip, nb, src)
     np.testing.assert_array_equal(indptr, ip)
     np.testing.assert_array_equal(nbr, nb)
-    np.testing.assert_array_equal(coef, records["c"][3:][src])
+    np.testing.assert_array_equal(coef, pair_coef[src])
 
 
 def test_preparation_kernels_are_thread_independent_on_large_inputs():
@@ -266,6 +270,8 @@ def test_preparation_kernels_check_their_arguments():
         _schedules.pair_counts(records, 0, 5, np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="nbr \\(and coef\\) need 8 entries"):
         _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(7, np.int32))
+    with pytest.raises(ValueError, match="coef needs pair_coef, the 4 records' coefficients"):
+        _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(8, np.int32), np.empty(8))
 
 
 class SplitMix64:

@@ -7,6 +7,7 @@ divergence handling, and the exits (``transform``, ``score_pairs``,
 ``save``/``load``, ``to_word2vec``).  A model subclasses it and supplies the
 solver through a handful of hooks (see the class docstring).
 """
+import contextlib
 import json
 import logging
 import math
@@ -29,12 +30,19 @@ from .._random import check_random_state, draw_seed
 from .. import _parameters
 from .._validation import InvalidParameterError, validate_parameter_constraints
 
-__all__ = ["BaseEmbedding", "DivergenceError", "TrainingData", "available_memory", "max_n_threads"]
+__all__ = ["BaseEmbedding", "DivergenceError", "TableLayout", "TrainingData", "available_memory", "graph_kind",
+           "max_n_threads"]
 
 logger = logging.getLogger(__name__)
 
 # 2: the class is stored by its registry name, object node ids as typed JSON
-_FORMAT_VERSION = 2
+# 3: the graph's kind ("graph_kind"); directed and bipartite models add the second table
+#    ("context_embedding") and its node ids ("context_node_ids[_json]", "context_node_ids_kind").
+#    Models of undirected graphs are still written as format 2 (nothing in them changed).
+_FORMAT_VERSION = 3
+
+#: the kinds of graph whose model learns two tables (sources / left nodes, targets / right nodes)
+TWO_TABLE_KINDS = ("directed", "bipartite")
 
 
 class DivergenceError(FloatingPointError):
@@ -82,6 +90,13 @@ class TrainingData:
         Weight of each positive pair (1 for unweighted graphs).
     negatives : ndarray of shape (k, 2), int64
         Negative pairs (no self-pairs).
+    layout : TableLayout or None
+        For a directed or bipartite graph, how the rows split into the two
+        tables: ``n_nodes`` is then ``n_source + n_target``, the pairs are
+        already in the rows of the stacked table, ``(u, n_source + v)``, and
+        ``node_ids`` holds the source ids followed by the target ids.  None
+        for an undirected graph (one table) and for the data a solver gives
+        back (:meth:`~lgekit.models.SGDSolver.training_data`).
 
     A solver copies what it needs into its own layout when it is built; the
     estimator does not keep this object (its arrays are the size of the
@@ -94,6 +109,111 @@ class TrainingData:
     positives: np.ndarray
     pos_weights: np.ndarray
     negatives: np.ndarray
+    layout: object = None
+
+
+def graph_kind(graph):
+    """``"undirected"``, ``"directed"`` or ``"bipartite"``: ``graph.kind``, or for a graph object
+    without one, ``"directed"`` when ``graph.is_directed`` else ``"undirected"``."""
+    return getattr(graph, "kind", "directed" if getattr(graph, "is_directed", False) else "undirected")
+
+
+def _concat_ids(a, b):
+    """Two id arrays end to end, as an object array when their dtypes differ (no int -> str casts)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype == b.dtype:
+        return np.concatenate([a, b])
+    out = np.empty(len(a) + len(b), dtype=object)
+    for i, value in enumerate(a.tolist() + b.tolist()):   # one by one: a tuple id stays one id
+        out[i] = value
+    return out
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    r"""Where the two tables of a directed or bipartite graph sit in the one table the solver trains.
+
+    The paper's footnote 1: a directed graph is embedded with two vectors per
+    node, an out-vector :math:`x_u` and an in-vector :math:`y_v`, scored
+    :math:`x_u\cdot y_v` -- "equivalent to learning embedding on a
+    transformed undirected bipartite graph" whose left side holds the
+    sources and whose right side holds the targets.  A bipartite graph (Theorem
+    1's setting: :math:`a \in U`, :math:`b \in V`) is that form already.
+    The solvers therefore train ONE table of ``n_source + n_target`` rows,
+    rows ``0..n_source-1`` the source/left vectors and the rest the
+    target/right vectors, on the pairs ``(u, n_source + v)``: every pair of
+    the stacked table joins a source row to a target row, so its updates are
+    the two-table updates (:mod:`lgekit.reference`, "Two tables"), and the
+    kernels need no second code path.
+
+    Attributes
+    ----------
+    kind : {"directed", "bipartite"}
+    n_source, n_target : int
+        Rows of ``embedding_`` (sources: every node of a directed graph;
+        the left nodes of a bipartite one) and of ``context_embedding_``.
+    source_ids, target_ids : ndarray
+        The external ids of those rows (the same array for a directed graph;
+        the graph's ``left_ids`` and ``right_ids`` for a bipartite one).
+    target_offset : int
+        The graph index of the first target node: 0 for a directed graph,
+        ``n_left`` for a bipartite one (whose right nodes are graph indices
+        ``n_left..n_nodes-1``).
+    """
+
+    kind: str
+    n_source: int
+    n_target: int
+    source_ids: np.ndarray
+    target_ids: np.ndarray
+    target_offset: int
+
+    @classmethod
+    def of(cls, graph):
+        """The layout of ``graph``'s two tables, or None for an undirected graph."""
+        kind = graph_kind(graph)
+        if kind == "directed":
+            ids = np.asarray(graph.node_ids)
+            return cls("directed", graph.n_nodes, graph.n_nodes, ids, ids, 0)
+        if kind == "bipartite":
+            n_left = int(graph.n_left)
+            return cls("bipartite", n_left, graph.n_nodes - n_left, np.asarray(graph.left_ids),
+                       np.asarray(graph.right_ids), n_left)
+        return None
+
+    @property
+    def n_rows(self):
+        """Rows of the stacked table."""
+        return self.n_source + self.n_target
+
+    @property
+    def row_ids(self):
+        """The id of each row of the stacked table (sources, then targets)."""
+        return _concat_ids(self.source_ids, self.target_ids)
+
+    def table_pairs(self, pairs, what="pairs"):
+        """Graph index pairs as rows of the stacked table: ``(u, n_source + v - target_offset)``.
+
+        A bipartite pair may come as (right, left): it is turned round, the
+        edge being the same.  A pair inside one side of a bipartite graph has
+        no two-table score and raises ValueError naming ``what``.
+        """
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        if self.kind == "bipartite":
+            left = pairs < self.n_source
+            flip = ~left[:, 0] & left[:, 1]
+            if np.any(flip):
+                pairs = pairs.copy()
+                pairs[flip] = pairs[flip][:, ::-1]
+            inside = left[:, 0] == left[:, 1]
+            if np.any(inside):
+                bad = pairs[inside][0].tolist()
+                raise ValueError(f"X: {what} must join a left node to a right node of the bipartite graph "
+                                 f"(left indices < n_left={self.n_source}), got the pair {bad} inside one side")
+            return np.ascontiguousarray(pairs)
+        out = pairs.copy()
+        out[:, 1] += self.n_source - self.target_offset
+        return out
 
 
 def _is_edge_split(data):
@@ -309,6 +429,26 @@ def _encode_id(value):
                      "ids that are ints, floats, strs, bools, None or tuples of them")
 
 
+def _check_loaded_ids(ids, n, path, what, table):
+    if ids.shape != (n,):
+        raise ValueError(f"{path}: {ids.shape[0] if ids.ndim == 1 else ids.shape} {what} for {n} {table} rows")
+    if (len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))) != n:
+        raise ValueError(f"{path}: the {what} are not unique")
+
+
+def _store_node_ids(arrays, name, ids):
+    """Put ``ids`` in ``arrays`` as ``name`` (int or str ids) or ``name + "_json"`` (typed JSON); return
+    the kind written, ``"native"`` or ``"json"``."""
+    ids = np.asarray(ids)
+    if ids.ndim == 1 and ids.dtype.kind in "iuUS":
+        arrays[name] = ids
+        return "native"
+    if ids.ndim != 1:
+        raise ValueError(f"{name}_ must be 1-D, got shape {ids.shape}")
+    arrays[name + "_json"] = np.array(json.dumps([_encode_id(v) for v in ids.tolist()]))
+    return "json"
+
+
 def _decode_id(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -330,14 +470,18 @@ def _parse_json_scalar(array, path, name):
         raise ValueError(f"{path}: {name!r} is not valid JSON ({str(exc)[:100]})") from None
 
 
-def _load_node_ids(arrays, kind, path):
-    """The node ids of a model file, with the types they had when saved."""
+def _load_node_ids(arrays, kind, path, name="node_ids"):
+    """The node ids of a model file (``name``: ``"node_ids"`` or ``"context_node_ids"``), with the types
+    they had when saved."""
+    if name != "node_ids":
+        arrays = {key.replace(name, "node_ids"): value for key, value in arrays.items()
+                  if key in (name, name + "_json")}
     if kind == "json":
         if "node_ids_json" not in arrays:
-            raise ValueError(f"{path}: node_ids_kind is 'json' but there is no 'node_ids_json' array")
-        values = _parse_json_scalar(arrays["node_ids_json"], path, "node_ids_json")
+            raise ValueError(f"{path}: {name}_kind is 'json' but there is no '{name}_json' array")
+        values = _parse_json_scalar(arrays["node_ids_json"], path, f"{name}_json")
         if not isinstance(values, list):
-            raise ValueError(f"{path}: 'node_ids_json' must hold a JSON list")
+            raise ValueError(f"{path}: '{name}_json' must hold a JSON list")
         ids = np.empty(len(values), dtype=object)
         try:
             for i, value in enumerate(values):  # one by one: a list of tuples would become a 2-D array
@@ -346,10 +490,10 @@ def _load_node_ids(arrays, kind, path):
             raise ValueError(f"{path}: {str(exc)[:200]}") from None
         return ids
     if "node_ids" not in arrays:
-        raise ValueError(f"{path}: no 'node_ids' array")
+        raise ValueError(f"{path}: no '{name}' array")
     ids = arrays["node_ids"]
     if ids.dtype.kind not in "iuUS":
-        raise ValueError(f"{path}: 'node_ids' must hold integers or strings, got dtype {ids.dtype}")
+        raise ValueError(f"{path}: '{name}' must hold integers or strings, got dtype {ids.dtype}")
     if kind == "str" and ids.ndim == 1:
         # format 1 stored object ids as their str(): the types are lost, the strings are the ids
         out = np.empty(len(ids), dtype=object)
@@ -360,7 +504,7 @@ def _load_node_ids(arrays, kind, path):
 
 
 class BaseEmbedding(BaseEstimator):
-    """Base class of the linear graph embedding estimators (not for direct use).
+    r"""Base class of the linear graph embedding estimators (not for direct use).
 
     Notes
     -----
@@ -382,7 +526,10 @@ class BaseEmbedding(BaseEstimator):
     ``_make_solver(self, data, seed, state)`` -> :class:`~lgekit.models.Solver`
         Build the solver for a :class:`TrainingData` ``data``, bound to
         ``self.embedding_`` (C-contiguous, of dtype ``self._dtype``; the solver
-        updates it IN PLACE, callbacks read it between epochs).  ``seed`` is an
+        updates it IN PLACE, callbacks read it between epochs).  For a
+        directed or bipartite graph ``self.embedding_`` is, during this call
+        only, the whole stacked table (see "Two tables"), which is what
+        ``data``'s pairs index.  ``seed`` is an
         int in [0, 2**64) for the kernel's SplitMix64 streams; epoch ``t`` must
         depend only on ``(seed, t)``, so that continuing a fit equals a longer
         fit.  ``state``: arrays of an earlier solver on the same pairs (its
@@ -426,6 +573,22 @@ class BaseEmbedding(BaseEstimator):
     matrix.  For a graph, ``negatives_per_positive`` (4) uniform negative
     pairs per edge are drawn with :func:`lgekit.evaluation.sample_negative_pairs`
     from a seed drawn from ``random_state``.
+
+    **Two tables.**
+    For a directed graph (``graph.kind == "directed"``) or a bipartite one,
+    the model learns a source/left table ``embedding_`` (rows: ``node_ids_``)
+    and a target/right table ``context_embedding_`` (rows:
+    ``context_node_ids_``; a directed graph's nodes again, a bipartite
+    graph's right nodes), scoring a pair :math:`x_u \cdot y_v`.  The solver
+    trains ONE stacked table of ``n_source + n_target`` rows on the pairs
+    ``(u, n_source + v)`` (:class:`TableLayout`; the paper's footnote 1), so
+    the kernels are those of the undirected case; ``embedding_`` and
+    ``context_embedding_`` are views of its rows.  ``graph_kind_`` says
+    which case a model is.  :meth:`score_pairs` takes (source, target) or
+    (left, right) ids, :meth:`transform` gives source/left rows and, with
+    ``context=True``, target/right rows; :meth:`save` stores both tables and
+    the kind (format 3); :meth:`to_word2vec` writes both (see there).  For an
+    undirected graph nothing of this exists and nothing changes.
 
     **History.**
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
@@ -523,6 +686,8 @@ class BaseEmbedding(BaseEstimator):
     _bytes_per_pair = 0
     #: the initialisation draws at most this many bytes at a time (a block that stays in a core's cache)
     _init_block_bytes = 256 * 2**10
+    #: whether the solver takes a separate lambda_r for the context table (``lam_r_context``)
+    _per_table_lam_r = False
 
     # ------------------------------------------------------------------ validation
     #: the declarative table of the parameters every estimator shares (see :mod:`lgekit._validation`);
@@ -537,6 +702,11 @@ class BaseEmbedding(BaseEstimator):
             raise InvalidParameterError(f"{caller}: {name} must be {accepted}, got {value!r}", parameter=name,
                                         value=value, accepted=accepted)
 
+        lam_r_context = getattr(self, "lam_r_context", None)
+        if lam_r_context is not None and float(lam_r_context) != float(self.lam_r) and not self._per_table_lam_r:
+            bad("lam_r_context", lam_r_context,
+                f"None or equal to lam_r={self.lam_r!r} for {caller} (its solver applies one lam_r to every "
+                "vector; a separate lambda_r for the context table is a LogisticEmbedding parameter)")
         dtype = np.dtype(self.dtype)
         self._dtype = dtype
         # bounds that depend on another parameter or on the machine, beyond what a table can say:
@@ -615,6 +785,13 @@ class BaseEmbedding(BaseEstimator):
                                  f"{pairs[pairs[:, 0] == pairs[:, 1]][0].tolist()}; they are not allowed")
         if not np.all(np.isfinite(pos_weights)) or np.any(pos_weights < 0):
             raise ValueError("X: edge weights must be finite and >= 0")
+        layout = TableLayout.of(graph)
+        if layout is not None:
+            # two tables (footnote 1): the pairs become rows of the stacked table, (u, n_source + v)
+            return TrainingData(n_nodes=layout.n_rows, node_ids=layout.row_ids, train_graph=graph,
+                                positives=layout.table_pairs(positives, "positive pairs"),
+                                pos_weights=np.ascontiguousarray(pos_weights),
+                                negatives=layout.table_pairs(negatives, "negative pairs"), layout=layout)
         return TrainingData(n_nodes=n, node_ids=np.asarray(graph.node_ids), train_graph=graph,
                             positives=np.ascontiguousarray(positives),
                             pos_weights=np.ascontiguousarray(pos_weights),
@@ -708,14 +885,17 @@ class BaseEmbedding(BaseEstimator):
         if continue_:
             train = None if same_source else self._coerce_data(
                 X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state))
+            table = self._training_table()
+            if train is not None:
+                self._check_same_tables(train)
             n_nodes = solver.n_nodes if train is None else train.n_nodes
-            if n_nodes != self.embedding_.shape[0]:
+            if n_nodes != table.shape[0]:
                 raise ValueError(f"X: has {n_nodes} nodes but the fitted embedding has "
-                                 f"{self.embedding_.shape[0]} rows; call fit to start afresh")
-            if self.embedding_.shape[1] != self.dim:
-                raise ValueError(f"dim: is {self.dim} but the fitted embedding has {self.embedding_.shape[1]} "
+                                 f"{table.shape[0]} rows; call fit to start afresh")
+            if table.shape[1] != self.dim:
+                raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
                                  "columns; call fit with warm_start=False to start afresh")
-            self.embedding_ = np.ascontiguousarray(self.embedding_, dtype=self._dtype)
+            self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
             start = self.n_iter_
             if not hasattr(self, "_kernel_seed"):
                 self._kernel_seed = draw_seed(check_random_state(self.random_state))
@@ -732,28 +912,30 @@ class BaseEmbedding(BaseEstimator):
             self._kernel_seed = draw_seed(rng)
             # allocated now, drawn after the solver is built: untouched pages cost no memory while the
             # solver copies the input pairs, and the draws are the same (the solver draws nothing)
-            self.embedding_ = np.empty((train.n_nodes, self.dim), dtype=self._dtype)
+            self._set_table(np.empty((train.n_nodes, self.dim), dtype=self._dtype), train.layout)
             fill_from = rng
             self.history_ = []
             self.n_iter_ = 0
             start = 0
         reuse = (solver is not None and train is None and solver.key == self._solver_key()
-                 and solver.seed == self._kernel_seed and solver.embedding.dtype == self.embedding_.dtype)
+                 and solver.seed == self._kernel_seed and solver.embedding.dtype == self._training_table().dtype)
         if reuse:
-            solver.embedding = self.embedding_
+            solver.embedding = self._training_table()
         else:
             if train is None:                 # the same data, other parameters: rebuild on the same pairs
                 train = solver.training_data()
+            else:
+                self._set_node_ids(train)
             state = solver.state() if same_source else getattr(self, "_loaded_state", None)
             self.__dict__.pop("solver_", None)
             solver = None
-            self.node_ids_ = train.node_ids
             n_pairs = len(train.positives) + len(train.negatives)
-            self.solver_ = self._make_solver(train, self._kernel_seed, state or None)
+            with self._whole_table_as_embedding():
+                self.solver_ = self._make_solver(train, self._kernel_seed, state or None)
             self.__dict__.pop("_loaded_state", None)
             train = None                      # the input pairs: the solver has what it needs
             if fill_from is not None:
-                self._fill_initial_embedding(self.embedding_, fill_from)
+                self._fill_initial_embedding(self._training_table(), fill_from)
             self.solver_.prepare()
         self._configure_solver(self.solver_)
         self._data_source = X
@@ -767,6 +949,84 @@ class BaseEmbedding(BaseEstimator):
     def _solver_key(self):
         """The parameters the solver's prepared state depends on (hook)."""
         return ()
+
+    # ------------------------------------------------------------------ one or two tables
+    def _training_table(self):
+        """The array the solver trains: ``embedding_`` itself (undirected graph), or the stacked table
+        whose first ``n_source`` rows are ``embedding_`` and the rest ``context_embedding_``."""
+        table = self.__dict__.get("_table")
+        return self.embedding_ if table is None else table
+
+    def _set_table(self, table, layout=_MISSING):
+        """Bind the trained ``table``: for one table ``embedding_ = table``; for two, ``embedding_`` and
+        ``context_embedding_`` become views of its rows.  ``layout`` (a :class:`TableLayout`, or None
+        for one table) changes the split; by default the fitted one is kept."""
+        if layout is _MISSING:   # keep the fitted split
+            kind = getattr(self, "graph_kind_", "undirected")
+            n_source = self.__dict__.get("_n_source")
+        else:
+            kind = "undirected" if layout is None else layout.kind
+            n_source = None if layout is None else layout.n_source
+        if kind not in TWO_TABLE_KINDS:
+            for name in ("_table", "_n_source", "context_embedding_"):
+                self.__dict__.pop(name, None)
+            self.embedding_ = table
+        else:
+            self._table, self._n_source = table, int(n_source)
+            # row slices of a C-contiguous array are C-contiguous views: the solver's updates show in both
+            self.embedding_ = table[:n_source]
+            self.context_embedding_ = table[n_source:]
+        self.graph_kind_ = kind
+
+    def _set_node_ids(self, train):
+        """``node_ids_`` (and, for two tables, ``context_node_ids_``) of freshly coerced data."""
+        layout = train.layout
+        if layout is None:
+            self.node_ids_ = train.node_ids
+            self.__dict__.pop("context_node_ids_", None)
+        else:
+            self.node_ids_ = layout.source_ids
+            self.context_node_ids_ = layout.target_ids
+
+    def _check_same_tables(self, train):
+        """Continuing a fit on new data: the data must have the fitted model's kind and table sizes."""
+        layout = train.layout
+        kind = "undirected" if layout is None else layout.kind
+        fitted = getattr(self, "graph_kind_", "undirected")
+        if kind != fitted:
+            raise ValueError(f"X: is a {kind} graph but the model was fitted on a {fitted} graph; "
+                             "call fit to start afresh")
+        if layout is not None and layout.n_source != self.embedding_.shape[0]:
+            raise ValueError(f"X: has {layout.n_source} source/left nodes but the fitted embedding_ has "
+                             f"{self.embedding_.shape[0]} rows; call fit to start afresh")
+
+    @contextlib.contextmanager
+    def _whole_table_as_embedding(self):
+        """While the solver is built, ``embedding_`` is the whole trained table (``_make_solver`` binds
+        its solver to ``self.embedding_``); afterwards the source/left view again."""
+        table = self.__dict__.get("_table")
+        if table is None:
+            yield
+            return
+        view = self.embedding_
+        self.embedding_ = table
+        try:
+            yield
+        finally:
+            self.embedding_ = view
+
+    def __getstate__(self):
+        # the two views are rebuilt from the table on unpickling: pickled apart they would become copies
+        # that the solver's updates no longer reach
+        state = super().__getstate__()
+        if state.get("_table") is not None:
+            state = {k: v for k, v in state.items() if k not in ("embedding_", "context_embedding_")}
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if self.__dict__.get("_table") is not None:
+            self._set_table(self._table)
 
     def _make_solver(self, data, seed, state):  # pragma: no cover - overridden
         """Build the solver (hook; see the class docstring)."""
@@ -936,7 +1196,7 @@ class BaseEmbedding(BaseEstimator):
 
             seconds = time.perf_counter() - started
             took = f"{seconds:.1f}s" if seconds < 60 else format_duration(seconds)
-            write_line(f"{type(self).__name__}: {n_pairs:,} training pairs on {self.embedding_.shape[0]:,} nodes "
+            write_line(f"{type(self).__name__}: {n_pairs:,} training pairs on {self._training_table().shape[0]:,} nodes "
                        f"ready in {took}")
 
     def _epoch_summary(self, record):
@@ -974,8 +1234,9 @@ class BaseEmbedding(BaseEstimator):
                 record = {"epoch": epoch, "seconds": seconds}
                 record.update(out)
                 if "mean_norm" not in record:
+                    table = self._training_table()     # every vector, of both tables
                     record["mean_norm"] = float(np.mean(np.sqrt(np.einsum(
-                        "ij,ij->i", self.embedding_, self.embedding_, dtype=np.float64))))
+                        "ij,ij->i", table, table, dtype=np.float64))))
                 reason = self._divergence_reason(record)
                 record["diverged"] = reason is not None
                 if reason is not None:
@@ -1013,11 +1274,26 @@ class BaseEmbedding(BaseEstimator):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
+    def _is_two_table(self):
+        return "_table" in self.__dict__
+
+    def _side(self, context):
+        """(table, ids, side name) of the source/left side (``context`` False) or the target/right side."""
+        if not context:
+            return self.embedding_, self.node_ids_, "source"
+        if not self._is_two_table():
+            raise ValueError(f"context=True: this {type(self).__name__} was fitted on an undirected graph and has "
+                             "one table (embedding_); context vectors exist for directed and bipartite graphs")
+        return self.context_embedding_, self.context_node_ids_, "target"
+
     def _node_array(self, nodes, ndim, index):
         """``nodes`` as an array of ``ndim`` dimensions; with object node ids (mixed types, tuples) the
         outer sequence is taken element by element, so that a tuple id stays one id instead of
         becoming an axis and ``[1, "1"]`` stays an int and a str."""
-        if index or isinstance(nodes, np.ndarray) or np.asarray(self.node_ids_).dtype.kind != "O":
+        kinds = {np.asarray(self.node_ids_).dtype.kind}
+        if self._is_two_table():
+            kinds.add(np.asarray(self.context_node_ids_).dtype.kind)
+        if index or isinstance(nodes, np.ndarray) or "O" not in kinds:
             return np.asarray(nodes)
         outer = list(nodes)
         if ndim == 2:
@@ -1034,12 +1310,15 @@ class BaseEmbedding(BaseEstimator):
             out[i] = value
         return out
 
-    def _rows(self, nodes, index, what):
+    def _rows(self, nodes, index, what, context=False):
+        """Row indices of ``nodes`` (ids, or indices with ``index``) in ``embedding_`` or, with
+        ``context``, in ``context_embedding_``."""
         from ..graph import node_id_query, node_positions
 
+        table, ids, side = self._side(context)
         # ids beyond int64 or of mixed types stay exact (np.asarray would round or stringify them)
         nodes = np.asarray(nodes) if index else node_id_query(nodes)
-        n = self.embedding_.shape[0]
+        n = table.shape[0]
         if index:
             if nodes.dtype.kind not in "iu":
                 raise TypeError(f"{what}: with index=True nodes must be integer indices, got dtype {nodes.dtype}")
@@ -1047,18 +1326,23 @@ class BaseEmbedding(BaseEstimator):
                 raise ValueError(f"{what}: indices must lie in [0, {n}), got values in [{nodes.min()}, {nodes.max()}]")
             return nodes.astype(np.int64)
         if self._id_lookup is None:
-            ids = np.asarray(self.node_ids_)
-            self._id_lookup = (ids, None if ids.dtype.kind == "O" else np.argsort(ids, kind="stable"))
-        ids, sorter = self._id_lookup
+            self._id_lookup = {}
+        if side not in self._id_lookup:
+            ids = np.asarray(ids)
+            self._id_lookup[side] = (ids, None if ids.dtype.kind == "O" else np.argsort(ids, kind="stable"))
+        ids, sorter = self._id_lookup[side]
         return node_positions(nodes, ids, sorter, what)
 
-    def _graph_node_ids(self, X):
-        """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one."""
+    def _graph_node_ids(self, X, context=False):
+        """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one.  For a
+        bipartite graph and a bipartite model: the ids of one side (the right side with ``context``)."""
         from ..graph import Graph
 
         if _is_edge_split(X) and hasattr(X, "graph"):
             X = X.graph
         if isinstance(X, Graph):
+            if graph_kind(X) == "bipartite" and getattr(self, "graph_kind_", None) == "bipartite":
+                return np.asarray(X.right_ids if context else X.left_ids)
             return np.asarray(X.node_ids)
         if type(X).__module__.split(".")[0] == "networkx":
             ids = np.empty(X.number_of_nodes(), dtype=object)
@@ -1069,7 +1353,7 @@ class BaseEmbedding(BaseEstimator):
             return np.arange(X.shape[0])
         return None
 
-    def transform(self, X=None, *, index=False):
+    def transform(self, X=None, *, index=False, context=False):
         """Embedding rows of the nodes of ``X``.
 
         Parameters
@@ -1085,6 +1369,14 @@ class BaseEmbedding(BaseEstimator):
             types count: ``1`` and ``"1"`` are two nodes; a tuple in the
             sequence is one (tuple) id.
         index : bool, default False
+        context : bool, default False
+            Models of directed and bipartite graphs have two tables.  False:
+            rows of ``embedding_``, the source (out-) vectors of a directed
+            graph, the left nodes' vectors of a bipartite one.  True: rows of
+            ``context_embedding_``, the target (in-) vectors, the right
+            nodes' vectors (ids and indices then name right nodes; a
+            bipartite graph as ``X`` gives its right nodes' rows).  An
+            undirected model has no context table: ValueError.
 
         Returns
         -------
@@ -1093,23 +1385,26 @@ class BaseEmbedding(BaseEstimator):
         Raises
         ------
         KeyError
-            For an id that is not a node of the fitted model.
+            For an id that is not a node of the fitted model (of that side).
+        ValueError
+            ``context=True`` on a model of an undirected graph.
         """
         self._check_fitted()
+        table, own, _ = self._side(context)
         if X is None:
-            return self.embedding_.copy()
+            return table.copy()
         if not index:
-            ids = self._graph_node_ids(X)
+            ids = self._graph_node_ids(X, context)
             if ids is not None:
-                own = np.asarray(self.node_ids_)
+                own = np.asarray(own)
                 if ids.shape == own.shape and ids.dtype == own.dtype and np.array_equal(ids, own):
-                    return self.embedding_.copy()     # the training graph: every row, in order
-                return self.embedding_[self._rows(ids, False, "transform")]
+                    return table.copy()     # the training graph: every row, in order
+                return table[self._rows(ids, False, "transform", context)]
         if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
             X = np.asarray(X)  # one id
         else:
             X = self._node_array(X, 1, index)
-        return self.embedding_[self._rows(X, index, "transform")]
+        return table[self._rows(X, index, "transform", context)]
 
     def score(self, X, y=None):
         """Test average precision of the embedding on a link-prediction split.
@@ -1119,7 +1414,9 @@ class BaseEmbedding(BaseEstimator):
         X : EdgeSplit
             From :func:`lgekit.split_edges` (on the graph the model was fitted
             on, or a split of it): its ``test_positives`` are ranked against
-            its ``test_negatives`` by :math:`x_u \\cdot x_v`.
+            its ``test_negatives`` by :math:`x_u \\cdot x_v` (by
+            :math:`x_u \\cdot y_v`, ``embedding_[u] . context_embedding_[v]``,
+            for a directed or bipartite graph).
         y : ignored
 
         Returns
@@ -1134,34 +1431,56 @@ class BaseEmbedding(BaseEstimator):
         TypeError
             When ``X`` is not an ``EdgeSplit``.
         ValueError
-            When the split's nodes are not the model's.
+            When the split's nodes (or kind) are not the model's.
         """
         self._check_fitted()
         if not all(hasattr(X, a) for a in ("test_positives", "test_negatives", "graph")):
             raise TypeError(f"X must be an EdgeSplit (from lgekit.split_edges) whose test pairs are scored, "
                             f"got {type(X).__name__}")
-        n = self.embedding_.shape[0]
-        ids = np.asarray(X.graph.node_ids)
-        own = np.asarray(self.node_ids_)
+        n = self._training_table().shape[0]
+        kind = graph_kind(X.graph)
+        fitted = getattr(self, "graph_kind_", "undirected")
+        if kind != fitted and (kind in TWO_TABLE_KINDS or fitted in TWO_TABLE_KINDS):
+            raise ValueError(f"X: the split's graph is {kind} but the model was fitted on a {fitted} graph")
+        layout = TableLayout.of(X.graph)
+        ids = np.asarray(X.graph.node_ids if layout is None else layout.row_ids)
+        own = np.asarray(self.node_ids_ if layout is None else _concat_ids(self.node_ids_, self.context_node_ids_))
         if ids.shape != own.shape or not np.array_equal(ids, own):
             raise ValueError(f"X: the split's graph has {len(ids)} nodes that are not the {n} nodes the model "
                              "was fitted on, in the same order; score a split of the fitted graph")
-        from ..metrics import average_precision
+        from ..metrics import average_precision, average_precision_from_scores
 
-        return float(average_precision(self.embedding_, X.test_positives, X.test_negatives))
+        if layout is None:
+            return float(average_precision(self.embedding_, X.test_positives, X.test_negatives))
+        table = self._training_table()
+
+        def scores(pairs):
+            rows = layout.table_pairs(pairs, "test pairs")
+            return np.einsum("ij,ij->i", table[rows[:, 0]], table[rows[:, 1]], dtype=np.float64)
+
+        return float(average_precision_from_scores(scores(X.test_positives), scores(X.test_negatives)))
 
     def score_pairs(self, pairs, *, index=False):
-        """Scores ``x_u . x_v`` of node pairs, shape (k, 2) of node ids (indices with ``index=True``).
+        """Scores of node pairs, shape (k, 2) of node ids (indices with ``index=True``), in float64.
 
-        Computed in float64.
+        Undirected graph: :math:`x_u \\cdot x_v`.  Directed graph: pairs are
+        (source, target) and the score :math:`x_u \\cdot y_v`,
+        ``embedding_[u] . context_embedding_[v]``, so ``(u, v)`` and
+        ``(v, u)`` score differently.  Bipartite graph: pairs are (left id,
+        right id), each looked up among its own side's ids (indices with
+        ``index=True`` count from 0 within each side).
         """
         self._check_fitted()
         pairs = self._node_array(pairs, 2, index)
         if pairs.ndim != 2 or pairs.shape[1] != 2:
             raise ValueError(f"pairs must have shape (k, 2), got {pairs.shape}")
-        rows = self._rows(pairs, index, "score_pairs")
-        emb = self.embedding_
-        return np.einsum("ij,ij->i", emb[rows[:, 0]], emb[rows[:, 1]], dtype=np.float64)
+        if not self._is_two_table():
+            rows = self._rows(pairs, index, "score_pairs")
+            emb = self.embedding_
+            return np.einsum("ij,ij->i", emb[rows[:, 0]], emb[rows[:, 1]], dtype=np.float64)
+        sources = self._rows(pairs[:, 0], index, "score_pairs (sources / left nodes)")
+        targets = self._rows(pairs[:, 1], index, "score_pairs (targets / right nodes)", context=True)
+        return np.einsum("ij,ij->i", self.embedding_[sources], self.context_embedding_[targets], dtype=np.float64)
 
     def _params_for_save(self):
         params = {}
@@ -1192,20 +1511,13 @@ class BaseEmbedding(BaseEstimator):
             If a node id is of a type the file cannot hold (none of the above).
         """
         self._check_fitted()
-        ids = np.asarray(self.node_ids_)
         arrays = {"embedding": self.embedding_}
-        if ids.ndim == 1 and ids.dtype.kind in "iuUS":
-            ids_kind = "native"
-            arrays["node_ids"] = ids
-        else:
-            ids_kind = "json"
-            encoded = [_encode_id(v) for v in ids.tolist()] if ids.ndim == 1 else None
-            if encoded is None:
-                raise ValueError(f"node_ids_ must be 1-D, got shape {ids.shape}")
-            arrays["node_ids_json"] = np.array(json.dumps(encoded))
+        ids_kind = _store_node_ids(arrays, "node_ids", self.node_ids_)
         cls = type(self)
+        two_tables = self._is_two_table()
         meta = {
-            "format_version": _FORMAT_VERSION,
+            # a one-table model is written as format 2 (all it needs), so that older lgekits still read it
+            "format_version": _FORMAT_VERSION if two_tables else 2,
             "class": cls.__name__,
             "params": self._params_for_save(),
             "history": self.history_,
@@ -1213,6 +1525,10 @@ class BaseEmbedding(BaseEstimator):
             "node_ids_kind": ids_kind,
             "kernel_seed": int(getattr(self, "_kernel_seed", 0)),
         }
+        if two_tables:
+            meta["graph_kind"] = self.graph_kind_
+            arrays["context_embedding"] = self.context_embedding_
+            meta["context_node_ids_kind"] = _store_node_ids(arrays, "context_node_ids", self.context_node_ids_)
         from .._version import __version__
         meta["lgekit_version"] = __version__
         arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
@@ -1277,7 +1593,8 @@ class BaseEmbedding(BaseEstimator):
         if "meta" not in arrays or "embedding" not in arrays:
             raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
         solver_arrays = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
-        unexpected = set(arrays) - {"meta", "embedding", "node_ids", "node_ids_json"} - {
+        unexpected = set(arrays) - {"meta", "embedding", "node_ids", "node_ids_json", "context_embedding",
+                                    "context_node_ids", "context_node_ids_json"} - {
             f"solver__{k}" for k in solver_arrays}
         if unexpected:
             raise ValueError(f"{path}: unexpected arrays {sorted(unexpected)} in a model file")
@@ -1317,12 +1634,25 @@ class BaseEmbedding(BaseEstimator):
                 raise ValueError(f"{path}: history record epoch {str(epoch)[:40]!r} is not an int in [0, {n_iter})")
         kernel_seed = field("kernel_seed", lambda v: is_int(v) and 0 <= v < 2**64, "an int in [0, 2**64)", 0)
         field("lgekit_version", lambda v: isinstance(v, str), "a string", "")
-        unknown = sorted(set(meta) - {"format_version", "class", "params", "history", "n_iter", "node_ids_kind",
-                                      "kernel_seed", "lgekit_version"})
+        known = {"format_version", "class", "params", "history", "n_iter", "node_ids_kind", "kernel_seed",
+                 "lgekit_version", "graph_kind", "context_node_ids_kind"}
+        unknown = sorted(set(meta) - known)
         if unknown:
             raise ValueError(f"{path}: unknown metadata fields {unknown[:10]}")
         ids_kind = field("node_ids_kind", lambda v: v in (("native", "str") if version == 1 else ("native", "json")),
                          "'native' or 'str'" if version == 1 else "'native' or 'json'", "native")
+        # files before format 3 hold models of undirected graphs (one table)
+        kinds = ("undirected",) + (TWO_TABLE_KINDS if version >= 3 else ())
+        kind = field("graph_kind", lambda v: v in kinds, " or ".join(map(repr, kinds)) + (
+                     f" in a format {version} file" if version < 3 else ""), "undirected")
+        two_tables = kind in TWO_TABLE_KINDS
+        context_ids_kind = field("context_node_ids_kind", lambda v: v in ("native", "json"), "'native' or 'json'",
+                                 "native" if two_tables else None)
+        context_arrays = {"context_embedding", "context_node_ids", "context_node_ids_json"} & set(arrays)
+        if two_tables != ("context_embedding" in arrays) or (not two_tables and (context_arrays or
+                                                                                   context_ids_kind is not None)):
+            raise ValueError(f"{path}: a model of a {kind} graph must {'' if two_tables else 'not '}have the "
+                             "second table ('context_embedding' and its node ids)")
 
         accepted = set(target._get_param_names())
         dropped = sorted(set(params) - accepted)
@@ -1346,18 +1676,29 @@ class BaseEmbedding(BaseEstimator):
                              f"got {embedding.dtype}")
         n = embedding.shape[0]
         ids = _load_node_ids(arrays, ids_kind, path)
-        if ids.shape != (n,):
-            raise ValueError(f"{path}: {ids.shape[0] if ids.ndim == 1 else ids.shape} node ids for "
-                             f"{n} embedding rows")
-        if (len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))) != n:
-            raise ValueError(f"{path}: the node ids are not unique")
+        _check_loaded_ids(ids, n, path, "node ids", "embedding")
+        table, context_ids, layout = np.ascontiguousarray(embedding), None, None
+        if two_tables:
+            context = arrays["context_embedding"]
+            if context.ndim != 2 or context.shape[0] < 1 or context.shape[1] != model.dim or context.dtype != model._dtype:
+                raise ValueError(f"{path}: 'context_embedding' must have shape (n_targets >= 1, dim={model.dim}) "
+                                 f"and dtype {model._dtype.name}, got {context.shape} of {context.dtype}")
+            context_ids = _load_node_ids(arrays, context_ids_kind, path, "context_node_ids")
+            _check_loaded_ids(context_ids, context.shape[0], path, "context node ids", "context_embedding")
+            if kind == "directed" and (context_ids.shape != ids.shape or not np.array_equal(context_ids, ids)):
+                raise ValueError(f"{path}: a directed model's context node ids must be its node ids")
+            # one stacked table again, as the solver trains it (rows: sources / left, then targets / right)
+            table = np.concatenate([embedding, context])
+            layout = TableLayout(kind, n, context.shape[0], ids, context_ids, 0 if kind == "directed" else n)
         try:
-            model._check_solver_state(solver_arrays, n)
+            model._check_solver_state(solver_arrays, table.shape[0])
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
 
-        model.embedding_ = np.ascontiguousarray(embedding)
+        model._set_table(table, layout)
         model.node_ids_ = ids
+        if two_tables:
+            model.context_node_ids_ = context_ids
         model.history_ = history
         model.n_iter_ = n_iter
         model._kernel_seed = kernel_seed
@@ -1365,29 +1706,61 @@ class BaseEmbedding(BaseEstimator):
         model._loaded_state = dict(solver_arrays) or None
         return model
 
-    def to_word2vec(self, path, *, binary=False):
+    def to_word2vec(self, path, *, binary=False, context_prefix="context:"):
         """Write the embedding in word2vec's format (atomically), text or binary.
 
-        Text: a header line ``"<n_nodes> <dim>"``, then one line per node:
-        its id and the coordinates (``repr`` precision).  Binary (``binary=True``,
+        Text: a header line ``"<n_vectors> <dim>"``, then one line per vector:
+        its name and the coordinates (``repr`` precision).  Binary (``binary=True``,
         word2vec's ``-binary 1`` and gensim's ``binary=True``): the same header
-        line, then per node its id in UTF-8, one space, ``dim`` float32
+        line, then per vector its name in UTF-8, one space, ``dim`` float32
         little-endian numbers and a newline; float64 embeddings are rounded to
         float32, which is all the format holds.  Both are readable by
         ``gensim.models.KeyedVectors.load_word2vec_format(path, binary=...)``.
 
+        Naming: the rows of ``embedding_`` are named by their node ids (what
+        :meth:`transform` takes).  A model of a directed or bipartite graph
+        writes both tables in the one file: first the ``embedding_`` rows
+        (source / left nodes) named by their ids, then the
+        ``context_embedding_`` rows (target / right nodes) named
+        ``context_prefix + id`` (``"context:12"``: the in-vector of node 12
+        of a directed graph, or the vector of right node 12 of a bipartite
+        one), so the header counts ``n_source + n_target`` vectors and
+        ``kv["12"] @ kv["context:12"]`` is a score of :meth:`score_pairs`.
+
+        Parameters
+        ----------
+        path : str or path-like
+        binary : bool, default False
+        context_prefix : str, default "context:"
+            Prepended to the ids of the context table's rows (two-table
+            models only); non-empty, without whitespace.
+
         Raises
         ------
         ValueError
-            If a node id is empty or contains whitespace (the format cannot
-            hold it).
+            If a name is empty or contains whitespace (the format cannot
+            hold it), or two vectors would get the same name.
         """
         self._check_fitted()
         ids = [str(i) for i in np.asarray(self.node_ids_).tolist()]
+        emb = self.embedding_
+        if self._is_two_table():
+            if not isinstance(context_prefix, str) or not context_prefix or any(c.isspace() for c in context_prefix):
+                raise ValueError(f"context_prefix must be a non-empty string without whitespace, got {context_prefix!r}")
+            ids += [context_prefix + str(i) for i in np.asarray(self.context_node_ids_).tolist()]
+            if len(set(ids)) != len(ids):
+                seen, dup = set(), None
+                for name in ids:
+                    if name in seen:
+                        dup = name
+                        break
+                    seen.add(name)
+                raise ValueError(f"two vectors would both be named {dup!r} in the word2vec file; pass another "
+                                 "context_prefix")
+            emb = self._training_table()     # the stacked rows: embedding_, then context_embedding_
         for i in ids:
             if not i or any(c.isspace() for c in i):
                 raise ValueError(f"node id {i!r} is empty or contains whitespace; word2vec format cannot store it")
-        emb = self.embedding_
         if binary:
             rows = np.ascontiguousarray(emb, dtype="<f4")
             with atomic_path(path) as tmp:

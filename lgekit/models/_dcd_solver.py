@@ -13,13 +13,16 @@ import numpy as np
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from . import _schedules
-from ._solver import EpochOrder, EpochStatus, Solver, read_only
+from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
 
 __all__ = ["DCDSolver", "PairCSR", "pair_csr", "solve_vertex_svm"]
 
 logger = logging.getLogger(__name__)
+
+#: the safeguard's cap on the further passes of a visit that went uphill (``monotone=True``)
+MONOTONE_PASSES = 20
 
 #: the stream of the kernel seed that breaks the colouring's degree ties (epochs use streams 2t and 2t + 1)
 COLOURING_STREAM = 2**64 - 1
@@ -234,6 +237,18 @@ class DCDSolver(Solver):
         The objective's weights (``lam_r > 0``).
     inner_passes : int, default 1
     tol : float, default 1e-3
+    inner_order : {"fixed", "random"}, default "fixed"
+        Algorithm 1's listing of a vertex's pairs (edges, then negatives) at
+        every pass, or a fresh permutation per pass (LIBLINEAR); see
+        :class:`~lgekit.HingeEmbedding`.
+    monotone : bool, default True
+        The safeguard that keeps every visit from raising the objective
+        (at most :data:`MONOTONE_PASSES` further passes, then the old vector
+        is kept); see :class:`~lgekit.HingeEmbedding`.
+    weighting : {"sample", "scale"}, default "scale"
+        ``"scale"``: edge :math:`e`'s loss weight is ``lam_pos * w_e``;
+        ``"sample"``: ``lam_pos * w_e / mean(w)`` (the expectation of
+        drawing edges by weight; :meth:`training_data` keeps the raw weights).
     schedule : {"deterministic", "hogwild"}
     n_threads : int
     dual_coef : ndarray, optional
@@ -253,19 +268,29 @@ class DCDSolver(Solver):
     """
 
     def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, inner_passes=1, tol=1e-3,
-                 schedule="deterministic", n_threads=1, dual_coef=None):
+                 inner_order="fixed", monotone=True, weighting="scale", schedule="deterministic", n_threads=1,
+                 dual_coef=None):
         super().__init__(embedding, seed, n_threads)
         if data.n_nodes != self.embedding.shape[0]:
             raise ValueError(f"data has {data.n_nodes} nodes but the embedding has {self.embedding.shape[0]} rows")
-        self.key = (float(lam_pos), float(lam_neg), float(lam_r))
-        self._lam_pos, self._lam_neg, self._lam_r = self.key
+        if weighting not in ("sample", "scale"):
+            raise ValueError(f"weighting must be 'sample' or 'scale', got {weighting!r}")
+        self.key = (float(lam_pos), float(lam_neg), float(lam_r), weighting)
+        self._lam_pos, self._lam_neg, self._lam_r = self.key[:3]
+        self.weighting = weighting
         self.schedule = schedule
         self.inner_passes = int(inner_passes)
         self.tol = float(tol)
+        self.inner_order = inner_order
+        self.monotone = bool(monotone)
+        self._kept = None
         self._n_pos = len(data.positives)
         self._node_ids, self._train_graph = data.node_ids, data.train_graph
         self._pos_weights = np.asarray(data.pos_weights, dtype=np.float64)
-        csr = pair_csr(data.n_nodes, data.positives, data.negatives, positive_weights=data.pos_weights,
+        # DCD visits every pair of a block: "sample" takes the expectation of drawing edges by weight,
+        # the weights divided by their mean
+        loss_weights = mean_one_weights(self._pos_weights) if weighting == "sample" else self._pos_weights
+        csr = pair_csr(data.n_nodes, data.positives, data.negatives, positive_weights=loss_weights,
                        lam_pos=self._lam_pos, lam_neg=self._lam_neg, lam_r=self._lam_r)
         self._csr = csr
         alpha = np.zeros(len(csr.nbr)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
@@ -274,12 +299,27 @@ class DCDSolver(Solver):
                              f"got {alpha.shape}")
         self._alpha = np.ascontiguousarray(np.clip(alpha, 0.0, csr.upper), dtype=np.float64)
         self._obj_pairs = np.ascontiguousarray(np.vstack([data.positives, data.negatives]), dtype=np.int64)
-        self._obj_coef = np.concatenate([self._lam_pos * data.pos_weights, np.full(len(data.negatives), -self._lam_neg)])
+        self._obj_coef = np.concatenate([self._lam_pos * loss_weights, np.full(len(data.negatives), -self._lam_neg)])
         self._has_pairs = np.diff(csr.indptr) > 0
         self._colors = None
         self._certificates = None
 
     # ------------------------------------------------------------------ settings and state
+    #: the coordinate orders of a visit (see :attr:`inner_order`)
+    inner_orders = ("fixed", "random")
+
+    @property
+    def inner_order(self):
+        """``"fixed"`` (every pass visits a vertex's pairs in :attr:`pair_csr` order) or ``"random"`` (a
+        fresh permutation per pass, LIBLINEAR's, from :meth:`coordinate_seed`); settable between epochs."""
+        return self._inner_order
+
+    @inner_order.setter
+    def inner_order(self, value):
+        if value not in self.inner_orders:
+            raise ValueError(f"inner_order must be one of {self.inner_orders}, got {value!r}")
+        self._inner_order = value
+
     @property
     def pair_csr(self):
         """The training pairs seen from each vertex (:class:`PairCSR`, the duals' layout)."""
@@ -375,9 +415,12 @@ class DCDSolver(Solver):
         sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         gap = np.zeros(n)
         viol = np.zeros(n)
+        kept = np.zeros(n, np.int8)
         bad = _dcd.dcd_epoch(X, sqnorm, csr.indptr, csr.nbr, csr.sign, csr.upper, self._alpha,
                              np.ascontiguousarray(order.order, dtype=np.int32), order.block_ptr,
-                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads, True, gap, viol)
+                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads, True, gap, viol,
+                             self._inner_order == "random", MONOTONE_PASSES if self.monotone else -1, kept)
+        self._kept = int(kept.sum())
         self._certificates = (gap, viol)
         if bad >= 0:
             logger.warning("epoch %d: vertex %d got a non-finite vector", epoch, bad)
@@ -412,6 +455,7 @@ class DCDSolver(Solver):
             viol_max = float(viol.max()) if n else 0.0
         record.update(objective=loss_pos + loss_neg + reg, loss_pos=loss_pos, loss_neg=loss_neg, reg=reg,
                       mean_norm=float(np.mean(np.sqrt(sqnorm))), duality_gap=gap_mean, max_violation=viol_max,
+                      n_kept=self._kept or 0,
                       diverged=False)
         return record
 

@@ -1,21 +1,22 @@
 # cython: language_level=3
 """Contract of the visiting orders (see _schedules.pyx): the pair record, the in-cache shuffle,
-and the schedules the SGD and DCD kernels run their updates in."""
+and the schedules the SGD and DCD kernels run their updates in.  An order is a sequence of int32
+record indices: the records stay where they are, and a kernel reads them through the order."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from lgekit._common cimport rng_below, rng_below2
 
 
 cdef packed struct PairRec:
-    # One training pair as the edge-order loop reads it (16 bytes).  ``c > 0``: a positive pair
-    # with coefficient c (lam_pos * weight); ``c <= 0``: a negative pair with coefficient -c.
+    # One training pair as the solver stores it (8 bytes).  Its coefficient is not stored: it is a
+    # function of the record's index p (``lam_pos * weight[p]`` for the positives, p < n_pos, and
+    # ``-lam_neg`` for the negatives), which the edge-order kernel evaluates as it reads the pair.
     int32_t u
     int32_t v
-    double c
 
 
 cdef enum:
-    SHUFFLE_CHUNK = 65536     # records per phase-1/2 chunk of shuffle_records (one RNG stream each)
+    SHUFFLE_CHUNK = 65536     # indices per phase-1/2 chunk of shuffle_indices (one RNG stream each)
     SHUFFLE_BUCKET = 2048     # mean bucket size (phase 3 shuffles a bucket in cache)
 
 
@@ -28,24 +29,19 @@ cdef inline Py_ssize_t shuffle_buckets(Py_ssize_t P) noexcept nogil:
 
 
 cdef inline Py_ssize_t shuffle_offsets_size(Py_ssize_t P) noexcept nogil:
-    """Length of the int64 ``off`` work array of ``shuffle_records`` for P records."""
+    """Length of the int64 ``off`` work array of ``shuffle_indices`` for P indices."""
     return max(shuffle_chunks(P) * shuffle_buckets(P), 1)
 
 
-ctypedef fused shuffled_item:
-    PairRec
-    int32_t
-
-
-cdef inline void fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) noexcept nogil:
+cdef inline void fisher_yates(int32_t* a, Py_ssize_t n, uint64_t state) noexcept nogil:
     """Shuffle a[0:n] in place, uniformly, with the stream ``state``: Fisher-Yates run forwards
     (step i swaps a[i] with a uniform a[j], j <= i), so that a[i] is read in address order, which
     the hardware prefetcher follows, and the random a[j] fall in the part already read, which is in
     cache.  (Durstenfeld's backward loop draws j from the part not yet read: a cache miss a step
-    when ``a`` was just written elsewhere, as the buckets of ``shuffle_records`` are.)"""
+    when ``a`` was just written elsewhere, as the buckets of ``shuffle_indices`` are.)"""
     cdef Py_ssize_t i = 1
     cdef uint64_t j0, j1
-    cdef shuffled_item tmp
+    cdef int32_t tmp
     while i + 1 < n:                # two steps a draw (rng_below2)
         rng_below2(&state, <uint64_t>(i + 1), <uint64_t>(i + 2), &j0, &j1)
         tmp = a[i]
@@ -63,11 +59,11 @@ cdef inline void fisher_yates(shuffled_item* a, Py_ssize_t n, uint64_t state) no
 
 
 
-cdef void shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_t* off,
-                          uint64_t seed, int n_threads, bint scatter_only=*) noexcept nogil
+cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t seed, int n_threads,
+                          bint scatter_only=*) noexcept nogil
 cdef Py_ssize_t group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D) noexcept nogil
-cdef int edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
-                     uint64_t seed, int32_t* bid, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil
+cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                     uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil
 cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
                               const int64_t* nptr, const int32_t* nnbr, int32_t* lv, int64_t* bptr,
                               int32_t* items) noexcept nogil

@@ -5,8 +5,8 @@ Every order is a function of a seed and an epoch number through the SplitMix64 s
 ``_common.pxd`` (``rng_stream(seed, 2 t)`` for epoch t), never of the thread count, so that one
 thread reproduces a run bit for bit and the deterministic schedules do so on any number of threads.
 
-* **Uniform buckets** (``shuffle_records``, ``permutation``): a uniformly random permutation of the
-  pairs by a parallel random-bucket shuffle; the SGD hogwild schedule and the vertex order use it.
+* **Uniform buckets** (``shuffle_indices``, ``permutation``): a uniformly random permutation of the
+  pair indices by a parallel random-bucket shuffle; the SGD hogwild schedule and the vertex order use it.
 * **Stratified blocks** (``edge_blocks``, ``group_count``, ``edge_order``): the DSGD scheme of
   Gemulla et al. (KDD 2011) for a symmetric pair set.  Each epoch deals the vertices at random into
   K groups of equal size; pair (u, v) belongs to block {group(u), group(v)}; the K (K + 1) / 2
@@ -19,8 +19,9 @@ thread reproduces a run bit for bit and the deterministic schedules do so on any
 * **Colouring** (``greedy_coloring``): a proper colouring of the pair graph, whose colour classes
   the DCD solver can run in parallel.
 
-It also lays out the data the orders run over: the pair records (``fill_records``) and the
-symmetric incidence lists (``build_incidence``).
+It also lays out the data the orders run over: the 8-byte pair records (``fill_pair_records``) and
+the symmetric incidence lists (``record_incidence``, ``build_incidence``).  Every order is a sequence
+of int32 record indices (4 bytes a pair): the records are never copied into visiting order.
 """
 import numpy as np
 
@@ -33,7 +34,7 @@ from lgekit._common cimport rng_stream, rng_below, rng_below2
 from lgekit._intrinsics cimport LGK_PREFETCH, LGK_PREFETCHW
 
 
-PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32), ("c", np.float64)])
+PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32)])
 
 
 def shuffle_workspace_size(Py_ssize_t P):
@@ -41,13 +42,13 @@ def shuffle_workspace_size(Py_ssize_t P):
     return shuffle_offsets_size(P)
 
 
-cdef void shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_t* off,
-                          uint64_t seed, int n_threads, bint scatter_only=False) noexcept nogil:
-    """dst <- src in a uniformly random order, in parallel, independent of n_threads.
+cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t seed, int n_threads,
+                          bint scatter_only=False) noexcept nogil:
+    """dst <- 0, 1, ..., P - 1 in a uniformly random order, in parallel, independent of n_threads.
 
     Random-bucket shuffle (Sanders, "Random permutations on distributed, external and
-    hierarchical memory", IPL 1998): every record draws a bucket uniformly from K (chunk c of the
-    input uses the stream rng_stream(rng_stream(seed, 0), c)); records are scattered bucket by
+    hierarchical memory", IPL 1998): every index draws a bucket uniformly from K (chunk c of the
+    input uses the stream rng_stream(rng_stream(seed, 0), c)); indices are scattered bucket by
     bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
     the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
     equally likely, so the result is a uniform permutation.  ``off``: C * K int64.
@@ -94,14 +95,14 @@ cdef void shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_
         b0 = b1 = 0
         while i + 1 < hi:
             rng_below2(&st, <uint64_t>K, <uint64_t>K, &b0, &b1)
-            dst[row[b0]] = src[i]
+            dst[row[b0]] = <int32_t>i
             row[b0] += 1
-            dst[row[b1]] = src[i + 1]
+            dst[row[b1]] = <int32_t>(i + 1)
             row[b1] += 1
             i = i + 2
         if i < hi:
             b = <Py_ssize_t>rng_below(&st, <uint64_t>K)
-            dst[row[b]] = src[i]
+            dst[row[b]] = <int32_t>i
             row[b] += 1
     if not scatter_only:
         # after the scatter, off[(C - 1) * K + b] is the end of bucket b
@@ -113,29 +114,16 @@ cdef void shuffle_records(const PairRec* src, PairRec* dst, Py_ssize_t P, int64_
 
 def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
     """The visiting order the kernels use at ``epoch`` for ``n`` tasks: position k visits task
-    ``permutation(...)[k]`` (for tests and references; independent of ``n_threads``)."""
-    src = np.zeros(n, dtype=PAIR_RECORD_DTYPE)
-    src["u"] = np.arange(n, dtype=np.int32)
-    dst = np.empty_like(src)
+    ``permutation(...)[k]`` (int32; for tests and references; independent of ``n_threads``)."""
+    if n > 2147483647:
+        raise ValueError(f"permutation: n must be below 2**31, got {n}")
+    dst = np.empty(n, np.int32)
     cdef int64_t[::1] off = np.empty(shuffle_workspace_size(n), np.int64)
-    cdef PairRec[::1] s = src
-    cdef PairRec[::1] d = dst
+    cdef int32_t[::1] d = dst
     if n > 0:
         with nogil:
-            shuffle_records(&s[0], &d[0], n, &off[0], rng_stream(seed, <uint64_t>(2 * epoch)),
-                             n_threads)
-    return np.ascontiguousarray(dst["u"])
-
-
-def fill_records(PairRec[::1] out, const int32_t[:, ::1] pairs, const double[::1] coef, Py_ssize_t n_pos,
-                 Py_ssize_t start=0):
-    """out[start + i] <- (pairs[i], +coef[i] if start + i < n_pos else -coef[i])."""
-    cdef Py_ssize_t i, k = pairs.shape[0]
-    with nogil:
-        for i in range(k):
-            out[start + i].u = pairs[i, 0]
-            out[start + i].v = pairs[i, 1]
-            out[start + i].c = coef[i] if start + i < n_pos else -coef[i]
+            shuffle_indices(&d[0], n, &off[0], rng_stream(seed, <uint64_t>(2 * epoch)), n_threads)
+    return dst
 
 
 ctypedef fused pair_index_t:
@@ -153,24 +141,33 @@ def stream_seed(uint64_t seed, uint64_t k):
 
 def fill_pair_records(PairRec[::1] out, Py_ssize_t start, const pair_index_t[:, ::1] pairs, double scale,
                       const double[::1] weights=None, bint negative=False):
-    """out[start + i] <- (pairs[i], c_i) with c_i = scale * weights[i] (scale without ``weights``), negated
-    for ``negative`` pairs: the records of ``fill_records`` straight from the pair arrays a fit is given
-    (int32 or int64), without the P x 2 int32 copy and the P coefficients ``fill_records`` reads.
-    ``scale * weights[i]`` is the product NumPy's ``scale * weights`` computes, so the records are the
-    same bits.  The caller has checked the indices (0 <= index < 2**31)."""
+    """out[start + i] <- pairs[i] (int32 or int64 pairs, without an int32 copy); returns the pairs'
+    coefficients c_i = scale * weights[i] (float64, the bits NumPy's ``scale * weights`` gives), or None
+    without ``weights`` (every c_i is then ``scale``).  ``negative``: the pairs are negatives (their
+    coefficient enters the loss with the opposite sign).
+
+    A record holds the pair only (8 bytes): the kernels take a pair's coefficient from its position,
+    ``lam_pos`` or the returned array for the positives (positions < n_pos), ``-lam_neg`` for the
+    negatives, so a caller that writes positives with a ``scale`` (and no weights) states that their
+    coefficient is that scale.  The caller has checked the indices (0 <= index < 2**31)."""
     cdef Py_ssize_t i, k = pairs.shape[0]
     cdef bint weighted = weights is not None
-    cdef double c
     if start < 0 or start + k > out.shape[0]:
         raise ValueError(f"fill_pair_records: {k} pairs from position {start} do not fit {out.shape[0]} records")
     if weighted and weights.shape[0] != k:
         raise ValueError(f"fill_pair_records: {weights.shape[0]} weights for {k} pairs")
     with nogil:
         for i in range(k):
-            c = scale * weights[i] if weighted else scale
             out[start + i].u = <int32_t>pairs[i, 0]
             out[start + i].v = <int32_t>pairs[i, 1]
-            out[start + i].c = -c if negative else c
+    if not weighted:
+        return None
+    coef = np.empty(k)
+    cdef double[::1] c = coef
+    with nogil:
+        for i in range(k):
+            c[i] = scale * weights[i]
+    return -coef if negative else coef
 
 
 cdef enum:
@@ -231,13 +228,14 @@ def pair_counts(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, i
 
 
 def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] indptr,
-                     int32_t[::1] nbr, double[::1] coef=None, int n_threads=1):
+                     int32_t[::1] nbr, double[::1] coef=None, int n_threads=1, const double[::1] pair_coef=None):
     """Symmetric incidence lists of the records[start:stop], by counting sort, stable in the record index.
 
     Row x lists, for every record p = (x, y) or (y, x), the partner y (``nbr``) and, with ``coef``, the
-    record's coefficient ``records[p].c``, in increasing p: the lists ``build_incidence`` makes of the
-    same pairs (with ``coef[src]``), the layout the vertex order and the diagnostics read.
-    ``indptr``: n + 1 int64 (n vertices); ``nbr`` (and ``coef``): 2 (stop - start) entries.
+    record's coefficient ``pair_coef[p - start]``, in increasing p: the lists ``build_incidence`` makes of
+    the same pairs (with ``pair_coef[src]``), the layout the vertex order and the diagnostics read.
+    ``indptr``: n + 1 int64 (n vertices); ``nbr`` (and ``coef``): 2 (stop - start) entries; ``pair_coef``
+    (needed with ``coef``): stop - start entries.
 
     Threads count and place contiguous slices of the records, each in its own per-vertex counters
     (n int64 a thread), thread t's entries of a row after those of threads < t: the result does not
@@ -245,6 +243,7 @@ def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t st
     records ahead, so that the random writes overlap instead of waiting on memory one at a time."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = stop - start, T, t, p, lo, hi, x, q
     cdef bint with_coef = coef is not None
+    cdef const double* pc = NULL
     cdef int64_t* cnt
     cdef int64_t* row
     cdef int64_t total = 0, c
@@ -255,6 +254,11 @@ def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t st
         raise ValueError(f"record_incidence: the range [{start}, {stop}) is not within {records.shape[0]} records")
     if nbr.shape[0] < 2 * k or (with_coef and coef.shape[0] < 2 * k):
         raise ValueError(f"record_incidence: nbr (and coef) need {2 * k} entries")
+    if with_coef:
+        if pair_coef is None or pair_coef.shape[0] != k:
+            raise ValueError(f"record_incidence: coef needs pair_coef, the {k} records' coefficients")
+        if k:
+            pc = &pair_coef[0] - start     # pc[p]: the coefficient of record p
     T = _scatter_threads(k, n_threads)
     cnt = <int64_t*>malloc(T * (n + 1) * sizeof(int64_t))
     if cnt == NULL:
@@ -292,11 +296,11 @@ def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t st
                 v = records[p].v
                 nbr[row[u]] = v
                 if with_coef:
-                    coef[row[u]] = records[p].c
+                    coef[row[u]] = pc[p]
                 row[u] += 1
                 nbr[row[v]] = u
                 if with_coef:
-                    coef[row[v]] = records[p].c
+                    coef[row[v]] = pc[p]
                 row[v] += 1
     free(cnt)
 
@@ -399,16 +403,24 @@ cdef Py_ssize_t _block_table(Py_ssize_t K, const int32_t* round_order, int32_t* 
     return B
 
 
-cdef int edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
-                      uint64_t seed, int32_t* bid, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
-    """Arrange the epoch's blocks: dst <- src grouped by block, blocks in visiting order, each block
-    in input order (a stable counting sort, so the result does not depend on n_threads).
+cdef inline Py_ssize_t _record_block(const PairRec* r, const int32_t* group, const int32_t* blk,
+                                     Py_ssize_t K) noexcept nogil:
+    return blk[group[r.u] * K + group[r.v]]
+
+
+cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                     uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
+    """Arrange the epoch's blocks: dst <- the indices 0..P-1 of the records grouped by block, blocks in
+    visiting order, each block in index order (a stable counting sort, so the result does not depend
+    on n_threads).
 
     ``seed`` is the epoch's stream: rng_stream(seed, 0) assigns the vertices to K groups of equal
     size (a uniformly random permutation, position i -> group i mod K) and rng_stream(seed, 2)
     orders the rounds.  Block b ends up in dst[bptr[b]:bptr[b + 1]]; round i's blocks are
-    round_ptr[i]..round_ptr[i + 1] - 1.  ``bid``: P int32; ``bptr``: K (K + 1) / 2 + 1 and
-    ``round_ptr``: K + 1 int64.  Returns 1 when out of memory, else 0."""
+    round_ptr[i]..round_ptr[i + 1] - 1.  ``dst``: P int32; ``bptr``: K (K + 1) / 2 + 1 and
+    ``round_ptr``: K + 1 int64.  A record's block is looked up twice (count, then place) rather
+    than kept: the lookup reads two int32 of the group table, which stays in cache, and keeping it
+    would cost 4 bytes a pair.  Returns 1 when out of memory, else 0."""
     cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, i, t, b, lo, hi
     cdef int32_t* perm = <int32_t*>malloc((2 * n + K + K * K) * sizeof(int32_t))
     cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
@@ -440,9 +452,7 @@ cdef int edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t 
         lo = (P * t) // T
         hi = (P * (t + 1)) // T
         for i in range(lo, hi):
-            b = blk[group[src[i].u] * K + group[src[i].v]]
-            bid[i] = <int32_t>b
-            row[b] += 1
+            row[_record_block(records + i, group, blk, K)] += 1
     for b in range(B):
         bptr[b] = total
         for t in range(T):
@@ -455,8 +465,9 @@ cdef int edge_blocks(const PairRec* src, PairRec* dst, Py_ssize_t P, Py_ssize_t 
         lo = (P * t) // T
         hi = (P * (t + 1)) // T
         for i in range(lo, hi):
-            dst[row[bid[i]]] = src[i]
-            row[bid[i]] += 1
+            b = _record_block(records + i, group, blk, K)
+            dst[row[b]] = <int32_t>i
+            row[b] += 1
     free(perm)
     free(cnt)
     return 0
@@ -478,23 +489,21 @@ def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t
     recs = np.zeros(max(P, 1), PAIR_RECORD_DTYPE)
     recs["u"][:P] = pairs[:, 0]
     recs["v"][:P] = pairs[:, 1]
-    recs["c"][:P] = np.arange(P)          # the pair's index travels in the coefficient field
-    out = np.empty_like(recs)
+    out = np.empty(max(P, 1), np.int32)
     bptr = np.zeros(B + 1, np.int64)
     rptr = np.zeros(K + 1, np.int64)
     cdef PairRec[::1] rv = recs
-    cdef PairRec[::1] ov = out
-    cdef int32_t[::1] bid = np.empty(max(P, 1), np.int32)
+    cdef int32_t[::1] ov = out
     cdef int64_t[::1] bp = bptr
     cdef int64_t[::1] rp = rptr
     cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch))
     if P == 0:
         return np.empty(0, np.int64), bptr, rptr
-    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bid[0], &bp[0], &rp[0], 1):
+    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bp[0], &rp[0], 1):
         raise MemoryError()
     for b in range(B):
         fisher_yates(&ov[0] + bp[b], bp[b + 1] - bp[b], rng_stream(rng_stream(s, 1), <uint64_t>b))
-    return out["c"][:P].astype(np.int64), bptr, rptr
+    return out[:P].astype(np.int64), bptr, rptr
 
 
 

@@ -7,9 +7,10 @@ The objective (Gao et al., ICLR 2019, Section 3.2; the regularised form of Eq. 1
            - lam_neg sum_{(u,v) in E-}      log sigma(-x_u . x_v)
            + lam_r   sum_v ||x_v||^2
 
-Every training pair is a row of ``pairs``: rows ``0..n_pos-1`` are the
-positives (coefficient ``coef[p] = lam_pos * w_p``), the rest the negatives
-(``coef[p] = lam_neg``).  Epoch ``t`` uses the step ``lr`` given by the caller
+Every training pair is a record of ``records`` (two int32 ends, 8 bytes): records
+``0..n_pos-1`` are the positives (coefficient ``coef[p] = lam_pos * w_p``), the rest
+the negatives (``coef[p] = lam_neg``).  The coefficient is not stored with the pair: it
+follows from the index p (and, for a weighted graph, the n_pos-long ``pos_coef``).  Epoch ``t`` uses the step ``lr`` given by the caller
 (``lr0 * (t + lr_offset) ** -0.5``) and two SplitMix64 streams derived from the
 fit's ``seed``: ``rng_stream(seed, 2 t)`` orders the visits, ``rng_stream(seed, 2 t + 1)``
 resamples negatives; nothing else is random, so epoch ``t`` is a function of
@@ -36,9 +37,12 @@ returns either):
   blocks of a round touch disjoint rows, so threads share a round's blocks and meet at a barrier
   after it, and the result is BIT-IDENTICAL for any number of threads.
 
-Either way the pair loop is software-pipelined: the next pair's score is
-computed before this pair's update (and again after it when the two pairs
-share a vertex), which overlaps two dependency chains and changes no bit.
+Either way an order is a sequence of int32 record indices (4 bytes a pair), never a copy of
+the records: a run gathers the next ``_RUN_CHUNK`` pairs of it, with their coefficients, into a
+small per-thread buffer (in cache) and runs the pair loop over that buffer.  The pair loop is
+software-pipelined: the next pair's score is computed before this pair's update (and again
+after it when the two pairs share a vertex), which overlaps two dependency chains and changes
+no bit.
 
 Vertex order (``vertex_epoch``): for each vertex u in random order take the
 full gradient of Eq. 2 over u's incident pairs with the current neighbours,
@@ -61,11 +65,33 @@ from libc.stdlib cimport malloc, free
 from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoidf, rng_stream)
 from lgekit._intrinsics cimport (LGK_PREFETCH, LGK_PREFETCHW, LGK_AVX2_UPDATE, lgk_pair_updatef_avx2,
                                  lgk_ftz_begin, lgk_ftz_end)
-from lgekit.models._schedules cimport (PairRec, fisher_yates, shuffle_records, shuffle_chunks, shuffle_buckets,
+from lgekit.models._schedules cimport (PairRec, fisher_yates, shuffle_indices, shuffle_chunks, shuffle_buckets,
                                        shuffle_offsets_size, group_count, edge_blocks, vertex_levels)
 
 
 # --------------------------------------------------------------------- edge order
+cdef packed struct PairVisit:
+    # One pair as the pair loop reads it (16 bytes): the record's ends and its signed coefficient,
+    # ``c > 0`` for a positive pair (lam_pos * weight), ``c < 0`` for a negative one (-lam_neg).
+    int32_t u
+    int32_t v
+    double c
+
+
+cdef struct PairCoefs:
+    # What a record index p needs to become a PairVisit's coefficient (see ``_gather``).
+    const double* pos       # n_pos coefficients of the positives; NULL: every positive has lam_pos
+    double lam_pos
+    double neg              # -lam_neg
+    Py_ssize_t n_pos
+
+
+cdef enum:
+    _RUN_CHUNK = 512        # pairs gathered at a time (8 KiB of PairVisit: stays in L1 with the rows)
+    _GATHER_AHEAD = 16      # records prefetched this many indices ahead of the gather
+
+
+
 cdef inline floating _step_size(floating s, floating lc) noexcept nogil:
     """k = -lr dl/ds = lr c sigma(-s) (positive pair, lc = lr c > 0) or lr c sigma(s) (negative, lc < 0).
     float32 embeddings take the sigmoid in single precision (an inlined exp, see _common.pxd)."""
@@ -92,7 +118,7 @@ cdef enum:
     _PF_NEAR = 4     # prefetch the two embedding rows this many pairs ahead
 
 
-cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* r) noexcept nogil:
+cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairVisit* r) noexcept nogil:
     """Start loading the two embedding rows of a pair that is _PF_NEAR updates ahead (one loop for
     both rows, which halves the loop's own instructions)."""
     cdef const char* xu = <const char*>(E + <Py_ssize_t>r.u * D)
@@ -104,15 +130,15 @@ cdef inline void _prefetch_pair(const floating* E, Py_ssize_t D, const PairRec* 
         off += 64
 
 
-cdef inline bint _shares_row(const PairRec* a, const PairRec* b) noexcept nogil:
+cdef inline bint _shares_row(const PairVisit* a, const PairVisit* b) noexcept nogil:
     return a.u == b.u or a.u == b.v or a.v == b.u or a.v == b.v
 
 
-cdef inline floating _pair_dot(const floating* E, Py_ssize_t D, const PairRec* r) noexcept nogil:
+cdef inline floating _pair_dot(const floating* E, Py_ssize_t D, const PairVisit* r) noexcept nogil:
     return dot(E + <Py_ssize_t>r.u * D, E + <Py_ssize_t>r.v * D, D)
 
 
-cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
+cdef void _edge_run(floating* E, Py_ssize_t D, const PairVisit* seq, Py_ssize_t lo, Py_ssize_t hi,
                     const double* R, double lr, int* flag) noexcept nogil:
     """Pair updates for seq[lo:hi] in order (for pair r = (u, v), with s = x_u . x_v::
 
@@ -126,9 +152,9 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
     (otherwise dot -> sigmoid -> update is one chain per pair and the core idles through most of
     it).  When the next pair shares a row with this one, its score is computed again after the
     update (0.05% of pairs on BlogCatalog): the result is exactly the sequential loop's.  The
-    records are read in order; the rows they point to are prefetched _PF_NEAR pairs ahead."""
+    pairs are read in order; the rows they point to are prefetched _PF_NEAR pairs ahead."""
     cdef Py_ssize_t k, j
-    cdef const PairRec* r
+    cdef const PairVisit* r
     cdef floating s, s_next = 0, step
     cdef bint has_next
     if lo >= hi:
@@ -157,25 +183,63 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairRec* seq, Py_ssize_t lo
         s = s_next
 
 
-cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, PairRec* seq, Py_ssize_t lo, Py_ssize_t hi,
-                                  uint64_t stream, const double* R, double lr, int* flag) noexcept nogil:
-    """Fisher-Yates shuffle seq[lo:hi] with ``stream`` while it is in cache, then run its pairs
-    (with subnormals flushed to zero: see ``lgk_ftz_begin``)."""
+cdef inline void _gather(const PairRec* records, const int32_t* idx, Py_ssize_t k, PairCoefs* cf,
+                         PairVisit* buf) noexcept nogil:
+    """buf[0:k] <- the records idx[0:k] with their coefficients.  The records are read in the order's
+    random order (a cache miss each on a large graph): they are prefetched _GATHER_AHEAD indices ahead,
+    and as the loads do not depend on one another they overlap.  The coefficient is a select on
+    p < n_pos, not a branch (positives and negatives come in random order)."""
+    cdef Py_ssize_t j
+    cdef int32_t p
+    cdef double c
+    for j in range(k):
+        if j + _GATHER_AHEAD < k:
+            LGK_PREFETCH(records + idx[j + _GATHER_AHEAD])
+        p = idx[j]
+        c = cf.neg
+        if p < cf.n_pos:
+            c = cf.pos[p] if cf.pos != NULL else cf.lam_pos
+        buf[j].u = records[p].u
+        buf[j].v = records[p].v
+        buf[j].c = c
+
+
+cdef void _run_order(floating* E, Py_ssize_t D, const PairRec* records, const int32_t* idx, Py_ssize_t lo,
+                     Py_ssize_t hi, PairCoefs* cf, const double* R, double lr, PairVisit* buf,
+                     int* flag) noexcept nogil:
+    """Pair updates for the records idx[lo:hi], in that order: _RUN_CHUNK of them at a time gathered
+    into ``buf`` (per thread) and run by ``_edge_run`` (the pipeline restarts at a chunk's first pair
+    with the score the sequential loop computes there: the result is the same bits)."""
+    cdef Py_ssize_t a, k
+    a = lo
+    while a < hi and not flag[0]:
+        k = hi - a if hi - a < _RUN_CHUNK else _RUN_CHUNK
+        _gather(records, idx + a, k, cf, buf)
+        _edge_run(E, D, buf, 0, k, R, lr, flag)
+        a += k
+
+
+cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, const PairRec* records, int32_t* idx, Py_ssize_t lo,
+                                  Py_ssize_t hi, uint64_t stream, PairCoefs* cf, const double* R, double lr,
+                                  PairVisit* buf, int* flag) noexcept nogil:
+    """Fisher-Yates shuffle the indices idx[lo:hi] with ``stream`` while they are in cache, then run
+    their pairs (with subnormals flushed to zero: see ``lgk_ftz_begin``)."""
     cdef unsigned int fp_mode
-    fisher_yates(seq + lo, hi - lo, stream)
+    fisher_yates(idx + lo, hi - lo, stream)
     fp_mode = lgk_ftz_begin()
-    _edge_run(E, D, seq, lo, hi, R, lr, flag)
+    _run_order(E, D, records, idx, lo, hi, cf, R, lr, buf, flag)
     lgk_ftz_end(fp_mode)
 
 
-cdef void _uniform_run(floating* E, Py_ssize_t D, PairRec* seq, const int64_t* ends, Py_ssize_t b0,
-                       Py_ssize_t b1, uint64_t shuffle_seed, const double* R, double lr, int* flag) noexcept nogil:
-    """Buckets b0..b1-1 of the uniform shuffle (bucket b: seq[ends[b - 1]:ends[b]]), each shuffled
-    with its stream rng_stream(shuffle_seed, b) (as ``shuffle_records`` would) and run at once."""
+cdef void _uniform_run(floating* E, Py_ssize_t D, const PairRec* records, int32_t* idx, const int64_t* ends,
+                       Py_ssize_t b0, Py_ssize_t b1, uint64_t shuffle_seed, PairCoefs* cf, const double* R,
+                       double lr, PairVisit* buf, int* flag) noexcept nogil:
+    """Buckets b0..b1-1 of the uniform shuffle (bucket b: idx[ends[b - 1]:ends[b]]), each shuffled
+    with its stream rng_stream(shuffle_seed, b) (as ``shuffle_indices`` would) and run at once."""
     cdef Py_ssize_t b
     for b in range(b0, b1):
-        _shuffle_and_run(E, D, seq, 0 if b == 0 else ends[b - 1], ends[b], rng_stream(shuffle_seed, <uint64_t>b),
-                         R, lr, flag)
+        _shuffle_and_run(E, D, records, idx, 0 if b == 0 else ends[b - 1], ends[b],
+                         rng_stream(shuffle_seed, <uint64_t>b), cf, R, lr, buf, flag)
         if flag[0]:
             return
 
@@ -194,21 +258,24 @@ def log_sigmoid_float32(const float[::1] z, float[::1] out):
         out[i] = log_sigmoidf(z[i])
 
 
-def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] work, const double[::1] rfac,
-               int32_t[::1] work_bid, uint64_t seed, Py_ssize_t epoch, double lr, int n_threads=1,
-               bint deterministic=True, Py_ssize_t n_groups=0):
+def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::1] pos_coef, double lam_pos,
+               double lam_neg, Py_ssize_t n_pos, const double[::1] rfac, int32_t[::1] work, uint64_t seed,
+               Py_ssize_t epoch, double lr, int n_threads=1, bint deterministic=True, Py_ssize_t n_groups=0):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
-    ``records``: the P training pairs (see ``fill_records``); ``work``: P records (receives the
-    epoch's sequence); ``work_bid``: P int32 (the stratified order's block ids).  ``n_groups``: K, 0 for
-    ``edge_group_count``.
+    ``records``: the P training pairs (see ``fill_pair_records``), the n_pos positives first.  Pair p's
+    coefficient is ``pos_coef[p]`` for a positive (``lam_pos`` when ``pos_coef`` is None or empty) and
+    ``lam_neg`` for a negative.  ``work``: P int32, receives the epoch's order (record indices).
+    ``n_groups``: K, 0 for ``edge_group_count``.
 
     ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
     share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
     the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
     permutation; the threads take its shuffle buckets (about 2,048 pairs each) four at a time, as they
-    finish, and update without locks.  ``edge_order`` gives
-    either sequence.
+    finish, and update without locks.  ``edge_order`` gives either sequence.
+
+    Memory: besides ``work``, the shuffle's offsets (about P / 2**27 * P / 2**11 int64) or the block
+    table, and 8 KiB of gathered pairs per thread.
     """
     cdef Py_ssize_t P = records.shape[0], D = emb.shape[1], n = emb.shape[0]
     cdef Py_ssize_t K = n_groups if n_groups > 0 else group_count(n, P, D)
@@ -217,48 +284,71 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
     cdef int* fp = &flag
     cdef floating* E = &emb[0, 0]
     cdef const double* R = &rfac[0]
-    cdef PairRec* W = &work[0]
+    cdef const PairRec* REC
+    cdef int32_t* W
     cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch)), s_shuffle
     cdef Py_ssize_t Kb
     cdef int64_t* BP
     cdef int64_t* RP
     cdef const int64_t* ends
+    cdef PairVisit* bufs
+    cdef PairCoefs cf
     if P == 0:
         return 0
     if n_threads < 1:
         n_threads = 1
-    if work.shape[0] < P or work_bid.shape[0] < P or rfac.shape[0] < n:
-        raise ValueError("edge_epoch: work arrays too small")
+    if work.shape[0] < P or rfac.shape[0] < n:
+        raise ValueError(f"edge_epoch: work needs {P} entries and rfac {n}, got {work.shape[0]} and {rfac.shape[0]}")
+    if n_pos < 0 or n_pos > P:
+        raise ValueError(f"edge_epoch: n_pos must be in [0, {P}], got {n_pos}")
+    cf.pos = NULL
+    if pos_coef is not None and pos_coef.shape[0] > 0:
+        if pos_coef.shape[0] != n_pos:
+            raise ValueError(f"edge_epoch: pos_coef has {pos_coef.shape[0]} entries for {n_pos} positives")
+        cf.pos = &pos_coef[0]
+    cf.lam_pos = lam_pos
+    cf.neg = -lam_neg
+    cf.n_pos = n_pos
+    REC = &records[0]
+    W = &work[0]
     s_shuffle = rng_stream(s, 1)
+    bufs = <PairVisit*>malloc(n_threads * _RUN_CHUNK * sizeof(PairVisit))
+    if bufs == NULL:
+        return 2
     if not deterministic:
         BP = <int64_t*>malloc(shuffle_offsets_size(P) * sizeof(int64_t))
         if BP == NULL:
+            free(bufs)
             return 2
         Kb = shuffle_buckets(P)
         ends = BP + (shuffle_chunks(P) - 1) * Kb     # after the scatter: bucket b ends at ends[b]
         with nogil:
-            shuffle_records(&records[0], W, P, BP, s, n_threads, True)
+            shuffle_indices(W, P, BP, s, n_threads, True)
             if n_threads == 1:
-                _uniform_run(E, D, W, ends, 0, Kb, s_shuffle, R, lr, fp)
+                _uniform_run(E, D, REC, W, ends, 0, Kb, s_shuffle, &cf, R, lr, bufs, fp)
             else:
                 # buckets handed out a few at a time, not in fixed halves: on a shared machine one
                 # core is often slowed for a while, and the other then takes more of the work
                 for b in prange(Kb, num_threads=n_threads, schedule="dynamic", chunksize=4):
                     if fp[0] == 0:
-                        _shuffle_and_run(E, D, W, 0 if b == 0 else ends[b - 1], ends[b],
-                                         rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
+                        _shuffle_and_run(E, D, REC, W, 0 if b == 0 else ends[b - 1], ends[b],
+                                         rng_stream(s_shuffle, <uint64_t>b), &cf, R, lr,
+                                         bufs + threadid() * _RUN_CHUNK, fp)
         free(BP)
+        free(bufs)
         return flag
     BP = <int64_t*>malloc((B + K + 2) * sizeof(int64_t))
     if BP == NULL:
+        free(bufs)
         return 2
     RP = BP + B + 1
     with nogil:
-        if edge_blocks(&records[0], W, P, n, K, s, &work_bid[0], BP, RP, n_threads):
+        if edge_blocks(REC, W, P, n, K, s, BP, RP, n_threads):
             flag = 2
         elif n_threads == 1:
             for b in range(B):
-                _shuffle_and_run(E, D, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
+                _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), &cf, R, lr,
+                                 bufs, fp)
                 if flag:
                     break
         else:
@@ -266,14 +356,16 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, PairRec[::1] wo
                 for i in range(K):
                     for b in prange(RP[i], RP[i + 1], schedule="dynamic", chunksize=1):
                         if fp[0] == 0:
-                            _shuffle_and_run(E, D, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), R, lr, fp)
+                            _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b),
+                                             &cf, R, lr, bufs + threadid() * _RUN_CHUNK, fp)
     free(BP)
+    free(bufs)
     return flag
 
 
 # --------------------------------------------------------------------- vertex order
 cdef inline int _vertex_step(floating* emb, Py_ssize_t D, Py_ssize_t u,
-                             const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
+                             const int64_t* pptr, const int32_t* pnbr, const double* pcoef, double pos_scale,
                              const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                              double lr, floating* g) noexcept nogil:
     """x_u <- x_u - lr * dL/dx_u (Eq. 2) with the current neighbours; 1 on a non-finite score.
@@ -293,7 +385,7 @@ cdef inline int _vertex_step(floating* emb, Py_ssize_t D, Py_ssize_t u,
         s = dot(xu, xv, D)
         if not isfinite(s):
             break
-        axpy(<floating>(-pcoef[j] * sigmoid(-s)), xv, g, D)
+        axpy(<floating>(-(pcoef[j] if pcoef != NULL else pos_scale) * sigmoid(-s)), xv, g, D)
     else:
         for j in range(nptr[u], nptr[u + 1]):
             xv = emb + <Py_ssize_t>nnbr[j] * D
@@ -312,11 +404,12 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                  const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                  double lam_neg, double lam_r, floating[:, ::1] scratch, const int32_t[::1] order,
                  int32_t[::1] work_lvl, int64_t[::1] work_bptr, int32_t[::1] work_items,
-                 double lr, int n_threads=1, bint deterministic=True):
+                 double lr, int n_threads=1, bint deterministic=True, double pos_scale=1.0):
     """One vertex-order epoch (Eq. 2 steps) in place, visiting the vertices in ``order``
     (``permutation(n, seed, epoch)``).  Returns 0, or 1 on a non-finite score.
 
     ``scratch`` has shape (n_threads, D); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.
+    ``pos_coef``: the coefficient of each entry of the positive lists; empty: ``pos_scale`` for all.
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], k, L, lev = 0
     cdef int flag = 0
@@ -338,13 +431,13 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     with nogil:
         if n_threads <= 1:
             for k in range(n):
-                if _vertex_step(E, D, O[k], pp, pn, pc, npt, nn, lam_neg, lam_r, lr, S):
+                if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr, S):
                     flag = 1
                     break
         elif not deterministic:
             for k in prange(n, num_threads=n_threads, schedule="static"):
                 if fp[0] == 0:
-                    if _vertex_step(E, D, O[k], pp, pn, pc, npt, nn, lam_neg, lam_r, lr, S + threadid() * D):
+                    if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr, S + threadid() * D):
                         fp[0] = 1
         else:
             L = vertex_levels(O, n, pp, pn, npt, nn, &work_lvl[0], BP, IT)
@@ -352,7 +445,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                 for lev in range(1, L + 1):
                     for k in prange(BP[lev], BP[lev + 1], schedule="static"):
                         if fp[0] == 0:
-                            if _vertex_step(E, D, IT[k], pp, pn, pc, npt, nn, lam_neg, lam_r, lr,
+                            if _vertex_step(E, D, IT[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr,
                                             S + threadid() * D):
                                 fp[0] = 1
     return flag

@@ -29,7 +29,7 @@ cdef enum:
 
 cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
                        const int64_t* pptr, const int32_t* pnbr, const double* pcoef,
-                       const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
+                       double pos_scale, const int64_t* nptr, const int32_t* nnbr, double lam_neg, double lam_r,
                        floating* g, double* zbuf, double* wbuf, double* gout, double* gnorm, double* lpos,
                        double* lneg, double* norm2) noexcept nogil:
     """Vertex u's Eq. 2 gradient (into g), its norm, the losses of u's pairs counted at u and ||x_u||^2.
@@ -76,7 +76,7 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
             share = <double>(nbr[j] > u) + 0.5 * <double>(nbr[j] == u)
             if m == 0:
                 # loss -c log sigma(s); dL/dx_u gets -c sigma(-s) x_v
-                coef = pcoef[j]
+                coef = pcoef[j] if pcoef != NULL else pos_scale
                 zs[kept] = s
                 c = <floating>(-coef) * sigmoid_fused(-s)
             else:
@@ -115,7 +115,8 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
 def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                 double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
-                double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None):
+                double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None,
+                double pos_scale=1.0):
     """Per-vertex Eq. 2 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
 
     Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
@@ -127,6 +128,8 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     ``lneg[u] = -lam_neg sum_{v in N-(u), v > u} log sigma(-s)`` (each pair's loss is counted at
     its smaller end, so the objective's loss terms are ``lpos.sum()`` and ``lneg.sum()``) and
     ``norm2[u] = ||x_u||^2``.  With ``grad`` (n, D) the gradients themselves are stored too.
+    ``pos_coef`` holds c_uv per entry of the positive lists; empty, every c_uv is ``pos_scale``
+    (an unweighted graph needs no per-entry coefficients: 16 bytes an edge saved).
     Results are per vertex, hence independent of ``n_threads``.
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], u, i
@@ -149,6 +152,6 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     with nogil:
         for u in prange(n, num_threads=n_threads, schedule="dynamic", chunksize=64):
             gout = G + u * D if want_grad else NULL
-            _vertex_diag(E, D, u, pp, pn, pc, npt, nn, lam_neg, lam_r, S + threadid() * D,
+            _vertex_diag(E, D, u, pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, S + threadid() * D,
                          LB + threadid() * 2 * L, LB + threadid() * 2 * L + L, gout,
                          &gnorm[0], &lpos[0], &lneg[0], &norm2[0])

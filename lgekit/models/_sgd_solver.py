@@ -6,7 +6,7 @@ import numpy as np
 from .. import _sampling
 from .._simd import load_kernel
 from . import _schedules
-from ._solver import EpochOrder, EpochStatus, Solver, read_only
+from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
 
 # the AVX2+FMA builds when the CPU has them
 _sgd = load_kernel("lgekit.models._sgd")
@@ -17,6 +17,7 @@ __all__ = ["SGDSolver"]
 _INT32_MAX = np.iinfo(np.int32).max
 _ORDERS = ("edge", "vertex")
 _NEGATIVES = ("fixed", "resample")
+_WEIGHTINGS = ("sample", "scale")
 
 
 class SGDSolver(Solver):
@@ -40,10 +41,38 @@ class SGDSolver(Solver):
         ``rng_stream(seed, 2 t + 1)``.
     lam_pos, lam_neg, lam_r : float
         The objective's weights (validated by the estimator).
+    lam_r_context : float or None, default None
+        With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
+        (the context table of a directed or bipartite graph); None: ``lam_r``.
+    n_source : int or None, default None
+        The embedding is the stacked table of a directed or bipartite graph
+        (:class:`~lgekit.models.TableLayout`): rows ``0..n_source-1`` the
+        source/left vectors, the rest the target/right vectors.  It changes
+        nothing in the epochs except the regulariser, whose
+        :math:`\lambda_r` is ``lam_r`` on the first rows and
+        ``lam_r_context`` on the others: the edge order's per-vertex factors
+        ``2 lambda_r / c_x`` (computed here) and the diagnostics (each table's
+        rows through the kernel with its own :math:`\lambda_r`).  The vertex
+        order and ``negatives="resample"`` (which draws pairs over all rows)
+        are refused with a stacked table whose two :math:`\lambda_r` differ,
+        respectively with any stacked table.
     lr, lr_offset : float
         Epoch ``t`` steps by :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}`.
     order : {"edge", "vertex"}
     negatives : {"fixed", "resample"}
+    weighting : {"sample", "scale"}, default "scale"
+        How edge weights :math:`w_e` enter (they make no difference on an
+        unweighted graph).  ``"scale"``: edge :math:`e`'s loss is multiplied
+        by :math:`w_e` (footnote 1 of the paper).  ``"sample"``: LINE's edge
+        sampling (Tang et al. 2015): each edge-order epoch draws its
+        :math:`m` positive pairs with replacement, edge :math:`e` with
+        probability :math:`w_e / \sum w`, from an alias table and the stream
+        ``rng_stream(rng_stream(seed, 2 t), 2)``, and steps with the unit
+        coefficient ``lam_pos``; in expectation this is the ``"scale"``
+        objective with the weights divided by their mean, and no single step
+        is larger than an unweighted one.  The diagnostics report that
+        expected objective; the vertex order, a full-gradient method, uses the
+        mean-1 weights directly.
     schedule : {"hogwild", "deterministic"}
     n_threads : int
     prepare_diagnostics : bool, default True
@@ -53,13 +82,15 @@ class SGDSolver(Solver):
 
     Notes
     -----
-    Memory: one 16-byte record per training pair (two int32 ids and the
-    signed coefficient), the epoch's copy of them in visiting order (edge
-    order; 16 bytes a pair), the stratified schedule's block ids
-    (``schedule="deterministic"``; 4 bytes a pair), and, for the vertex order
-    and the diagnostics, the incidence lists (two int32 partners a pair, and
-    a float64 coefficient per positive entry).  The user's pair arrays are
-    not kept: :attr:`positives`, :attr:`negatives` and
+    Memory: one 8-byte record per training pair (two int32 ids; a pair's
+    coefficient follows from its index, plus one float64 per positive pair
+    on a weighted graph), the epoch's visiting order (edge order: an int32
+    record index a pair, whatever the schedule; the kernel gathers the
+    pairs it is about to update into a small buffer), and, for the vertex
+    order and the diagnostics, the incidence lists (two int32 partners a
+    pair, and a float64 coefficient per positive entry on a weighted graph):
+    about 20 bytes a pair in all, against 48 before.  The user's pair arrays
+    are not kept: :attr:`positives`, :attr:`negatives` and
     :meth:`training_data` rebuild them from the records.
 
     Examples
@@ -78,11 +109,14 @@ class SGDSolver(Solver):
     """
 
     def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, lr=1.0, lr_offset=1.0,
-                 order="edge", negatives="fixed", schedule="hogwild", n_threads=1, prepare_diagnostics=True):
+                 order="edge", negatives="fixed", weighting="scale", schedule="hogwild", n_threads=1,
+                 prepare_diagnostics=True, lam_r_context=None, n_source=None):
         if order not in _ORDERS:
             raise ValueError(f"order must be one of {_ORDERS}, got {order!r}")
         if negatives not in _NEGATIVES:
             raise ValueError(f"negatives must be one of {_NEGATIVES}, got {negatives!r}")
+        if weighting not in _WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
         if n != self.embedding.shape[0]:
@@ -91,9 +125,24 @@ class SGDSolver(Solver):
         if n > _INT32_MAX or 2 * (m + k) > _INT32_MAX:
             raise ValueError(f"data: too large for the SGD kernel ({n} nodes, {m + k} pairs; "
                              f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
-        self.key = (float(lam_pos), float(lam_neg), float(lam_r), order, negatives)
+        lam_r_context = float(lam_r) if lam_r_context is None else float(lam_r_context)
+        self.key = (float(lam_pos), float(lam_neg), float(lam_r), order, negatives, weighting, lam_r_context)
         self._lam_pos, self._lam_neg, self._lam_r = self.key[:3]
-        self._order, self._negatives = order, negatives
+        # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context table,
+        # regularised by lam_r_context; one lambda_r for all rows otherwise (the kernels' scalar path)
+        self._n_source = None if n_source is None else int(n_source)
+        self._lam_r_context = lam_r_context
+        self._per_row_lam_r = self._n_source is not None and lam_r_context != self._lam_r
+        if self._n_source is not None:
+            if not 0 < self._n_source < n:
+                raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
+            if negatives == "resample":
+                raise ValueError("negatives='resample' draws pairs over all rows; with two tables (n_source) "
+                                 "they would join two source or two target rows: use negatives='fixed'")
+            if self._per_row_lam_r and order == "vertex":
+                raise ValueError("order='vertex' applies one lam_r to every row (the vertex kernel's full "
+                                 "gradient); with lam_r_context != lam_r use order='edge'")
+        self._order, self._negatives, self._weighting = order, negatives, weighting
         self.schedule = schedule
         self.lr, self.lr_offset = float(lr), float(lr_offset)
         self._n_pos, self._n_neg = m, k
@@ -102,14 +151,34 @@ class SGDSolver(Solver):
         weights = np.asarray(data.pos_weights, dtype=np.float64)
         # unit weights need no array: lam_pos * 1.0 is lam_pos, the same bits
         self._weights = None if bool(np.all(weights == 1.0)) else np.ascontiguousarray(weights)
+        # weighting="sample" on a weighted graph: the records first hold the edges with their mean-1
+        # weights (what the diagnostics' incidence lists and the counts are built from, in prepare), and
+        # every edge-order epoch then overwrites the positives with its draw
+        objective_weights = self._weights
+        self._alias = self._source_positives = self._visits = None
+        if self._weights is not None and weighting == "sample":
+            objective_weights = np.ascontiguousarray(mean_one_weights(weights))
+            if bool(np.all(weights == weights[0])):
+                objective_weights = None        # equal weights: drawing is visiting each edge once
+            elif order == "edge":
+                self._source_positives = np.ascontiguousarray(data.positives, dtype=np.int32)
+                prob, alias = np.empty(m), np.empty(m, np.int32)
+                _sampling.alias_table(self._weights, prob, alias)
+                self._alias = (prob, alias)
+                # the expected number of visits of each vertex by a positive draw: the regulariser's split
+                self._visits = (np.bincount(self._source_positives[:, 0], objective_weights, minlength=n)
+                                + np.bincount(self._source_positives[:, 1], objective_weights, minlength=n))
+        # 8-byte records (two int32 ends); a pair's coefficient follows from its index: the positives'
+        # (lam_pos times their objective weights) are kept apart only when they differ (None: all lam_pos)
         self._records = np.empty(m + k, _schedules.PAIR_RECORD_DTYPE)
-        _schedules.fill_pair_records(self._records, 0, np.ascontiguousarray(data.positives), self._lam_pos,
-                                     self._weights)
+        self._pos_coef = _schedules.fill_pair_records(self._records, 0, np.ascontiguousarray(data.positives),
+                                                      self._lam_pos, objective_weights)
+        self._pos_coef_total = float(self._pos_coef.sum()) if self._pos_coef is not None else self._lam_pos * m
         _schedules.fill_pair_records(self._records, m, np.ascontiguousarray(data.negatives), self._lam_neg,
                                      negative=True)
         self._pos_count = self._count = self._rfac = None
         self._pos_incidence = self._neg_incidence = None
-        self._work = self._bid = self._vertex_work = None
+        self._work = self._vertex_work = None
         self._scratch = {}
         if negatives == "resample":
             g = data.train_graph
@@ -119,9 +188,9 @@ class SGDSolver(Solver):
             if k and n_possible <= 0:
                 raise ValueError("negatives='resample': the training graph is complete, there are no "
                                  "non-edges to sample")
-            self._neg_buffer = np.empty((k, 2), np.int32)
         if order == "edge":
-            self._work = np.empty(m + k, _schedules.PAIR_RECORD_DTYPE)
+            # the epoch's visiting order: record indices (4 bytes a pair), not a copy of the records
+            self._work = np.empty(max(m + k, 1), np.int32)
         self.prepare_diagnostics = bool(prepare_diagnostics)
 
     def prepare(self):
@@ -129,7 +198,8 @@ class SGDSolver(Solver):
         the incidence lists of the vertex order and (``prepare_diagnostics``) of the diagnostics, whose
         row lengths are the counts.  The estimator calls it after dropping its input pairs, so that these
         and those arrays are never in memory together; :meth:`run_epoch` calls it if nobody did."""
-        if self.prepare_diagnostics or self._order == "vertex":
+        # (a sampling solver's records hold its edges only until the first epoch draws: read them now)
+        if self.prepare_diagnostics or self._order == "vertex" or self._alias is not None:
             self._incidence_lists()
         if self._pos_count is None:
             if self._pos_incidence is not None:
@@ -151,6 +221,17 @@ class SGDSolver(Solver):
         """``"fixed"`` or ``"resample"``."""
         return self._negatives
 
+    @property
+    def weighting(self):
+        """``"sample"`` or ``"scale"`` (see the class docstring)."""
+        return self._weighting
+
+    @property
+    def samples_positives(self):
+        """Whether each epoch draws its positive pairs (``weighting="sample"`` on a weighted graph, edge
+        order)."""
+        return self._alias is not None
+
     def learning_rate(self, epoch):
         r"""The step :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}` of epoch ``t``."""
         return self.lr * (epoch + self.lr_offset) ** -0.5
@@ -170,9 +251,20 @@ class SGDSolver(Solver):
 
     @property
     def records(self):
-        """The pair records the edge-order kernel reads (read-only), positives first: fields ``u``,
-        ``v`` (int32) and ``c`` (``lam_pos * weight`` for a positive pair, ``-lam_neg`` for a negative)."""
-        return read_only(self._records)
+        """The pairs as the edge-order kernel visits them, positives first (a read-only copy): fields ``u``,
+        ``v`` (int32) and ``c`` (``lam_pos * weight`` for a positive pair, ``-lam_neg`` for a negative).
+        The solver stores only ``u`` and ``v``; the kernel derives ``c`` from the pair's index."""
+        out = np.empty(self.n_pairs, [("u", np.int32), ("v", np.int32), ("c", np.float64)])
+        out["u"], out["v"] = self._records["u"], self._records["v"]
+        pos_coef = self._epoch_pos_coef()
+        out["c"][:self._n_pos] = self._lam_pos if pos_coef is None else pos_coef
+        out["c"][self._n_pos:] = -self._lam_neg
+        return read_only(out)
+
+    def _epoch_pos_coef(self):
+        """The positives' coefficients an edge-order epoch steps with (None: all ``lam_pos``): drawn
+        positives step with ``lam_pos`` (their draw is the weighting)."""
+        return None if self._alias is not None else self._pos_coef
 
     def _pairs(self, lo, hi):
         out = np.empty((hi - lo, 2), np.int32)
@@ -188,7 +280,10 @@ class SGDSolver(Solver):
 
     @property
     def positives(self):
-        """The positive (edge) pairs (a read-only (m, 2) int32 copy)."""
+        """The positive (edge) pairs (a read-only (m, 2) int32 copy); when the epochs draw them
+        (:attr:`samples_positives`), the graph's edges, not the last draw (:meth:`epoch_positives`)."""
+        if self._source_positives is not None:
+            return read_only(self._source_positives.copy())
         return self._pairs(0, self._n_pos)
 
     @property
@@ -203,8 +298,9 @@ class SGDSolver(Solver):
 
     @property
     def coefficients(self):
-        """Each pair's loss weight, ``lam_pos * weight`` or ``lam_neg`` (a read-only float64 copy)."""
-        return read_only(np.abs(self._records["c"]))
+        """Each pair's loss weight, ``lam_pos * weight`` or ``lam_neg`` (a read-only float64 copy), as the
+        next edge-order epoch's records hold them (``lam_pos`` for drawn positives)."""
+        return read_only(np.abs(self.records["c"]))
 
     @property
     def pair_counts(self):
@@ -218,6 +314,20 @@ class SGDSolver(Solver):
         gradient an edge-order visit of :math:`x` applies (read-only float64)."""
         self._ensure_counts()
         return read_only(self._rfac)
+
+    @property
+    def regularisation(self):
+        r"""The :math:`\lambda_r` of each row (read-only float64): ``lam_r``, and ``lam_r_context`` on the
+        rows of a stacked table's context table (``n_source..``)."""
+        lam = np.full(self.n_nodes, self._lam_r)
+        if self._n_source is not None:
+            lam[self._n_source:] = self._lam_r_context
+        return read_only(lam)
+
+    @property
+    def n_source(self):
+        """Rows of the first table of a stacked two-table embedding, or None (one table)."""
+        return self._n_source
 
     @property
     def min_pair_count(self):
@@ -243,7 +353,7 @@ class SGDSolver(Solver):
 
     def zero_objective(self):
         # sigma(0) = 1/2: every pair costs its coefficient times log 2
-        return math.log(2.0) * (float(self._records["c"][:self._n_pos].sum()) + self._lam_neg * self._n_neg)
+        return math.log(2.0) * (self._pos_coef_total + self._lam_neg * self._n_neg)
 
     # ------------------------------------------------------------------ prepared structures
     def _ensure_counts(self):
@@ -258,15 +368,22 @@ class SGDSolver(Solver):
             count = self._pos_count.copy()
             _schedules.pair_counts(self._records, self._n_pos, self.n_pairs, count, self.n_threads)
         self._count = count
-        self._rfac = np.where(count > 0, 2.0 * self._lam_r / np.maximum(count, 1), 0.0)
+        # the regulariser's share per visit: 2 lam_r over the visits an epoch makes (expected visits when
+        # the positives are drawn), so that an epoch applies lam_r ||x||^2 once
+        visits = count if self._visits is None else self._visits + (count - self._pos_count)
+        lam_r = self._lam_r if not self._per_row_lam_r else np.asarray(self.regularisation)
+        self._rfac = np.where(visits > 0, 2.0 * lam_r / np.where(visits > 0, visits, 1), 0.0)
 
     def _incidence_lists(self):
         """(pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr): every vertex's partners, for the
-        vertex order and the diagnostics (the negatives' lists are rebuilt after a resampling)."""
+        vertex order and the diagnostics (the negatives' lists are rebuilt after a resampling).
+        ``pos_coef`` is empty when every positive's coefficient is ``lam_pos`` (the kernels' ``pos_scale``)."""
         n, m = self.n_nodes, self._n_pos
         if self._pos_incidence is None:
-            indptr, nbr, coef = np.empty(n + 1, np.int64), np.empty(2 * m, np.int32), np.empty(2 * m)
-            _schedules.record_incidence(self._records, 0, m, indptr, nbr, coef, self.n_threads)
+            indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * m, np.int32)
+            coef = np.empty(0 if self._pos_coef is None else 2 * m)
+            _schedules.record_incidence(self._records, 0, m, indptr, nbr, None if self._pos_coef is None else coef,
+                                        self.n_threads, self._pos_coef)
             self._pos_incidence = (indptr, nbr, coef)
         if self._neg_incidence is None:
             indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * self._n_neg, np.int32)
@@ -282,16 +399,22 @@ class SGDSolver(Solver):
             array = self._scratch[name] = np.empty(shape, self.embedding.dtype)
         return array
 
-    def _block_ids(self):
-        """The int32 work array of edge_epoch's stratified order.  The hogwild schedule never touches it,
-        so it then gets a view of the work records (which it fills anyway) instead of P fresh int32."""
-        if self._schedule == "hogwild":
-            return self._work.view(np.int32)[:self.n_pairs]
-        if self._bid is None:
-            self._bid = np.empty(max(self.n_pairs, 1), np.int32)
-        return self._bid
-
     # ------------------------------------------------------------------ epochs
+    def epoch_positives(self, epoch):
+        """The positive pairs epoch ``epoch`` trains on: the edges, or (:attr:`samples_positives`) its draw
+        of m edges with probability proportional to weight, computed without changing the solver."""
+        if self._alias is None:
+            return self.positives
+        out = np.empty((self._n_pos, 2), np.int32)
+        self._draw_positives(out, epoch)
+        out.flags.writeable = False
+        return out
+
+    def _draw_positives(self, out, epoch):
+        picks = np.empty(self._n_pos, np.int32)
+        _sampling.sample_alias(picks, *self._alias, _schedules.stream_seed(self.seed, 2 * epoch), 2)
+        np.take(self._source_positives, picks, axis=0, out=out)
+
     def epoch_negatives(self, epoch):
         """The negative pairs epoch ``epoch`` trains on: the fixed ones, or (``negatives="resample"``) the
         ones it draws from ``rng_stream(seed, 2 epoch + 1)``, computed without changing the solver."""
@@ -307,19 +430,24 @@ class SGDSolver(Solver):
             raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
                              "is nearly complete)")
 
-    def epoch_order(self, epoch, negatives=None):
+    def epoch_order(self, epoch, negatives=None, positives=None):
         """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch`` under the current schedule.
 
         Edge order: indices into :attr:`pairs` (the positives, then
         ``negatives``, by default the current ones; pass
-        ``epoch_negatives(epoch)`` for a resampling epoch not yet run);
+        ``epoch_negatives(epoch)`` for a resampling epoch not yet run, and
+        ``epoch_positives(epoch)`` as ``positives`` for a sampling one);
         ``"deterministic"`` gives the stratified order's blocks and rounds.
         Vertex order: a permutation of the vertices (one block).
         """
         if self._order == "vertex":
             perm = _schedules.permutation(self.n_nodes, self.seed, epoch, self.n_threads)
             return EpochOrder(perm, np.array([0, self.n_nodes], np.int64), np.array([0, 1], np.int64))
-        pairs = self.pairs if negatives is None else np.vstack([self.positives, negatives])
+        if negatives is None and positives is None:
+            pairs = self.pairs
+        else:
+            pairs = np.vstack([self._pairs(0, self._n_pos) if positives is None else positives,
+                               self.negatives if negatives is None else negatives])
         order, block_ptr, round_ptr = _schedules.edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
                                                             self.n_nodes, self.dim, self.seed, epoch,
                                                             self._schedule == "deterministic")
@@ -344,15 +472,21 @@ class SGDSolver(Solver):
         lr = self.learning_rate(epoch)
         threads = self.n_threads
         deterministic = self._schedule == "deterministic"
+        if self._alias is not None:
+            drawn = np.empty((self._n_pos, 2), np.int32)
+            self._draw_positives(drawn, epoch)
+            _schedules.fill_pair_records(self._records, 0, drawn, self._lam_pos)
+            del drawn
         if self._negatives == "resample" and self._n_neg:
-            self._draw_negatives(self._neg_buffer, epoch)
-            _schedules.fill_pair_records(self._records, self._n_pos, self._neg_buffer, self._lam_neg, negative=True)
+            # an 8-byte record is an int32 pair: draw straight into the records (if the draw fails, the
+            # ValueError ends the fit; the negatives then are a mix of old and new ones, all valid pairs)
+            self._draw_negatives(self._records[self._n_pos:].view(np.int32).reshape(self._n_neg, 2), epoch)
             self._neg_incidence = None
             self._update_counts()
         emb = self.embedding
         if self._order == "edge":
-            flag = _sgd.edge_epoch(emb, self._records, self._work, self._rfac, self._block_ids(), self.seed, epoch,
-                                   lr, threads, deterministic)
+            flag = _sgd.edge_epoch(emb, self._records, self._epoch_pos_coef(), self._lam_pos, self._lam_neg,
+                                   self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, deterministic)
             if flag == 2:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")
@@ -363,7 +497,8 @@ class SGDSolver(Solver):
                                      np.empty(max(n, 1), np.int32))
             order = _schedules.permutation(n, self.seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                     self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic)
+                                     self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
+                                     self._lam_pos)
         return EpochStatus(1 if flag else 0)
 
     def diagnostics(self, return_arrays=False):
@@ -381,11 +516,17 @@ class SGDSolver(Solver):
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
         grad = np.empty((n, dim)) if return_arrays else None
-        _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r, self._rows("diagnostics"),
-                                     gnorm, lpos, lneg, norm2, self.n_threads, grad)
+        if not self._per_row_lam_r:
+            _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
+                                         self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad,
+                                         self._lam_pos)
+            reg = self._lam_r * float(norm2.sum())
+        else:
+            self._table_diagnostics(gnorm, lpos, lneg, norm2, grad)
+            ns = self._n_source
+            reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
-        reg = self._lam_r * float(norm2.sum())
         out = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
                "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": float(gnorm.mean()),
                "diverged": False}
@@ -393,6 +534,27 @@ class SGDSolver(Solver):
             out["grad"] = grad
             out["grad_norm"] = gnorm
         return out
+
+    def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad):
+        """The diagnostics of a stacked table whose two tables have their own lambda_r: the kernel takes one
+        lam_r, so it runs once per table, over incidence lists emptied outside that table's rows (their
+        indptr clipped at the first context row).  Every pair joins a source row to a context row, so
+        each row's list, gradient and norm are what one call would give with that row's lambda_r, and
+        each pair's loss, counted at its smaller end, the source row, is counted once, in the first
+        call; the two calls together read every list once, as one call does."""
+        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
+        ns, n = self._n_source, self.n_nodes
+        for clip, lam_r, rows in ((np.minimum, self._lam_r, slice(0, ns)),
+                                  (np.maximum, self._lam_r_context, slice(ns, n))):
+            outs = [np.empty(n) for _ in range(4)]
+            g = None if grad is None else np.empty_like(grad)
+            _sgd_diagnostics.diagnostics(self.embedding, clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef,
+                                         clip(neg_indptr, neg_indptr[ns]), neg_nbr, self._lam_neg, lam_r,
+                                         self._rows("diagnostics"), *outs, self.n_threads, g, self._lam_pos)
+            for target, out in zip((gnorm, lpos, lneg, norm2), outs):
+                target[rows] = out[rows]
+            if grad is not None:
+                grad[rows] = g[rows]
 
     def __repr__(self):
         return (f"<SGDSolver: {self.n_pairs:,} pairs ({self._n_pos:,} positive) on {self.n_nodes:,} nodes, dim "

@@ -181,3 +181,19 @@ def read_only(array):
     view = np.asarray(array).view()
     view.flags.writeable = False
     return view
+
+
+def mean_one_weights(weights):
+    """The edge weights divided by their mean (float64): what ``weighting="sample"`` trains on in
+    expectation, the same total loss weight as an unweighted graph with as many edges.
+
+    Raises
+    ------
+    ValueError
+        When every weight is 0 (nothing to draw, no mean to divide by).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    mean = float(weights.mean()) if weights.size else 1.0
+    if not mean > 0:
+        raise ValueError("weighting='sample': the edge weights are all 0, there is nothing to sample")
+    return weights / mean

@@ -41,10 +41,11 @@ class HingeEmbedding(BaseEmbedding):
     solved by LIBLINEAR's dual coordinate descent (Hsieh et al. 2008).  One
     dual variable per (vertex, incident pair) is kept across epochs; each
     visit of ``u`` rebuilds :math:`w = \sum_j \alpha_j s_j x_j` from the
-    current neighbours, makes ``inner_passes`` passes over u's pairs in a
-    random order with the clipped Newton step
+    current neighbours, makes ``inner_passes`` passes over u's pairs (in the
+    order ``inner_order``) with the clipped Newton step
     :math:`\alpha_j \leftarrow \min(\max(\alpha_j - G_j/Q_{jj}, 0), U_j)`,
-    :math:`G_j = s_j w\cdot x_j - 1`, and sets :math:`x_u \leftarrow w`.
+    :math:`G_j = s_j w\cdot x_j - 1`, and sets :math:`x_u \leftarrow w`
+    (with ``monotone``, only if that does not raise the objective).
 
     Parameters
     ----------
@@ -57,15 +58,47 @@ class HingeEmbedding(BaseEmbedding):
         Small values make the box huge: the paper reports very bad embeddings
         for :math:`\lambda_r \approx 0`, and the iteration may blow up, which
         raises :class:`~lgekit.models.DivergenceError`.
+    lam_r_context : None or float, default None
+        The context table's :math:`\lambda_r` for a directed or bipartite
+        graph (two tables, as for :class:`~lgekit.LogisticEmbedding`): only
+        None or ``lam_r`` is accepted, because the dual box
+        ``[0, lam / lam_r]`` is built with one :math:`\lambda_r` for every
+        vertex.
     epochs : int, default 20
         Passes over the vertices.
     inner_passes : int, default 1
-        DCD passes over a vertex's pairs per visit.  1 is the paper's setting;
-        with 1 pass the global objective is NOT monotone in the early epochs
-        (on BlogCatalog it rises before it falls), because each visit solves
-        the block only approximately, starting from duals that were optimal
-        for the neighbours' previous vectors.  3 passes give a smooth
-        decrease for about 2x the cost per epoch.
+        DCD passes over a vertex's pairs per visit.  1 is the paper's setting.
+        Each visit solves its block only approximately, starting from duals
+        that were optimal for the neighbours' previous vectors, so without
+        ``monotone`` the global objective is NOT monotone in the early
+        epochs (on BlogCatalog at :math:`\lambda_r = 3` it rises before it
+        falls; at small :math:`\lambda_r` it may blow up).  3 passes give a
+        smoother decrease for about 2x the cost per epoch.
+    inner_order : {"fixed", "random"}, default "fixed"
+        The order of the coordinates (a vertex's pairs) in a pass.
+        Algorithm 1 of the paper runs over the set D of its line 2 and leaves
+        the order open.  "fixed": line 2's listing, the vertex's edges
+        :math:`N_+(u)` then its negatives :math:`N_-(u)` (each by partner),
+        the same at every pass.  "random": a fresh uniform permutation before
+        every pass, as LIBLINEAR does (Hsieh et al. 2008, Section 3.1), drawn
+        from the vertex's own stream (see Randomness).  Without ``monotone``
+        the order decides whether the iteration settles at moderate
+        :math:`\lambda_r`: the fixed order is the default because it does
+        where the random order diverges (benchmarks/README.md, "DCD inner
+        order"); lgekit 0.1.0 always used "random".
+    monotone : bool, default True
+        A safeguard that is not in Algorithm 1: the terms of the objective
+        (Eq. 3) that involve :math:`x_u` are :math:`\lambda_r` times u's SVM
+        primal :math:`P_u` (Eq. 4), so a visit lowers the objective iff the
+        new vector is a better point of :math:`P_u` than the stored one.
+        When it is not, the visit runs up to 20 further passes (while some
+        projected gradient exceeds ``tol``), and if :math:`P_u` is still
+        worse, :math:`x_u` keeps its vector (its duals keep their progress;
+        the history's "n_kept" counts these visits).  No visit then raises
+        the objective, so a sequential or ``"deterministic"`` fit cannot
+        diverge: :math:`\sum_v\|x_v\|^2 \le 2 L(X_0)/\lambda_r`.  Costs one
+        dot per pair per visit, plus the further passes (most at small
+        :math:`\lambda_r`).  False: Algorithm 1 as printed.
     init_scale : float, default 0.1
         Initial coordinates are uniform on ``[-init_scale, init_scale]``.
         Only the neighbours' initial vectors matter: a vertex's own vector is
@@ -74,6 +107,15 @@ class HingeEmbedding(BaseEmbedding):
         A visit stops before ``inner_passes`` passes once a pass sees no
         projected gradient larger than ``tol`` (LIBLINEAR's stopping rule on
         the block).  No effect with ``inner_passes=1``.
+    weighting : {"sample", "scale"}, default "sample"
+        What edge weights do (nothing on an unweighted graph), with the
+        meaning of :class:`~lgekit.LogisticEmbedding`'s: ``"scale"`` bounds
+        edge :math:`e`'s dual by :math:`\lambda_+ w_e / \lambda_r` (its hinge
+        loss counts :math:`w_e` times); ``"sample"`` trains on the weights
+        divided by their mean, the expectation of LINE-style edge sampling
+        (DCD visits every pair of a block, so it takes the expectation instead
+        of drawing), which keeps a weighted graph's total loss weight that of
+        an unweighted one.
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding (the duals are always float64).
     n_threads : int, default 1
@@ -97,7 +139,16 @@ class HingeEmbedding(BaseEmbedding):
         Seeds the initialisation, the negatives drawn for a graph, the
         colouring and every epoch's orders.
     verbose : int, default 0
-        1: progress bar on a terminal; 2: also log every epoch.
+        What a fit writes to ``sys.stderr`` (printed, no ``logging`` set-up
+        needed).  0: nothing.  1: a line when the preparation starts (the
+        input's size) and one when it ends (the training pairs, the
+        seconds it took), then the epochs' progress: a tqdm bar on a
+        terminal, a notebook bar in Jupyter, and elsewhere (a pipe, a log
+        file, CI) one line every 5 seconds with the epochs done and
+        planned, the elapsed time and the ETA (a call that runs a single
+        epoch shows none of these).  2: also one line per epoch
+        (its index, objective, mean norm, the metrics callbacks recorded
+        such as ``test_ap``, its seconds).
     warm_start : bool, default False
         When True, ``fit`` on an already fitted model continues from its
         embedding (and from its duals if the data is the same object).
@@ -114,7 +165,8 @@ class HingeEmbedding(BaseEmbedding):
         ``P(x_u) - D(alpha_u)`` when it was solved, in the SVM's units, i.e.
         of ``L / lam_r``), "max_violation" (largest absolute projected gradient of
         the dual at those moments; both are 0 iff every block was solved
-        exactly), plus what callbacks add.
+        exactly), "n_kept" (visits at which ``monotone`` kept the old vector),
+        plus what callbacks add.
     dual_coef_ : ndarray of float64
         The duals, aligned with :attr:`pair_csr_` (a read-only view of the
         solver's; a loaded model's until its next fit).
@@ -136,6 +188,8 @@ class HingeEmbedding(BaseEmbedding):
     and at most one axpy per pass, and one dot for the certificates, so an
     epoch takes about :math:`(4 + 4\,\mathrm{inner\_passes})\, D` multiply-adds
     per pair, plus one dot per pair for the objective: :math:`O(|E_\pm| D)`.
+    ``monotone`` adds one dot per entry (the stored vector's :math:`P_u`)
+    and, at visits that went uphill, 3 dots per entry per further pass.
     Memory: per entry a partner (int32), sign (int8), loss weight, bound and
     dual (float64), i.e. 58 bytes per pair, next to the :math:`nD` embedding.
 
@@ -146,16 +200,18 @@ class HingeEmbedding(BaseEmbedding):
     ``divergence_max_mean_norm`` (1e8) count; the objective and norm-growth
     checks of :class:`~lgekit.models.BaseEmbedding` are off
     (``divergence_objective_factor = divergence_norm_growth = None``),
-    because DCD's first epochs may raise the objective by orders of
-    magnitude and recover (email-eu-core, D = 100, :math:`\lambda_r = 0.1`:
-    x80,000 by epoch 4, below its start by epoch 9).
+    because without ``monotone`` DCD's first epochs may raise the objective
+    by orders of magnitude and recover (email-eu-core, D = 100,
+    :math:`\lambda_r = 0.1`: x80,000 by epoch 4, below its start by epoch
+    9).  With ``monotone`` (the default) and one thread or the
+    deterministic schedule the objective never rises.
 
     Randomness: one 64-bit kernel seed drawn from ``random_state`` drives
     the SplitMix64 streams the SGD uses too: epoch :math:`t` visits the
     vertices in the order of ``rng_stream(seed, 2t)`` (the permutation of
     ``lgekit.models._schedules.permutation``) and takes the colour classes'
-    order and the vertices' coordinate permutations from
-    ``rng_stream(seed, 2t + 1)``; see :class:`~lgekit.models.DCDSolver`.
+    order and the vertices' coordinate permutations (``inner_order="random"``)
+    from ``rng_stream(seed, 2t + 1)``; see :class:`~lgekit.models.DCDSolver`.
     With ``n_threads=1``, or the deterministic schedule, a fit is
     reproducible bit for bit, and ``fit`` followed by ``partial_fit`` equals
     one longer fit.
@@ -201,14 +257,18 @@ class HingeEmbedding(BaseEmbedding):
     _bytes_per_pair = 216
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
-                 init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1, schedule="deterministic",
-                 random_state=None, verbose=0, warm_start=False):
+                 inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
+                 schedule="deterministic", random_state=None, verbose=0, warm_start=False, lam_r_context=None):
+        self.lam_r_context = lam_r_context
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
         self.lam_r = lam_r
         self.epochs = epochs
         self.inner_passes = inner_passes
+        self.inner_order = inner_order
+        self.monotone = monotone
+        self.weighting = weighting
         self.init_scale = init_scale
         self.tol = tol
         self.dtype = dtype
@@ -229,7 +289,7 @@ class HingeEmbedding(BaseEmbedding):
                 f"got {self.lam_r!r}", parameter="lam_r", value=self.lam_r, accepted="a finite number > 0")
 
     def _solver_key(self):
-        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r))
+        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.weighting)
 
     def _make_solver(self, data, seed, state):
         # duals of an earlier solver on the same pairs (other lambdas: clipped into the new box) or of a
@@ -238,13 +298,16 @@ class HingeEmbedding(BaseEmbedding):
         if state and "alpha" in state and np.shape(state["alpha"]) == (2 * (len(data.positives) + len(data.negatives)),):
             alpha = state["alpha"]
         return DCDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
-                         lam_r=self.lam_r, inner_passes=self.inner_passes, tol=self.tol, schedule=self.schedule,
+                         lam_r=self.lam_r, inner_passes=self.inner_passes, tol=self.tol,
+                         inner_order=self.inner_order, monotone=self.monotone, weighting=self.weighting, schedule=self.schedule,
                          n_threads=self.n_threads, dual_coef=alpha)
 
     def _configure_solver(self, solver):
         super()._configure_solver(solver)
         solver.inner_passes = int(self.inner_passes)
         solver.tol = float(self.tol)
+        solver.inner_order = self.inner_order
+        solver.monotone = bool(self.monotone)
 
     @property
     def pair_csr_(self):
@@ -273,7 +336,7 @@ class HingeEmbedding(BaseEmbedding):
             nan = float("nan")
             record = solver.dual_counts()
             record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan, duality_gap=nan,
-                          max_violation=nan, diverged=True)
+                          max_violation=nan, n_kept=0, diverged=True)
             return record
         return solver.diagnostics()
 

@@ -33,6 +33,12 @@ class LogisticEmbedding(BaseEmbedding):
     lam_r : float, default 0.0
         Norm regularisation :math:`\lambda_r` (the point of the paper: with
         0 the norms grow without bound and the model overfits).
+    lam_r_context : float or None, default None
+        For a directed or bipartite graph (two tables, see Notes): the
+        :math:`\lambda_r` of the context table ``context_embedding_``
+        (Theorem 1's separate norm budget :math:`C_V`); None: ``lam_r``.
+        Ignored for an undirected graph.  Only ``order="edge"`` takes a
+        value different from ``lam_r``.
     epochs : int, default 50
         Number of epochs run by :meth:`fit`.
     lr : float, default 1.0
@@ -49,6 +55,18 @@ class LogisticEmbedding(BaseEmbedding):
     negatives : {"fixed", "resample"}, default "fixed"
         ``"fixed"``: the negative pairs given (split) or drawn once;
         ``"resample"``: as many fresh uniform non-edge pairs every epoch.
+    weighting : {"sample", "scale"}, default "sample"
+        What edge weights do (nothing on an unweighted graph; a graph's
+        weights are its ``weight`` edge attribute, the values of a sparse
+        matrix or an edge list's third column, see :class:`~lgekit.Graph`).
+        ``"sample"``: LINE's edge sampling -- each epoch draws its
+        :math:`|E_+|` positive pairs with probability proportional to weight
+        and takes unit-weight steps, so heavy edges are visited more often,
+        never with a larger step (a weighted graph trains at the same ``lr``
+        as an unweighted one); in expectation the objective is the
+        ``"scale"`` one with the weights divided by their mean.
+        ``"scale"``: each edge's loss is multiplied by its weight (footnote 1
+        of the paper); weights far above 1 then need a smaller ``lr``.
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding and of the update arithmetic.
     n_threads : int, default 1
@@ -63,7 +81,16 @@ class LogisticEmbedding(BaseEmbedding):
         Seeds the initialisation, the negatives drawn for a graph and the
         kernel's SplitMix64 streams.
     verbose : int, default 0
-        1: tqdm progress bar (on a terminal); 2: also log every epoch.
+        What a fit writes to ``sys.stderr`` (printed, no ``logging`` set-up
+        needed).  0: nothing.  1: a line when the preparation starts (the
+        input's size) and one when it ends (the training pairs, the
+        seconds it took), then the epochs' progress: a tqdm bar on a
+        terminal, a notebook bar in Jupyter, and elsewhere (a pipe, a log
+        file, CI) one line every 5 seconds with the epochs done and
+        planned, the elapsed time and the ETA (a call that runs a single
+        epoch shows none of these).  2: also one line per epoch
+        (its index, objective, mean norm, the metrics callbacks recorded
+        such as ``test_ap``, its seconds).
     warm_start : bool, default False
         When True, ``fit`` on a fitted model continues from its embedding
         (as :meth:`partial_fit` does) instead of starting afresh.
@@ -79,8 +106,20 @@ class LogisticEmbedding(BaseEmbedding):
     ----------
     embedding_ : ndarray of shape (n_nodes, dim)
         Row ``i`` is the vector of the node with internal index ``i``
-        (``node_ids_[i]``).
+        (``node_ids_[i]``).  For a directed graph the source (out-) vectors
+        :math:`x_u`; for a bipartite graph the left nodes' vectors
+        (``n_left`` rows).
+    context_embedding_ : ndarray of shape (n_targets, dim)
+        Only for a directed or bipartite graph: the target (in-) vectors
+        :math:`y_v` (``n_nodes`` rows), or the right nodes' vectors
+        (``n_right`` rows), aligned with ``context_node_ids_``.  Not set for
+        an undirected graph.
     node_ids_ : ndarray of shape (n_nodes,)
+        The ids of ``embedding_``'s rows (a bipartite graph's left ids).
+    context_node_ids_ : ndarray
+        The ids of ``context_embedding_``'s rows (two tables only).
+    graph_kind_ : {"undirected", "directed", "bipartite"}
+        The kind of the graph the model was fitted on.
     history_ : list of dict
         One record per epoch: ``epoch`` (0-based t), ``seconds``, ``lr``
         (:math:`\gamma_t`), ``objective``, ``loss_pos``, ``loss_neg``,
@@ -113,7 +152,7 @@ class LogisticEmbedding(BaseEmbedding):
         :math:`c` pairs), ``init_scale`` when the initial scores already
         saturate the sigmoids, else ``lr``.
     MemoryError
-        From ``fit`` when the embedding and the pair arrays (about 48 bytes
+        From ``fit`` when the embedding and the pair arrays (about 24 bytes
         per pair) exceed the available memory, before allocating them.
 
     Notes
@@ -156,6 +195,20 @@ class LogisticEmbedding(BaseEmbedding):
     :math:`2\lambda_r x` at every visit would multiply :math:`\lambda_r` by the
     degree).  A vertex in no training pair is never updated.
 
+    Directed and bipartite graphs (footnote 1 of the paper; Theorem 1's
+    setting): two tables, a source/left vector :math:`x_u` (``embedding_``)
+    and a target/right vector :math:`y_v` (``context_embedding_``), and the
+    score of a pair is :math:`x_u\cdot y_v`, asymmetric for a directed
+    graph.  The objective is the one above with :math:`x_u\cdot y_v` in the
+    losses and :math:`\lambda_r\sum_u\|x_u\|^2 +
+    \lambda_r^{\mathrm{ctx}}\sum_v\|y_v\|^2` (``lam_r_context``) as the
+    regulariser.  The solver trains one stacked table of ``n_source +
+    n_target`` rows on the pairs :math:`(u, n_\mathrm{source} + v)`, the
+    "transformed undirected bipartite graph" of the footnote, so every
+    update rule above applies unchanged (see :mod:`lgekit.reference`,
+    "Two tables").  ``negatives="resample"`` is not available there (the
+    kernel's sampler draws pairs over one table).
+
     Vertex order: each epoch visits the vertices in random order and steps
     :math:`x_u \leftarrow x_u - \gamma_t\,\partial L/\partial x_u` with the
     full Eq. 2 gradient at the current neighbours.  The step grows with the
@@ -164,8 +217,14 @@ class LogisticEmbedding(BaseEmbedding):
     too large a step raises :class:`~lgekit.models.DivergenceError` within a
     few epochs.
 
-    Weighted graphs multiply each edge's term by its weight (footnote 1 of
-    the paper).  With ``negatives="resample"``, epoch :math:`t` draws
+    Weighted graphs: with ``weighting="scale"`` each edge's term is
+    multiplied by its weight (footnote 1 of the paper); with the default
+    ``"sample"`` the weights are divided by their mean and realised by
+    drawing each epoch's positives with probability :math:`w_e / \sum w`
+    (an alias table, O(1) a draw; LINE [4]_), each step using
+    :math:`\lambda_+`; the regulariser's split then counts expected visits.
+    The vertex order (a full-gradient step) uses the mean-1 weights as
+    they are.  With ``negatives="resample"``, epoch :math:`t` draws
     :math:`|E_-|` pairs with both ends uniform, rejecting self-pairs and
     training edges; the given negatives then only fix the count.
 
@@ -178,8 +237,9 @@ class LogisticEmbedding(BaseEmbedding):
     Reproducibility: all randomness comes from ``random_state`` (the
     initialisation, the negatives drawn for a graph and one 64-bit kernel
     seed); epoch :math:`t` uses the SplitMix64 streams
-    ``rng_stream(seed, 2t)`` (visiting order) and ``rng_stream(seed, 2t+1)``
-    (resampled negatives).  With ``n_threads=1`` every fit is bit-for-bit
+    ``rng_stream(seed, 2t)`` (visiting order; its sub-stream 2 draws a
+    weighted graph's positives) and ``rng_stream(seed, 2t+1)`` (resampled
+    negatives).  With ``n_threads=1`` every fit is bit-for-bit
     reproducible.
 
     Schedules.  ``"hogwild"`` (default) visits the pairs in a uniformly
@@ -234,6 +294,9 @@ class LogisticEmbedding(BaseEmbedding):
     .. [3] R. Gemulla, E. Nijkamp, P. J. Haas, Y. Sismanis, "Large-Scale Matrix
        Factorization with Distributed Stochastic Gradient Descent", KDD 2011
        (stratified SGD: blocks of disjoint rows and columns per stratum).
+    .. [4] J. Tang, M. Qu, M. Wang, M. Zhang, J. Yan, Q. Mei, "LINE: Large-scale
+       Information Network Embedding", WWW 2015 (edge sampling with an alias
+       table, Section 4.2).
 
     Examples
     --------
@@ -252,24 +315,27 @@ class LogisticEmbedding(BaseEmbedding):
 
     _divergence_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
     # what the solver allocates per training pair once the input pairs exist (the memory check runs after
-    # they are made): the pair record and the epoch's copy of it (2 x 16 B), the deterministic schedule's
-    # block ids (4) and the diagnostics' incidence lists (8 a negative pair, 24 a positive one: <= 12 with
-    # 4 negatives per edge)
-    _bytes_per_pair = 48
+    # they are made): the 8-byte pair record, the epoch's int32 visiting order (4) and the diagnostics'
+    # incidence lists (two int32 partners, 8), plus a float64 coefficient per positive on a weighted graph
+    _bytes_per_pair = 24
+    _per_table_lam_r = True
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, epochs=50, lr=1.0, lr_offset=1.0,
-                 init_scale=0.1, order="edge", negatives="fixed", dtype="float32", n_threads=1,
-                 schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True):
+                 init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
+                 schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True,
+                 lam_r_context=None):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
         self.lam_r = lam_r
+        self.lam_r_context = lam_r_context
         self.epochs = epochs
         self.lr = lr
         self.lr_offset = lr_offset
         self.init_scale = init_scale
         self.order = order
         self.negatives = negatives
+        self.weighting = weighting
         self.dtype = dtype
         self.n_threads = n_threads
         self.schedule = schedule
@@ -284,14 +350,41 @@ class LogisticEmbedding(BaseEmbedding):
     def _check_params(self):
         """Everything is in the table (checked by the base class)."""
 
+    def _lam_r_context(self):
+        """The context table's lambda_r (``lam_r`` when ``lam_r_context`` is None)."""
+        return float(self.lam_r if self.lam_r_context is None else self.lam_r_context)
+
     def _solver_key(self):
-        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order, self.negatives)
+        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order, self.negatives,
+                self.weighting, self._lam_r_context())
 
     def _make_solver(self, data, seed, state):
+        n_source = self.__dict__.get("_n_source")    # set for a directed or bipartite graph (two tables)
+        if n_source is not None:
+            self._check_two_table_params()
         return SGDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
                          lam_r=self.lam_r, lr=self.lr, lr_offset=self.lr_offset, order=self.order,
-                         negatives=self.negatives, schedule=self.schedule, n_threads=self.n_threads,
-                         prepare_diagnostics=bool(self.diagnostics))
+                         negatives=self.negatives, weighting=self.weighting, schedule=self.schedule,
+                         n_threads=self.n_threads,
+                         prepare_diagnostics=bool(self.diagnostics),
+                         lam_r_context=self._lam_r_context(), n_source=n_source)
+
+    def _check_two_table_params(self):
+        """What a directed or bipartite graph (two tables) cannot do, named before any training."""
+        from .._validation import InvalidParameterError
+
+        kind = self.graph_kind_
+        if self.negatives == "resample":
+            raise InvalidParameterError(
+                f"LogisticEmbedding: negatives must be 'fixed' for a {kind} graph, got 'resample' (the kernel "
+                "resamples pairs over one table; pass an lgekit.split_edges split, whose negatives respect "
+                "the graph's kind)", parameter="negatives", value=self.negatives, accepted="'fixed'")
+        if self.order == "vertex" and self._lam_r_context() != float(self.lam_r):
+            raise InvalidParameterError(
+                f"LogisticEmbedding: lam_r_context must be None or equal to lam_r={self.lam_r!r} with "
+                f"order='vertex' (the vertex kernel applies one lam_r to every vector), got "
+                f"{self.lam_r_context!r}; use order='edge'", parameter="lam_r_context",
+                value=self.lam_r_context, accepted=f"None or {self.lam_r!r}")
 
     def _configure_solver(self, solver):
         super()._configure_solver(solver)
@@ -324,13 +417,19 @@ class LogisticEmbedding(BaseEmbedding):
             # on Les Miserables, ample for a 10x check, and it spares a full pass over the pairs (about one
             # epoch's diagnostics)
             sq = float(np.einsum("ij,ij->", self.embedding_, self.embedding_, dtype=np.float64))
+            reg = float(self.lam_r) * sq
+            if "context_embedding_" in self.__dict__:
+                ctx = self.context_embedding_
+                reg += self._lam_r_context() * float(np.einsum("ij,ij->", ctx, ctx, dtype=np.float64))
             zero = self.solver_.zero_objective()
-            return zero * (1.0 + score * score / (8.0 * math.log(2.0))) + float(self.lam_r) * sq
+            return zero * (1.0 + score * score / (8.0 * math.log(2.0))) + reg
         return self.solver_.diagnostics()["objective"]
 
     def _solver_divergence_advice(self, record):
         """Name the cause: a regulariser step that overshoots (lam_r), else the step size (lr)."""
         lam_r, lr = float(self.lam_r), float(self.lr)
+        if "context_embedding_" in self.__dict__:
+            lam_r = max(lam_r, self._lam_r_context())   # the table whose regulariser steps are the larger
         epoch = getattr(self, "_run_start", 0)
         gamma = self.learning_rate(epoch)
         if lam_r > 0:
@@ -347,4 +446,9 @@ class LogisticEmbedding(BaseEmbedding):
                   f"{epoch}); use a smaller lr (or a larger lr_offset)")
         if lam_r == 0:
             advice += ", or a lam_r > 0, which bounds the norms"
+        weights = self.solver_.positive_weights
+        if self.weighting == "scale" and weights.size and float(weights.max()) > 1.0:
+            advice += (f"; the edge weights (up to {float(weights.max()):.4g}) multiply the steps with "
+                       "weighting='scale': weighting='sample' draws heavy edges more often with unit steps instead")
+            return advice, "weighting"
         return advice, "lr"
