@@ -1,6 +1,7 @@
-"""Scores of an embedding: link prediction (AP, ROC-AUC of ``x_u . x_v``) and
-node classification (Micro/Macro-F1 of one-vs-rest logistic regression, the
-DeepWalk ``scoring.py`` protocol)."""
+"""Scores of an embedding: link prediction (AP, ROC-AUC of ``x_u . x_v``, or
+``x_u . y_v`` with a second table), direction prediction on a directed graph
+(AP of telling an arc from its reverse) and node classification (Micro/Macro-F1
+of one-vs-rest logistic regression, the DeepWalk ``scoring.py`` protocol)."""
 import logging
 import warnings
 from numbers import Integral, Real
@@ -21,7 +22,7 @@ from ._validation import (
 from .graph import Graph
 
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
-           "node_classification_f1"]
+           "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +59,14 @@ def pair_scores(embedding, pairs, context=None):
     pairs : int array (k, 2)
         Node indices in ``[0, n_nodes)``, of an integer dtype (floats are
         refused, not truncated: :func:`lgekit._validation.check_pairs`).
-    context : array (n_nodes, dim), optional
-        Second ("context" / target) vectors of a two-vector model; default:
-        ``embedding`` itself (the paper's symmetric model).
+        With ``context``, the first column indexes ``embedding`` and the
+        second ``context``.
+    context : array (n_context, dim), optional
+        Second ("context" / target) vectors of a two-table model (a model
+        fitted on a directed graph: ``context_embedding_``, one in-vector per
+        node); default: ``embedding`` itself (the paper's symmetric model).
+        It may have a different number of rows (a bipartite model's right
+        table, indexed from 0 within the right side).
 
     Returns
     -------
@@ -79,9 +85,17 @@ def pair_scores(embedding, pairs, context=None):
     """
     x = _check_embedding(embedding)
     y = x if context is None else _check_embedding(context, "context")
-    if y.shape != x.shape:
-        raise ValueError(f"context must have the embedding's shape {x.shape}, got {y.shape}")
-    p = check_pairs(pairs, x.shape[0], "pairs")
+    if y.shape[1] != x.shape[1]:
+        raise ValueError(f"context must have the embedding's shape {x.shape} (or, as a bipartite model's right "
+                         f"table, any number of rows of dimension {x.shape[1]}), got {y.shape}")
+    p = check_pairs(pairs, max(x.shape[0], y.shape[0]), "pairs")
+    if y.shape[0] != x.shape[0] and len(p):
+        # the two columns index different tables: check each against its own
+        for col, rows, what in ((0, x.shape[0], "embedding"), (1, y.shape[0], "context")):
+            if p[:, col].max() >= rows:
+                raise InvalidParameterError(
+                    f"pairs: column {col} indexes the {what}'s {rows} rows, got index {int(p[:, col].max())}",
+                    parameter="pairs", value=int(p[:, col].max()), accepted=f"indices in [0, {rows})")
     dtype = x.dtype if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) else np.float64
     x = np.ascontiguousarray(x, dtype=dtype)
     y = x if context is None else np.ascontiguousarray(y, dtype=dtype)
@@ -91,8 +105,10 @@ def pair_scores(embedding, pairs, context=None):
 def _class_scores(embedding, positives, negatives, context):
     """Scores of the positive and of the negative pairs, validated."""
     x = _check_embedding(embedding)
-    pos = check_pairs(positives, x.shape[0], "positives")
-    neg = check_pairs(negatives, x.shape[0], "negatives")
+    # a bipartite model's right table may have more rows than the left one: pair_scores checks each column
+    n = x.shape[0] if context is None else max(x.shape[0], np.shape(context)[0])
+    pos = check_pairs(positives, n, "positives")
+    neg = check_pairs(negatives, n, "negatives")
     if len(pos) == 0 or len(neg) == 0:
         raise ValueError(f"need at least one positive and one negative pair, got {len(pos)} positives and "
                          f"{len(neg)} negatives")
@@ -204,6 +220,144 @@ def roc_auc(embedding, positives, negatives, context=None):
 
     y, scores = _labelled_scores(embedding, positives, negatives, context)
     return float(roc_auc_score(y, scores))
+
+
+# ---------------------------------------------------------------------- direction (directed graphs)
+def _check_directed(graph, name="graph"):
+    if not isinstance(graph, Graph):
+        raise TypeError(f"{name} must be an lgekit.Graph, got {type(graph).__name__}")
+    kind = getattr(graph, "kind", "directed" if graph.is_directed else "undirected")
+    if kind != "directed":
+        raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got a {kind} "
+                         "graph; load it with directed=True")
+    return graph
+
+
+def non_reciprocal_arcs(graph, arcs):
+    """The arcs ``(u, v)`` of ``arcs`` whose reverse ``(v, u)`` is not an arc of ``graph``, self-loops dropped.
+
+    Only these arcs have a direction to tell: for a reciprocated pair both
+    orientations are edges, and a self-loop is its own reverse.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+        Directed: the full graph (training and held-out arcs), so that an arc
+        reciprocated only by a held-out arc is dropped as well.
+    arcs : int array (k, 2)
+        Node index pairs (source, target), e.g. ``split.test_positives``.
+
+    Returns
+    -------
+    ndarray (k', 2) of int64
+        The kept arcs, in their original order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``graph`` is not a directed Graph; ``arcs`` is not a (k, 2) integer
+        array of indices of ``graph``.
+
+    Examples
+    --------
+    >>> g = Graph.from_edges([(0, 1), (1, 0), (1, 2)], directed=True)
+    >>> non_reciprocal_arcs(g, [[0, 1], [1, 2]]).tolist()
+    [[1, 2]]
+    """
+    graph = _check_directed(graph)
+    a = check_pairs(arcs, graph.n_nodes, "arcs")
+    keep = (a[:, 0] != a[:, 1]) & ~graph.has_edges(np.ascontiguousarray(a[:, ::-1]))
+    return a[keep]
+
+
+def direction_average_precision(embedding, arcs, context=None, graph=None):
+    r"""Can the scores tell an arc ``(u, v)`` from its reverse ``(v, u)``?  AP of the one against the other.
+
+    Each arc is a positive and its reverse a negative, and the average
+    precision (:func:`average_precision_from_scores`) of the two sets is
+    returned.  The paper's footnote 1 handles a directed graph with two
+    vectors per node, an out-vector :math:`x_u` (``embedding``) and an
+    in-vector :math:`y_v` (``context``), scoring :math:`x_u^\top y_v`, which
+    can differ from :math:`x_v^\top y_u`.  A one-table (undirected) model
+    scores :math:`x_u^\top x_v = x_v^\top x_u`: every positive ties with its
+    negative, the precision is 1/2 at every threshold, and the AP is exactly
+    0.5 -- the chance level by construction.  A scorer that puts every arc
+    above every reverse gets 1.
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+        The source (out-) vectors.
+    arcs : int array (k, 2)
+        Held-out arcs (source, target) as node indices, e.g.
+        ``split.test_positives`` of a directed split.
+    context : array (n_nodes, dim), optional
+        The target (in-) vectors; default ``embedding`` (a symmetric scorer).
+    graph : lgekit.Graph, optional
+        The full directed graph.  When given, the arcs whose reverse is also
+        an arc (or that are self-loops) are dropped first
+        (:func:`non_reciprocal_arcs`): their direction is not a question.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Raises
+    ------
+    TypeError, ValueError
+        A bad embedding or arcs array; a ``graph`` that is not directed or
+        does not match the embedding's rows; no arc left; without ``graph``,
+        a self-loop or an arc whose reverse is also in ``arcs`` (the same pair
+        would be a positive and a negative).
+
+    Notes
+    -----
+    Cost :math:`O(k \cdot dim + k \log k)`.  The score of a pair is the
+    same as in :func:`average_precision`, so the link-prediction AP on the
+    held-out arcs (against ``split.test_negatives``) and this direction AP
+    measure the same model on two questions: *is there an arc?* and *which
+    way does it go?*
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])      # x_u = (1, u)
+    >>> y = np.array([[0.0, -1.0], [1.0, -1.0], [2.0, -1.0]])   # y_v = (v, -1): x_u . y_v = v - u
+    >>> direction_average_precision(x, [[0, 1], [1, 2], [0, 2]], context=y)
+    1.0
+    >>> direction_average_precision(x, [[0, 1], [1, 2], [0, 2]])   # one table: symmetric scores
+    0.5
+    """
+    x = _check_embedding(embedding)
+    if graph is not None:
+        graph = _check_directed(graph)
+        if graph.n_nodes != x.shape[0]:
+            raise ValueError(f"graph has {graph.n_nodes} nodes but the embedding has {x.shape[0]} rows")
+        a = non_reciprocal_arcs(graph, arcs)
+        if len(a) == 0:
+            raise ValueError("arcs: every arc is a self-loop or reciprocated in the graph: no direction to tell")
+    else:
+        a = check_pairs(arcs, x.shape[0], "arcs")
+        if len(a) == 0:
+            raise ValueError("arcs: need at least one arc, got none")
+        loops = np.flatnonzero(a[:, 0] == a[:, 1])
+        if len(loops):
+            raise ValueError(f"arcs: a self-loop is its own reverse, e.g. {a[loops[0]].tolist()} at row "
+                             f"{loops[0]}; drop self-loops (or pass graph= to drop them)")
+        n = max(x.shape[0], 1)
+        keys = a[:, 0] * n + a[:, 1]
+        both = np.isin(a[:, 1] * n + a[:, 0], keys)
+        if both.any():
+            i = int(np.flatnonzero(both)[0])
+            raise ValueError(f"arcs: {a[i].tolist()} (row {i}) and its reverse are both in arcs, so the pair would "
+                             "be a positive and a negative; pass graph= to keep only non-reciprocal arcs")
+    if context is not None:
+        y = _check_embedding(context, "context")
+        if y.shape != x.shape:
+            raise ValueError(f"context must have the embedding's shape {x.shape} (one in-vector per node), "
+                             f"got {y.shape}")
+    scores = pair_scores(x, np.concatenate([a, np.ascontiguousarray(a[:, ::-1])]), context=context)
+    return average_precision_from_scores(scores[:len(a)], scores[len(a):])
 
 
 # ---------------------------------------------------------------------- node classification

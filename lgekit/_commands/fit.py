@@ -25,6 +25,7 @@ writes into DIR:
 example:
   lgekit fit blogcatalog --model logistic --lam-r 0.6 --epochs 20 --split 0.2 --out emb/
   lgekit evaluate emb/embedding.npz blogcatalog --split 0.2 --labels
+  lgekit fit email-eu-core --directed --model logistic --split 0.2 --out emb-directed/
 """
 
 
@@ -38,6 +39,13 @@ def register(subparsers):
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("graph", metavar="GRAPH", help="a data set name or a path the loaders accept")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--directed", action="store_true",
+                      help="keep the arcs' direction: the model learns an out- and an in-vector per node "
+                           "(embedding_ and context_embedding_; the paper's footnote 1)")
+    kind.add_argument("--bipartite", action="store_true",
+                      help="read GRAPH as (left, right) pairs of a bipartite graph: the model learns a left and a "
+                           "right table")
     p.add_argument("--model", choices=sorted(_MODELS), required=True,
                    help="logistic: SGD on the logistic loss (LogisticEmbedding); hinge: DCD on the hinge loss "
                         "(HingeEmbedding)")
@@ -117,6 +125,33 @@ def prepare_out(folder):
     return folder
 
 
+def _load(args):
+    """The graph, with the direction (``--directed``) or the two sides (``--bipartite``) kept when asked."""
+    if not (getattr(args, "directed", False) or getattr(args, "bipartite", False)):
+        return load_graph(args.graph)
+    from .. import datasets
+    from ._common import unavailable_message
+
+    kwargs = {"directed": True} if args.directed else {"bipartite": True}
+    flag = "--directed" if args.directed else "--bipartite"
+    try:
+        return datasets.load(args.graph, **kwargs)
+    except (datasets.DownloadError, datasets.DatasetNotFoundError) as exc:
+        raise CommandError(unavailable_message(exc)) from None
+    except (FileNotFoundError, KeyError, ValueError, TypeError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise CommandError(f"cannot load {str(args.graph)!r} with {flag}: {message}") from None
+
+
+def _table_pairs(graph, pairs):
+    """Node-index pairs as (embedding_ row, context_embedding_ row): the right side counts from 0 if bipartite."""
+    if getattr(graph, "kind", None) == "bipartite":
+        from ..theory.bounds import theorem1_pairs
+
+        return theorem1_pairs(graph, pairs)
+    return pairs
+
+
 def run(args):
     from .. import models
     from .._atomic import atomic_write_text
@@ -141,8 +176,8 @@ def run(args):
     # progress goes to stderr (the results to stdout): the load and the split here, the model's preparation
     # and epochs from the estimator (verbose below)
     started = time.perf_counter()
-    write_line(f"loading {args.graph} ...")
-    graph = load_graph(args.graph)
+    # (no "loading ..." line first: a graph that cannot be loaded gets its one-line error alone)
+    graph = _load(args)
     write_line(f"loaded {args.graph}: {graph.n_nodes:,} nodes, {graph.n_edges:,} edges in "
                f"{time.perf_counter() - started:.1f}s")
     require_negatives(graph, args.graph)
@@ -166,7 +201,10 @@ def run(args):
         write_line(f"split: {len(split.train_positives):,} training and {len(split.test_positives):,} test edges "
                    f"(--split {args.split:g}, --seed {args.seed}) in {time.perf_counter() - started:.1f}s")
         data = split
-        callbacks.append(LinkPredictionCallback(split, every=1, train=False))
+        if getattr(graph, "kind", "undirected") == "undirected":
+            # the callback scores embedding_ . embedding_: right for one table only; a two-table model's
+            # held-out figures are computed once, at the end (final, below)
+            callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
         model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:
@@ -189,12 +227,20 @@ def run(args):
     atomic_write_text(out / "history.json", json.dumps(to_json_safe(model.history_), indent=1) + "\n")
     final = {}
     if split is not None:
-        from ..metrics import average_precision, roc_auc
+        from ..metrics import average_precision, direction_average_precision, non_reciprocal_arcs, roc_auc
 
-        final["test_ap"] = average_precision(model.embedding_, split.test_positives, split.test_negatives)
-        final["test_auc"] = roc_auc(model.embedding_, split.test_positives, split.test_negatives)
-        final["train_ap"] = average_precision(model.embedding_, split.train_positives, split.train_negatives)
-    info = {"graph": args.graph, "model": type(model).__name__, "params": model.get_params(),
+        x, context = model.embedding_, getattr(model, "context_embedding_", None)
+        test_pos, test_neg = _table_pairs(graph, split.test_positives), _table_pairs(graph, split.test_negatives)
+        final["test_ap"] = average_precision(x, test_pos, test_neg, context=context)
+        final["test_auc"] = roc_auc(x, test_pos, test_neg, context=context)
+        final["train_ap"] = average_precision(x, _table_pairs(graph, split.train_positives),
+                                              _table_pairs(graph, split.train_negatives), context=context)
+        if getattr(graph, "kind", None) == "directed" and len(non_reciprocal_arcs(graph, split.test_positives)):
+            # can the model tell a held-out arc from its reverse? (0.5 for a symmetric score)
+            final["test_direction_ap"] = direction_average_precision(x, split.test_positives, context=context,
+                                                                     graph=graph)
+    info = {"graph": args.graph, "kind": getattr(graph, "kind", "directed" if graph.is_directed else "undirected"),
+            "model": type(model).__name__, "params": model.get_params(),
             "split": args.split, "seed": args.seed, "n_iter": model.n_iter_,
             "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges}
     atomic_write_text(out / "fit.json", json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")

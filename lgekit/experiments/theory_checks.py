@@ -1,8 +1,10 @@
 """Run one theory check: print its report, save its table and figure, return the exit status.
 
-The four checks (:data:`VERIFIERS`) live in
+The five checks (:data:`VERIFIERS`) live in
 :mod:`lgekit.experiments.theory_bound` (Theorem 1: ``rademacher``,
-``bound``) and :mod:`lgekit.experiments.theory_capacity` (Claim 1 and
+``bound``), :mod:`lgekit.experiments.theory_directed` (Theorem 1 with two
+tables on directed and bipartite graphs: ``directed``) and
+:mod:`lgekit.experiments.theory_capacity` (Claim 1 and
 capacity: ``shattering``, ``capacity``); the mathematics they compute with
 is :mod:`lgekit.theory`.  :func:`run_verifier` is everything
 ``lgekit theory NAME`` and the ``theory/verify_*.py`` scripts do after
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from .theory_bound import verify_bound, verify_rademacher
 from .theory_capacity import verify_capacity, verify_shattering
+from .theory_directed import verify_directed
 
 __all__ = ["VERIFIERS", "run_verifier", "main"]
 
@@ -21,6 +24,7 @@ __all__ = ["VERIFIERS", "run_verifier", "main"]
 VERIFIERS = {
     "rademacher": verify_rademacher,
     "bound": verify_bound,
+    "directed": verify_directed,
     "shattering": verify_shattering,
     "capacity": verify_capacity,
 }
@@ -34,7 +38,7 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
 
     Parameters
     ----------
-    name : {"rademacher", "bound", "shattering", "capacity"}
+    name : {"rademacher", "bound", "directed", "shattering", "capacity"}
     quick : bool
         The under-a-minute version.
     seed : int
@@ -77,7 +81,7 @@ def main(check, argv=None, description=None):
 
     Parameters
     ----------
-    check : {"rademacher", "bound", "shattering", "capacity"}
+    check : {"rademacher", "bound", "directed", "shattering", "capacity"}
     argv : list of str, optional
         Default ``sys.argv[1:]``.
     description : str, optional

@@ -4,7 +4,8 @@
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
   theorem's Erdős–Rényi pair model and the predictions to compare with.
 * :mod:`lgekit.theory.bounds` -- Theorem 1's right-hand side as printed
-  (Section 3.1), which :math:`A_\\sigma` an undirected graph needs, the norm
+  (Section 3.1), which :math:`A_\\sigma` an undirected graph needs (and the
+  :math:`|U| \\times |V|` one of a directed or bipartite sample), the norm
   threshold above which the bound is vacuous, and the measured gap.
 * :mod:`lgekit.theory.planted` -- Theorem 1's statistical model with a known
   distribution: the sample size at which the bound becomes non-vacuous.
@@ -43,6 +44,12 @@ from .shattering import (
 )
 from .bounds import (
     CONVENTIONS,
+    ORIENTED,
+    TWO_TABLE_KINDS,
+    graph_kind,
+    theorem1_pairs,
+    theorem1_pattern,
+    theorem1_sides,
     GeneralizationGap,
     Theorem1Bound,
     Theorem1SpectralNorm,
@@ -82,6 +89,12 @@ __all__ = [
     "shattering_norm_lower_bound",
     "polish_shattering",
     "CONVENTIONS",
+    "ORIENTED",
+    "TWO_TABLE_KINDS",
+    "graph_kind",
+    "theorem1_pairs",
+    "theorem1_pattern",
+    "theorem1_sides",
     "GeneralizationGap",
     "Theorem1Bound",
     "Theorem1SpectralNorm",

@@ -79,6 +79,37 @@ much the pair layout moves :math:`\mathbb E\|A_\sigma\|_2` and hence the
 bound (:func:`nonvacuous_norm_threshold`).  Repeated pairs keep one sign
 per *sample*, as the Rademacher complexity requires (their signs add).
 
+Directed and bipartite samples: two tables, the theorem's own setting
+-------------------------------------------------------------------------
+For a directed graph the model keeps two vectors per node, an out-vector
+:math:`x_u` (the ``embedding_`` table) and an in-vector :math:`y_v`
+(``context_embedding_``), and scores an arc by :math:`x_u^\top y_v`; for a
+bipartite graph the left nodes have ``embedding_`` and the right nodes
+``context_embedding_``.  The paper's footnote 1 (Section 2) calls the
+directed case "equivalent as learning embedding on a transformed undirected
+bipartite graph": sources form one side, targets the other.  Both are
+exactly the setting Theorem 1 is stated for -- ordered pairs, two vertex sets
+with separate budgets :math:`C_U = \sum_u\|x_u\|^2` over the source /
+left table and :math:`C_V = \sum_v\|y_v\|^2` over the target / right table
+(:func:`norm_constants` of a fitted two-table model) -- so no symmetrisation
+is needed or allowed: :math:`A_\sigma` is the :math:`|U| \times |V|` matrix
+of the theorem's statement, a sign at (row = source / left index,
+column = target / right index) of every sampled pair (convention
+``"oriented"``, :func:`theorem1_pattern`), and the proof's step
+:math:`\sup X_U^\top[A_\sigma \otimes I_D]X_V = \sqrt{C_U C_V}\,\|A_\sigma\|_2`
+applies as printed.  For a directed graph :math:`|U| = |V| = n` (every node
+has both vectors); for a bipartite graph :math:`|U| = n_{\rm left}`,
+:math:`|V| = n_{\rm right}`.
+
+The undirected transform of footnote 1 gives the same number: put the two
+sides of the sample in one vertex set of :math:`|U| + |V|` nodes and train
+one vector per node; its symmetric matrix is the dilation
+:math:`\begin{pmatrix}0 & A\\ A^\top & 0\end{pmatrix}`, whose spectral
+norm is :math:`\|A\|_2`, so the one-table bound's complexity
+:math:`\frac{2}{m+m'}\cdot\frac{\|A\|_2}{2}\,(C_U + C_V)` is never below
+the two-budget one, :math:`\frac{2}{m+m'}\|A\|_2\sqrt{C_U C_V}`, and equals
+it when :math:`C_U = C_V` (AM-GM).
+
 Caveats, stated once: the theorem is for a class fixed before seeing the
 data; plugging in the trained embedding's own :math:`C` (as
 :func:`~lgekit.experiments.theory_bound.verify_bound` does) is the usual heuristic reading and
@@ -110,6 +141,12 @@ from .._random import check_random_state
 
 __all__ = [
     "CONVENTIONS",
+    "ORIENTED",
+    "TWO_TABLE_KINDS",
+    "graph_kind",
+    "theorem1_sides",
+    "theorem1_pairs",
+    "theorem1_pattern",
     "Theorem1Bound",
     "theorem1_bound",
     "nonvacuous_norm_threshold",
@@ -128,8 +165,12 @@ logger = logging.getLogger(__name__)
 
 LN2 = math.log(2.0)
 
-#: the pair layouts of :func:`theorem1_spectral_norm`; the first is the default
+#: the pair layouts of :func:`theorem1_spectral_norm` for an undirected sample; the first is the default
 CONVENTIONS = ("symmetric", "random", "sorted", "source")
+#: the one layout of a directed or bipartite sample: Theorem 1's |U| x |V| matrix, rows sources / left nodes
+ORIENTED = "oriented"
+#: graph kinds whose models learn two tables (``embedding_`` and ``context_embedding_``)
+TWO_TABLE_KINDS = ("directed", "bipartite")
 
 
 def _check_nonneg(value, name, allow_zero=True):
@@ -328,21 +369,151 @@ def nonvacuous_norm_threshold(n_samples, spectral_norm, n_nodes, trivial_loss=LN
     return room * m / (2.0 * lipschitz * int(n_nodes) * spectral_norm)
 
 
-def _check_convention(convention):
+def graph_kind(graph):
+    """``"undirected"``, ``"directed"`` or ``"bipartite"``: ``graph.kind``, read from ``is_directed`` if absent.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+
+    Returns
+    -------
+    str
+    """
+    kind = getattr(graph, "kind", None)
+    if kind is None:
+        if not hasattr(graph, "is_directed"):
+            raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
+        kind = "directed" if graph.is_directed else "undirected"
+    return kind
+
+
+def theorem1_sides(graph):
+    r"""The two vertex sets of Theorem 1 for a directed or bipartite graph: ``(|U|, |V|, offset)``.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+        Of kind "directed" (U = sources, V = targets, both all n nodes: every
+        node has an out- and an in-vector) or "bipartite" (U = the left
+        nodes ``0..n_left-1``, V = the right nodes ``n_left..n_nodes-1``).
+
+    Returns
+    -------
+    n_rows : int
+        :math:`|U|`, the rows of :math:`A_\sigma` and of ``embedding_``.
+    n_cols : int
+        :math:`|V|`, the columns of :math:`A_\sigma` and the rows of ``context_embedding_``.
+    offset : int
+        What to subtract from a pair's second node index to get its column
+        (0 for directed, ``n_left`` for bipartite).
+
+    Raises
+    ------
+    ValueError
+        An undirected graph: its sample has no orientation and its model one
+        table (see the module docstring for the matrix it needs).
+    """
+    kind = graph_kind(graph)
+    if kind == "directed":
+        n = int(graph.n_nodes)
+        return n, n, 0
+    if kind == "bipartite":
+        return int(graph.n_left), int(graph.n_right), int(graph.n_left)
+    raise ValueError(f"graph must be directed or bipartite for Theorem 1's |U| x |V| matrix, got a {kind} graph "
+                     f"(an undirected sample uses one of the conventions {CONVENTIONS})")
+
+
+def theorem1_pairs(graph, pairs, name="pairs"):
+    r"""Node-index pairs of a directed or bipartite graph as (row, column) indices of the two tables.
+
+    Row: the source / left node's row of ``embedding_`` and of :math:`A_\sigma`;
+    column: the target / right node's row of ``context_embedding_`` and
+    column of :math:`A_\sigma`.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+        Directed or bipartite (:func:`theorem1_sides`).
+    pairs : int array (k, 2)
+        Graph node indices: (source, target) arcs, or (left, right) pairs
+        with the right node's index in ``n_left..n_nodes-1``.
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    ndarray (k, 2) of int64
+
+    Raises
+    ------
+    ValueError
+        A bipartite pair that is not (left, right), or an index outside the graph.
+
+    Examples
+    --------
+    >>> import lgekit
+    >>> g = lgekit.Graph.from_edges([(0, 1), (1, 2)], directed=True)
+    >>> theorem1_pairs(g, [[0, 1], [2, 1]]).tolist()
+    [[0, 1], [2, 1]]
+    """
+    n_rows, n_cols, offset = theorem1_sides(graph)
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must be a (k, 2) array of node indices, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    rows, cols = arr[:, 0], arr[:, 1] - offset
+    if rows.min() < 0 or rows.max() >= n_rows or cols.min() < 0 or cols.max() >= n_cols:
+        side = "(left, right) pairs: first index in [0, n_left), second in [n_left, n_nodes)" if offset else \
+            f"node indices in [0, {n_rows})"
+        raise ValueError(f"{name} must hold {side}; got rows in [{int(arr[:, 0].min())}, {int(arr[:, 0].max())}] "
+                         f"and columns in [{int(arr[:, 1].min())}, {int(arr[:, 1].max())}]")
+    return np.column_stack([rows, cols])
+
+
+def _check_convention(convention, kind="undirected"):
+    if kind in TWO_TABLE_KINDS:
+        if convention not in (None, ORIENTED):
+            raise ValueError(f"a {kind} sample has one A_sigma, Theorem 1's |U| x |V| matrix: convention must be "
+                             f"{ORIENTED!r} (or None), got {convention!r}; the conventions {CONVENTIONS} are for "
+                             "undirected samples")
+        return ORIENTED
+    if convention is None:
+        return CONVENTIONS[0]
+    if convention == ORIENTED:
+        raise ValueError(f"convention={ORIENTED!r} needs a directed or bipartite sample (two tables); an "
+                         f"undirected sample has no orientation: choose one of {CONVENTIONS}")
     if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        raise ValueError(f"convention must be one of {CONVENTIONS} (or {ORIENTED!r} for a directed or bipartite "
+                         f"sample), got {convention!r}")
     return convention
 
 
-def oriented_training_pairs(split, convention="symmetric", seed=None):
+def _split_kind(split):
+    graph = getattr(split, "graph", None)
+    return "undirected" if graph is None else graph_kind(graph)
+
+
+def oriented_training_pairs(split, convention=None, seed=None):
     r"""The training sample of an EdgeSplit laid out for :math:`A_\sigma` under a convention.
 
     Parameters
     ----------
     split : lgekit.EdgeSplit
         Uses ``train_positives`` and ``train_negatives`` (both stored u < v
-        for an undirected graph).
-    convention : {"symmetric", "random", "sorted", "source"}, default "symmetric"
+        for an undirected graph; (source, target) arcs for a directed one;
+        (left, right) for a bipartite one).
+    convention : {"symmetric", "random", "sorted", "source", "oriented"}, optional
+        Default: "symmetric" for an undirected split, "oriented" (the only
+        one allowed) for a directed or bipartite split.
+        ``"oriented"``: each pair as (row, column) of Theorem 1's
+        :math:`|U| \times |V|` matrix, :func:`theorem1_pairs` (rows
+        sources / left nodes, columns targets / right nodes, the latter
+        counted from 0 within the right side).
         ``"symmetric"``: the pairs as stored, for the symmetric matrix
         :math:`A_{\rm sym}` (one sign at both orientations; the module
         docstring derives why :math:`\|A_{\rm sym}\|_2/2` is what Theorem 1
@@ -371,16 +542,19 @@ def oriented_training_pairs(split, convention="symmetric", seed=None):
     TypeError
         ``split`` is not an EdgeSplit.
     ValueError
-        Unknown ``convention``; "symmetric" with a self-pair (u, u) in the
-        sample (its entry would need the weight 2 the pattern cannot hold).
+        Unknown ``convention``, or one that does not fit the split's kind;
+        "symmetric" with a self-pair (u, u) in the sample (its entry would
+        need the weight 2 the pattern cannot hold).
     """
-    convention = _check_convention(convention)
     for field_name in ("train_positives", "train_negatives"):
         if not hasattr(split, field_name):
             raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
+    convention = _check_convention(convention, _split_kind(split))
     pos = np.asarray(split.train_positives, dtype=np.int64).reshape(-1, 2)
     neg = np.asarray(split.train_negatives, dtype=np.int64).reshape(-1, 2)
     pairs = np.concatenate([pos, neg])
+    if convention == ORIENTED:
+        return theorem1_pairs(split.graph, pairs, "the training pairs"), "bipartite", 1.0
     if convention == "symmetric":
         if np.any(pairs[:, 0] == pairs[:, 1]):
             raise ValueError("convention='symmetric' needs a sample without self-pairs (u, u): "
@@ -424,15 +598,65 @@ class Theorem1SpectralNorm:
     estimate: object
 
 
-def theorem1_spectral_norm(split, convention="symmetric", n_draws=5, seed=None, tol=1e-3, n_threads=1):
+def theorem1_pattern(split, convention=None, seed=None):
+    r"""The sparsity pattern of Theorem 1's :math:`A_\sigma` for an EdgeSplit's training sample.
+
+    Parameters
+    ----------
+    split : lgekit.EdgeSplit
+    convention : str, optional
+        See :func:`oriented_training_pairs` (default "symmetric" for an
+        undirected split, "oriented" for a directed or bipartite one).
+    seed : None, int or numpy.random.Generator
+        For the orientation coins of "random" and "source".
+
+    Returns
+    -------
+    pattern : PairPattern
+        For a directed split the :math:`n \times n` matrix with a sign at
+        (source, target) of every training arc and negative; for a bipartite
+        split the :math:`n_{\rm left} \times n_{\rm right}` matrix with a
+        sign at (left, right - n_left) -- Theorem 1's matrix as defined in its
+        statement (Section 3.1), rows U, columns V.  For an undirected split
+        the n x n matrix of the convention.
+    scale : float
+        Multiply :math:`\|A\|_2` by it before putting it into the theorem
+        (1/2 for "symmetric", 1 otherwise).
+
+    Examples
+    --------
+    >>> import lgekit
+    >>> g = lgekit.Graph.from_edges([(0, 1), (1, 2), (2, 0)], directed=True)
+    >>> split = lgekit.split_edges(g, test_fraction=0.34, negatives_per_positive=1, seed=0)
+    >>> pattern, scale = theorem1_pattern(split)
+    >>> pattern.shape, pattern.kind, scale
+    ((3, 3), 'bipartite', 1.0)
+    """
+    from .rademacher import PairPattern
+
+    rng = check_random_state(seed, "seed")
+    pairs, kind, scale = oriented_training_pairs(split, convention, seed=rng)
+    if _split_kind(split) in TWO_TABLE_KINDS:
+        n_rows, n_cols, _ = theorem1_sides(split.graph)
+        shape = (max(n_rows, 1), max(n_cols, 1))
+    else:
+        n = int(split.graph.n_nodes) if hasattr(split, "graph") else int(pairs.max()) + 1
+        shape = (n, n)
+    return PairPattern(pairs, shape=shape, kind=kind), scale
+
+
+def theorem1_spectral_norm(split, convention=None, n_draws=5, seed=None, tol=1e-3, n_threads=1):
     r"""The :math:`\mathbb E_\sigma\|A_\sigma\|_2` that Theorem 1 needs for an EdgeSplit's training sample.
 
     Parameters
     ----------
     split : lgekit.EdgeSplit
-    convention : {"symmetric", "random", "sorted", "source"}, default "symmetric"
-        See :func:`oriented_training_pairs`; "symmetric" is the one the
-        theorem needs for lgekit's model (derivation in the module docstring).
+    convention : {"symmetric", "random", "sorted", "source", "oriented"}, optional
+        See :func:`oriented_training_pairs`.  Default "symmetric" for an
+        undirected split, the one the theorem needs for lgekit's
+        one-vector-per-vertex model (derivation in the module docstring);
+        "oriented" for a directed or bipartite split, the theorem's own
+        :math:`|U| \times |V|` matrix (:func:`theorem1_pattern`).
     n_draws : int, default 5
         Sign draws of the Monte Carlo estimate.
     seed : None, int or numpy.random.Generator
@@ -457,10 +681,12 @@ def theorem1_spectral_norm(split, convention="symmetric", n_draws=5, seed=None, 
     from .rademacher import expected_spectral_norm
 
     rng = check_random_state(seed, "seed")
-    pairs, kind, scale = oriented_training_pairs(split, convention, seed=rng)
-    n = int(split.graph.n_nodes) if hasattr(split, "graph") else int(pairs.max()) + 1
-    est = expected_spectral_norm(pairs, n_draws=n_draws, seed=rng, shape=(n, n), kind=kind, tol=tol,
-                                 n_threads=n_threads)
+    for field_name in ("train_positives", "train_negatives"):
+        if not hasattr(split, field_name):
+            raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
+    convention = _check_convention(convention, _split_kind(split))
+    pattern, scale = theorem1_pattern(split, convention, seed=rng)
+    est = expected_spectral_norm(pattern, n_draws=n_draws, seed=rng, tol=tol, n_threads=n_threads)
     return Theorem1SpectralNorm(value=scale * est.mean, convention=convention, scale=scale, estimate=est)
 
 
@@ -477,37 +703,65 @@ def _embedding_array(model_or_embedding, name="model_or_embedding"):
     return X
 
 
+def _context_of(model_or_embedding, context):
+    """``context`` if given, else a fitted two-table model's ``context_embedding_`` (None for one table)."""
+    if context is not None:
+        return context
+    return getattr(model_or_embedding, "context_embedding_", None)
+
+
 def norm_constants(embedding, context=None):
     r""":math:`C_U` and :math:`C_V` of a trained embedding: total squared norms.
 
     Parameters
     ----------
     embedding : ndarray (n, D) or fitted model
-        Vectors of the U side (all vertices for a homogeneous embedding).
+        Vectors of the U side (all vertices for a homogeneous embedding; the
+        source / left table of a two-table model).  A fitted model trained on
+        a directed or bipartite graph brings its ``context_embedding_`` as
+        ``context``.
     context : ndarray (n', D), optional
-        Vectors of the V side when they differ (context / target vectors).
+        Vectors of the V side when they differ (the target / right table).
 
     Returns
     -------
     (C_U, C_V) : tuple of float
-        :math:`\sum_u\|x_u\|^2` and :math:`\sum_v\|x_v\|^2`; equal when
-        ``context`` is None.
+        :math:`\sum_u\|x_u\|^2` and :math:`\sum_v\|y_v\|^2`; equal when
+        there is no context table (one vector per vertex: U = V).
+
+    Notes
+    -----
+    Theorem 1 (Section 3.1) has separate budgets :math:`C_U, C_V` for its
+    two vertex sets, and its complexity term uses :math:`\sqrt{C_U C_V}`;
+    for a directed graph (footnote 1: out- and in-vectors) and a bipartite
+    one the two tables are exactly those two sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> norm_constants(np.array([[3.0, 4.0]]), context=np.array([[1.0, 0.0], [0.0, 2.0]]))
+    (25.0, 5.0)
     """
+    context = _context_of(embedding, context)
     X = _embedding_array(embedding, "embedding")
     cu = float(np.einsum("ij,ij->", X, X))
     if context is None:
         return cu, cu
     Y = _embedding_array(context, "context")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(f"context must have the embedding's dimension {X.shape[1]}, got shape {Y.shape}")
     return cu, float(np.einsum("ij,ij->", Y, Y))
 
 
 def logistic_loss_bound(embedding, context=None):
     r"""B for the clipped logistic loss: :math:`\ln(1 + e^{R_U R_V})`.
 
-    :math:`R_U, R_V` are the largest vector norms, so
-    :math:`|x_a^\top x_b| \le R_U R_V` on every pair and clipping the logistic
-    loss at this B changes nothing on this embedding.
+    :math:`R_U, R_V` are the largest vector norms (of the two tables when
+    ``context`` is given, or the model has a ``context_embedding_``), so
+    :math:`|x_a^\top y_b| \le R_U R_V` on every pair and clipping the
+    logistic loss at this B changes nothing on this embedding.
     """
+    context = _context_of(embedding, context)
     X = _embedding_array(embedding, "embedding")
     ru = float(np.sqrt(np.einsum("ij,ij->i", X, X).max(initial=0.0)))
     if context is None:
@@ -533,15 +787,21 @@ def clipped_logistic_loss(margins, B=None, weights=None):
     return float(loss.mean()) if loss.size else 0.0
 
 
-def _margins(X, pos, neg):
+def _margins(X, pos, neg, Y=None, graph=None):
+    """Margins y x_a . x_b (one table) or y x_a . y_b (two tables, pairs mapped by :func:`theorem1_pairs`)."""
     pos = np.asarray(pos, dtype=np.int64).reshape(-1, 2)
     neg = np.asarray(neg, dtype=np.int64).reshape(-1, 2)
-    n = X.shape[0]
+    if Y is None:
+        Y = X
+    elif graph is not None and graph_kind(graph) == "bipartite":
+        # the context table is indexed from 0 within the right side
+        pos, neg = theorem1_pairs(graph, pos, "positives"), theorem1_pairs(graph, neg, "negatives")
     for name, p in (("positives", pos), ("negatives", neg)):
-        if p.size and (p.min() < 0 or p.max() >= n):
-            raise ValueError(f"{name} index vertices outside the embedding's {n} rows")
-    zp = np.einsum("ij,ij->i", X[pos[:, 0]], X[pos[:, 1]])
-    zn = -np.einsum("ij,ij->i", X[neg[:, 0]], X[neg[:, 1]])
+        if p.size and (p.min() < 0 or p[:, 0].max() >= X.shape[0] or p[:, 1].max() >= Y.shape[0]):
+            raise ValueError(f"{name} index vertices outside the embedding's {X.shape[0]} rows"
+                             + ("" if Y is X else f" or the context's {Y.shape[0]} rows"))
+    zp = np.einsum("ij,ij->i", X[pos[:, 0]], Y[pos[:, 1]])
+    zn = -np.einsum("ij,ij->i", X[neg[:, 0]], Y[neg[:, 1]])
     return np.concatenate([zp, zn])
 
 
@@ -584,12 +844,14 @@ def training_sample_pairs(split):
     return pairs, labels
 
 
-def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_weight=1.0):
+def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_weight=1.0, context=None):
     r"""Test-minus-train logistic loss on the theorem's distribution.
 
     Parameters
     ----------
     model_or_embedding : fitted model (with ``embedding_``) or ndarray (n, D)
+        A model fitted on a directed or bipartite graph brings its
+        ``context_embedding_`` as ``context``.
     split : lgekit.EdgeSplit
         Training pairs: ``train_positives`` (y = +1) and ``train_negatives``
         (y = -1); held-out pairs: ``test_positives`` and ``test_negatives``,
@@ -603,12 +865,24 @@ def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_we
         including this label-weighted one (Lipschitz constant
         ``max(pos_weight, neg_weight)``), and it is the loss the model was
         trained on.
+    context : ndarray (n', D), optional
+        The target / right table of a two-table model: a pair (a, b) then
+        scores :math:`x_a^\top y_b`.  For a bipartite split, b is a graph
+        index in ``n_left..n_nodes-1`` and ``context`` has ``n_right`` rows
+        (:func:`theorem1_pairs`).  Without it the score is
+        :math:`x_a^\top x_b` (one vector per vertex, e.g. an undirected
+        model evaluated on a directed split).
 
     Returns
     -------
     GeneralizationGap
     """
+    context = _context_of(model_or_embedding, context)
     X = _embedding_array(model_or_embedding)
+    Y = None if context is None else _embedding_array(context, "context")
+    if Y is not None and Y.shape[1] != X.shape[1]:
+        raise ValueError(f"context must have the embedding's dimension {X.shape[1]}, got shape {Y.shape}")
+    graph = getattr(split, "graph", None)
     for field_name in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
         if not hasattr(split, field_name):
             raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
@@ -619,8 +893,8 @@ def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_we
         return np.concatenate([np.full(len(np.asarray(pos).reshape(-1, 2)), wp),
                                np.full(len(np.asarray(neg).reshape(-1, 2)), wn)])
 
-    z_train = _margins(X, split.train_positives, split.train_negatives)
-    z_test = _margins(X, split.test_positives, split.test_negatives)
+    z_train = _margins(X, split.train_positives, split.train_negatives, Y, graph)
+    z_test = _margins(X, split.test_positives, split.test_negatives, Y, graph)
     if z_train.size == 0 or z_test.size == 0:
         raise ValueError("split must have training and held-out pairs")
     w_train = weights(split.train_positives, split.train_negatives)

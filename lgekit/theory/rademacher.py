@@ -208,20 +208,29 @@ class PairPattern:
 
     @classmethod
     def from_graph(cls, graph):
-        """The homogeneous pattern of a graph's edges (one sign per undirected edge).
+        """The pattern of a graph's edges: Theorem 1's matrix for its kind.
 
         Parameters
         ----------
         graph : lgekit.Graph
-            Undirected graph; its ``edges()`` become the pairs.
+            Undirected: the homogeneous n x n pattern, one sign per edge at
+            both (u, v) and (v, u).  Directed: the bipartite n x n pattern, a
+            sign at (source, target) of every arc.  Bipartite: the
+            n_left x n_right pattern, a sign at (left, right - n_left) of
+            every edge (rows U, columns V, as in Theorem 1's statement).
         """
         from ..graph import Graph
+        from .bounds import graph_kind, theorem1_pairs, theorem1_sides
 
         if not isinstance(graph, Graph):
             raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
-        kind = "bipartite" if graph.is_directed else "homogeneous"
-        n = max(graph.n_nodes, 1)
-        return cls(graph.edges(), shape=(n, n), kind=kind)
+        kind = graph_kind(graph)
+        if kind == "undirected":
+            n = max(graph.n_nodes, 1)
+            return cls(graph.edges(), shape=(n, n), kind="homogeneous")
+        n_rows, n_cols, _ = theorem1_sides(graph)
+        return cls(theorem1_pairs(graph, graph.edges(), "the graph's edges"),
+                   shape=(max(n_rows, 1), max(n_cols, 1)), kind="bipartite")
 
     @classmethod
     def erdos_renyi(cls, n, d, kind="bipartite", seed=None):
@@ -389,7 +398,10 @@ def rademacher_matrix(pairs, shape=None, kind="bipartite", seed=None, dtype=np.f
     ----------
     pairs : array-like of shape (m, 2), lgekit.Graph or PairPattern
         The sampled pairs, positives and negatives alike.  A Graph gives its
-        edges with ``kind="homogeneous"``.
+        edges (:meth:`PairPattern.from_graph`: homogeneous for an undirected
+        graph, the :math:`|U| \times |V|` matrix of Theorem 1 for a directed
+        or bipartite one); the training sample of an EdgeSplit is
+        :func:`lgekit.theory.theorem1_pattern`.
     shape : tuple of int, optional
         ``(n_rows, n_cols)``; default one past the largest index.
     kind : {"bipartite", "homogeneous"}, default "bipartite"
