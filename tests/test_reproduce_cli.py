@@ -216,3 +216,23 @@ def test_readme_main_command_quick(tmp_path):
     assert lines and lines[-1].startswith(f"cells {n}/{n} done") and "elapsed" in lines[-1]
     assert "\r" not in done.stderr  # no bar redrawn in the log
     print(f"lgekit reproduce (quick, default) wall time: {wall:.1f} s")
+
+
+def test_a_weighted_graph_runs_the_paper_settings_without_divergence(tmp_path, capsys):
+    # issue 17, item 7: on a weighted graph every SGD cell used to diverge in its first epoch.  The models'
+    # default weighting="sample" draws edges by weight with unit steps (LINE), so the paper's settings run.
+    import networkx as nx
+
+    graph = nx.les_miserables_graph()                  # a classic weighted graph: co-appearances, 1 to 31
+    path = tmp_path / "lesmis.tsv"
+    path.write_text("source\ttarget\tweight\n"
+                    + "".join(f"{u}\t{v}\t{d['weight']}\n" for u, v, d in graph.edges(data=True)))
+    out = tmp_path / "out"
+    assert main(["reproduce", "1", "2", "5", "--dataset", str(path), "--quick", "--jobs", "1",
+                 "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status_counts"] == {"ok": 9} and not summary["all_diverged"]
+    verdicts = {v["figure"]: v["verdict"] for v in summary["verdicts"]}
+    assert set(verdicts) == {"fig1", "fig2", "fig5"} and "INCONCLUSIVE" not in verdicts.values(), verdicts
+    report = (out / "report.md").read_text()
+    assert "weighted (weights 1 to 31)" in report and "weighting='sample'" in report

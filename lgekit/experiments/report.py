@@ -252,7 +252,10 @@ def _header_lines(context):
         f"* Data set: **{context['dataset']}**"
         + (f" ({info.get('n_nodes')} nodes, {info.get('n_edges')} edges, "
            f"{'with' if info.get('has_labels') else 'without'} labels; 80/20 edge split, 4 uniform negatives "
-           "per positive)" if info else ""),
+           "per positive)" if info else "")
+        + (f"; weighted (weights {info['weights'][0]:.4g} to {info['weights'][1]:.4g}): the models' default "
+           "weighting='sample' draws each SGD epoch's edges with probability proportional to weight (LINE's "
+           "sampling, unit steps) and gives DCD the weights divided by their mean" if info.get("weights") else ""),
         f"* Mode: **{context['mode']}**; seeds: {', '.join(map(str, context['seeds']))}",
         f"* Cells: {context['n_cells']} ({counts or 'none stored'}"
         + (f", {context['missing']} missing" if context["missing"] else "") + ")",

@@ -10,7 +10,7 @@ run, and returns a plain-JSON record::
      "diverged_epoch": int or None,
      "error": None, {"type", "message", "traceback"} (error) or
               {"type": "DivergenceError", "message", "reason"} (diverged),
-     "dataset": {n_nodes, n_edges, n_train_edges, n_test_edges, has_labels},
+     "dataset": {n_nodes, n_edges, n_train_edges, n_test_edges, has_labels[, weights: [min, max]]},
      "versions": {...},
      "timings": {"load", "split", "fit", "evaluate", "total" seconds, "epoch_seconds": [...],
                  "eval_seconds": [...], "started", "finished" (Unix times), "host", "pid", "engine"}}
@@ -288,6 +288,9 @@ def run_cell(config, *, verbose=0, engine="local"):
                 "n_test_edges": int(len(split.test_positives)),
                 "has_labels": labels is not None,
             }
+            if graph.is_weighted:
+                weights = graph.edge_weights()
+                record["dataset"]["weights"] = [float(weights.min()), float(weights.max())]
             params = dict(config["params"])
             params["verbose"] = 1 if verbose >= 2 else 0
             model = make_model(config["model"], params)
