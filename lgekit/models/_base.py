@@ -590,6 +590,17 @@ class BaseEmbedding(BaseEstimator):
     the kind (format 3); :meth:`to_word2vec` writes both (see there).  For an
     undirected graph nothing of this exists and nothing changes.
 
+    **Progress.**
+    ``verbose`` says what a fit writes to ``sys.stderr`` (printed: no
+    ``logging`` set-up needed).  0: nothing.  1: a line when the preparation
+    starts (the input's size) and one when it ends (the training pairs, the
+    seconds it took), then the epochs' progress: a tqdm bar on a terminal, a
+    notebook bar in Jupyter, and elsewhere (a pipe, a log file, CI) one line
+    every 5 seconds with the epochs done and planned, the elapsed time and
+    the ETA (a call that runs a single epoch shows none of these).  2: also
+    one line per epoch (its index, objective, mean norm, the metrics
+    callbacks recorded such as ``test_ap``, its seconds).
+
     **History.**
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
     ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``,

@@ -81,16 +81,11 @@ class LogisticEmbedding(BaseEmbedding):
         Seeds the initialisation, the negatives drawn for a graph and the
         kernel's SplitMix64 streams.
     verbose : int, default 0
-        What a fit writes to ``sys.stderr`` (printed, no ``logging`` set-up
-        needed).  0: nothing.  1: a line when the preparation starts (the
-        input's size) and one when it ends (the training pairs, the
-        seconds it took), then the epochs' progress: a tqdm bar on a
-        terminal, a notebook bar in Jupyter, and elsewhere (a pipe, a log
-        file, CI) one line every 5 seconds with the epochs done and
-        planned, the elapsed time and the ETA (a call that runs a single
-        epoch shows none of these).  2: also one line per epoch
-        (its index, objective, mean norm, the metrics callbacks recorded
-        such as ``test_ap``, its seconds).
+        What a fit writes to ``sys.stderr`` (no ``logging`` set-up needed):
+        0 nothing; 1 the preparation and the epochs' progress (a bar on a
+        terminal or in Jupyter, a line every few seconds elsewhere); 2 also
+        a line per epoch.  See "Progress" in
+        :class:`~lgekit.models.BaseEmbedding`.
     warm_start : bool, default False
         When True, ``fit`` on a fitted model continues from its embedding
         (as :meth:`partial_fit` does) instead of starting afresh.
