@@ -209,11 +209,32 @@ def test_undirected_graphs_train_bit_identically_whatever_the_two_table_options(
 
 
 # ----------------------------------------------------------------- parameters
-def test_hinge_refuses_a_separate_context_lambda(directed):
-    with pytest.raises(InvalidParameterError, match="lam_r_context must be None or equal to lam_r=1.0"):
-        HingeEmbedding(dim=4, epochs=1, lam_r=1.0, lam_r_context=2.0).fit(directed)
-    model = HingeEmbedding(dim=4, epochs=1, lam_r=1.0, lam_r_context=1.0, random_state=0).fit(directed)
-    assert model.context_embedding_.shape == (5, 4)
+@pytest.mark.parametrize("kind", ["directed", "bipartite"])
+def test_hinge_gives_each_table_its_own_lambda(kind, directed):
+    # Eq. 3 with lam_r/2 ||x||^2 on the source table and lam_r_context/2 ||y||^2 on the target one: a
+    # vertex's block SVM (Eq. 4) has the box [0, c / lambda] of its own table; the epochs are the
+    # reference's DCD epochs on that pair CSR
+    from lgekit.models._dcd_solver import MONOTONE_PASSES
+
+    graph = directed if kind == "directed" else lgekit.Graph.from_edges(
+        [(0, "a"), (0, "b"), (1, "a"), (2, "c"), (3, "b"), (3, "c"), (1, "d")], bipartite=True)
+    kw = dict(dim=4, lam_r=0.5, lam_r_context=2.0, lam_neg=0.4, dtype="float64", random_state=3)
+    start = HingeEmbedding(epochs=0, **kw).fit(graph).solver_.embedding.copy()
+    model = HingeEmbedding(epochs=3, **kw).fit(graph)
+    solver = model.solver_
+    csr, n_source = solver.pair_csr, len(model.embedding_)
+    owner = np.repeat(np.arange(len(csr.indptr) - 1), np.diff(csr.indptr))
+    np.testing.assert_array_equal(csr.upper, csr.coef / np.where(owner < n_source, 0.5, 2.0))
+    X, alpha = start, np.zeros(len(csr.nbr))
+    for t in range(3):
+        X, alpha, _, _ = reference.dcd_epoch(X, alpha, csr, solver.epoch_order(t).order,
+                                             reference.listed_coordinate_orders(csr), inner_passes=1,
+                                             tol=model.tol, monotone_passes=MONOTONE_PASSES)
+    np.testing.assert_allclose(solver.embedding, X, rtol=0, atol=1e-10)
+    x, y = model.embedding_, model.context_embedding_
+    assert model.history_[-1]["reg"] == pytest.approx(0.25 * np.sum(x * x) + 1.0 * np.sum(y * y), rel=1e-12)
+    with pytest.raises(InvalidParameterError, match="lam_r_context must be None or > 0"):
+        HingeEmbedding(dim=4, epochs=1, lam_r=1.0, lam_r_context=0.0).fit(graph)
 
 
 def test_two_table_refusals_name_the_parameter(directed):

@@ -717,7 +717,7 @@ class BaseEmbedding(BaseEstimator):
         if lam_r_context is not None and float(lam_r_context) != float(self.lam_r) and not self._per_table_lam_r:
             bad("lam_r_context", lam_r_context,
                 f"None or equal to lam_r={self.lam_r!r} for {caller} (its solver applies one lam_r to every "
-                "vector; a separate lambda_r for the context table is a LogisticEmbedding parameter)")
+                "vector)")
         dtype = np.dtype(self.dtype)
         self._dtype = dtype
         # bounds that depend on another parameter or on the machine, beyond what a table can say:

@@ -34,7 +34,8 @@ PairCSR.__doc__ = """Training pairs seen from each vertex (the layout of the dua
 Vertex ``u``'s entries are ``indptr[u]:indptr[u + 1]``; entry ``k`` stands for
 one occurrence of a pair ``{u, nbr[k]}`` with label ``sign[k]`` (+1 edge,
 -1 negative), loss weight ``coef[k]`` (``lam_pos * edge_weight`` or
-``lam_neg``) and box bound ``upper[k] = coef[k] / lam_r``.  Every pair
+``lam_neg``) and box bound ``upper[k] = coef[k] / lam_r`` (the ``lam_r`` of the entry's
+vertex: of its table, for the two tables of a directed or bipartite graph).  Every pair
 occurrence gives two entries, one at each end.
 """
 
@@ -81,7 +82,11 @@ def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.
     positive_weights : (m,) float array, optional
         Edge weights (default 1); the loss weight of an edge is
         ``lam_pos * weight``.
-    lam_pos, lam_neg, lam_r : float
+    lam_pos, lam_neg : float
+    lam_r : float or (n_nodes,) array of float
+        The regularisation, one for every vertex or each vertex its own (the
+        two tables of a directed or bipartite graph): an entry of vertex u
+        is bounded by ``coef / lam_r[u]``, its block SVM's box.
 
     Returns
     -------
@@ -111,6 +116,11 @@ def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.
     rows, cols, sign, coef = rows[order], cols[order], sign[order], coef[order]
     indptr = np.zeros(n_nodes + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_nodes), out=indptr[1:])
+    lam_r = np.asarray(lam_r, dtype=np.float64)
+    if lam_r.ndim:
+        if lam_r.shape != (n_nodes,):
+            raise ValueError(f"lam_r must be a number or one per vertex ({n_nodes},), got shape {lam_r.shape}")
+        lam_r = lam_r[rows]                         # the owner of each entry: its vertex's box
     return PairCSR(indptr, np.ascontiguousarray(cols, dtype=np.int32), np.ascontiguousarray(sign),
                    np.ascontiguousarray(coef), np.ascontiguousarray(coef / lam_r))
 
@@ -253,6 +263,15 @@ class DCDSolver(Solver):
     n_threads : int
     dual_coef : ndarray, optional
         Starting duals aligned with the pair CSR (clipped into the box); zeros by default.
+    lam_r_context : float or None, default None
+        With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
+        (the context table of a directed or bipartite graph; None:
+        ``lam_r``).  A vertex's block SVM (Eq. 4) then has the box
+        :math:`[0, c / \lambda_r]` of its own table, and the objective the
+        term :math:`\tfrac{\lambda_r}{2}\|x\|^2` of each table.
+    n_source : int or None, default None
+        Rows of the first table of a stacked two-table embedding
+        (:class:`~lgekit.models.TableLayout`); None: one table.
 
     Examples
     --------
@@ -269,14 +288,27 @@ class DCDSolver(Solver):
 
     def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, inner_passes=1, tol=1e-3,
                  inner_order="fixed", monotone=True, weighting="scale", schedule="deterministic", n_threads=1,
-                 dual_coef=None):
+                 dual_coef=None, lam_r_context=None, n_source=None):
         super().__init__(embedding, seed, n_threads)
         if data.n_nodes != self.embedding.shape[0]:
             raise ValueError(f"data has {data.n_nodes} nodes but the embedding has {self.embedding.shape[0]} rows")
         if weighting not in ("sample", "scale"):
             raise ValueError(f"weighting must be 'sample' or 'scale', got {weighting!r}")
-        self.key = (float(lam_pos), float(lam_neg), float(lam_r), weighting)
+        lam_r_context = float(lam_r) if lam_r_context is None else float(lam_r_context)
+        self.key = (float(lam_pos), float(lam_neg), float(lam_r), weighting, lam_r_context)
         self._lam_pos, self._lam_neg, self._lam_r = self.key[:3]
+        # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context
+        # table, regularised by lam_r_context, which bounds the duals of their entries by coef / lam_r_context
+        self._row_lam_r = self._lam_r
+        if n_source is not None:
+            n_source = int(n_source)
+            if not 0 < n_source < data.n_nodes:
+                raise ValueError(f"n_source must lie in [1, {data.n_nodes}) (rows of the first table), got {n_source}")
+            if lam_r_context <= 0:
+                raise ValueError(f"lam_r_context must be > 0 (the dual box is [0, lam / lam_r]), got {lam_r_context}")
+            if lam_r_context != self._lam_r:
+                self._row_lam_r = np.full(data.n_nodes, self._lam_r)
+                self._row_lam_r[n_source:] = lam_r_context
         self.weighting = weighting
         self.schedule = schedule
         self.inner_passes = int(inner_passes)
@@ -291,7 +323,7 @@ class DCDSolver(Solver):
         # the weights divided by their mean
         loss_weights = mean_one_weights(self._pos_weights) if weighting == "sample" else self._pos_weights
         csr = pair_csr(data.n_nodes, data.positives, data.negatives, positive_weights=loss_weights,
-                       lam_pos=self._lam_pos, lam_neg=self._lam_neg, lam_r=self._lam_r)
+                       lam_pos=self._lam_pos, lam_neg=self._lam_neg, lam_r=self._row_lam_r)
         self._csr = csr
         alpha = np.zeros(len(csr.nbr)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
         if alpha.shape != csr.nbr.shape:
@@ -444,7 +476,10 @@ class DCDSolver(Solver):
         n = X.shape[0]
         sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
         loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
-        reg = 0.5 * self._lam_r * float(sqnorm.sum())
+        if np.ndim(self._row_lam_r):
+            reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))          # each table its own lambda_r
+        else:
+            reg = 0.5 * self._lam_r * float(sqnorm.sum())
         record = self.dual_counts()
         if self._certificates is None:
             gap_mean = viol_max = float("nan")

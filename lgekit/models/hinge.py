@@ -60,10 +60,11 @@ class HingeEmbedding(BaseEmbedding):
         raises :class:`~lgekit.models.DivergenceError`.
     lam_r_context : None or float, default None
         The context table's :math:`\lambda_r` for a directed or bipartite
-        graph (two tables, as for :class:`~lgekit.LogisticEmbedding`): only
-        None or ``lam_r`` is accepted, because the dual box
-        ``[0, lam / lam_r]`` is built with one :math:`\lambda_r` for every
-        vertex.
+        graph (two tables, as for :class:`~lgekit.LogisticEmbedding`; None:
+        ``lam_r``): the objective then has :math:`\tfrac{\lambda_r}{2}
+        \|x\|^2` on the source/left vectors and :math:`\tfrac{\lambda_r^V}{2}
+        \|y\|^2` on the target/right ones, and a vertex's dual box is
+        :math:`[0, \lambda / \lambda_r]` with its own table's value.
     epochs : int, default 20
         Passes over the vertices.
     inner_passes : int, default 1
@@ -250,6 +251,7 @@ class HingeEmbedding(BaseEmbedding):
     # pair_csr's peak per pair (two entries, each: keys, order and sorted copies ~70 B, then partner, sign,
     # weight, bound and dual 29 B) plus the objective's pair list (24 B)
     _bytes_per_pair = 216
+    _per_table_lam_r = True
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
@@ -282,9 +284,18 @@ class HingeEmbedding(BaseEmbedding):
             raise InvalidParameterError(
                 f"HingeEmbedding: lam_r must be > 0 for HingeEmbedding (the dual box is [0, lam / lam_r]), "
                 f"got {self.lam_r!r}", parameter="lam_r", value=self.lam_r, accepted="a finite number > 0")
+        if self.lam_r_context is not None and self.lam_r_context <= 0:
+            raise InvalidParameterError(
+                f"HingeEmbedding: lam_r_context must be None or > 0 (the context table's dual box is "
+                f"[0, lam / lam_r_context]), got {self.lam_r_context!r}", parameter="lam_r_context",
+                value=self.lam_r_context, accepted="None or a finite number > 0")
+
+    def _lam_r_context(self):
+        """The context table's lambda_r (``lam_r`` when ``lam_r_context`` is None)."""
+        return float(self.lam_r if self.lam_r_context is None else self.lam_r_context)
 
     def _solver_key(self):
-        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.weighting)
+        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.weighting, self._lam_r_context())
 
     def _make_solver(self, data, seed, state):
         # duals of an earlier solver on the same pairs (other lambdas: clipped into the new box) or of a
@@ -294,8 +305,9 @@ class HingeEmbedding(BaseEmbedding):
             alpha = state["alpha"]
         return DCDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
                          lam_r=self.lam_r, inner_passes=self.inner_passes, tol=self.tol,
-                         inner_order=self.inner_order, monotone=self.monotone, weighting=self.weighting, schedule=self.schedule,
-                         n_threads=self.n_threads, dual_coef=alpha)
+                         inner_order=self.inner_order, monotone=self.monotone, weighting=self.weighting,
+                         schedule=self.schedule, n_threads=self.n_threads, dual_coef=alpha,
+                         lam_r_context=self._lam_r_context(), n_source=self.__dict__.get("_n_source"))
 
     def _configure_solver(self, solver):
         super()._configure_solver(solver)
