@@ -3,7 +3,7 @@
 Saturated scores make subnormal numbers (sigma(-s) of a large score times a coordinate), and each
 operation on a subnormal costs a microcode assist of 100+ cycles on x86: before the kernels
 flushed them to zero, an epoch of an embedding blown up to a mean norm of ~30 took 17x the time of
-a fresh one.  The check is a ratio of medians of interleaved epochs in one process, so a slow or
+a fresh one.  The check is a ratio of the fastest of interleaved epochs in one process, so a slow or
 busy machine slows both sides alike; the figures themselves are in ``benchmarks/bench_sgd.py``.
 """
 import time
@@ -54,9 +54,12 @@ def test_blown_up_embedding_epoch_costs_as_much_as_a_fresh_one(split, dtype, ord
     # x30: scores of ~(30 * 0.8)^2 saturate every sigmoid, the regime of Figure 4's D=300, lam_r=0 cell
     blown = fresh * 30
     fresh_t, blown_t = [], []
-    for _ in range(5):          # interleaved, so that a change in the machine's speed hits both
+    for _ in range(7):          # interleaved, so that a change in the machine's speed hits both
         fresh_t.append(_median_epoch_seconds(model, split, fresh, 1))
         blown_t.append(_median_epoch_seconds(model, split, blown, 1))
     assert model.history_[-1]["mean_norm"] > 10 * np.linalg.norm(fresh, axis=1).mean()
-    ratio = np.median(blown_t) / np.median(fresh_t)
-    assert ratio < MAX_RATIO, f"blown-up epoch {np.median(blown_t):.3f} s vs fresh {np.median(fresh_t):.3f} s"
+    # the fastest epoch of each: another process can only add time to a ~30 ms epoch (a median of 5 on
+    # a busy CI host once read 1.77x for a pair whose minima agree), while subnormals slow every epoch
+    ratio = min(blown_t) / min(fresh_t)
+    assert ratio < MAX_RATIO, (f"blown-up epoch {min(blown_t):.3f} s vs fresh {min(fresh_t):.3f} s "
+                               f"(fastest of 7 interleaved; medians {np.median(blown_t):.3f} vs {np.median(fresh_t):.3f})")
