@@ -156,9 +156,16 @@ class LinkPredictionCallback(Callback):
                 return float(average_precision(emb, pos, neg))
         else:
             # a directed or bipartite graph's model scores x_u . y_v: its own pair scores, by node index
+            # (a bipartite graph's right nodes counted from 0 within their side, as score_pairs takes them)
+            offset = s.graph.n_left if getattr(s.graph, "kind", None) == "bipartite" else 0
+
+            def scores(pairs):
+                pairs = np.array(pairs, dtype=np.int64)
+                pairs[:, 1] -= offset
+                return model.score_pairs(pairs, index=True)
+
             def ap(pos, neg):
-                return float(average_precision_from_scores(model.score_pairs(pos, index=True),
-                                                           model.score_pairs(neg, index=True)))
+                return float(average_precision_from_scores(scores(pos), scores(neg)))
         if self.train:
             record["train_ap"] = ap(*self._train_sample())
         record[f"{self.heldout_name}_ap"] = ap(s.test_positives, s.test_negatives)

@@ -409,3 +409,14 @@ def test_callbacks_score_and_restore_both_tables_of_a_directed_model():
     assert model.score(split) == pytest.approx(best, abs=1e-12)
     for rec in model.history_:
         assert 0.0 <= rec["test_ap"] <= 1.0
+
+
+def test_link_prediction_callback_on_a_bipartite_split_is_the_models_score():
+    from lgekit.callbacks import LinkPredictionCallback
+
+    rng = np.random.default_rng(5)
+    edges = {(int(u), int(v)) for u, v in zip(rng.integers(0, 30, 200), rng.integers(0, 12, 200))}
+    graph = lgekit.Graph.from_edges(sorted(edges), bipartite=True)
+    split = lgekit.split_edges(graph, test_fraction=0.2, seed=2)
+    model = LogisticEmbedding(dim=5, epochs=3, random_state=0).fit(split, callbacks=[LinkPredictionCallback(split)])
+    assert model.history_[-1]["test_ap"] == pytest.approx(model.score(split), abs=1e-12)

@@ -42,7 +42,7 @@ def register(subparsers):
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--directed", action="store_true",
                       help="keep the arcs' direction: the model learns an out- and an in-vector per node "
-                           "(embedding_ and context_embedding_; the paper's footnote 1)")
+                           "(the model's embedding and context embedding; the paper's footnote 1)")
     kind.add_argument("--bipartite", action="store_true",
                       help="read GRAPH as (left, right) pairs of a bipartite graph: the model learns a left and a "
                            "right table")
@@ -201,10 +201,8 @@ def run(args):
         write_line(f"split: {len(split.train_positives):,} training and {len(split.test_positives):,} test edges "
                    f"(--split {args.split:g}, --seed {args.seed}) in {time.perf_counter() - started:.1f}s")
         data = split
-        if getattr(graph, "kind", "undirected") == "undirected":
-            # the callback scores embedding_ . embedding_: right for one table only; a two-table model's
-            # held-out figures are computed once, at the end (final, below)
-            callbacks.append(LinkPredictionCallback(split, every=1, train=False))
+        # test AP after every epoch (a two-table model's pairs score x_u . y_v; the callback knows)
+        callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
         model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:

@@ -30,7 +30,7 @@ def register(subparsers):
             "(Section 3.1) on trained embeddings across lam_r vs the measured gap, the sensitivity of "
             "E||A_sigma|| to the pair convention, and the sample size at which the bound becomes non-vacuous; "
             "directed: Theorem 1 in its own two-table setting (footnote 1) on email-Eu-core (directed) and "
-            "BlogCatalog's users x groups (bipartite), A_sigma the |U| x |V| matrix, C_U and C_V from the two "
+            "BlogCatalog's users x groups (bipartite), A_sigma the sources-by-targets matrix, C_U and C_V from the two "
             "tables; "
             "shattering: Claim 1's construction on random and adversarial d-regular graphs and the norm any "
             "shattering embedding needs; capacity: random labels fitted with a dimension constraint vs a norm "

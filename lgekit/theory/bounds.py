@@ -167,7 +167,7 @@ LN2 = math.log(2.0)
 
 #: the pair layouts of :func:`theorem1_spectral_norm` for an undirected sample; the first is the default
 CONVENTIONS = ("symmetric", "random", "sorted", "source")
-#: the one layout of a directed or bipartite sample: Theorem 1's |U| x |V| matrix, rows sources / left nodes
+#: the one layout of a directed or bipartite sample: Theorem 1's ``|U| x |V|`` matrix, rows sources / left nodes
 ORIENTED = "oriented"
 #: graph kinds whose models learn two tables (``embedding_`` and ``context_embedding_``)
 TWO_TABLE_KINDS = ("directed", "bipartite")
