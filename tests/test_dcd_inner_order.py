@@ -7,6 +7,8 @@ per-pass permutations ("random"); ``monotone=True`` adds a safeguard that no
 visit raises the objective.  Measurements: benchmarks/README.md, "DCD inner
 order".
 """
+from functools import partial
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -18,7 +20,7 @@ from lgekit.models._dcd_solver import MONOTONE_PASSES
 from lgekit.models.hinge import pair_csr
 from lgekit._validation import InvalidParameterError
 
-from test_dcd_kernel import kernel_coordinate_orders, kernel_epoch, tiny_problem
+from test_dcd_kernel import kernel_coordinate_orders, kernel_epoch, problems, tiny_problem
 
 
 def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed, shuffle, monotone_passes):
@@ -27,25 +29,10 @@ def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed, shuffle, mono
                                monotone_passes=None if monotone_passes < 0 else monotone_passes)
 
 
-@st.composite
-def small_problems(draw):
-    """A small random pair set (repeats, an edge drawn as a negative, isolated vertices possible)."""
-    n = draw(st.integers(2, 12))
-    D = draw(st.integers(1, 5))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    m = draw(st.integers(1, 3 * n))
-    pairs = rng.integers(0, n, size=(3 * m, 2))
-    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
-    if len(pairs) == 0:
-        pairs = np.array([[0, 1]])
-    pos, neg = pairs[:m], pairs[m:]
-    # lam_r down to 0.05 reaches the regime where unguarded visits go uphill; values stay moderate,
-    # so kernel and reference agree to 1e-9 without rounding deciding the safeguard's branch
-    lam_r = draw(st.sampled_from([0.05, 0.3, 1.0, 5.0]))
-    csr = pair_csr(n, pos, neg, lam_pos=1.0, lam_neg=draw(st.sampled_from([0.03, 0.5])), lam_r=lam_r)
-    X = rng.normal(size=(n, D)) * draw(st.sampled_from([0.1, 1.0]))
-    return X, csr, draw(st.integers(1, 3)), seed
+# lam_r down to 0.05 reaches the regime where unguarded visits go uphill; values stay moderate, so
+# kernel and reference agree to 1e-9 without rounding deciding the safeguard's branch
+small_problems = partial(problems, max_nodes=12, max_dim=5, lam_rs=(0.05, 0.3, 1.0, 5.0), lam_negs=(0.03, 0.5),
+                         scales=(0.1, 1.0), max_passes=3)
 
 
 @given(small_problems(), st.booleans(), st.sampled_from([-1, 0, 3]))

@@ -15,31 +15,12 @@ from lgekit import reference
 from lgekit.models import _dcd, _schedules
 from lgekit.models.hinge import pair_csr
 
-MASK = (1 << 64) - 1
+from splitmix import SplitMix64
 
 
 # --------------------------------------------------------------------------
 # The kernel's coordinate orders
 # --------------------------------------------------------------------------
-
-class SplitMix64:
-    """Python twin of lgekit/_common.pxd's RNG (Steele, Lea & Flood 2014)."""
-
-    def __init__(self, seed, stream):
-        s = (seed ^ ((stream * 0xD1B54A32D192ED03) & MASK)) & MASK
-        self.state = s
-        self.state = self.next()          # rng_stream returns rng_next(&s)
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return ((self.next() >> 32) * n) >> 32
-
 
 def kernel_coordinate_orders(seed):
     """The kernel's inner orders for an epoch seeded ``seed``: vertex u draws from stream u and
@@ -230,9 +211,12 @@ def test_non_finite_vertex_is_reported():
 # --------------------------------------------------------------------------
 
 @st.composite
-def problems(draw):
-    n = draw(st.integers(2, 15))
-    D = draw(st.integers(1, 6))
+def problems(draw, max_nodes=15, max_dim=6, lam_rs=(1e-3, 0.1, 1.0, 30.0), lam_negs=(0.0, 0.03, 1.0),
+             scales=(0.0, 0.1, 3.0), max_passes=4):
+    """A small random pair set (repeats, an edge drawn as a negative, isolated vertices possible), a
+    start X, the inner passes and a seed."""
+    n = draw(st.integers(2, max_nodes))
+    D = draw(st.integers(1, max_dim))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     m = draw(st.integers(1, 3 * n))
@@ -241,11 +225,11 @@ def problems(draw):
     if len(pairs) == 0:
         pairs = np.array([[0, 1]])
     pos, neg = pairs[:m], pairs[m:]
-    lam_r = draw(st.sampled_from([1e-3, 0.1, 1.0, 30.0]))
-    lam_neg = draw(st.sampled_from([0.0, 0.03, 1.0]))
+    lam_r = draw(st.sampled_from(lam_rs))
+    lam_neg = draw(st.sampled_from(lam_negs))
     csr = pair_csr(n, pos, neg, lam_pos=1.0, lam_neg=lam_neg, lam_r=lam_r)
-    X = rng.normal(size=(n, D)) * draw(st.sampled_from([0.0, 0.1, 3.0]))
-    return X, csr, draw(st.integers(1, 4)), seed
+    X = rng.normal(size=(n, D)) * draw(st.sampled_from(scales))
+    return X, csr, draw(st.integers(1, max_passes)), seed
 
 
 @given(problems())

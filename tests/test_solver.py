@@ -16,7 +16,7 @@ from lgekit._sampling import sample_pairs
 from lgekit.callbacks import Callback, EarlyStopping, LinkPredictionCallback
 from lgekit.models import DCDSolver, EpochOrder, EpochStatus, SGDSolver, Solver, TrainingData, _schedules
 
-MASK = (1 << 64) - 1
+from splitmix import SplitMix64
 
 
 @pytest.fixture(scope="module")
@@ -272,24 +272,6 @@ def test_preparation_kernels_check_their_arguments():
         _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(7, np.int32))
     with pytest.raises(ValueError, match="coef needs pair_coef, the 4 records' coefficients"):
         _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(8, np.int32), np.empty(8))
-
-
-class SplitMix64:
-    """Python twin of lgekit/_common.pxd's RNG."""
-
-    def __init__(self, seed, stream):
-        self.state = (seed ^ ((stream * 0xD1B54A32D192ED03) & MASK)) & MASK
-        self.state = self.next()
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return ((self.next() >> 32) * n) >> 32
 
 
 def python_sample_pairs(graph, n_pairs, seed, max_trials):
