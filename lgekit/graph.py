@@ -4,19 +4,39 @@ import numbers
 import os
 import sys
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._validation import check_pairs
+from .ids import (
+    as_id_array,
+    concat_ids,
+    edge_id_array,
+    ids_to_indices,
+    is_integer_id,
+    match_ids,
+    node_id_query,
+    node_positions,
+    unique_sorter,
+)
 
-__all__ = ["Graph", "GraphWarning"]
+__all__ = ["Graph", "GraphWarning", "TableSides"]
 
 logger = logging.getLogger(__name__)
 
 _DUPLICATE_POLICIES = ("sum", "max", "error")
 # how a side of a bipartite graph may be named: networkx's ``bipartite`` attribute values or words
 _SIDES = {"left": 0, 0: 0, "right": 1, 1: 1}
+
+
+class TableSides(NamedTuple):
+    """The two tables of a directed or bipartite graph's model (see :meth:`Graph.table_sides`)."""
+
+    n_source: int
+    n_target: int
+    target_offset: int
 
 
 class GraphWarning(UserWarning):
@@ -37,180 +57,9 @@ def _readonly(array):
     return array
 
 
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-# a float64 holds every integer of magnitude below 2**53 exactly, and no longer all of them above
-_EXACT_FLOAT = 2**53
-
-
-def _is_int(x):
-    """An integer id (Python or NumPy int), not a bool."""
-    return isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_))
-
-
-def _object_array(seq):
-    arr = np.empty(len(seq), dtype=object)
-    for i, x in enumerate(seq):
-        arr[i] = x
-    return arr
-
-
-def _canonical_ints(arr):
-    """Integer ids in their one representation: int64 when every id fits, else Python ints (object).
-
-    Without this, NumPy would cast a mix of ids above and below 2**63 to float64
-    and silently merge neighbouring ids; a uint64 array above 2**63 would
-    compare through float64 against int64 queries.
-    """
-    values = [int(x) for x in arr.ravel().tolist()]
-    if all(_INT64_MIN <= x <= _INT64_MAX for x in values):
-        return np.array(values, dtype=np.int64).reshape(arr.shape)
-    out = _object_array(values)
-    return out.reshape(arr.shape)
-
-
-def _as_id_array(values, what):
-    """Node ids as a NumPy array: int64, str, or objects (Python ints beyond int64, mixed or tuple ids).
-
-    Integer ids are kept exact at any size; float ids must be whole numbers of
-    magnitude below 2**53 (beyond that a float64 no longer tells neighbouring
-    integers apart).
-    """
-    if isinstance(values, np.ndarray):
-        arr = values
-    else:
-        seq = list(values)
-        try:
-            arr = np.asarray(seq)
-        except (ValueError, OverflowError):  # inhomogeneous nesting (tuple ids of different lengths)
-            arr = None
-        # NumPy turns mixed ids into strings (1 -> "1"), tuple ids into a second axis, and
-        # Python ints beyond 2**63 next to others into float64: keep those ids as objects
-        if arr is None or arr.ndim != 1 or (arr.dtype.kind in "US" and not all(isinstance(x, str) for x in seq)) or (
-                arr.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for x in seq)):
-            arr = _object_array(seq)
-    return _canonical_id_dtype(arr, what)
-
-
-def _canonical_id_dtype(arr, what):
-    kind = arr.dtype.kind
-    if kind == "b":
-        raise TypeError(f"{what}: node ids must be ints, strings or other hashables, got booleans")
-    if kind == "c":
-        raise TypeError(f"{what}: node ids must be ints, strings or other hashables, got complex numbers")
-    if kind == "f":
-        bad = ~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= _EXACT_FLOAT)
-        if np.any(bad):
-            raise ValueError(f"{what}: float node ids must be whole numbers of magnitude below 2**53 (a float64 "
-                             f"is exact only there; pass larger ids as Python ints), got e.g. {arr[bad][:3].tolist()}")
-        return arr.astype(np.int64)
-    if kind == "u":
-        if arr.size and arr.max() > _INT64_MAX:
-            return _canonical_ints(arr)
-        return arr.astype(np.int64)
-    if kind == "i":
-        return arr.astype(np.int64, copy=False)
-    if kind == "O" and arr.size and all(_is_int(x) for x in arr.ravel().tolist()):
-        return _canonical_ints(arr)
-    return arr
-
-
-def node_id_query(ids):
-    """Node ids to look up, as an array that keeps every id exact (see :func:`node_positions`).
-
-    NumPy alone turns ``[1, "a"]`` into strings and ``[2**63 + 1, 5]`` into
-    float64; a 1-D list of such ids becomes an object array instead.
-    """
-    query = np.asarray(ids)
-    if query.ndim == 1 and not isinstance(ids, np.ndarray):
-        flat = list(ids)
-        if query.dtype.kind in "US" and not all(isinstance(x, str) for x in flat):
-            return _object_array(flat)  # mixed ids: NumPy made 1 into "1"
-        if query.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for x in flat):
-            return _object_array(flat)  # ints beyond 2**53 (and their neighbours) made float64
-    return query
-
-
-def node_positions(ids, node_ids, sorter, what):
-    """Positions of ``ids`` in ``node_ids`` (``sorter`` sorts node_ids); KeyError for unknown ids."""
-    shown, pos, found = _match_ids(ids, node_ids, sorter, what)
-    if not np.all(found):
-        raise KeyError(f"{what}: unknown node id(s) {shown[~found][:5].tolist()}")
-    return pos
-
-
-def _match_ids(ids, node_ids, sorter, what):
-    """``(ids as given, positions, found)``: where each of ``ids`` sits in ``node_ids``, elementwise.
-
-    ``sorter`` sorts ``node_ids`` (None for object ids, looked up through a
-    dict).  Positions are 0 where ``found`` is False.  Only a float query too
-    large to be exact raises (a ValueError); an unknown id is just not found.
-    """
-    ids = np.asarray(ids)
-    shown = ids
-    whole = None
-    if ids.dtype.kind == "f":
-        # a float query is compared exactly, never through a rounding cast: whole numbers below
-        # 2**53 are the integers they spell; others can only match float ids, which lgekit never keeps
-        finite = np.isfinite(ids)
-        whole = finite & (ids == np.round(np.where(finite, ids, 0)))
-        inexact = whole & (np.abs(ids) >= _EXACT_FLOAT)
-        if np.any(inexact):
-            raise ValueError(f"{what}: node ids given as floats of magnitude 2**53 or more are not exact; "
-                             f"pass them as Python ints, got e.g. {ids[inexact][:3].tolist()}")
-        ids = np.where(whole, ids, 0).astype(np.int64)
-    elif ids.dtype.kind == "u":
-        if ids.size and ids.max() > _INT64_MAX:
-            ids = _canonical_ints(ids)
-        else:
-            ids = ids.astype(np.int64)
-    if node_ids.dtype.kind == "O" or ids.dtype.kind == "O" or node_ids.dtype.kind != ids.dtype.kind and not (
-        node_ids.dtype.kind in "iu" and ids.dtype.kind in "iu"
-    ):
-        lookup = {key: i for i, key in enumerate(node_ids.tolist())}
-        flat = ids.ravel().tolist()
-        try:
-            pos = np.fromiter((lookup.get(k, -1) for k in flat), dtype=np.int64, count=len(flat))
-        except TypeError:  # an unhashable query is no node id
-            pos = np.fromiter((lookup.get(k, -1) if _hashable(k) else -1 for k in flat), dtype=np.int64,
-                              count=len(flat))
-        pos = pos.reshape(ids.shape)
-        found = pos >= 0
-        pos = np.where(found, pos, 0)
-    elif len(node_ids):
-        pos = np.searchsorted(node_ids, ids, sorter=sorter)
-        pos = sorter[np.minimum(pos, len(node_ids) - 1)]
-        found = node_ids[pos] == ids
-    else:
-        pos, found = np.zeros(ids.shape, np.int64), np.zeros(ids.shape, bool)
-    if whole is not None:
-        found = found & whole
-    return shown, pos.astype(np.int64, copy=False), np.asarray(found, dtype=bool)
-
-
-def _hashable(x):
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
-
-
-def _unique_sorter(ids, message):
-    """The stable argsort of ``ids`` (None for object ids); ValueError(message) if an id repeats."""
-    if ids.dtype.kind == "O":
-        if len(set(ids.tolist())) != len(ids):
-            raise ValueError(message)
-        return None
-    sorter = np.argsort(ids, kind="stable")
-    if len(ids) > 1 and np.any(ids[sorter[1:]] == ids[sorter[:-1]]):
-        dup = ids[sorter[1:]][ids[sorter[1:]] == ids[sorter[:-1]]][:5].tolist()
-        raise ValueError(f"{message}; duplicated: {dup}")
-    return sorter
-
-
 def _check_n_left(n_left, n, directed):
     """``n_left`` as an int in [0, n]; a bipartite graph is never directed."""
-    if not _is_int(n_left):
+    if not is_integer_id(n_left):
         raise TypeError(f"n_left must be an int (the number of left nodes), got {type(n_left).__name__} {n_left!r}")
     n_left = int(n_left)
     if not 0 <= n_left <= n:
@@ -228,13 +77,6 @@ def _side(side):
     except (KeyError, TypeError):
         raise ValueError(f"side must be 'left', 'right', 0 or 1 (networkx's bipartite attribute), "
                          f"got {side!r}") from None
-
-
-def _concat_ids(left, right):
-    """Left ids then right ids in one id array (objects when the two sides' dtypes differ)."""
-    if left.dtype.kind == right.dtype.kind and left.dtype.kind in "iU":
-        return np.concatenate([left, right])
-    return _object_array(left.tolist() + right.tolist())
 
 
 class Graph:
@@ -365,17 +207,17 @@ class Graph:
         if node_ids is None:
             ids = np.arange(n, dtype=np.int64)
         else:
-            ids = _as_id_array(node_ids, "node_ids")
+            ids = as_id_array(node_ids, "node_ids")
             if ids is node_ids:
                 ids = ids.copy()  # the graph makes its ids read-only: never the caller's array
             if ids.shape != (n,):
                 raise ValueError(f"node_ids must have one id per node ({n}), got shape {ids.shape}")
         if n_left is None:
-            sorter = _unique_sorter(ids, "node_ids must be unique")
+            sorter = unique_sorter(ids, "node_ids must be unique")
         else:
             # two id namespaces: a sorter per side, each side's ids unique
-            sorter = (_unique_sorter(ids[:n_left], "node_ids must be unique within the left side"),
-                      _unique_sorter(ids[n_left:], "node_ids must be unique within the right side"))
+            sorter = (unique_sorter(ids[:n_left], "node_ids must be unique within the left side"),
+                      unique_sorter(ids[n_left:], "node_ids must be unique within the right side"))
         self._node_ids = _readonly(ids)
         self._sorter = sorter
 
@@ -469,7 +311,7 @@ class Graph:
         """
         if duplicates not in _DUPLICATE_POLICIES:
             raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}, got {duplicates!r}")
-        arr, weight_column = _edge_array(edges)
+        arr, weight_column = edge_id_array(edges)
         if weight_column is not None:
             if weights is not None:
                 raise ValueError("edges has a third (weight) column and weights was given too; pass one of them")
@@ -505,17 +347,17 @@ class Graph:
                                  f"a sequence of ids, got {type(nodes).__name__}")
             # the two columns are two id namespaces, numbered separately; a column of one type (names
             # beside integer ids on the other side) is read as that type, so its ids sort
-            left_col, right_col = ((_as_id_array(c.tolist(), what) if c.dtype.kind == "O" else c)
+            left_col, right_col = ((as_id_array(c.tolist(), what) if c.dtype.kind == "O" else c)
                                    for c, what in ((arr[:, 0], "left ids"), (arr[:, 1], "right ids")))
-            left_ids, li, n_left = _ids_to_indices(left_col, nodes_left, "nodes[0]", "left ids")
-            right_ids, ri, n_right = _ids_to_indices(right_col, nodes_right, "nodes[1]", "right ids")
+            left_ids, li, n_left = ids_to_indices(left_col, nodes_left, "nodes[0]", "left ids")
+            right_ids, ri, n_right = ids_to_indices(right_col, nodes_right, "nodes[1]", "right ids")
             n = n_left + n_right
             idx = np.column_stack([li, n_left + ri]).reshape(m, 2)
-            node_ids = _concat_ids(np.arange(n_left) if left_ids is None else left_ids,
+            node_ids = concat_ids(np.arange(n_left) if left_ids is None else left_ids,
                                    np.arange(n_right) if right_ids is None else right_ids)
         else:
             n_left = None
-            node_ids, idx, n = _ids_to_indices(arr, nodes, "nodes", "edges")
+            node_ids, idx, n = ids_to_indices(arr, nodes, "nodes", "edges")
 
         adj = _adjacency_from_indices(idx, w, n, directed, duplicates)
         label_matrix, names = _label_matrix(labels, label_names, node_ids, n)
@@ -601,7 +443,7 @@ class Graph:
             raise ValueError(f"matrix entries must be finite and non-negative; entry ({edges[i, 0]}, {edges[i, 1]}) is {float(data[i])!r}")
         n = coo.shape[0]
         adj = _adjacency_from_indices(edges, data if weighted else None, n, directed, duplicates)
-        ids = None if node_ids is None else _as_id_array(node_ids, "node_ids")
+        ids = None if node_ids is None else as_id_array(node_ids, "node_ids")
         label_matrix, names = _label_matrix(labels, label_names, ids, n)
         return cls(adj, node_ids=ids, labels=label_matrix, label_names=names, directed=directed,
                    weighted=weighted, name=name, n_left=n_left)
@@ -672,12 +514,12 @@ class Graph:
             if side_ids is None:
                 ids.append(np.arange(count, dtype=np.int64))
                 continue
-            arr = _as_id_array(side_ids, what)
+            arr = as_id_array(side_ids, what)
             if arr.shape != (count,):
                 where = "row" if what == "left_ids" else "column"
                 raise ValueError(f"{what} must have one id per {where} of matrix ({count}), got shape {arr.shape}")
             ids.append(arr)
-        node_ids = _concat_ids(*ids)
+        node_ids = concat_ids(*ids)
         adj = sp.bmat([[None, block], [block.T, None]], format="csr") if n_left and n_right else \
             sp.csr_matrix((n_left + n_right, n_left + n_right))
         if weighted is None:
@@ -768,7 +610,7 @@ class Graph:
                     raise ValueError(f"node {v!r} has no {bipartite!r} attribute; with bipartite={bipartite!r} every "
                                      "node needs one (0: left set, 1: right set)")
                 value = data[bipartite]
-                if not (_is_int(value) and value in (0, 1)):
+                if not (is_integer_id(value) and value in (0, 1)):
                     raise ValueError(f"node {v!r} has {bipartite}={value!r}; the side of a node must be 0 (left) or "
                                      "1 (right), networkx's convention")
                 side[v] = int(value)
@@ -957,6 +799,59 @@ class Graph:
         """Ids of the right nodes: right node ``j`` is node index ``n_left + j`` (read-only); None unless bipartite."""
         return None if self._n_left is None else self._node_ids[self._n_left:]
 
+    def table_sides(self):
+        r"""The two vertex sets a directed or bipartite graph is embedded on: ``(n_source, n_target, target_offset)``.
+
+        The paper's footnote 1 embeds a directed graph with two vectors per
+        node, an out-vector :math:`x_u` (a row of ``embedding_``) and an
+        in-vector :math:`y_v` (a row of ``context_embedding_``), scored
+        :math:`x_u \cdot y_v`; Theorem 1's bipartite setting has
+        :math:`a \in U`, :math:`b \in V`.  Both are one shape:
+
+        ========== ========================= ========================== =================
+        kind       ``n_source`` (:math:`|U|`) ``n_target`` (:math:`|V|`) ``target_offset``
+        ========== ========================= ========================== =================
+        directed   ``n_nodes`` (sources)     ``n_nodes`` (targets)      0
+        bipartite  ``n_left``                ``n_right``                ``n_left``
+        ========== ========================= ========================== =================
+
+        A pair of node indices ``(u, v)`` is then row ``u`` of the source
+        table and row ``v - target_offset`` of the target table.  The ids of
+        those rows are :attr:`source_ids` and :attr:`target_ids`.
+
+        Returns
+        -------
+        TableSides or None
+            A named tuple ``(n_source, n_target, target_offset)`` of ints;
+            None for an undirected graph, whose model has one table.
+
+        Examples
+        --------
+        >>> Graph.from_edges([(0, 1), (1, 2)], directed=True).table_sides()
+        TableSides(n_source=3, n_target=3, target_offset=0)
+        >>> Graph.from_biadjacency([[1, 0, 1], [0, 1, 0]]).table_sides()
+        TableSides(n_source=2, n_target=3, target_offset=2)
+        >>> Graph.from_edges([(0, 1)]).table_sides() is None
+        True
+        """
+        if self._n_left is not None:
+            return TableSides(int(self._n_left), int(self.n_nodes - self._n_left), int(self._n_left))
+        if self._directed:
+            return TableSides(int(self.n_nodes), int(self.n_nodes), 0)
+        return None
+
+    @property
+    def source_ids(self):
+        """Ids of the source table's rows (:meth:`table_sides`): all node ids if directed, the left ids if
+        bipartite, None if undirected."""
+        return self._node_ids if self._directed else self.left_ids
+
+    @property
+    def target_ids(self):
+        """Ids of the target table's rows (:meth:`table_sides`): all node ids if directed, the right ids if
+        bipartite, None if undirected."""
+        return self._node_ids if self._directed else self.right_ids
+
     @property
     def is_weighted(self):
         return self._weighted
@@ -1052,7 +947,7 @@ class Graph:
         if side is not None:
             ids, sorter, offset = sides[_side(side)]
             return offset + node_positions(query, ids, sorter, f"index_of(side={side!r})")
-        (shown, pl, fl), (_, pr, fr) = (_match_ids(query, ids, sorter, "index_of") for ids, sorter, _ in sides)
+        (shown, pl, fl), (_, pr, fr) = (match_ids(query, ids, sorter, "index_of") for ids, sorter, _ in sides)
         if np.any(fl & fr):
             raise ValueError(f"index_of: node id(s) {shown[fl & fr][:5].tolist()} name a left node and a right "
                              "node of this bipartite graph; pass side='left' or side='right'")
@@ -1072,7 +967,7 @@ class Graph:
             ``i`` is not an integer.
         """
         n = self.n_nodes
-        if not _is_int(i):
+        if not is_integer_id(i):
             raise TypeError(f"neighbors takes a node index, an int in [0, {n}), got {type(i).__name__} {i!r}; "
                             "use graph.neighbors(graph.index_of(node_id)) for a node id")
         i = int(i)
@@ -1156,108 +1051,6 @@ class Graph:
 
 
 # ---------------------------------------------------------------------- helpers
-def _unique_inverse(values):
-    """``np.unique(values, return_inverse=True)`` by one argsort.
-
-    NumPy 2.x's ``unique`` with ``return_inverse`` takes seconds on the
-    millions of endpoints of a 500k-node edge list; a stable argsort and a
-    cumulative sum give the same result in a fraction of that.
-    """
-    order = np.argsort(values)  # ties may come in any order: the inverse is the same
-    ordered = values[order]
-    starts = np.ones(len(ordered), dtype=bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    inverse = np.empty(len(values), dtype=np.int64)
-    inverse[order] = np.cumsum(starts) - 1
-    return ordered[starts], inverse
-
-
-def _ids_to_indices(arr, nodes, nodes_name, what):
-    """Node ids and the index of each entry of ``arr`` (an array of endpoint ids, any shape).
-
-    ``nodes`` as in :meth:`Graph.from_edges`: None (the sorted distinct ids),
-    an int ``n`` (``arr`` holds indices ``0..n-1``; the ids returned are
-    None) or the sequence of all ids.  Returns ``(node_ids, idx, n)``.
-    """
-    m = arr.shape[0]
-    if nodes is not None and isinstance(nodes, numbers.Integral):
-        n = int(nodes)
-        if n < 0:
-            raise ValueError(f"{nodes_name} must be a non-negative int or a sequence of ids, got {n}")
-        idx = _as_id_array(arr, what)
-        if idx.dtype.kind == "O" and m and all(_is_int(x) for x in idx.ravel().tolist()):
-            big = [x for x in idx.ravel().tolist() if not 0 <= x < n][:1]
-            raise ValueError(f"edge endpoints must lie in [0, {n}) when {nodes_name}={n}; got {big[0]}")
-        if idx.dtype.kind not in "iu":
-            raise ValueError(f"with {nodes_name}={n} the edges must be integer indices, got dtype {arr.dtype}")
-        idx = idx.astype(np.int64, copy=False)
-        if m and (idx.min() < 0 or idx.max() >= n):
-            raise ValueError(f"edge endpoints must lie in [0, {n}) when {nodes_name}={n}; got range "
-                             f"[{idx.min()}, {idx.max()}]")
-        return None, idx, n
-    ids_flat = _as_id_array(arr, what).ravel()
-    if nodes is None:
-        if ids_flat.dtype.kind == "O":
-            order = {}
-            for key in ids_flat.tolist():
-                order.setdefault(key, len(order))
-            keys = list(order)
-            if keys and all(_is_int(k) for k in keys):
-                # integers beyond int64, kept exact: sorted, like int64 ids
-                keys.sort()
-                order = {k: i for i, k in enumerate(keys)}
-            node_ids = np.empty(len(order), dtype=object)
-            node_ids[:] = list(order)
-            idx = np.fromiter((order[k] for k in ids_flat.tolist()), dtype=np.int64, count=len(ids_flat))
-        else:
-            node_ids, idx = _unique_inverse(ids_flat)
-        idx = idx.reshape(arr.shape).astype(np.int64, copy=False)
-    else:
-        node_ids = _as_id_array(nodes, nodes_name)
-        if node_ids.ndim != 1:
-            raise ValueError(f"{nodes_name} must be 1-D, got shape {node_ids.shape}")
-        sorter = np.argsort(node_ids, kind="stable") if node_ids.dtype.kind != "O" else None
-        idx = node_positions(ids_flat, node_ids, sorter, what).reshape(arr.shape)
-    return node_ids, idx, len(node_ids)
-
-
-def _edge_array(edges):
-    """Validate the shape of an edge list; return (ids, an (m, 2) array; the weight column or None)."""
-    if isinstance(edges, np.ndarray):
-        if edges.ndim != 2 or edges.shape[1] not in (2, 3):
-            raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {edges.shape}")
-        return edges[:, :2], (edges[:, 2] if edges.shape[1] == 3 else None)
-    rows = list(edges)
-    try:
-        lengths = {len(r) for r in rows} if rows else {2}
-    except TypeError:
-        bad = next(r for r in rows if not hasattr(r, "__len__"))
-        raise ValueError(f"edges must be pairs (u, v) or triples (u, v, weight), got an entry {bad!r}") from None
-    if len(lengths) > 1:
-        bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
-        raise ValueError(f"edges are ragged: row 0 has {len(rows[0])} entries, row {bad} has {len(rows[bad])}")
-    k = lengths.pop()
-    if k not in (2, 3):
-        raise ValueError(f"edges must have shape (m, 2) or (m, 3) with weights, got {(len(rows), k)}")
-    # the ids apart from the weights: one float weight must not turn the ids into float64
-    pairs = [(r[0], r[1]) for r in rows]
-    weights = [r[2] for r in rows] if k == 3 else None
-    try:
-        arr = np.asarray(pairs) if pairs else np.empty((0, 2), dtype=np.int64)
-    except (ValueError, OverflowError):  # inhomogeneous nesting, e.g. tuple ids of different lengths
-        arr = None
-    # NumPy would turn ids of mixed types into strings (1 -> "1"), tuple ids into a third
-    # axis, and ints beyond 2**63 (with every other id) into float64: keep such ids as objects
-    if arr is None or arr.ndim != 2 or (
-            arr.dtype.kind in "US" and not all(isinstance(x, str) for p in pairs for x in p)) or (
-            arr.dtype.kind in "fO" and any(_is_int(x) and abs(x) >= _EXACT_FLOAT for p in pairs for x in p)):
-        arr = np.empty((len(pairs), 2), dtype=object)
-        for i, (u, v) in enumerate(pairs):
-            arr[i, 0] = u
-            arr[i, 1] = v
-    return arr, (None if weights is None else np.asarray(weights, dtype=object))
-
-
 def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     """CSR adjacency from index pairs: drop self-loops (warn), merge duplicates, symmetrise."""
     idx = np.asarray(idx, dtype=np.int64).reshape(-1, 2)

@@ -37,6 +37,7 @@ from ._loaders import (
     ASU_FILES,
     HEADER_NAMES,
     DataFormatError,
+    file_in,
     load_asu_folder,
     load_edge_list,
     load_email_eu_core,
@@ -185,13 +186,12 @@ def resolve(name_or_path, *, format=None):
     path = path.resolve()
     fmt = format or _guess_format(path)
     if fmt == "asu":
-        from ._loaders import _existing
-
-        files = tuple(_existing(path, f) for f in ASU_FILES)
-        missing = [f for f, p in zip(ASU_FILES, files) if not p.exists()]
+        found = tuple(file_in(path, f) for f in ASU_FILES)
+        missing = [f for f, p in zip(ASU_FILES, found) if p is None]
         if missing:
             raise FileNotFoundError(f"{path}: not an ASU data set folder; missing {', '.join(missing)} "
                                     f"(expected {', '.join(ASU_FILES)})")
+        files = found
     else:
         files = (path,)
     return DatasetSource(kind="path", name=name, path=path, format=fmt, files=files)
@@ -389,9 +389,7 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
             sep = ".\n" if is_offline else "; "  # the hand-install steps are several lines
             raise DatasetNotFoundError(f"data set {key!r} {reason}{sep}{hint}", dataset=key, reason=reason, hint=hint)
         folder = fetch(key, data_home=data_home)
-    from ._fetch import _file_in
-
-    files = {f.name: _file_in(folder, f.name) for f in entry.files}
+    files = {f.name: file_in(folder, f.name) for f in entry.files}
     logger.info("loading %s from %s", key, folder)
     if key == "blogcatalog":
         return load_asu_folder(folder, delimiter=delimiter, directed=directed, name=key, self_loops="drop")

@@ -32,7 +32,9 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
+from ._loaders import file_in, read_mat, read_table
 from ._registry import info
 
 __all__ = ["DownloadError", "ChecksumError", "DatasetNotFoundError", "cache_dir", "find_data_home", "search_path",
@@ -140,15 +142,6 @@ def find_data_home(data_home=None):
     return search_path(data_home)[0]
 
 
-def _file_in(folder, filename):
-    """``folder/filename`` or its ``.gz`` sibling, whichever exists, else None."""
-    path = folder / filename
-    if path.is_file():
-        return path
-    gz = folder / (filename + ".gz")
-    return gz if gz.is_file() else None
-
-
 def locate(name, data_home=None):
     """The folder holding every file of registered data set ``name``, or None if none does.
 
@@ -160,7 +153,7 @@ def locate(name, data_home=None):
         return None
     for home in search_path(data_home):
         folder = home / entry.folder
-        if all(_file_in(folder, f.name) for f in entry.files):
+        if all(file_in(folder, f.name) for f in entry.files):
             return folder
     return None
 
@@ -171,7 +164,7 @@ def data_files(name, data_home=None):
     folder = locate(name, data_home)
     if folder is None:
         return None
-    return {f.name: _file_in(folder, f.name) for f in entry.files}
+    return {f.name: file_in(folder, f.name) for f in entry.files}
 
 
 # ---------------------------------------------------------------------- checksums
@@ -194,8 +187,6 @@ def content_digest(path, kind):
     canonical CSR arrays, indptr and indices as int64 and data as float64, of
     ``network`` then ``group``).
     """
-    from ._loaders import read_mat, read_table
-
     digest = hashlib.sha256()
     if kind.startswith("table:"):
         k = int(kind.split(":", 1)[1])
@@ -203,8 +194,6 @@ def content_digest(path, kind):
         digest.update(b"lgekit-table-v1:%d:%d\n" % values.shape)
         digest.update(np.ascontiguousarray(values, dtype="<i8").tobytes())
     elif kind == "mat":
-        import scipy.sparse as sp
-
         network, group = read_mat(path)
         for key, mat in (("network", network), ("group", group)):
             mat = sp.csr_matrix((0, 0)) if mat is None else sp.csr_matrix(mat, dtype=np.float64)

@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import Graph, GraphWarning, _concat_ids, warn_outside_lgekit
+from ..graph import Graph, GraphWarning, warn_outside_lgekit
+from ..ids import comparable_ids, concat_ids, index_in, sorted_ids, text_array
 
 __all__ = [
     "DataFormatError",
@@ -55,6 +56,7 @@ __all__ = [
     "load_mat",
     "load_asu_folder",
     "load_email_eu_core",
+    "file_in",
 ]
 
 logger = logging.getLogger(__name__)
@@ -883,25 +885,6 @@ def _py(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _index_in(ids, order, values):
-    """Position in ``ids`` of each of ``values`` (``order`` sorts ``ids``); -1 where absent."""
-    values = np.asarray(values)
-    n = len(ids)
-    if not n:
-        return np.full(values.shape, -1, dtype=np.int64)
-    ids_sorted = ids[order]
-    lo, hi = ids_sorted[0], ids_sorted[-1]
-    if ids.dtype.kind in "iu" and values.dtype.kind in "iu" and hi - lo == n - 1:
-        # distinct consecutive integers (0..n-1, 1..n, ...): no search needed
-        pos = values.astype(np.int64, copy=False) - int(lo)
-        inside = (pos >= 0) & (pos < n)
-        return np.where(inside, order[np.where(inside, pos, 0)], -1)
-    pos = np.searchsorted(ids_sorted, values)
-    pos = np.minimum(pos, n - 1)
-    found = ids_sorted[pos] == values
-    return np.where(found, order[pos], -1)
-
-
 def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
     """Graph from index pairs into ``node_ids`` (Graph.from_scipy keeps the ids without looking them up again)."""
     n = len(node_ids)
@@ -911,18 +894,11 @@ def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_
                             weighted=weights is not None, duplicates="sum", name=name)
 
 
-def _comparable(node_ids, members):
-    """Both id arrays in one comparable dtype: objects (Python values) when either holds text or big ints."""
-    if node_ids.dtype.kind in "iu" and members.dtype.kind in "iu":
-        return node_ids, members
-    return node_ids.astype(object), np.asarray(members).astype(object)
-
-
 def _membership_matrix(node_ids, members, classes, class_names, *, fail):
     """CSR (n_nodes, n_classes) from membership pairs; ``fail(row, message)`` reports unknown ids."""
-    node_ids, members = _comparable(np.asarray(node_ids), np.asarray(members))
+    node_ids, members = comparable_ids(np.asarray(node_ids), np.asarray(members))
     order = np.argsort(node_ids, kind="stable")
-    rows = _index_in(node_ids, order, members)
+    rows = index_in(node_ids, order, members)
     if np.any(rows < 0):
         r = int(np.flatnonzero(rows < 0)[0])
         fail(r, f"label given for node {_py(members[r])!r}, which is not a node of the graph")
@@ -930,7 +906,7 @@ def _membership_matrix(node_ids, members, classes, class_names, *, fail):
         class_names, cols = np.unique(classes, return_inverse=True)
     else:
         corder = np.argsort(class_names, kind="stable")
-        cols = _index_in(class_names, corder, classes)
+        cols = index_in(class_names, corder, classes)
         if np.any(cols < 0):
             r = int(np.flatnonzero(cols < 0)[0])
             fail(r, f"class {_py(classes[r])!r} is not among the listed classes")
@@ -963,9 +939,9 @@ def _labels_from_file(label_path, node_ids, delimiter):
 
 def _check_edges_known(table, edges, node_ids, what):
     """Every endpoint must be a listed node; returns index pairs."""
-    node_ids, values = _comparable(np.asarray(node_ids), edges.ravel())
+    node_ids, values = comparable_ids(np.asarray(node_ids), edges.ravel())
     order = np.argsort(node_ids, kind="stable")
-    idx = _index_in(node_ids, order, values).reshape(edges.shape)
+    idx = index_in(node_ids, order, values).reshape(edges.shape)
     if np.any(idx < 0):
         flat = int(np.flatnonzero(idx.ravel() < 0)[0])
         r = flat // 2
@@ -973,43 +949,23 @@ def _check_edges_known(table, edges, node_ids, what):
     return idx
 
 
-def _text_or_big_ids(edges):
-    """Sorted distinct ids and index pairs for object ids (names, or integers beyond int64).
-
-    Names become a NumPy str array, as :meth:`Graph.from_edges` gives, unless
-    one is long (a str array is as wide as its longest entry, for every node).
-    """
-    keys = sorted(set(edges.ravel().tolist()))
-    lookup = {key: i for i, key in enumerate(keys)}
-    flat = edges.ravel().tolist()
-    idx = np.fromiter((lookup[key] for key in flat), dtype=np.int64, count=len(flat)).reshape(edges.shape)
-    if keys and isinstance(keys[0], str) and max(map(len, keys)) <= 64:
-        return np.array(keys, dtype=str), idx
-    node_ids = np.empty(len(keys), dtype=object)
-    node_ids[:] = keys
+def _file_ids(values):
+    """Sorted distinct ids of an edge list file and the index of each endpoint; names as compact text."""
+    node_ids, idx = sorted_ids(values)
+    if node_ids.dtype.kind == "O" and len(node_ids) and isinstance(node_ids[0], str):
+        node_ids = text_array(node_ids.tolist())
     return node_ids, idx
-
-
-def _sorted_ids(values):
-    """Sorted distinct ids of ``values`` and the index of each value among them."""
-    if values.dtype.kind == "O":
-        return _text_or_big_ids(values)
-    node_ids = np.sort(values.ravel())
-    distinct = np.ones(len(node_ids), dtype=bool)
-    distinct[1:] = node_ids[1:] != node_ids[:-1]
-    node_ids = node_ids[distinct]  # = np.unique(values), which is slow on large id ranges in numpy >= 2.3
-    return node_ids, np.searchsorted(node_ids, values)
 
 
 def _bipartite_edge_list(path, edges, weights, labels, name):
     """A bipartite Graph from (left id, right id) rows: two id namespaces, each numbered in sorted order."""
-    left_ids, li = _sorted_ids(edges[:, 0])
-    right_ids, ri = _sorted_ids(edges[:, 1])
+    left_ids, li = _file_ids(edges[:, 0])
+    right_ids, ri = _file_ids(edges[:, 1])
     n_left = len(left_ids)
-    node_ids = _concat_ids(np.asarray(left_ids), np.asarray(right_ids))
+    node_ids = concat_ids(np.asarray(left_ids), np.asarray(right_ids))
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
-        shared = np.intersect1d(*_comparable(np.asarray(left_ids), np.asarray(right_ids)))
+        shared = np.intersect1d(*comparable_ids(np.asarray(left_ids), np.asarray(right_ids)))
         if len(shared):
             raise ValueError(f"{path}: a label file cannot say which side its node {_py(shared[0])!r} is on (the id "
                              "names a left and a right node); pass labels as a matrix in node order (left, then right)")
@@ -1047,21 +1003,12 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
                              "join the two sides); pass one of them")
         return _bipartite_edge_list(path, edges, weights, labels, name)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
-    idx = None
-    if edges.dtype.kind == "O":
-        node_ids, idx = _text_or_big_ids(edges)
-    else:
-        node_ids = np.sort(edges.ravel())
-        distinct = np.ones(len(node_ids), dtype=bool)
-        distinct[1:] = node_ids[1:] != node_ids[:-1]
-        node_ids = node_ids[distinct]  # = np.unique(edges), which is slow on large id ranges in numpy >= 2.3
+    node_ids, idx = _file_ids(edges)
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
         label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
     elif labels is not None:
         label_matrix = labels
-    if idx is None:
-        idx = np.searchsorted(node_ids, edges)  # node_ids = np.unique(edges): every endpoint is found
     return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=label_matrix, label_names=names,
                                name=name)
 
@@ -1116,12 +1063,13 @@ def load_mat(path, *, labels=None, directed=False, name=None, self_loops="warn",
 ASU_FILES = ("nodes.csv", "edges.csv", "groups.csv", "group-edges.csv")
 
 
-def _existing(folder, filename):
-    """``folder/filename``, or its ``.gz`` sibling when only that exists."""
+def file_in(folder, filename):
+    """``folder/filename`` or its ``.gz`` sibling, whichever is a file (the plain one first), else None."""
     path = Path(folder) / filename
-    if not path.exists() and path.with_name(path.name + ".gz").exists():
-        return path.with_name(path.name + ".gz")
-    return path
+    if path.is_file():
+        return path
+    gz = path.with_name(path.name + ".gz")
+    return gz if gz.is_file() else None
 
 
 def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_loops="warn"):
@@ -1132,8 +1080,8 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
     ``group-edges.csv`` must be listed there.  Comma- or whitespace-separated.
     """
     folder = Path(folder)
-    paths = {f: _existing(folder, f) for f in ASU_FILES}
-    missing = [f for f, p in paths.items() if not p.exists()]
+    paths = {f: file_in(folder, f) for f in ASU_FILES}
+    missing = [f for f, p in paths.items() if p is None]
     if missing:
         raise FileNotFoundError(f"{folder}: not an ASU data set folder; missing {', '.join(missing)} "
                                 f"(expected {', '.join(ASU_FILES)})")
