@@ -1,6 +1,5 @@
 """The graph every lgekit component consumes: an immutable CSR adjacency with node ids and labels."""
 import logging
-import numbers
 import os
 import sys
 import warnings
@@ -21,6 +20,7 @@ from .ids import (
     node_positions,
     unique_sorter,
 )
+from .labels import check_real, label_matrix, membership_matrix
 
 __all__ = ["Graph", "GraphWarning", "TableSides"]
 
@@ -168,7 +168,7 @@ class Graph:
                  weighted=None, name=None, n_left=None):
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy.sparse matrix, got {type(adjacency).__name__}")
-        _check_real(adjacency.dtype, "adjacency")
+        check_real(adjacency.dtype, "adjacency")
         # a copy: csr_matrix(csr) shares the arrays, which are cleaned in place and made read-only below
         adj = sp.csr_matrix(adjacency, copy=True)
         if adj.shape[0] != adj.shape[1]:
@@ -230,7 +230,7 @@ class Graph:
             if not sp.issparse(labels):
                 raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
                                 "Graph.from_edges accepts more forms")
-            lab = _membership_csr(labels, n)  # a new matrix: never writes into (read-only) input arrays
+            lab = membership_matrix(labels, n)  # a new matrix: never writes into (read-only) input arrays
             lab.indices.flags.writeable = False
             lab.indptr.flags.writeable = False
             lab.data.flags.writeable = False
@@ -360,8 +360,8 @@ class Graph:
             node_ids, idx, n = ids_to_indices(arr, nodes, "nodes", "edges")
 
         adj = _adjacency_from_indices(idx, w, n, directed, duplicates)
-        label_matrix, names = _label_matrix(labels, label_names, node_ids, n)
-        return cls(adj, node_ids=node_ids, labels=label_matrix, label_names=names, directed=directed,
+        lab, names = label_matrix(labels, label_names, node_ids, n)
+        return cls(adj, node_ids=node_ids, labels=lab, label_names=names, directed=directed,
                    weighted=w is not None, name=name, n_left=n_left)
 
     @classmethod
@@ -408,7 +408,7 @@ class Graph:
             matrix = np.asarray(matrix)
             if matrix.ndim != 2:
                 raise ValueError(f"matrix must be 2-D, got shape {matrix.shape}")
-        _check_real(matrix.dtype, "matrix")
+        check_real(matrix.dtype, "matrix")
         coo = sp.coo_matrix(matrix)
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"matrix must be square, got shape {coo.shape}")
@@ -444,8 +444,8 @@ class Graph:
         n = coo.shape[0]
         adj = _adjacency_from_indices(edges, data if weighted else None, n, directed, duplicates)
         ids = None if node_ids is None else as_id_array(node_ids, "node_ids")
-        label_matrix, names = _label_matrix(labels, label_names, ids, n)
-        return cls(adj, node_ids=ids, labels=label_matrix, label_names=names, directed=directed,
+        lab, names = label_matrix(labels, label_names, ids, n)
+        return cls(adj, node_ids=ids, labels=lab, label_names=names, directed=directed,
                    weighted=weighted, name=name, n_left=n_left)
 
     @classmethod
@@ -499,7 +499,7 @@ class Graph:
             matrix = np.asarray(matrix)
             if matrix.ndim != 2:
                 raise ValueError(f"matrix must be a 2-D (n_left, n_right) biadjacency matrix, got shape {matrix.shape}")
-        _check_real(matrix.dtype, "matrix")
+        check_real(matrix.dtype, "matrix")
         block = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
         block.sum_duplicates()
         block.eliminate_zeros()
@@ -524,8 +524,8 @@ class Graph:
             sp.csr_matrix((n_left + n_right, n_left + n_right))
         if weighted is None:
             weighted = bool(np.any(block.data != 1))
-        label_matrix, names = _label_matrix(labels, label_names, node_ids, n_left + n_right)
-        return cls(adj, node_ids=node_ids, labels=label_matrix, label_names=names, weighted=weighted, name=name,
+        lab, names = label_matrix(labels, label_names, node_ids, n_left + n_right)
+        return cls(adj, node_ids=node_ids, labels=lab, label_names=names, weighted=weighted, name=name,
                    n_left=n_left)
 
     @classmethod
@@ -658,7 +658,7 @@ class Graph:
         if labels is False:
             lab, names = self._labels, self._label_names
         else:
-            lab, names = _label_matrix(labels, label_names, np.asarray(node_ids), self.n_nodes)
+            lab, names = label_matrix(labels, label_names, np.asarray(node_ids), self.n_nodes)
         return Graph(self._adj if adjacency is None else adjacency, node_ids=node_ids, labels=lab,
                      label_names=names, directed=self._directed,
                      weighted=self._weighted if weighted is None else weighted, name=self.name,
@@ -1082,89 +1082,3 @@ def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     if not directed:
         uu, vv, w = np.concatenate([uu, vv]), np.concatenate([vv, uu]), np.concatenate([w, w])
     return sp.csr_matrix((w, (uu, vv)), shape=(n, n))
-
-
-def _check_real(dtype, what):
-    """Refuse complex and non-numeric matrices (their imaginary parts or text would be dropped silently)."""
-    if np.dtype(dtype).kind not in "biuf":
-        raise TypeError(f"{what} must hold real numbers (bool, int or float), got dtype {np.dtype(dtype)}")
-
-
-def _membership_csr(labels, n, what="labels"):
-    """The 0/1 CSR (int8) membership matrix of a sparse or dense (n, k) label matrix.
-
-    The one rule for label values, whatever the constructor: entries are 0 or
-    1 (booleans allowed); a stored 0 is no membership (a sparse matrix may hold
-    explicit zeros); an entry stored twice is one membership; anything else
-    (-1, 5, 0.5, NaN) is refused rather than guessed at.
-    """
-    if not sp.issparse(labels):
-        labels = np.asarray(labels)
-    _check_real(labels.dtype, what)
-    coo = sp.coo_matrix(labels)
-    if coo.shape[0] != n:
-        raise ValueError(f"{what} must have one row per node ({n}), got {coo.shape[0]}")
-    data = coo.data
-    bad = ~((data == 0) | (data == 1))
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{what} must hold 0/1 memberships (1: member, 0 or absent: not), got {data[i].item()!r} "
-                         f"at node index {int(coo.row[i])}, class {int(coo.col[i])}")
-    keep = data == 1
-    mat = sp.csr_matrix((np.ones(int(keep.sum()), dtype=np.int8), (coo.row[keep], coo.col[keep])),
-                        shape=coo.shape)
-    mat.sum_duplicates()
-    mat.data[:] = 1  # a membership stored twice was summed to 2
-    mat.sort_indices()
-    return mat
-
-
-def _label_matrix(labels, label_names, node_ids, n):
-    """Normalise the accepted label forms to (csr int8 matrix, names) or (None, None)."""
-    if labels is None:
-        if label_names is not None:
-            raise ValueError("label_names given without labels; pass labels too, or drop label_names")
-        return None, None
-    if sp.issparse(labels) or (isinstance(labels, np.ndarray) and labels.ndim == 2):
-        return _membership_csr(labels, n), label_names
-    if isinstance(labels, dict):
-        shared = set()
-        if node_ids is None:
-            node_index = {i: i for i in range(n)}
-        else:
-            node_index = {}
-            # ids of both sides of a bipartite graph: a dict key cannot say which node it means
-            for i, key in enumerate(np.asarray(node_ids).tolist()):
-                if node_index.setdefault(key, i) != i:
-                    shared.add(key)
-        rows, values = [], []
-        for key, value in labels.items():
-            if key not in node_index:
-                raise ValueError(f"labels given for unknown node id {key!r}")
-            if key in shared:
-                raise ValueError(f"labels given for node id {key!r}, which names a left and a right node of the "
-                                 "bipartite graph; give labels as a matrix or a per-node sequence in node order "
-                                 "(left nodes, then right nodes)")
-            items = [value] if isinstance(value, (str, bytes, numbers.Number)) or value is None else list(value)
-            for item in items:
-                if item is not None:
-                    rows.append(node_index[key])
-                    values.append(item)
-    else:
-        seq = list(labels)
-        if len(seq) != n:
-            raise ValueError(f"a per-node label sequence must have one entry per node ({n}), got {len(seq)}")
-        rows = [i for i, value in enumerate(seq) if value is not None]
-        values = [seq[i] for i in rows]
-    if label_names is not None:
-        names = np.asarray(label_names)
-        lookup = {key: j for j, key in enumerate(names.tolist())}
-        try:
-            cols = [lookup[v] for v in values]
-        except KeyError as exc:
-            raise ValueError(f"label {exc.args[0]!r} is not among label_names") from None
-    else:
-        names, cols = np.unique(np.asarray(values), return_inverse=True) if values else (np.empty(0), [])
-    mat = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-                        shape=(n, len(names)))
-    return mat, names

@@ -20,6 +20,7 @@ from ._validation import (
     validate_params,
 )
 from .graph import Graph
+from .labels import membership_from_pairs, membership_matrix
 
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
            "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1"]
@@ -362,35 +363,28 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
 
 # ---------------------------------------------------------------------- node classification
 def _label_matrix(labels, n_nodes):
-    """Labels as a CSR 0/1 (n_nodes, k) matrix."""
+    """Labels as the 0/1 membership matrix of :mod:`lgekit.labels`, one row per embedded node."""
     if isinstance(labels, Graph):
         if labels.labels is None:
             raise ValueError(f"labels: the graph {labels.name or ''} has no node labels".replace("  ", " "))
         mat = labels.labels
     elif sp.issparse(labels):
-        mat = sp.csr_matrix(labels)
+        mat = labels
     else:
-        arr = np.asarray(labels)
-        if arr.ndim == 1:
+        mat = np.asarray(labels)
+        if mat.ndim == 1:
             # one class per node; negative means unlabeled
-            if arr.dtype.kind not in "iu":
-                raise ValueError(f"a 1-D labels array must hold integer classes (negative = unlabeled), got dtype {arr.dtype}")
-            rows = np.flatnonzero(arr >= 0)
-            cols = arr[rows].astype(np.int64)
-            k = int(cols.max()) + 1 if len(cols) else 0
-            mat = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(len(arr), k))
-        elif arr.ndim == 2:
-            mat = sp.csr_matrix(arr)
-        else:
+            if mat.dtype.kind not in "iu":
+                raise ValueError(f"a 1-D labels array must hold integer classes (negative = unlabeled), got dtype {mat.dtype}")
+            rows = np.flatnonzero(mat >= 0)
+            cols = mat[rows].astype(np.int64)
+            mat = membership_from_pairs(rows, cols, (len(mat), int(cols.max()) + 1 if len(cols) else 0))
+        elif mat.ndim != 2:
             raise ValueError(f"labels must be a Graph, a (n_nodes, n_classes) 0/1 matrix or a 1-D class array, "
-                             f"got shape {arr.shape}")
+                             f"got shape {mat.shape}")
     if mat.shape[0] != n_nodes:
         raise ValueError(f"labels has {mat.shape[0]} rows but the embedding has {n_nodes} nodes")
-    mat = mat.astype(np.float64)
-    mat.eliminate_zeros()
-    if mat.nnz and not np.all(mat.data == 1):
-        raise ValueError("labels must be a 0/1 membership matrix")
-    return sp.csr_matrix(mat, dtype=np.int8)
+    return membership_matrix(mat, n_nodes)
 
 
 def _check_ratios(train_ratio):

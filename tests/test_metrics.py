@@ -224,7 +224,7 @@ def test_f1_input_errors():
         node_classification_f1(x, Graph.from_edges([(0, 1)], nodes=10))
     with pytest.raises(ValueError, match="need at least 2 labelled nodes"):
         node_classification_f1(x, np.full(10, -1))
-    with pytest.raises(ValueError, match="labels must be a 0/1 membership matrix"):
+    with pytest.raises(ValueError, match=r"labels must hold 0/1 memberships \(1: member, 0 or absent: not\), got 2.0 at node index 0, class 0"):
         node_classification_f1(x, 2 * np.eye(10, 3))
     x_nan = x.copy()
     x_nan[3, 0] = np.inf

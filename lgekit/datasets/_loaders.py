@@ -44,6 +44,7 @@ import scipy.sparse as sp
 
 from ..graph import Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, concat_ids, index_in, sorted_ids, text_array
+from ..labels import membership_from_ids
 
 __all__ = [
     "DataFormatError",
@@ -894,29 +895,6 @@ def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_
                             weighted=weights is not None, duplicates="sum", name=name)
 
 
-def _membership_matrix(node_ids, members, classes, class_names, *, fail):
-    """CSR (n_nodes, n_classes) from membership pairs; ``fail(row, message)`` reports unknown ids."""
-    node_ids, members = comparable_ids(np.asarray(node_ids), np.asarray(members))
-    order = np.argsort(node_ids, kind="stable")
-    rows = index_in(node_ids, order, members)
-    if np.any(rows < 0):
-        r = int(np.flatnonzero(rows < 0)[0])
-        fail(r, f"label given for node {_py(members[r])!r}, which is not a node of the graph")
-    if class_names is None:
-        class_names, cols = np.unique(classes, return_inverse=True)
-    else:
-        corder = np.argsort(class_names, kind="stable")
-        cols = index_in(class_names, corder, classes)
-        if np.any(cols < 0):
-            r = int(np.flatnonzero(cols < 0)[0])
-            fail(r, f"class {_py(classes[r])!r} is not among the listed classes")
-    mat = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, np.asarray(cols).ravel())),
-                        shape=(len(node_ids), len(class_names)))
-    mat.sum_duplicates()
-    mat.data[:] = 1
-    return mat, class_names
-
-
 def _labels_from_file(label_path, node_ids, delimiter):
     # node ids in the label file are read as the graph's are: "007" is 7 beside integer ids, "007" beside names
     text_ids = node_ids.dtype.kind == "U" or (node_ids.dtype.kind == "O" and len(node_ids)
@@ -934,7 +912,7 @@ def _labels_from_file(label_path, node_ids, delimiter):
             line = int(data_line_numbers(raw)[r])
         raise DataFormatError(message, path=label_path, line=line)
 
-    return _membership_matrix(node_ids, members, classes, None, fail=fail)
+    return membership_from_ids(node_ids, members, classes, None, fail=fail)
 
 
 def _check_edges_known(table, edges, node_ids, what):
@@ -1097,7 +1075,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
         member_table.fail(r, message.replace("among the listed classes", f"listed in {paths['groups.csv'].name}")
                           .replace("not a node of the graph", f"not listed in {paths['nodes.csv'].name}"))
 
-    labels, names = _membership_matrix(node_ids, pairs[:, 0], pairs[:, 1], group_ids, fail=fail)
+    labels, names = membership_from_ids(node_ids, pairs[:, 0], pairs[:, 1], group_ids, fail=fail)
     idx, weights = _drop_self_loops(idx, weights, self_loops, paths["edges.csv"])
     return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=labels, label_names=names, name=name)
 
@@ -1120,5 +1098,5 @@ def load_email_eu_core(edge_path, label_path, *, directed=False, name=None, self
     def fail(r, message):  # pragma: no cover - every member is a node by construction
         raise DataFormatError(message, path=label_path)
 
-    labels, names = _membership_matrix(node_ids, members, classes, None, fail=fail)
+    labels, names = membership_from_ids(node_ids, members, classes, None, fail=fail)
     return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=labels, label_names=names, name=name)
