@@ -58,7 +58,7 @@ def _temporary_name(target_name, suffix):
 
 
 @contextlib.contextmanager
-def atomic_path(path, suffix=None):
+def atomic_path(path, suffix=None, before_rename=None):
     """Yield a temporary path next to ``path``; on success rename it onto ``path``.
 
     Parameters
@@ -70,6 +70,11 @@ def atomic_path(path, suffix=None):
         already end with it (e.g. ``".npz"``, which ``numpy.savez`` would
         otherwise append itself).  By default the temporary ends with the
         target's name, hence with its suffix.
+    before_rename : callable, optional
+        ``before_rename(tmp)``, called once the temporary is written and
+        synced, just before it replaces ``path`` (the output folder lists the
+        new content as its own there, :mod:`lgekit._output_folder`).  If it
+        raises, nothing is renamed.
 
     Yields
     ------
@@ -108,6 +113,8 @@ def atomic_path(path, suffix=None):
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        if before_rename is not None:
+            before_rename(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -218,7 +218,7 @@ def test_store_ignores_and_cleans_interrupted_writes(tmp_path):
     assert store.keys() == [key]
     assert store.clean_temporary_files() == 4
     assert not torn.exists() and (tmp_path / ".gitignore").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", "cells"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", ".lgekit-manifest.json", "cells"]
     assert [p.name for p in (tmp_path / "cells").iterdir()] == [f"{key}.json"]
 
 

@@ -16,6 +16,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import lgekit._atomic
+import lgekit._output_folder
+from lgekit._output_folder import MANIFEST_NAME, FolderNotOursError
 from lgekit.experiments import tasks
 from lgekit.experiments.report import reproduce
 from lgekit.experiments.store import ResultsStore
@@ -71,9 +73,9 @@ user_names = st.one_of(
 
 
 def _snapshot(folder):
-    """Every file under ``folder`` (relative path -> bytes), the lock file excepted."""
+    """Every file under ``folder`` (relative path -> bytes), the lock file and lgekit's manifest excepted."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*"))
-            if p.is_file() and p.name != ".lock"}
+            if p.is_file() and p.name not in (".lock", MANIFEST_NAME)}
 
 
 def _plant_orphans(folder):
@@ -108,7 +110,11 @@ def test_cleanup_removes_only_lgekit_temporaries(names):
 
 
 def test_user_files_survive_reproduce(tmp_path):
-    """``reproduce --out`` a folder holding the user's own files, dotfiles of every shape included."""
+    """``reproduce --out`` a folder holding the user's own files, dotfiles of every shape included.
+
+    Without ``force`` the folder is refused and nothing changes; with it, the run writes its files and every
+    file of the user's survives, byte for byte.
+    """
     out = tmp_path / "home"
     out.mkdir()
     user = {name: f"mine: {name}".encode() for name in [
@@ -120,7 +126,11 @@ def test_user_files_survive_reproduce(tmp_path):
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(data)
     orphans = _plant_orphans(out)
-    _tiny(["fig5", "fig6"], out)
+    before = _snapshot(out)
+    with pytest.raises(FolderNotOursError, match="is not empty and is not an lgekit output folder"):
+        _tiny(["fig5", "fig6"], out)
+    assert _snapshot(out) == before
+    _tiny(["fig5", "fig6"], out, force=True)
     for name, data in user.items():
         assert (out / name).read_bytes() == data, name
     assert not any(p.exists() for p in orphans)
@@ -147,18 +157,16 @@ def _paused_in(phase):
         atomic_path = lgekit._atomic.atomic_path
 
         @contextlib.contextmanager
-        def slow_atomic_path(path, suffix=None):
-            with atomic_path(path, suffix) as tmp:
+        def slow_atomic_path(path, suffix=None, before_rename=None):
+            with atomic_path(path, suffix, before_rename) as tmp:
                 yield tmp
                 if Path(path).suffix in (".png", ".pdf") and not paused.is_set():
                     paused.set()
                     assert resume.wait(60)
 
-        # figures are written by the experiments' one report writer, which holds its own reference
-        from lgekit.experiments import reporting
-
+        # figures are written through the output folder, which holds its own reference
         mp.setattr(lgekit._atomic, "atomic_path", slow_atomic_path)
-        mp.setattr(reporting, "atomic_path", slow_atomic_path)
+        mp.setattr(lgekit._output_folder, "atomic_path", slow_atomic_path)
     try:
         yield paused, resume
     finally:

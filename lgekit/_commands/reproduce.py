@@ -3,6 +3,7 @@ import logging
 import shlex
 import sys
 
+from .._output_folder import FolderNotOursError
 from ._common import CommandError, as_command_error
 
 __all__ = ["register", "run"]
@@ -20,8 +21,11 @@ examples:
 Finished cells are stored in OUT/cells/ as they complete; rerunning resumes
 (skips them), --force recomputes. The longest cells are started first. The
 report is OUT/report.md and OUT/report.html; figures of an earlier run into OUT
-that this report does not draw are removed. Progress goes to stderr: a bar on a
-terminal or in a notebook, one line every few seconds in a log or CI.
+that this report does not draw are removed. OUT must be new, empty or an
+lgekit results folder: OUT/.lgekit-manifest.json lists the files lgekit wrote
+with their hashes, and only those are ever replaced or removed. Progress goes
+to stderr: a bar on a terminal or in a notebook, one line every few seconds in
+a log or CI.
 """
 
 
@@ -58,7 +62,10 @@ def register(subparsers):
                         "uses an existing cluster (needs: pip install 'lgekit[dist]')")
     p.add_argument("--scheduler-timeout", metavar="SECONDS", type=float, default=10.0,
                    help="how long to wait for a Dask scheduler given by address (default 10)")
-    p.add_argument("--force", action="store_true", help="recompute cells that are already stored")
+    p.add_argument("--force", action="store_true",
+                   help="recompute cells that are already stored, and write into an output folder that holds files "
+                        "lgekit did not write (it overwrites the files it writes; it never removes a file it did not "
+                        "write)")
     p.set_defaults(func=run)
 
 
@@ -120,6 +127,8 @@ def run(args):
     except ImportError as exc:
         raise CommandError(str(exc)) from None
     except RuntimeError as exc:  # the output folder is locked by another run
+        raise CommandError(str(exc)) from None
+    except FolderNotOursError as exc:  # files of the user's in --out
         raise CommandError(str(exc)) from None
     print(result.summary())
     for v in outputs.verdicts:

@@ -14,7 +14,6 @@ import logging
 import re
 from pathlib import Path
 
-from .._atomic import atomic_write_text
 from .aggregate import divergence_summary, format_spread, last_value, runs_for_figure
 from .specs import THRESHOLDS, dataset_label, default_seeds, expand
 from .store import ResultsStore, to_json_safe
@@ -103,7 +102,7 @@ def _write_outputs(plan, store, result, command):
         spec = plan.specs[name]
         runs = runs_for_figure(entries, records)
         fig, drawn = plot_figure(name, runs, spec)
-        outputs.figures[name] = save_figure(fig, folder, name)
+        outputs.figures[name] = save_figure(fig, store.output, name)
         outputs.drawn[name] = drawn
         verdicts = [judge(claim, runs, spec.thresholds) for claim in spec.claims]
         outputs.verdicts.extend(verdicts)
@@ -113,7 +112,7 @@ def _write_outputs(plan, store, result, command):
         if _all_diverged(runs):
             outputs.all_diverged.append(name)
         sections.append((name, spec, runs, verdicts))
-    outputs.removed = remove_stale_figures(folder, keep=plan.figures)
+    outputs.removed = remove_stale_figures(store.output, keep=plan.figures)
     n_status = {}
     for rec in records.values():
         n_status[rec.get("status")] = n_status.get(rec.get("status"), 0) + 1
@@ -132,10 +131,8 @@ def _write_outputs(plan, store, result, command):
         "compute_seconds": sum((r.get("timings") or {}).get("total", 0.0) or 0.0 for r in records.values()),
     }
     md = _markdown(sections, outputs, context)
-    outputs.report_md = folder / "report.md"
-    atomic_write_text(outputs.report_md, md)
-    outputs.report_html = folder / "report.html"
-    atomic_write_text(outputs.report_html, _html(sections, outputs, context, folder))
+    outputs.report_md = store.output.write_text("report.md", md)
+    outputs.report_html = store.output.write_text("report.html", _html(sections, outputs, context, folder))
     summary = {
         "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
         "status_counts": n_status, "missing": outputs.missing,
@@ -148,27 +145,37 @@ def _write_outputs(plan, store, result, command):
         "thresholds": {name: dict(spec.thresholds) for name, spec in plan.specs.items()},
         "all_diverged": outputs.all_diverged,
     }
-    outputs.summary_json = folder / "summary.json"
-    atomic_write_text(outputs.summary_json, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    outputs.summary_json = store.output.write_text("summary.json", json.dumps(summary, indent=2, ensure_ascii=False)
+                                                   + "\n")
     return outputs
 
 
 #: the figure files a report writes (and only those are ever removed as stale)
 _FIGURE_FILE = re.compile(r"(fig[1-9][0-9]*)\.(?:png|pdf)")
+#: the formats each figure is saved in (:func:`lgekit.experiments.plots.save_figure`)
+FIGURE_FORMATS = ("png", "pdf")
 
 
-def remove_stale_figures(folder, keep):
-    """Delete the figure files in ``folder`` that the report being written does not draw.
+def planned_files(plan):
+    """Every file name a reproduce of ``plan`` writes in its output folder (besides ``cells/``)."""
+    return (["plan.json", "records.jsonl", "report.md", "report.html", "summary.json"]
+            + [f"{name}.{ext}" for name in plan.figures for ext in FIGURE_FORMATS])
+
+
+def remove_stale_figures(output, keep):
+    """Delete the figure files of an earlier run that the report being written does not draw.
 
     An earlier run into the same folder (another data set, or other figures)
     left its ``figN.png``/``figN.pdf``; beside a new report they would pass for
-    its results.  Only regular files named exactly like the figures lgekit
-    writes are removed; their cells stay in the store, so rerunning those
-    figures redraws them without recomputing.
+    its results.  Only files the folder's manifest proves lgekit wrote
+    (:meth:`lgekit._output_folder.OutputFolder.remove_stale`) are removed: a
+    ``fig2.png`` of the user's, or one the user changed, stays.  Their cells
+    stay in the store, so rerunning those figures redraws them without
+    recomputing.
 
     Parameters
     ----------
-    folder : path
+    output : OutputFolder
     keep : iterable of str
         Figure names (``"fig4"``) of the current report.
 
@@ -177,15 +184,8 @@ def remove_stale_figures(folder, keep):
     list of str
         The names of the files removed.
     """
-    keep = set(keep)
-    removed = []
-    for path in sorted(Path(folder).iterdir()):
-        match = _FIGURE_FILE.fullmatch(path.name)
-        if match is None or match.group(1) in keep or path.is_symlink() or not path.is_file():
-            continue
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-            removed.append(path.name)
+    keep = {f"{name}.{ext}" for name in keep for ext in FIGURE_FORMATS}
+    removed = output.remove_stale(keep, match=_FIGURE_FILE.fullmatch)
     if removed:
         logger.info("removed the figures of an earlier run that this report does not draw: %s", ", ".join(removed))
     return removed
@@ -439,11 +439,13 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, q
     if seeds is None:
         seeds = default_seeds(quick)
     plan = expand(figures, dataset=dataset, seeds=seeds, quick=quick, overrides=overrides)
-    store = ResultsStore(out)
+    store = ResultsStore(out, force=force)
     # one lock for the whole command: a second run on the folder is refused before it writes anything
     # (plan.json included), and cannot clean up this run's temporaries while the figures are written
     with store.lock():
-        atomic_write_text(store.folder / "plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
+        # every name this run writes, checked before the sweep: a file of the user's is refused now, not after it
+        store.output.check_writable(planned_files(plan))
+        store.output.write_text("plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
         result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
                            progress=progress, timeout=timeout)
         outputs = write_outputs(plan, store, result=result, command=command)

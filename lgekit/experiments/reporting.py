@@ -18,9 +18,8 @@ figure.
 """
 import dataclasses
 import math
-from pathlib import Path
 
-from .._atomic import atomic_path, atomic_write_text
+from .._output_folder import OutputFolder
 
 __all__ = [
     "PASS", "FAIL", "REPRODUCED", "NOT_REPRODUCED", "INCONCLUSIVE", "STATUSES", "Verdict", "TheoryReport",
@@ -162,8 +161,10 @@ def write_report_files(folder, name, text=None, figure=None, formats=(("png", {"
 
     Parameters
     ----------
-    folder : path
-        Created if needed.
+    folder : OutputFolder or path
+        A path is claimed as an :class:`~lgekit._output_folder.OutputFolder`
+        (created if needed; a folder holding files lgekit did not write is
+        refused).  Each file written is listed in its manifest.
     name : str
         The file stem.
     text : str, optional
@@ -176,18 +177,15 @@ def write_report_files(folder, name, text=None, figure=None, formats=(("png", {"
     list of pathlib.Path
         The files written, the text first.
     """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    output = folder if isinstance(folder, OutputFolder) else OutputFolder(folder)
     written = []
     if text is not None:
-        written.append(folder / f"{name}.txt")
-        atomic_write_text(written[-1], text)
+        written.append(output.write_text(f"{name}.txt", text))
     if figure is not None:
         for ext, kw in formats:
-            path = folder / f"{name}.{ext}"
-            with atomic_path(path) as tmp:
+            with output.writing(f"{name}.{ext}") as tmp:
                 figure.savefig(tmp, format=ext, **kw)
-            written.append(path)
+            written.append(output.path / f"{name}.{ext}")
     return written
 
 
@@ -244,10 +242,12 @@ class TheoryReport:
         parts.append("\n".join(c.line() for c in self.claims))
         return "\n\n".join(parts) + "\n"
 
-    def save(self, out_dir):
+    def save(self, out_dir, force=False):
         """Write ``<name>.txt`` and ``<name>.png`` (if there is a plot) into ``out_dir``, atomically.
 
-        Returns the list of paths written.
+        ``out_dir`` is claimed as an :class:`~lgekit._output_folder.OutputFolder`
+        (``force``: accept a folder holding other files).  Returns the list of
+        paths written.
         """
         fig = None
         if self.plot is not None:
@@ -257,4 +257,5 @@ class TheoryReport:
 
             fig = Figure(figsize=(11, 4.2), layout="constrained")
             self.plot(fig)
-        return write_report_files(out_dir, self.name, self.text(), fig, formats=(("png", {"dpi": 110}),))
+        output = OutputFolder(out_dir, force=force, command="lgekit theory")
+        return write_report_files(output, self.name, self.text(), fig, formats=(("png", {"dpi": 110}),))

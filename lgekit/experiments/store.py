@@ -5,6 +5,11 @@ Layout of an output folder::
     DIR/cells/<key>.json    one record per finished cell (the source of truth)
     DIR/records.jsonl       every record, one per line, sorted by key (derived)
     DIR/.lock               held (flock) while a sweep writes into DIR
+    DIR/.lgekit-manifest.json   the files of DIR that lgekit wrote, with their hashes
+
+The folder is an :class:`~lgekit._output_folder.OutputFolder`: a folder that
+holds other files is refused unless forced, and only files the manifest proves
+lgekit wrote are ever replaced or removed.  ``cells/`` is the store's own.
 
 Why one file per cell rather than appending to a single JSON-lines file: a
 cell file is written to a temporary name in the same folder, fsync'ed, and
@@ -31,11 +36,11 @@ import logging
 import math
 import os
 import re
-import secrets
 import threading
 from pathlib import Path
 
-from .._atomic import TEMPORARY_PREFIX, atomic_write_text, temporary_target
+from .._atomic import atomic_write_text, temporary_target
+from .._output_folder import MANIFEST_NAME, OutputFolder
 
 __all__ = ["ResultsStore", "read_jsonl", "to_json_safe", "strip_timings", "FINISHED_STATUSES"]
 
@@ -111,33 +116,36 @@ class ResultsStore:
     Parameters
     ----------
     folder : str or path
-        Created (with parents) if missing.
+        Created (with parents) if missing; claimed as an lgekit output folder
+        (:class:`lgekit._output_folder.OutputFolder`, whose manifest lists the
+        files of the folder that lgekit wrote: only those are ever replaced or
+        removed).  ``cells/`` belongs to the store as a whole.
+    force : bool, default False
+        Accept a folder that holds files lgekit did not write (``--force``).
+
+    Attributes
+    ----------
+    output : OutputFolder
+        Writes the folder's other files (index, plan, report, figures).
 
     Raises
     ------
+    FolderNotOursError
+        When the folder is not empty, is no lgekit output folder, and
+        ``force`` is false (the message names what it holds).
     PermissionError
         When the folder cannot be created or written (the message names it).
     """
 
-    def __init__(self, folder):
-        self.folder = Path(folder).expanduser()
+    def __init__(self, folder, *, force=False):
+        # claimed first: a folder of the user's is refused before anything (cells/ included) is created in it
+        self.output = OutputFolder(folder, force=force, subfolders=("cells",), command="lgekit reproduce")
+        self.folder = self.output.path
         self.cells_dir = self.folder / "cells"
         self.index_path = self.folder / "records.jsonl"
         self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "file"}
         self._held_guard = threading.Lock()
-        try:
-            self.cells_dir.mkdir(parents=True, exist_ok=True)
-            # named like a temporary, so that even a probe orphaned by kill -9 is recognised and cleaned up
-            probe = self.folder / f"{TEMPORARY_PREFIX}{secrets.token_hex(16)}.{_PROBE}"
-            fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            os.close(fd)
-            with contextlib.suppress(FileNotFoundError):  # another run's cleanup may have taken it
-                probe.unlink()
-        except OSError as exc:
-            raise PermissionError(
-                f"output folder {str(self.folder)!r} is not writable: {exc.strerror or exc}; "
-                "pass --out with a folder you can write to"
-            ) from None
+        self._warned = set()  # damaged cell files already reported
 
     def __repr__(self):
         return f"ResultsStore({str(self.folder)!r})"
@@ -154,15 +162,33 @@ class ResultsStore:
         atomic_write_text(self._path(record["key"]), text + "\n")
 
     def get(self, key):
-        """The record of cell ``key``, or ``None`` if it has none (or it cannot be read)."""
+        """The record of cell ``key``, or ``None`` if it has none or its file is damaged.
+
+        A cell file is damaged when it cannot be read, is not UTF-8 JSON, is
+        not a JSON object, or holds another cell's record (its ``key`` differs
+        from its file name): then ``None`` (the cell is recomputed), and one
+        warning naming the file and what is wrong, once per file.
+        """
         path = self._path(key)
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            record = json.loads(path.read_bytes().decode("utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, json.JSONDecodeError) as exc:  # only by outside damage
-            logger.warning("cannot read %s (%s); the cell will be recomputed", path, exc)
-            return None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:  # only by outside damage
+            return self._damaged(path, f"unreadable: {type(exc).__name__}: {exc}")
+        if not isinstance(record, dict):
+            return self._damaged(path, f"it holds a JSON {type(record).__name__}, not a cell record")
+        if record.get("key") != key:
+            return self._damaged(path, f"it holds the record of another cell (key {str(record.get('key'))[:12]!r})")
+        if not isinstance(record.get("config"), dict):
+            return self._damaged(path, "it has no cell configuration")
+        return record
+
+    def _damaged(self, path, why):
+        if path.name not in self._warned:
+            self._warned.add(path.name)
+            logger.warning("damaged cell file %s (%s): the cell will be recomputed", path, why)
+        return None
 
     def keys(self):
         """Keys of every stored cell (finished or not), sorted."""
@@ -190,7 +216,7 @@ class ResultsStore:
     def write_index(self):
         """Rebuild ``records.jsonl`` from the cell files (atomically) and return its path."""
         lines = [json.dumps(r, sort_keys=True, allow_nan=False) for r in self.records()]
-        atomic_write_text(self.index_path, "".join(line + "\n" for line in lines))
+        self.output.write_text(self.index_path.name, "".join(line + "\n" for line in lines))
         return self.index_path
 
     def clean_temporary_files(self):
@@ -276,11 +302,10 @@ class ResultsStore:
         )
 
 
-#: the probe written (and removed at once) to check that an output folder is writable
-_PROBE = "write-probe"
-#: targets whose temporaries clean_temporary_files may remove, in the folder and in cells/
+#: targets whose temporaries clean_temporary_files may remove, in the folder and in cells/ ("write-probe":
+#: the writability probe of earlier releases)
 _FOLDER_TARGETS = re.compile(r"records\.jsonl|plan\.json|summary\.json|report\.(?:md|html)"
-                             r"|fig[1-9][0-9]*\.(?:png|pdf)|" + re.escape(_PROBE))
+                             r"|fig[1-9][0-9]*\.(?:png|pdf)|write-probe|" + re.escape(MANIFEST_NAME))
 _CELL_TARGETS = re.compile(r"[0-9a-f]+\.json")
 #: the temporaries of earlier releases: tempfile.mkstemp(prefix=".<target>.", suffix=<target's suffixes>)
 _LEGACY_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}(\.[^.]+)", re.DOTALL)
