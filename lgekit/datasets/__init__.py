@@ -33,18 +33,8 @@ from ._fetch import (
     search_path,
     verify,
 )
-from ._loaders import (
-    ASU_FILES,
-    HEADER_NAMES,
-    DataFormatError,
-    file_in,
-    load_asu_folder,
-    load_edge_list,
-    load_email_eu_core,
-    load_mat,
-    read_edge_list,
-    read_label_file,
-)
+from ._edgelist import HEADER_NAMES, DataFormatError, read_edge_list, read_label_file
+from ._loaders import ASU_FILES, file_in, load_asu_folder, load_edge_list, load_email_eu_core, load_mat
 from ._registry import DatasetInfo, info, registry, resolve_name
 from .generators import (
     chung_lu_graph,

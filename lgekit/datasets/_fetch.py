@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._loaders import file_in, read_mat, read_table
+from ._edgelist import read_table
+from ._loaders import file_in, read_mat
 from ._registry import info
 
 __all__ = ["DownloadError", "ChecksumError", "DatasetNotFoundError", "cache_dir", "find_data_home", "search_path",
