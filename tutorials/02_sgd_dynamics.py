@@ -64,28 +64,34 @@ print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges; "
       f"{len(split.train_positives)} training edges, {len(split.test_positives)} test edges")
 
 # %% [markdown]
-# ## 1. One run per $\lambda_r$
+# ## 1. Three runs per $\lambda_r$
 #
-# We train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$, $D = 100$)
-# once for each $\lambda_r$ of the paper.  Everything we plot comes from the
+# **Claim: everything below is a property of SGD, not of one lucky seed.**  We
+# train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$, $D = 100$) for
+# each $\lambda_r$ of the paper with three model seeds (the split is fixed;
+# the seed draws the initial vectors and the pair order).  The figures show
+# the mean over the seeds and a band of $\pm$ one standard deviation, one
+# colour per $\lambda_r$ in every figure.  Everything we plot comes from the
 # per-epoch records in `model.history_`:
 #
 # * `mean_norm` and `mean_grad_norm` are computed by the model itself after
-#   every epoch (the gradient is the full Eq. 2 gradient of each vertex, not a
-#   single stochastic step);
+#   every epoch (the gradient is the full Eq. (2) gradient of each vertex, not
+#   a single stochastic step);
 # * `train_ap` and `test_ap` are added by a `LinkPredictionCallback`, which
 #   scores the split after every epoch.
 
 # %%
+SEEDS = range(3)
+COLOUR = {lam_r: f"C{i}" for i, lam_r in enumerate(LAM_RS)}   # one colour per lambda_r, in every figure
 runs = {}
+t0 = time.perf_counter()
 for lam_r in LAM_RS:
-    t0 = time.perf_counter()
-    model = lgekit.LogisticEmbedding(dim=DIM, lam_r=lam_r, epochs=EPOCHS, random_state=SEED)
-    model.fit(split, callbacks=[LinkPredictionCallback(split)])
-    runs[lam_r] = model
-    h = model.history_[-1]
-    print(f"lam_r={lam_r:<4} {time.perf_counter() - t0:5.1f} s   final mean norm {h['mean_norm']:.3f}   "
-          f"grad norm {h['mean_grad_norm']:.4f}   train AP {h['train_ap']:.3f}   test AP {h['test_ap']:.3f}")
+    runs[lam_r] = [lgekit.LogisticEmbedding(dim=DIM, lam_r=lam_r, epochs=EPOCHS, random_state=seed)
+                   .fit(split, callbacks=[LinkPredictionCallback(split)]) for seed in SEEDS]
+    h = runs[lam_r][0].history_[-1]
+    print(f"lam_r={lam_r:<4} seed 0: final mean norm {h['mean_norm']:.3f}   grad norm {h['mean_grad_norm']:.4f}   "
+          f"train AP {h['train_ap']:.3f}   test AP {h['test_ap']:.3f}")
+print(f"{len(LAM_RS) * len(SEEDS)} fits in {time.perf_counter() - t0:.1f} s")
 
 
 def series(model, key):
@@ -94,48 +100,75 @@ def series(model, key):
     return np.array([r["epoch"] + 1 for r in hist]), np.array([r[key] for r in hist])
 
 
+def seed_band(models, key):
+    """(epochs, mean, sd) of one history field over the seeds' models."""
+    e = series(models[0], key)[0]
+    values = np.array([series(m, key)[1] for m in models])
+    return e, values.mean(axis=0), values.std(axis=0, ddof=1)
+
+
+def plot_band(ax, models, key, lam_r, **style):
+    e, mean, sd = seed_band(models, key)
+    ax.plot(e, mean, color=COLOUR[lam_r], **style)
+    ax.fill_between(e, mean - sd, mean + sd, color=COLOUR[lam_r], alpha=0.25, lw=0)
+    return e, mean
+
+
 # %% [markdown]
 # ## 2. Figure 1: the norms grow
 #
-# Why should the norms grow at all?  Take one edge $(u, v)$ that the model
-# already ranks correctly, $s = x_u\cdot x_v > 0$.  Its loss
-# $-\log\sigma(s)$ is still positive and its gradient pushes $x_u$ further
-# along $x_v$ -- forever: the loss only reaches 0 at $s = \infty$.  Once the
-# training pairs are (nearly) separable, which they are as soon as
-# $D$ is large enough, the unregularised objective has **no finite
-# minimiser**, and every step makes some vectors longer.  (This is the
-# graph-embedding instance of a general fact: gradient descent on separable
-# logistic regression diverges in norm and converges in *direction*, to the
-# max-margin solution -- Soudry et al., JMLR 2018.)
-#
-# With $\lambda_r > 0$ the penalty's gradient $2\lambda_r x_u$ eventually
-# balances the loss gradient and the norm settles at a finite value, smaller
-# for larger $\lambda_r$.
-#
-# **What to look at:** the $\lambda_r = 0$ curve should keep rising but bend
-# over (slower growth), the others should flatten at levels ordered by
-# $\lambda_r$.
+# **Claim: without a penalty the mean norm grows at every epoch, ever more
+# slowly; with one it settles, lower for larger $\lambda_r$.**  Why should
+# the norms grow at all?  Take one edge $(u, v)$ that the model already ranks
+# correctly, $s = x_u\cdot x_v > 0$.  Its loss $-\log\sigma(s)$ is still
+# positive and its gradient pushes $x_u$ further along $x_v$ -- forever: the
+# loss only reaches 0 at $s = \infty$.  Once the training pairs are (nearly)
+# separable, which they are as soon as $D$ is large enough, the
+# unregularised objective has **no finite minimiser**, and every step makes
+# some vectors longer.  (This is the graph-embedding instance of a general
+# fact: gradient descent on separable logistic regression diverges in norm
+# and converges in *direction*, to the max-margin solution -- Soudry et al.,
+# JMLR 2018.)  With $\lambda_r > 0$ the penalty's gradient $2\lambda_r x_u$
+# eventually balances the loss gradient and the norm settles at a finite
+# value.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-for lam_r, model in runs.items():
-    e, norm = series(model, "mean_norm")
-    axes[0].plot(e, norm, label=f"$\\lambda_r$ = {lam_r:g}")
-    axes[1].semilogx(e, norm, label=f"$\\lambda_r$ = {lam_r:g}")
-axes[0].set(xlabel="epoch", ylabel="mean $\\|x_v\\|$", title="Figure 1: mean vector norm")
+final_norm = {}
+for lam_r, models in runs.items():
+    plot_band(axes[0], models, "mean_norm", lam_r, label=f"$\\lambda_r$ = {lam_r:g}")
+    e, mean = plot_band(axes[1], models, "mean_norm", lam_r)
+    final_norm[lam_r] = mean
+axes[1].set_xscale("log")
+axes[0].set(xlabel="epoch", ylabel="mean $\\|x_v\\|$", title="Figure 1: mean vector norm (3 seeds)")
 axes[1].set(xlabel="epoch (log scale)", ylabel="mean $\\|x_v\\|$", title="same, against $\\log t$")
 axes[0].legend()
 plt.tight_layout()
 plt.show()
 
+growth = np.diff(final_norm[0.0])
+half = len(growth) // 2
+print(f"lam_r = 0: the norm grows by {growth[:half].sum():.3f} in the first half of training, "
+      f"{growth[half:].sum():.3f} in the second")
+print("final mean norm per lam_r:", {lam: round(float(v[-1]), 3) for lam, v in final_norm.items()})
+assert np.all(growth > 0) and growth[half:].sum() < growth[:half].sum()          # grows, ever more slowly
+finals = [final_norm[lam][-1] for lam in LAM_RS]
+assert all(a > b for a, b in zip(finals, finals[1:]))                            # ordered by lambda_r
+assert all(abs(final_norm[lam][-1] / final_norm[lam][-6] - 1) < 0.02 for lam in LAM_RS[1:])   # settled
+
 # %% [markdown]
-# The right panel uses a logarithmic time axis.  If the unregularised curve
-# looks roughly straight there, the norm grows roughly like $\log t$: very
-# slowly.  That slowness is the subject of the next section.
+# **What the figure shows** (asserted above): the $\lambda_r = 0$ curve rises
+# at every epoch but bends over -- it grows less in the second half of
+# training than in the first -- while the penalised curves flatten (less
+# than 2% change over their last five epochs) at levels ordered by
+# $\lambda_r$.  The seed bands are thin.  Is the unregularised growth
+# logarithmic (a straight line in the right panel) or a slow power law?
+# Exercise 2 measures it.
 #
 # ## 3. Figure 2: the gradients vanish
 #
-# From Eq. 2, the contribution of an edge $(u,v)$ to
+# **Claim: the gradient norm falls during training, with or without a
+# penalty.**  From Eq. (2), the contribution of an edge $(u,v)$ to
 # $\partial L/\partial x_u$ is $-\lambda_+\sigma(-s)\,x_v$ with
 # $\sigma(-s) \approx e^{-s}$ for large $s$: a fitted pair pushes
 # **exponentially weakly**.  So the better the fit, the smaller the gradient,
@@ -143,87 +176,110 @@ plt.show()
 # and less.  The total distance travelled after $T$ epochs is at most about
 # $\sum_{t<T}\eta_t\,\|\nabla_t\|$, which with vanishing $\|\nabla_t\|$ grows
 # much slower than $\sum_t \eta_t \sim 2\sqrt T$.  That is the paper's
-# explanation of why the norms stay moderate even without a penalty.
-#
-# With $\lambda_r > 0$ the gradient goes to zero for a different reason: the
-# iterates approach a genuine minimiser, where the gradient is exactly zero.
-# **What to look at:** every curve should fall; the question is what remains
-# when the norm is still growing ($\lambda_r = 0$) -- a small gradient does not
-# mean we are near a minimum.
+# explanation of why the norms stay moderate even without a penalty.  With
+# $\lambda_r > 0$ the gradient goes to zero for a different reason: the
+# iterates approach a genuine minimiser.
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.8))
-for lam_r, model in runs.items():
-    e, g = series(model, "mean_grad_norm")
-    ax.loglog(e, g, label=f"$\\lambda_r$ = {lam_r:g}")
-e, lr = series(runs[0.0], "lr")
-ax.loglog(e, lr, "k:", label="step size $\\eta_t$")
-ax.set(xlabel="epoch", ylabel="mean $\\|\\partial L / \\partial x_u\\|$", title="Figure 2: mean gradient norm")
+grad_drop = {}
+for lam_r, models in runs.items():
+    e, mean = plot_band(ax, models, "mean_grad_norm", lam_r, label=f"$\\lambda_r$ = {lam_r:g}")
+    grad_drop[lam_r] = mean[-1] / mean[0]
+e, lr = series(runs[0.0][0], "lr")
+ax.plot(e, lr, "k:", label="step size $\\eta_t$")
+ax.set(xscale="log", yscale="log", xlabel="epoch", ylabel="mean $\\|\\partial L / \\partial x_u\\|$",
+       title="Figure 2: mean gradient norm (3 seeds)")
 ax.legend()
 plt.tight_layout()
 plt.show()
+print("last epoch's gradient norm / first epoch's:", {lam: round(float(v), 3) for lam, v in grad_drop.items()})
+assert all(v < 1 for v in grad_drop.values())
 
 # %% [markdown]
+# **What the figure shows** (asserted): every curve ends below where it
+# started.  The question is what remains when the norm is still growing
+# ($\lambda_r = 0$, Figure 1): a small gradient does not mean we are near a
+# minimum.
+#
 # ## 4. Figure 3: generalization over time
 #
-# Now the consequence.  The left panel shows the **test** AP per epoch;
-# the right one, dashed, the **training** AP.  **What to look at:**
-#
-# * $\lambda_r = 0$: the test AP should peak within the first few epochs and
-#   then decline, while the training AP keeps climbing towards 1 -- the model
-#   is memorising the training edges, and the norm growth of Figure 1 is what
-#   lets it;
-# * moderate $\lambda_r$: the test AP should level off instead of declining,
-#   at or above the unregularised peak;
-# * large $\lambda_r$: the norms are held so small that the model
-#   under-fits -- both APs stay lower.
+# **Claim: without a penalty the test AP peaks early and then decays while
+# the training AP climbs to 1; a moderate penalty stops the decay; a large one
+# under-fits.**  The left panel shows the **test** AP per epoch, the right
+# one, dashed, the **training** AP (mean and $\pm$ sd over the three seeds).
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
-for lam_r, model in runs.items():
-    e, test_ap = series(model, "test_ap")
-    line, = axes[0].plot(e, test_ap, label=f"$\\lambda_r$ = {lam_r:g}")
-    e, train_ap = series(model, "train_ap")
-    axes[1].plot(e, train_ap, "--", color=line.get_color())
-axes[0].set(xlabel="epoch", ylabel="average precision", title="Figure 3: test AP")
+summary = {}
+for lam_r, models in runs.items():
+    e, test_ap = plot_band(axes[0], models, "test_ap", lam_r, label=f"$\\lambda_r$ = {lam_r:g}")
+    _, train_ap = plot_band(axes[1], models, "train_ap", lam_r, ls="--")
+    best = int(np.argmax(test_ap))
+    summary[lam_r] = dict(best=test_ap[best], best_epoch=int(e[best]), final=test_ap[-1], train=train_ap[-1])
+axes[0].set(xlabel="epoch", ylabel="average precision", title="Figure 3: test AP (mean $\\pm$ sd, 3 seeds)")
 axes[1].set(xlabel="epoch", title="training AP (dashed)")
 axes[0].legend()
 plt.tight_layout()
 plt.show()
 
-for lam_r, model in runs.items():
-    e, test_ap = series(model, "test_ap")
-    best = int(np.argmax(test_ap))
-    print(f"lam_r={lam_r:<4} best test AP {test_ap[best]:.4f} at epoch {e[best]:>3}, "
-          f"final {test_ap[-1]:.4f}  (drop {test_ap[best] - test_ap[-1]:+.4f})")
+for lam_r, r in summary.items():
+    print(f"lam_r={lam_r:<4} best mean test AP {r['best']:.4f} at epoch {r['best_epoch']:>3}, final {r['final']:.4f} "
+          f"(drop {r['best'] - r['final']:+.4f}); final train AP {r['train']:.4f}")
+r0, mid, big = summary[0.0], [summary[0.2], summary[0.6]], summary[1.0]
+assert r0["best_epoch"] <= EPOCHS // 3 and r0["best"] - r0["final"] > 0.05 and r0["train"] > 0.99
+assert all(r["best"] - r["final"] < 0.01 and r["final"] > r0["final"] for r in mid)
+assert big["train"] < min(r["train"] for r in mid) and big["final"] < max(r["final"] for r in mid)
 
 # %% [markdown]
+# **What the figure shows** (each asserted above):
+#
+# * $\lambda_r = 0$: the test AP peaks within the first third of training
+#   and then loses more than 0.05, while the training AP ends above 0.99 --
+#   the model is memorising the training edges, and the norm growth of
+#   Figure 1 is what lets it;
+# * $\lambda_r = 0.2$ and $0.6$: the test AP levels off (it ends within 0.01
+#   of its best), above the unregularised model's final value;
+# * $\lambda_r = 1$: the norms are held so small that the model under-fits:
+#   the lowest training AP, and a test AP below the best moderate penalty.
+#
 # Where did the over-fitting go?  Compare the scores $x_u\cdot x_v$ the
-# final unregularised model gives to **training edges**, **test edges** and
+# final models (seed 0) give to **training edges**, **test edges** and
 # **test negatives**.  A model that generalizes scores test edges like
 # training edges.  Memorisation shows up as training edges pushed far to the
 # right while held-out edges stay behind, mixed with the negatives.
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.5), sharey=True)
+median_gap = {}
 for ax, lam_r in zip(axes, [0.0, LAM_RS[-1]]):
-    X = runs[lam_r].embedding_
+    X = runs[lam_r][0].embedding_
     for pairs, name in [(split.train_positives, "training edges"), (split.test_positives, "test edges"),
                         (split.test_negatives, "test negatives")]:
         ax.hist(metrics.pair_scores(X, pairs), bins=80, density=True, histtype="step", label=name)
+    median_gap[lam_r] = (np.median(metrics.pair_scores(X, split.train_positives))
+                         - np.median(metrics.pair_scores(X, split.test_positives)))
     ax.set(xlabel="score $x_u \\cdot x_v$", title=f"$\\lambda_r$ = {lam_r:g}")
 axes[0].set_ylabel("density")
 axes[0].legend()
 plt.tight_layout()
 plt.show()
+print("median score, training edges minus test edges:", {lam: round(float(v), 2) for lam, v in median_gap.items()})
+assert median_gap[0.0] > 2 * median_gap[LAM_RS[-1]] > 0
 
 # %% [markdown]
+# **What the figure shows** (asserted): without the penalty the median
+# training edge scores far above the median held-out edge -- more than twice
+# the gap of the $\lambda_r = 1$ model, whose two edge histograms nearly
+# coincide.
+#
 # ## 5. Early stopping, done right
 #
-# If the test AP peaks early, why not stop there?  Because choosing the stop
-# epoch by the **test** AP is a leak (notebook 1): the number reported would
-# be the maximum of a noisy curve over the very data it is reported on.  The
-# honest recipe is a **validation** split carved out of the training graph:
+# **Claim: stopping early is a norm budget.**  If the test AP peaks early, why
+# not stop there?  Because choosing the stop epoch by the **test** AP is a
+# leak (notebook 1): the number reported would be the maximum of a noisy
+# curve over the very data it is reported on.  The honest recipe is a
+# **validation** split carved out of the training graph:
 #
 # 1. `outer = split_edges(graph)` -- test edges, never looked at until the end;
 # 2. `inner = split_edges(outer.train_graph)` -- validation edges taken from
@@ -249,139 +305,56 @@ ap_early = metrics.average_precision(early.embedding_, split.test_positives, spl
 norm_early = np.linalg.norm(early.embedding_, axis=1).mean()
 
 rows = [("lam_r = 0, early stopping on validation", ap_early, norm_early)]
-for lam_r, model in runs.items():
-    rows.append((f"lam_r = {lam_r:g}, all {EPOCHS} epochs",
+for lam_r, models in runs.items():
+    model = models[0]
+    rows.append((f"lam_r = {lam_r:g}, all {EPOCHS} epochs (seed 0)",
                  metrics.average_precision(model.embedding_, split.test_positives, split.test_negatives),
                  model.history_[-1]["mean_norm"]))
 print(f"\n{'model':<42} {'test AP':>8} {'mean norm':>10}")
 for name, ap, norm in rows:
     print(f"{name:<42} {ap:8.4f} {norm:10.3f}")
+assert norm_early < runs[0.0][0].history_[-1]["mean_norm"]
 
 # %% [markdown]
-# Read the last column together with the AP: the early-stopped model should
-# have a **smaller mean norm** than the unregularised model trained to the
-# end, like the models with a penalty.  Early stopping and $\lambda_r$ act
-# on the same quantity.  (Note the epoch numbers of `EarlyStopping` are the
-# 0-based `epoch` of the history records.)
-#
-# ## 6. The same SGD, written plainly: `lgekit.reference`
-#
-# `LogisticEmbedding` runs its epochs in a compiled kernel, tuned for speed
-# (shuffles, vectorised updates, threads).  The rule it implements is short,
-# and `lgekit.reference.sgd_edge_epoch` states it in a dozen lines of NumPy,
-# to be read next to the paper: for each pair $(u, v)$, in a random order,
-# with $s = x_u\cdot x_v$ and $g = -\lambda_+\sigma(-s)$ (edge) or
-# $g = \lambda_-\sigma(s)$ (negative pair),
-#
-# $$
-# x_u \leftarrow x_u - \eta_t\big(g\,x_v + \tfrac{2\lambda_r}{c_u}x_u\big),\qquad
-# x_v \leftarrow x_v - \eta_t\big(g\,x_u + \tfrac{2\lambda_r}{c_v}x_v\big),
-# $$
-#
-# where $c_x$ counts the pairs containing $x$, so that one epoch applies the
-# penalty's gradient $2\lambda_r x$ once.  (`lgekit/reference.py` also holds
-# the objective, its gradient Eq. (2), the vertex-order epoch and the
-# diagnostics.)  lgekit's tests feed the reference the kernel's own pair
-# order and require the same embedding to $10^{-12}$; that order is a
-# private detail of the kernel, so here we check two public things instead:
-#
-# 1. **the records**: `reference.logistic_diagnostics` recomputes, from the
-#    definitions, what the model stores in `history_` after an epoch;
-# 2. **the dynamics**: reference epochs from the model's starting point, in
-#    a random order of our own, against the fast model refitted with several
-#    seeds.  Two runs in different orders are not equal; the reference
-#    should sit inside the spread between the fast model's seeds.
-#
-# We work in float64 and time both with `time.perf_counter`.
-
-# %%
-from lgekit import reference
-
-LAM = dict(lam_pos=1.0, lam_neg=0.03, lam_r=0.6)
-REF_EPOCHS = 3
-positives, negatives = split.train_positives, split.train_negatives
-weights = split.train_graph.edge_weights()
-
-fast_runs = []
-for seed in range(8):
-    fast_model = lgekit.LogisticEmbedding(dim=DIM, epochs=REF_EPOCHS, dtype="float64", random_state=seed, **LAM)
-    fast_runs.append(fast_model.fit(split))
-
-# 1. the records of the first run, recomputed from its final embedding
-recomputed = reference.logistic_diagnostics(fast_runs[0].embedding_, positives, negatives, weights=weights, **LAM)
-for key in ("objective", "loss_pos", "loss_neg", "reg", "mean_norm", "mean_grad_norm"):
-    kept = fast_runs[0].history_[-1][key]
-    print(f"{key:<15} model {kept:14.6f}   reference {recomputed[key]:14.6f}   "
-          f"relative difference {abs(kept - recomputed[key]) / abs(recomputed[key]):.1e}")
-
-# %%
-# 2. the dynamics: reference epochs from the first run's starting point (epochs=0 returns it)
-start = lgekit.LogisticEmbedding(dim=DIM, epochs=0, dtype="float64", random_state=0, **LAM).fit(split).embedding_
-order_rng = np.random.default_rng(SEED)
-n_pairs = len(positives) + len(negatives)
-X, ref_curve, ref_seconds = start, [], []
-for t in range(REF_EPOCHS):
-    order = order_rng.permutation(n_pairs)
-    t0 = time.perf_counter()
-    X = reference.sgd_edge_epoch(X, positives, negatives, order, reference.learning_rate(t), weights=weights, **LAM)
-    ref_seconds.append(time.perf_counter() - t0)
-    ref_curve.append(reference.logistic_objective(X, positives, negatives, weights=weights, **LAM).objective)
-
-fast_curves = np.array([[r["objective"] for r in m.history_] for m in fast_runs])
-mean, sd = fast_curves.mean(axis=0), fast_curves.std(axis=0, ddof=1)
-print(f"{'epoch':>5} {'reference':>11} {'fast model (8 seeds)':>24} {'z':>6}")
-for t in range(REF_EPOCHS):
-    print(f"{t + 1:>5} {ref_curve[t]:11.2f} {mean[t]:13.2f} +- {sd[t]:6.2f} {(ref_curve[t] - mean[t]) / sd[t]:6.2f}")
-
-# the kernel's time per epoch, without the diagnostics (the reference's time above excludes them too)
-t0 = time.perf_counter()
-lgekit.LogisticEmbedding(dim=DIM, epochs=REF_EPOCHS, dtype="float64", random_state=0, diagnostics=False,
-                         **LAM).fit(split)
-fast_seconds = (time.perf_counter() - t0) / REF_EPOCHS
-print(f"\none epoch over {n_pairs:,} pairs: reference {np.mean(ref_seconds):.2f} s, kernel {fast_seconds:.3f} s "
-      f"(including its setup): {np.mean(ref_seconds) / fast_seconds:.0f}x")
-
-# %% [markdown]
-# **What to look at.**  The records agree to rounding error (relative
-# differences of $10^{-13}$ at most, often exactly 0): the numbers plotted in
-# Figures 1-3 mean exactly what their definitions say.  The reference's objective should lie
-# within a few standard deviations of the fast model's mean (a $z$ of order
-# 1), and the two curves fall together; the spread itself is what the
-# random pair order contributes (the seeds also change the small random
-# initialisation).  The kernel is one to two orders of magnitude faster: the
-# Python loop pays an interpreter round trip and a few small NumPy calls for
-# each of the pairs, the kernel a few hundred floating-point operations.
+# **What the table shows.**  Read the last column together with the AP: the
+# early-stopped model has a **smaller mean norm** than the unregularised
+# model trained to the end (asserted), like the models with a penalty.
+# Early stopping and $\lambda_r$ act on the same quantity.  (Note the epoch
+# numbers of `EarlyStopping` are the 0-based `epoch` of the history records.)
 #
 # ## Exercises
 #
 # **Exercise 1 (write a callback).**  The vanishing-gradient story says the
 # training pairs get *fitted*, one after another.  Write a `Callback`
 # subclass whose `on_epoch_end(model, epoch, record)` adds to the record the
-# fraction of training edges with $\sigma(-s) < 0.05$ (i.e. $s > \log 19$)
-# and the fraction of training negatives with $\sigma(s) < 0.05$.  Train an
-# unregularised model with it and plot both fractions per epoch next to
-# `mean_grad_norm`.  (`model.embedding_` is the current embedding; the
-# callback runs after every epoch.)
+# fraction of training edges with $\sigma(-s) < 0.05$ (`"fitted_pos"`) and
+# the fraction of training negatives with $\sigma(s) < 0.05$
+# (`"fitted_neg"`).  (`model.embedding_` is the current embedding; the
+# callback runs after every epoch.)  The check cell trains an unregularised
+# model with it; the solution also plots both fractions next to
+# `mean_grad_norm`.
 
 # %% tags=["exercise"]
 class FittedFraction(Callback):
-    def __init__(self, positives, negatives, threshold=np.log(19)):
-        self.positives, self.negatives, self.threshold = positives, negatives, threshold
+    def __init__(self, positives, negatives):
+        self.positives, self.negatives = positives, negatives
 
     def on_epoch_end(self, model, epoch, record):
-        ...  # your code here: add record["fitted_pos"] and record["fitted_neg"]
+        raise NotImplementedError("exercise 2.1: add record['fitted_pos'] and record['fitted_neg']")
+
 
 # %% tags=["solution"]
 class FittedFraction(Callback):
-    """Adds the fractions of training edges / negatives fitted with margin > threshold."""
+    """Adds the fractions of training edges / negatives fitted with sigma(-+s) < 0.05, i.e. |s| > log 19."""
 
-    def __init__(self, positives, negatives, threshold=np.log(19)):
-        self.positives, self.negatives, self.threshold = positives, negatives, threshold
+    def __init__(self, positives, negatives):
+        self.positives, self.negatives = positives, negatives
 
     def on_epoch_end(self, model, epoch, record):
         X = model.embedding_
-        record["fitted_pos"] = float(np.mean(metrics.pair_scores(X, self.positives) > self.threshold))
-        record["fitted_neg"] = float(np.mean(metrics.pair_scores(X, self.negatives) < -self.threshold))
+        threshold = np.log(19)          # sigma(-s) < 0.05  <=>  e^{-s} < 1/19  <=>  s > log 19
+        record["fitted_pos"] = float(np.mean(metrics.pair_scores(X, self.positives) > threshold))
+        record["fitted_neg"] = float(np.mean(metrics.pair_scores(X, self.negatives) < -threshold))
 
 
 watch = lgekit.LogisticEmbedding(dim=DIM, lam_r=0.0, epochs=EPOCHS, random_state=SEED)
@@ -402,38 +375,50 @@ plt.show()
 # The negatives (weight lam_neg = 0.03) are fitted far less: their term pulls
 # little, so most of the remaining gradient comes from the edges not yet fitted.
 
+# %% tags=["check"]
+probe = lgekit.LogisticEmbedding(dim=16, lam_r=0.0, epochs=8, random_state=SEED)
+probe.fit(split, callbacks=[FittedFraction(split.train_positives, split.train_negatives)])
+sig = lambda z: 1 / (1 + np.exp(-z))
+s_pos = metrics.pair_scores(probe.embedding_, split.train_positives)
+s_neg = metrics.pair_scores(probe.embedding_, split.train_negatives)
+last_record = probe.history_[-1]
+print(f"fitted edges {last_record['fitted_pos']:.3f}, fitted negatives {last_record['fitted_neg']:.3f} after 8 epochs")
+assert np.isclose(last_record["fitted_pos"], np.mean(sig(-s_pos) < 0.05)), "fitted_pos: sigma(-s) < 0.05 on edges"
+assert np.isclose(last_record["fitted_neg"], np.mean(sig(s_neg) < 0.05)), "fitted_neg: sigma(s) < 0.05 on negatives"
+assert probe.history_[0]["fitted_pos"] < last_record["fitted_pos"], "edges get fitted as training goes on"
+
 # %% [markdown]
-# **Exercise 2 (is the growth logarithmic?).**  Fit
-# $\text{mean norm}(t) \approx a + b\log t$ to the unregularised run over the
-# second half of training (`np.polyfit` on $\log t$), and also a power law
-# $c\,t^{p}$ (a line in log-log).  Which fits better?  Then change the base
-# learning rate (`lr=0.25`, `0.5`, `2.0`): how do the norm curves and the best
-# test AP move?  What does that say about "training longer" versus "training
-# with larger steps"?
+# **Exercise 2 (is the growth logarithmic?).**  Write
+# `fit_growth_laws(t, norm)` that fits $\text{norm}(t) \approx a + b\log t$
+# (`np.polyfit` on $\log t$) and a power law $c\,t^{p}$ (a line in log-log),
+# and returns `{"log": (a, b, rms), "power": (c, p, rms)}` with the RMS
+# residual of each fit in the original units.  The check cell applies it to
+# the second half of the unregularised mean-norm curve.  Which law fits
+# better, and how does $p$ compare with $1/2$, the rate that the sum of the
+# step sizes $\sum_t (t+1)^{-1/2} \sim 2\sqrt t$ would allow if the gradients
+# did not vanish?  The solution then changes the base learning rate
+# (`lr=0.25`, `0.5`, `2.0`): what does that say about "training longer"
+# versus "training with larger steps"?
 
 # %% tags=["exercise"]
-e, norm = series(runs[0.0], "mean_norm")
-# a, b = ...   (norm ~ a + b log t)
-# p = ...      (norm ~ c t^p)
+def fit_growth_laws(t, norm):
+    raise NotImplementedError("exercise 2.2: fit a + b log t and c t^p, with their RMS residuals")
+
 
 # %% tags=["solution"]
-e, norm = series(runs[0.0], "mean_norm")
-late = e > EPOCHS // 2
-b, a = np.polyfit(np.log(e[late]), norm[late], 1)
-p, logc = np.polyfit(np.log(e[late]), np.log(norm[late]), 1)
-res_log = norm[late] - (a + b * np.log(e[late]))
-res_pow = norm[late] - np.exp(logc) * e[late] ** p
-print(f"log fit:   norm ~ {a:.3f} + {b:.3f} log t     RMS residual {np.sqrt(np.mean(res_log ** 2)):.4f}")
-print(f"power fit: norm ~ {np.exp(logc):.3f} t^{p:.3f}       RMS residual {np.sqrt(np.mean(res_pow ** 2)):.4f}")
-# Compare the residuals: which law fits better can depend on the graph and
-# the window.  The robust conclusion is the size of p: compare it with 1/2,
-# the growth rate that the sum of the step sizes, sum_t (t+1)^(-1/2) ~ 2 sqrt(t),
-# would allow if the gradients did not vanish.
+def fit_growth_laws(t, norm):
+    """Least-squares fits of a + b log t and c t^p (the latter in log-log), with RMS residuals."""
+    t, norm = np.asarray(t, dtype=float), np.asarray(norm, dtype=float)
+    b, a = np.polyfit(np.log(t), norm, 1)
+    p, logc = np.polyfit(np.log(t), np.log(norm), 1)
+    rms = lambda fitted: float(np.sqrt(np.mean((norm - fitted) ** 2)))
+    return {"log": (a, b, rms(a + b * np.log(t))), "power": (np.exp(logc), p, rms(np.exp(logc) * t ** p))}
+
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
 for lr in [0.25, 0.5, 1.0, 2.0]:
     try:
-        m = runs[0.0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, epochs=EPOCHS, random_state=SEED).fit(
+        m = runs[0.0][0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, epochs=EPOCHS, random_state=SEED).fit(
             split, callbacks=[LinkPredictionCallback(split, train=False)])
     except lgekit.DivergenceError as exc:
         print(f"lr={lr:<5} diverged at epoch {exc.epoch} (mean norm {exc.history[-1]['mean_norm']:.3g})")
@@ -456,32 +441,79 @@ plt.show()
 # (a hub's vector receives hundreds of updates per epoch); lgekit then raises
 # DivergenceError, whose .history keeps the records up to the blow-up.
 
+# %% tags=["check"]
+t_check = np.arange(1.0, 31.0)
+exact = fit_growth_laws(t_check, 2.0 * t_check ** 0.3)
+assert np.isclose(exact["power"][1], 0.3) and exact["power"][2] < 1e-9, "a pure power law must be fitted exactly"
+exact = fit_growth_laws(t_check, 1.0 + 0.5 * np.log(t_check))
+assert np.isclose(exact["log"][1], 0.5) and exact["log"][2] < 1e-9, "a pure a + b log t must be fitted exactly"
+
+e, norm_mean, _ = seed_band(runs[0.0], "mean_norm")
+late = e > EPOCHS // 2
+laws = fit_growth_laws(e[late], norm_mean[late])
+(a, b, rms_log), (c, p, rms_pow) = laws["log"], laws["power"]
+print(f"log fit:   norm ~ {a:.3f} + {b:.3f} log t   RMS residual {rms_log:.4f}")
+print(f"power fit: norm ~ {c:.3f} t^{p:.3f}      RMS residual {rms_pow:.4f}   ({rms_log / rms_pow:.1f}x smaller)")
+assert rms_pow < rms_log and p < 0.5
+# The power law fits better than the logarithm, with p well below 1/2: the
+# vanishing gradients slow the growth far below what the steps alone allow.
+
 # %% [markdown]
 # **Exercise 3 (early stopping as a norm budget).**  If early stopping is a
 # norm regulariser, the test AP should be (roughly) a function of the mean
-# norm, whichever way the norm was limited.  Plot, for every run in `runs`
-# and every epoch, the test AP against the mean norm of that epoch, on one
-# scatter plot coloured by $\lambda_r$.  Do the curves collapse?  Where do
-# they disagree, and why might a penalty differ from a budget?
+# norm, whichever way the norm was limited.  Write `ap_at_norm(model, target)`:
+# the test AP of a model's history, linearly interpolated at the (first)
+# point where its mean norm reaches `target` (`np.interp` over the epochs up
+# to that point; `nan` if it never does, or if the first epoch already ended
+# above it).  The check cell compares the
+# unregularised run with the $\lambda_r = 0.2$ run at equal norms.  Do the
+# two curves of AP against norm coincide?  Why might a penalty differ from a
+# budget?  The solution draws the scatter of test AP against mean norm for
+# every run and epoch.
 
 # %% tags=["exercise"]
-# for lam_r, model in runs.items():
-#     ...
+def ap_at_norm(model, target):
+    raise NotImplementedError("exercise 2.3: the test AP interpolated where the mean norm reaches target")
+
 
 # %% tags=["solution"]
-fig, ax = plt.subplots(figsize=(6, 4))
-for lam_r, model in runs.items():
+def ap_at_norm(model, target):
+    """Test AP where the mean norm first reaches `target`, linearly interpolated between epochs."""
     _, norm = series(model, "mean_norm")
     _, ap = series(model, "test_ap")
-    ax.plot(norm, ap, "o-", ms=3, label=f"$\\lambda_r$ = {lam_r:g}")
+    above = np.nonzero(norm >= target)[0]
+    if len(above) == 0 or target < norm[0]:   # never reached, or already passed after the first epoch
+        return float("nan")
+    k = above[0] + 1                          # the first epochs, up to the crossing: norm increases there
+    return float(np.interp(target, norm[:k], ap[:k]))
+
+
+fig, ax = plt.subplots(figsize=(6, 4))
+for lam_r, models in runs.items():
+    _, norm = series(models[0], "mean_norm")
+    _, ap = series(models[0], "test_ap")
+    ax.plot(norm, ap, "o-", ms=3, color=COLOUR[lam_r], label=f"$\\lambda_r$ = {lam_r:g}")
 ax.axvline(norm_early, color="k", ls=":", label="early-stopped model")
 ax.set(xlabel="mean norm at that epoch", ylabel="test AP at that epoch")
 ax.legend()
 plt.tight_layout()
 plt.show()
-# The curves overlap only partly.  A penalty shrinks every vector by the same
-# rule at every step, while stopping leaves whatever shape SGD reached: the
-# mean norm is a one-number summary of the capacity (notebook 5 uses the
-# maximum norm and the spectral norm of the pair matrix, not the mean).
-# Still, along the lam_r = 0 curve the AP first rises with the norm and then
-# falls: beyond some norm, extra length buys memorisation, not prediction.
+# The curves do not overlap: where both runs pass the same mean norm, the
+# penalised run has the higher test AP.  A penalty shrinks every vector by the same rule at every
+# step, while stopping leaves whatever shape SGD reached: the mean norm is a
+# one-number summary of the capacity (notebook 5 uses the sum of squared norms
+# and the spectral norm of the pair matrix, not the mean).  Still, along the
+# lam_r = 0 curve the AP first rises with the norm and then falls: beyond some
+# norm, extra length buys memorisation, not prediction.
+
+# %% tags=["check"]
+m0, m2 = runs[0.0][0], runs[0.2][0]
+k = 5
+assert np.isclose(ap_at_norm(m0, m0.history_[k]["mean_norm"]), m0.history_[k]["test_ap"]), \
+    "at a recorded norm, ap_at_norm must return that epoch's test AP"
+assert np.isnan(ap_at_norm(m2, 10 * m2.history_[-1]["mean_norm"])), "a norm never reached gives nan"
+first_norm = max(m0.history_[0]["mean_norm"], m2.history_[0]["mean_norm"])
+targets = np.linspace(first_norm, max(r["mean_norm"] for r in m2.history_), 7)[1:-1]   # norms both runs pass
+diff = np.array([ap_at_norm(m2, t) - ap_at_norm(m0, t) for t in targets])
+print("test AP at equal mean norm, lam_r = 0.2 minus lam_r = 0:", np.round(diff, 3))
+assert np.all(diff > 0), "at equal norm the penalised run generalizes better: the two curves do not overlap"
