@@ -3,9 +3,12 @@
 * :mod:`lgekit.theory.rademacher` -- the random-sign matrix :math:`A_\\sigma`
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
   theorem's Erdős–Rényi pair model and the predictions to compare with.
+* :mod:`lgekit.theory.sample` -- Theorem 1's training sample of an
+  EdgeSplit laid out as :math:`A_\\sigma`: the conventions of an undirected
+  sample, the :math:`|U| \\times |V|` matrix of a directed or bipartite one,
+  and the :math:`\\mathbb E_\\sigma\\|A_\\sigma\\|_2` the theorem needs.
 * :mod:`lgekit.theory.bounds` -- Theorem 1's right-hand side as printed
-  (Section 3.1), which :math:`A_\\sigma` an undirected graph needs (and the
-  :math:`|U| \\times |V|` one of a directed or bipartite sample), the norm
+  (Section 3.1), why each :math:`A_\\sigma` is the right one, the norm
   threshold above which the bound is vacuous, and the measured gap.
 * :mod:`lgekit.theory.planted` -- Theorem 1's statistical model with a known
   distribution: the sample size at which the bound becomes non-vacuous.
@@ -42,25 +45,26 @@ from .shattering import (
     shattering_embedding,
     shattering_norm_lower_bound,
 )
-from .bounds import (
+from .sample import (
     CONVENTIONS,
     ORIENTED,
     TWO_TABLE_KINDS,
-    graph_kind,
+    Theorem1SpectralNorm,
+    oriented_training_pairs,
     theorem1_pairs,
     theorem1_pattern,
+    theorem1_sample,
     theorem1_sides,
+    theorem1_spectral_norm,
+)
+from .bounds import (
     GeneralizationGap,
     Theorem1Bound,
-    Theorem1SpectralNorm,
     generalization_gap,
     logistic_loss_bound,
     nonvacuous_norm_threshold,
     norm_constants,
-    oriented_training_pairs,
     theorem1_bound,
-    theorem1_spectral_norm,
-    training_sample_pairs,
 )
 from .planted import PlantedPairDistribution, planted_bound_rows, symmetric_sign_sum_norm
 from .capacity import (
@@ -91,7 +95,6 @@ __all__ = [
     "CONVENTIONS",
     "ORIENTED",
     "TWO_TABLE_KINDS",
-    "graph_kind",
     "theorem1_pairs",
     "theorem1_pattern",
     "theorem1_sides",
@@ -105,7 +108,7 @@ __all__ = [
     "oriented_training_pairs",
     "theorem1_bound",
     "theorem1_spectral_norm",
-    "training_sample_pairs",
+    "theorem1_sample",
     "PlantedPairDistribution",
     "planted_bound_rows",
     "symmetric_sign_sum_norm",

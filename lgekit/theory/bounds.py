@@ -129,7 +129,6 @@ Linear Graph Embedding: Theoretical Analysis and Empirical Demonstration",
 ICLR 2019: Section 3.1 (Theorem 1 and the definitions of :math:`\mathcal
 L_t, \mathcal L_g`) and the appendix (proof of Theorem 1).
 """
-import logging
 import math
 import numbers
 from dataclasses import dataclass
@@ -137,40 +136,23 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_expit
 
-from .._random import check_random_state
+from .sample import theorem1_pairs, theorem1_sample
+# Laid out in lgekit.theory.sample since the training sample left this module; still importable from here
+# for callers that name lgekit.theory.bounds (the package-level names are the documented ones).
+from .sample import CONVENTIONS, oriented_training_pairs, theorem1_pattern, theorem1_spectral_norm  # noqa: F401
 
 __all__ = [
-    "CONVENTIONS",
-    "ORIENTED",
-    "TWO_TABLE_KINDS",
-    "graph_kind",
-    "theorem1_sides",
-    "theorem1_pairs",
-    "theorem1_pattern",
     "Theorem1Bound",
     "theorem1_bound",
     "nonvacuous_norm_threshold",
-    "Theorem1SpectralNorm",
-    "oriented_training_pairs",
-    "theorem1_spectral_norm",
     "norm_constants",
     "logistic_loss_bound",
     "clipped_logistic_loss",
     "GeneralizationGap",
     "generalization_gap",
-    "training_sample_pairs",
 ]
 
-logger = logging.getLogger(__name__)
-
 LN2 = math.log(2.0)
-
-#: the pair layouts of :func:`theorem1_spectral_norm` for an undirected sample; the first is the default
-CONVENTIONS = ("symmetric", "random", "sorted", "source")
-#: the one layout of a directed or bipartite sample: Theorem 1's ``|U| x |V|`` matrix, rows sources / left nodes
-ORIENTED = "oriented"
-#: graph kinds whose models learn two tables (``embedding_`` and ``context_embedding_``)
-TWO_TABLE_KINDS = ("directed", "bipartite")
 
 
 def _check_nonneg(value, name, allow_zero=True):
@@ -369,327 +351,6 @@ def nonvacuous_norm_threshold(n_samples, spectral_norm, n_nodes, trivial_loss=LN
     return room * m / (2.0 * lipschitz * int(n_nodes) * spectral_norm)
 
 
-def graph_kind(graph):
-    """``"undirected"``, ``"directed"`` or ``"bipartite"``: ``graph.kind``, read from ``is_directed`` if absent.
-
-    Parameters
-    ----------
-    graph : lgekit.Graph
-
-    Returns
-    -------
-    str
-    """
-    kind = getattr(graph, "kind", None)
-    if kind is None:
-        if not hasattr(graph, "is_directed"):
-            raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
-        kind = "directed" if graph.is_directed else "undirected"
-    return kind
-
-
-def theorem1_sides(graph):
-    r"""The two vertex sets of Theorem 1 for a directed or bipartite graph: ``(|U|, |V|, offset)``.
-
-    Parameters
-    ----------
-    graph : lgekit.Graph
-        Of kind "directed" (U = sources, V = targets, both all n nodes: every
-        node has an out- and an in-vector) or "bipartite" (U = the left
-        nodes ``0..n_left-1``, V = the right nodes ``n_left..n_nodes-1``).
-
-    Returns
-    -------
-    n_rows : int
-        :math:`|U|`, the rows of :math:`A_\sigma` and of ``embedding_``.
-    n_cols : int
-        :math:`|V|`, the columns of :math:`A_\sigma` and the rows of ``context_embedding_``.
-    offset : int
-        What to subtract from a pair's second node index to get its column
-        (0 for directed, ``n_left`` for bipartite).
-
-    Raises
-    ------
-    ValueError
-        An undirected graph: its sample has no orientation and its model one
-        table (see the module docstring for the matrix it needs).
-    """
-    kind = graph_kind(graph)
-    if kind == "directed":
-        n = int(graph.n_nodes)
-        return n, n, 0
-    if kind == "bipartite":
-        return int(graph.n_left), int(graph.n_right), int(graph.n_left)
-    raise ValueError(f"graph must be directed or bipartite for Theorem 1's |U| x |V| matrix, got a {kind} graph "
-                     f"(an undirected sample uses one of the conventions {CONVENTIONS})")
-
-
-def theorem1_pairs(graph, pairs, name="pairs"):
-    r"""Node-index pairs of a directed or bipartite graph as (row, column) indices of the two tables.
-
-    Row: the source / left node's row of ``embedding_`` and of :math:`A_\sigma`;
-    column: the target / right node's row of ``context_embedding_`` and
-    column of :math:`A_\sigma`.
-
-    Parameters
-    ----------
-    graph : lgekit.Graph
-        Directed or bipartite (:func:`theorem1_sides`).
-    pairs : int array (k, 2)
-        Graph node indices: (source, target) arcs, or (left, right) pairs
-        with the right node's index in ``n_left..n_nodes-1``.
-    name : str
-        The argument's name in messages.
-
-    Returns
-    -------
-    ndarray (k, 2) of int64
-
-    Raises
-    ------
-    ValueError
-        A bipartite pair that is not (left, right), or an index outside the graph.
-
-    Examples
-    --------
-    >>> import lgekit
-    >>> g = lgekit.Graph.from_edges([(0, 1), (1, 2)], directed=True)
-    >>> theorem1_pairs(g, [[0, 1], [2, 1]]).tolist()
-    [[0, 1], [2, 1]]
-    """
-    n_rows, n_cols, offset = theorem1_sides(graph)
-    arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.empty((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must be a (k, 2) array of node indices, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    rows, cols = arr[:, 0], arr[:, 1] - offset
-    if rows.min() < 0 or rows.max() >= n_rows or cols.min() < 0 or cols.max() >= n_cols:
-        side = "(left, right) pairs: first index in [0, n_left), second in [n_left, n_nodes)" if offset else \
-            f"node indices in [0, {n_rows})"
-        raise ValueError(f"{name} must hold {side}; got rows in [{int(arr[:, 0].min())}, {int(arr[:, 0].max())}] "
-                         f"and columns in [{int(arr[:, 1].min())}, {int(arr[:, 1].max())}]")
-    return np.column_stack([rows, cols])
-
-
-def _check_convention(convention, kind="undirected"):
-    if kind in TWO_TABLE_KINDS:
-        if convention not in (None, ORIENTED):
-            raise ValueError(f"a {kind} sample has one A_sigma, Theorem 1's |U| x |V| matrix: convention must be "
-                             f"{ORIENTED!r} (or None), got {convention!r}; the conventions {CONVENTIONS} are for "
-                             "undirected samples")
-        return ORIENTED
-    if convention is None:
-        return CONVENTIONS[0]
-    if convention == ORIENTED:
-        raise ValueError(f"convention={ORIENTED!r} needs a directed or bipartite sample (two tables); an "
-                         f"undirected sample has no orientation: choose one of {CONVENTIONS}")
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS} (or {ORIENTED!r} for a directed or bipartite "
-                         f"sample), got {convention!r}")
-    return convention
-
-
-def _split_kind(split):
-    graph = getattr(split, "graph", None)
-    return "undirected" if graph is None else graph_kind(graph)
-
-
-def oriented_training_pairs(split, convention=None, seed=None):
-    r"""The training sample of an EdgeSplit laid out for :math:`A_\sigma` under a convention.
-
-    Parameters
-    ----------
-    split : lgekit.EdgeSplit
-        Uses ``train_positives`` and ``train_negatives`` (both stored u < v
-        for an undirected graph; (source, target) arcs for a directed one;
-        (left, right) for a bipartite one).
-    convention : {"symmetric", "random", "sorted", "source", "oriented"}, optional
-        Default: "symmetric" for an undirected split, "oriented" (the only
-        one allowed) for a directed or bipartite split.
-        ``"oriented"``: each pair as (row, column) of Theorem 1's
-        :math:`|U| \times |V|` matrix, :func:`theorem1_pairs` (rows
-        sources / left nodes, columns targets / right nodes, the latter
-        counted from 0 within the right side).
-        ``"symmetric"``: the pairs as stored, for the symmetric matrix
-        :math:`A_{\rm sym}` (one sign at both orientations; the module
-        docstring derives why :math:`\|A_{\rm sym}\|_2/2` is what Theorem 1
-        needs for lgekit's one-vector-per-vertex model).
-        ``"random"``: each pair oriented by a fair coin.
-        ``"sorted"``: every pair as (u, v) with u < v.
-        ``"source"``: positives oriented by a fair coin; negative j becomes
-        (source of positive ``j // r``, a uniformly chosen end of negative
-        j), with r negatives per positive -- the layout of a sampler that
-        corrupts the target end, not lgekit's sample.
-    seed : None, int or numpy.random.Generator
-        For the coins of "random" and "source".
-
-    Returns
-    -------
-    pairs : ndarray (m + m', 2) of int64
-        Positives first, then negatives.
-    kind : {"homogeneous", "bipartite"}
-        The :class:`~lgekit.theory.PairPattern` kind to build.
-    scale : float
-        Multiply :math:`\mathbb E\|A\|_2` by it before putting it into the
-        theorem (1/2 for "symmetric", 1 otherwise).
-
-    Raises
-    ------
-    TypeError
-        ``split`` is not an EdgeSplit.
-    ValueError
-        Unknown ``convention``, or one that does not fit the split's kind;
-        "symmetric" with a self-pair (u, u) in the sample (its entry would
-        need the weight 2 the pattern cannot hold).
-    """
-    for field_name in ("train_positives", "train_negatives"):
-        if not hasattr(split, field_name):
-            raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
-    convention = _check_convention(convention, _split_kind(split))
-    pos = np.asarray(split.train_positives, dtype=np.int64).reshape(-1, 2)
-    neg = np.asarray(split.train_negatives, dtype=np.int64).reshape(-1, 2)
-    pairs = np.concatenate([pos, neg])
-    if convention == ORIENTED:
-        return theorem1_pairs(split.graph, pairs, "the training pairs"), "bipartite", 1.0
-    if convention == "symmetric":
-        if np.any(pairs[:, 0] == pairs[:, 1]):
-            raise ValueError("convention='symmetric' needs a sample without self-pairs (u, u): "
-                             "A + A^T would put 2 sigma on the diagonal")
-        return pairs, "homogeneous", 0.5
-    if convention == "sorted":
-        return np.sort(pairs, axis=1), "bipartite", 1.0
-    rng = check_random_state(seed, "seed")
-    flip = rng.random(len(pairs)) < 0.5
-    oriented = np.where(flip[:, None], pairs[:, ::-1], pairs)
-    if convention == "random":
-        return oriented, "bipartite", 1.0
-    if len(pos) == 0 or len(neg) % len(pos):
-        raise ValueError(f"convention='source' needs a whole number of negatives per positive, got "
-                         f"{len(neg)} negatives for {len(pos)} positives")
-    r = len(neg) // len(pos)
-    sources = oriented[: len(pos), 0]
-    ends = neg[np.arange(len(neg)), rng.integers(0, 2, size=len(neg))]
-    attached = np.column_stack([sources[np.arange(len(neg)) // r], ends])
-    return np.concatenate([oriented[: len(pos)], attached]), "bipartite", 1.0
-
-
-@dataclass(frozen=True)
-class Theorem1SpectralNorm:
-    r""":math:`\mathbb E_\sigma\|A_\sigma\|_2` of a training sample under one convention.
-
-    Attributes
-    ----------
-    value : float
-        What to put into :func:`theorem1_bound`: ``scale * estimate.mean``.
-    convention : str
-    scale : float
-        1/2 for "symmetric", 1 otherwise.
-    estimate : SpectralNormEstimate
-        The Monte Carlo estimate of the matrix's own norm.
-    """
-
-    value: float
-    convention: str
-    scale: float
-    estimate: object
-
-
-def theorem1_pattern(split, convention=None, seed=None):
-    r"""The sparsity pattern of Theorem 1's :math:`A_\sigma` for an EdgeSplit's training sample.
-
-    Parameters
-    ----------
-    split : lgekit.EdgeSplit
-    convention : str, optional
-        See :func:`oriented_training_pairs` (default "symmetric" for an
-        undirected split, "oriented" for a directed or bipartite one).
-    seed : None, int or numpy.random.Generator
-        For the orientation coins of "random" and "source".
-
-    Returns
-    -------
-    pattern : PairPattern
-        For a directed split the :math:`n \times n` matrix with a sign at
-        (source, target) of every training arc and negative; for a bipartite
-        split the :math:`n_{\rm left} \times n_{\rm right}` matrix with a
-        sign at (left, right - n_left) -- Theorem 1's matrix as defined in its
-        statement (Section 3.1), rows U, columns V.  For an undirected split
-        the n x n matrix of the convention.
-    scale : float
-        Multiply :math:`\|A\|_2` by it before putting it into the theorem
-        (1/2 for "symmetric", 1 otherwise).
-
-    Examples
-    --------
-    >>> import lgekit
-    >>> g = lgekit.Graph.from_edges([(0, 1), (1, 2), (2, 0)], directed=True)
-    >>> split = lgekit.split_edges(g, test_fraction=0.34, negatives_per_positive=1, seed=0)
-    >>> pattern, scale = theorem1_pattern(split)
-    >>> pattern.shape, pattern.kind, scale
-    ((3, 3), 'bipartite', 1.0)
-    """
-    from .rademacher import PairPattern
-
-    rng = check_random_state(seed, "seed")
-    pairs, kind, scale = oriented_training_pairs(split, convention, seed=rng)
-    if _split_kind(split) in TWO_TABLE_KINDS:
-        n_rows, n_cols, _ = theorem1_sides(split.graph)
-        shape = (max(n_rows, 1), max(n_cols, 1))
-    else:
-        n = int(split.graph.n_nodes) if hasattr(split, "graph") else int(pairs.max()) + 1
-        shape = (n, n)
-    return PairPattern(pairs, shape=shape, kind=kind), scale
-
-
-def theorem1_spectral_norm(split, convention=None, n_draws=5, seed=None, tol=1e-3, n_threads=1):
-    r"""The :math:`\mathbb E_\sigma\|A_\sigma\|_2` that Theorem 1 needs for an EdgeSplit's training sample.
-
-    Parameters
-    ----------
-    split : lgekit.EdgeSplit
-    convention : {"symmetric", "random", "sorted", "source", "oriented"}, optional
-        See :func:`oriented_training_pairs`.  Default "symmetric" for an
-        undirected split, the one the theorem needs for lgekit's
-        one-vector-per-vertex model (derivation in the module docstring);
-        "oriented" for a directed or bipartite split, the theorem's own
-        :math:`|U| \times |V|` matrix (:func:`theorem1_pattern`).
-    n_draws : int, default 5
-        Sign draws of the Monte Carlo estimate.
-    seed : None, int or numpy.random.Generator
-        Source of the orientation coins and of the signs.
-    tol : float, default 1e-3
-        Relative accuracy of each draw (the estimate is biased low by at
-        most ``tol`` relative).
-    n_threads : int, default 1
-
-    Returns
-    -------
-    Theorem1SpectralNorm
-
-    Notes
-    -----
-    For the same signs, :math:`\|A + A^\top\|_2 / 2 \le \|A\|_2` for every
-    orientation A, so the "symmetric" value is the smallest of the four up to
-    Monte Carlo error.  On BlogCatalog's training sample (seed 0; 1,335,930
-    pairs, n = 10,312) the matrix norms are 61.4 (symmetric, so 30.7 goes
-    into the theorem), 43.6 (random), 58.1 (sorted) and 90.6 (source).
-    """
-    from .rademacher import expected_spectral_norm
-
-    rng = check_random_state(seed, "seed")
-    for field_name in ("train_positives", "train_negatives"):
-        if not hasattr(split, field_name):
-            raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
-    convention = _check_convention(convention, _split_kind(split))
-    pattern, scale = theorem1_pattern(split, convention, seed=rng)
-    est = expected_spectral_norm(pattern, n_draws=n_draws, seed=rng, tol=tol, n_threads=n_threads)
-    return Theorem1SpectralNorm(value=scale * est.mean, convention=convention, scale=scale, estimate=est)
-
-
 def _embedding_array(model_or_embedding, name="model_or_embedding"):
     emb = getattr(model_or_embedding, "embedding_", model_or_embedding)
     if emb is model_or_embedding and hasattr(model_or_embedding, "fit") and not hasattr(
@@ -787,22 +448,18 @@ def clipped_logistic_loss(margins, B=None, weights=None):
     return float(loss.mean()) if loss.size else 0.0
 
 
-def _margins(X, pos, neg, Y=None, graph=None):
+def _margins(X, pairs, labels, Y=None, graph=None, name="pairs"):
     """Margins y x_a . x_b (one table) or y x_a . y_b (two tables, pairs mapped by :func:`theorem1_pairs`)."""
-    pos = np.asarray(pos, dtype=np.int64).reshape(-1, 2)
-    neg = np.asarray(neg, dtype=np.int64).reshape(-1, 2)
     if Y is None:
         Y = X
-    elif graph is not None and graph_kind(graph) == "bipartite":
+    elif graph is not None and graph.kind == "bipartite":
         # the context table is indexed from 0 within the right side
-        pos, neg = theorem1_pairs(graph, pos, "positives"), theorem1_pairs(graph, neg, "negatives")
-    for name, p in (("positives", pos), ("negatives", neg)):
-        if p.size and (p.min() < 0 or p[:, 0].max() >= X.shape[0] or p[:, 1].max() >= Y.shape[0]):
-            raise ValueError(f"{name} index vertices outside the embedding's {X.shape[0]} rows"
-                             + ("" if Y is X else f" or the context's {Y.shape[0]} rows"))
-    zp = np.einsum("ij,ij->i", X[pos[:, 0]], Y[pos[:, 1]])
-    zn = -np.einsum("ij,ij->i", X[neg[:, 0]], Y[neg[:, 1]])
-    return np.concatenate([zp, zn])
+        pairs = theorem1_pairs(graph, pairs, name)
+    if pairs.size and (pairs.min() < 0 or pairs[:, 0].max() >= X.shape[0] or pairs[:, 1].max() >= Y.shape[0]):
+        raise ValueError(f"{name} index vertices outside the embedding's {X.shape[0]} rows"
+                         + ("" if Y is X else f" or the context's {Y.shape[0]} rows"))
+    scores = np.einsum("ij,ij->i", X[pairs[:, 0]], Y[pairs[:, 1]])
+    return np.where(labels > 0, scores, -scores)
 
 
 @dataclass(frozen=True)
@@ -833,15 +490,6 @@ class GeneralizationGap:
     n_test: int
     pos_weight: float = 1.0
     neg_weight: float = 1.0
-
-
-def training_sample_pairs(split):
-    """The theorem's training sample of an EdgeSplit: positives then negatives, with labels."""
-    pos = np.asarray(split.train_positives, dtype=np.int64).reshape(-1, 2)
-    neg = np.asarray(split.train_negatives, dtype=np.int64).reshape(-1, 2)
-    pairs = np.concatenate([pos, neg])
-    labels = np.concatenate([np.ones(len(pos), np.int8), -np.ones(len(neg), np.int8)])
-    return pairs, labels
 
 
 def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_weight=1.0, context=None):
@@ -883,22 +531,16 @@ def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_we
     if Y is not None and Y.shape[1] != X.shape[1]:
         raise ValueError(f"context must have the embedding's dimension {X.shape[1]}, got shape {Y.shape}")
     graph = getattr(split, "graph", None)
-    for field_name in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
-        if not hasattr(split, field_name):
-            raise TypeError(f"split must be an lgekit.EdgeSplit (missing {field_name}), got {type(split).__name__}")
+    train_pairs, train_labels = theorem1_sample(split, "train")
+    test_pairs, test_labels = theorem1_sample(split, "test")
     wp = _check_nonneg(pos_weight, "pos_weight", allow_zero=False)
     wn = _check_nonneg(neg_weight, "neg_weight", allow_zero=False)
-
-    def weights(pos, neg):
-        return np.concatenate([np.full(len(np.asarray(pos).reshape(-1, 2)), wp),
-                               np.full(len(np.asarray(neg).reshape(-1, 2)), wn)])
-
-    z_train = _margins(X, split.train_positives, split.train_negatives, Y, graph)
-    z_test = _margins(X, split.test_positives, split.test_negatives, Y, graph)
+    z_train = _margins(X, train_pairs, train_labels, Y, graph, "the training pairs")
+    z_test = _margins(X, test_pairs, test_labels, Y, graph, "the held-out pairs")
     if z_train.size == 0 or z_test.size == 0:
         raise ValueError("split must have training and held-out pairs")
-    w_train = weights(split.train_positives, split.train_negatives)
-    w_test = weights(split.test_positives, split.test_negatives)
+    w_train = np.where(train_labels > 0, wp, wn)
+    w_test = np.where(test_labels > 0, wp, wn)
     train = clipped_logistic_loss(z_train, B, w_train)
     test = clipped_logistic_loss(z_test, B, w_test)
     # the zero embedding scores 0 everywhere: its (clipped, weighted) loss is what a bound must beat

@@ -43,6 +43,7 @@ from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
 from .._random import check_random_state
+from ..graph import Graph
 
 __all__ = [
     "SignedFit",
@@ -238,9 +239,7 @@ def random_labelled_regular_graph(n, d, seed=None):
     graph : lgekit.Graph
     labels : ndarray of int8, aligned with ``graph.edges()``
     """
-    import networkx as nx
-
-    from ..graph import Graph
+    import networkx as nx  # heavy, and only these random graphs need it
 
     rng = check_random_state(seed, "seed")
     if not isinstance(n, numbers.Integral) or not isinstance(d, numbers.Integral) or d < 1 or n <= d:

@@ -37,6 +37,8 @@ import numpy as np
 from scipy.special import log_expit
 
 from .._random import check_random_state
+from .bounds import nonvacuous_norm_threshold, theorem1_bound
+from .capacity import fit_signed_pairs
 
 __all__ = ["PlantedPairDistribution", "symmetric_sign_sum_norm", "planted_bound_rows"]
 
@@ -240,9 +242,6 @@ def planted_bound_rows(distribution, sample_sizes, lam_rs, dim=8, B=1.0, delta=0
         :math:`\mathcal P`), ``gap``, ``complexity``, ``confidence``,
         ``bound``, ``trivial loss``, ``B``, ``vacuous``, ``holds``.
     """
-    from .bounds import nonvacuous_norm_threshold, theorem1_bound
-    from .capacity import fit_signed_pairs
-
     if not isinstance(distribution, PlantedPairDistribution):
         raise TypeError(f"distribution must be a PlantedPairDistribution, got {type(distribution).__name__}")
     rng = check_random_state(seed, "seed")

@@ -29,6 +29,7 @@ What "m" and "d" mean
 import logging
 import math
 import numbers
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -37,8 +38,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import eigh_tridiagonal
 
+from .._progress import display_for, progress
 from .._random import check_random_state
-from . import _pairs
+from ..graph import Graph
+from ._pairs import csr_from_coo, sign_gram_matvec
 
 __all__ = [
     "KINDS",
@@ -95,6 +98,33 @@ def _check_tol(tol):
     if not isinstance(tol, numbers.Real) or not (0 < tol < 1):
         raise ValueError(f"tol must be a float in (0, 1), got {tol!r}")
     return float(tol)
+
+
+def _check_at_least(value, name, minimum, what, strict=False):
+    """A finite real number (or array of them) >= ``minimum`` (> if ``strict``), as float / float ndarray.
+
+    ``what`` says what the argument counts, for the message: the formulas take logarithms and square roots,
+    so a value below the minimum would come back as NaN or a bare "math domain error".
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a real number or an array of them ({what}), got bool: {value!r}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a real number or an array of them ({what}), "
+                        f"got {type(value).__name__}: {value!r}") from None
+    if arr.dtype.kind != "f" or np.asarray(value).dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a real number or an array of them ({what}), "
+                        f"got {type(value).__name__}: {value!r}")
+    bad = ~np.isfinite(arr) | ((arr <= minimum) if strict else (arr < minimum))
+    if np.any(bad):
+        if arr.ndim == 0:
+            got = repr(value)
+        else:
+            where = tuple(int(i) for i in np.argwhere(bad)[0])
+            got = f"{float(arr[where])!r} at index {where[0] if len(where) == 1 else where} ({int(bad.sum())} such)"
+        raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} {minimum:g} ({what}), got {got}")
+    return float(arr) if arr.ndim == 0 else arr
 
 
 def _as_pairs(pairs, name="pairs"):
@@ -200,7 +230,7 @@ class PairPattern:
             np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
             indices, sign_index = cols, owner
         else:
-            indptr, indices, perm = _pairs.csr_from_coo(n, rows, cols)
+            indptr, indices, perm = csr_from_coo(n, rows, cols)
             sign_index = owner[perm]
         if np.array_equal(sign_index, np.arange(sign_index.size)):
             sign_index = None
@@ -219,18 +249,19 @@ class PairPattern:
             n_left x n_right pattern, a sign at (left, right - n_left) of
             every edge (rows U, columns V, as in Theorem 1's statement).
         """
-        from ..graph import Graph
-        from .bounds import graph_kind, theorem1_pairs, theorem1_sides
-
         if not isinstance(graph, Graph):
             raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
-        kind = graph_kind(graph)
-        if kind == "undirected":
+        edges = graph.edges()
+        if graph.kind == "undirected":
             n = max(graph.n_nodes, 1)
-            return cls(graph.edges(), shape=(n, n), kind="homogeneous")
-        n_rows, n_cols, _ = theorem1_sides(graph)
-        return cls(theorem1_pairs(graph, graph.edges(), "the graph's edges"),
-                   shape=(max(n_rows, 1), max(n_cols, 1)), kind="bipartite")
+            return cls(edges, shape=(n, n), kind="homogeneous")
+        if graph.kind == "directed":
+            n = max(graph.n_nodes, 1)
+            return cls(edges, shape=(n, n), kind="bipartite")
+        # bipartite: every edge is stored (left, right) with right indices from n_left; columns count from 0
+        rows, cols = edges[:, 0], edges[:, 1] - graph.n_left
+        return cls(np.column_stack([rows, cols]), shape=(max(graph.n_left, 1), max(graph.n_right, 1)),
+                   kind="bipartite")
 
     @classmethod
     def erdos_renyi(cls, n, d, kind="bipartite", seed=None):
@@ -300,7 +331,7 @@ class PairPattern:
 
         def apply(x):
             out = np.empty(self.shape[1], dtype=dt)
-            _pairs.sign_gram_matvec(row.indptr, row.indices, s_row, col.indptr, col.indices, s_col,
+            sign_gram_matvec(row.indptr, row.indices, s_row, col.indptr, col.indices, s_col,
                                     x, tmp, out, n_threads)
             return out
 
@@ -450,8 +481,6 @@ def rademacher_matrix(pairs, shape=None, kind="bipartite", seed=None, dtype=np.f
 
 
 def _as_pattern(pairs, shape=None, kind=None):
-    from ..graph import Graph
-
     if isinstance(pairs, PairPattern):
         return pairs
     if isinstance(pairs, Graph):
@@ -584,7 +613,7 @@ def expected_spectral_norm(pairs, n_draws=10, seed=None, *, shape=None, kind=Non
     n_threads : int, default 1
         OpenMP threads of the product kernel (results identical for any value).
     verbose : int, default 0
-        Show a progress bar when > 0 and stderr is a terminal.
+        Show a progress bar when > 0 and stderr is a terminal (or this is a notebook).
 
     Returns
     -------
@@ -628,25 +657,27 @@ def expected_spectral_norm(pairs, n_draws=10, seed=None, *, shape=None, kind=Non
     converged_all = True
     warm = None
     t0 = time.perf_counter()
-    from tqdm.auto import tqdm
-    import sys
-
-    bar = tqdm(range(n_draws), desc=f"E||A_sigma|| ({pattern.shape[0]}x{pattern.shape[1]})",
-               disable=not (verbose and sys.stderr.isatty()), leave=False)
-    for i in bar:
-        signs = pattern.draw_signs(rng)
-        v0 = None
-        if warm is not None:
-            v0 = np.abs(warm) + dt.type(0.1) * np.abs(rng.standard_normal(warm.shape[0])).astype(dt) / math.sqrt(
-                warm.shape[0])
-        value, info = pattern.spectral_norm(signs, tol=tol, dtype=dt, v0=v0, maxiter=maxiter, n_threads=n_threads)
-        values[i] = value
-        n_matvec += info["n_matvec"]
-        warm = info["vector"]
-        if not info["converged"]:
-            converged_all = False
-        logger.debug("draw %d: ||A|| = %.6g (%s, %d products, residual %.2e)", i, value, info["method"],
-                     info["n_matvec"], info["residual"])
+    # a bar only: one estimate is short, and a sweep over patterns would fill a log with their lines
+    bar = progress(n_draws, desc=f"E||A_sigma|| ({pattern.shape[0]}x{pattern.shape[1]})", unit="draw",
+                   enabled=bool(verbose) and display_for(sys.stderr) != "lines")
+    try:
+        for i in range(n_draws):
+            signs = pattern.draw_signs(rng)
+            v0 = None
+            if warm is not None:
+                v0 = np.abs(warm) + dt.type(0.1) * np.abs(rng.standard_normal(warm.shape[0])).astype(dt) / math.sqrt(
+                    warm.shape[0])
+            value, info = pattern.spectral_norm(signs, tol=tol, dtype=dt, v0=v0, maxiter=maxiter, n_threads=n_threads)
+            values[i] = value
+            n_matvec += info["n_matvec"]
+            warm = info["vector"]
+            if not info["converged"]:
+                converged_all = False
+            logger.debug("draw %d: ||A|| = %.6g (%s, %d products, residual %.2e)", i, value, info["method"],
+                         info["n_matvec"], info["residual"])
+            bar.update()
+    finally:
+        bar.close()
     seconds = time.perf_counter() - t0
     if not converged_all:
         warnings.warn(
@@ -784,6 +815,16 @@ def paper_estimate(n_pairs, n):
     n : int or array
         Number of vertices (rows).
 
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError
+        ``n_pairs < 0`` or ``n < 1`` (the logarithm would make NaN), or a
+        NaN or infinite value.
+
     Notes
     -----
     The appendix ("Rough Estimation of :math:`\|A_\sigma\|_2` on
@@ -796,8 +837,8 @@ def paper_estimate(n_pairs, n):
     paper's footnote 5 suspects the :math:`\sqrt{\ln n}` factor can be
     removed (:func:`~lgekit.experiments.theory_bound.verify_rademacher` checks it).
     """
-    n_pairs = np.asarray(n_pairs, dtype=float)
-    n = np.asarray(n, dtype=float)
+    n_pairs = _check_at_least(n_pairs, "n_pairs", 0, "the number of sampled pairs")
+    n = _check_at_least(n, "n", 1, "the number of vertices")
     out = np.sqrt(n_pairs * np.log(n) / n)
     return float(out) if out.ndim == 0 else out
 
@@ -813,18 +854,21 @@ def bandeira_van_handel_estimate(mean_degree):
     :math:`d \gg \ln n` the first term dominates, and :math:`2\sqrt d` is
     also the limit (semicircle / Marchenko–Pastur edge), so the bound is sharp.
     """
-    return 2.0 * np.sqrt(np.asarray(mean_degree, dtype=float)) if np.ndim(mean_degree) else 2.0 * math.sqrt(
-        mean_degree)
+    d = _check_at_least(mean_degree, "mean_degree", 0, "the mean number of pairs per row")
+    return 2.0 * np.sqrt(d) if np.ndim(d) else 2.0 * math.sqrt(d)
 
 
 def sqrt_max_degree_estimate(max_degree):
     r""":math:`\sqrt{D_{\max}}`: the sparse-regime scale (Benaych-Georges, Bordenave & Knowles 2017).
 
-    For d = O(ln n) the norm is governed by the largest degree; it is also a
-    deterministic lower bound for a matrix of distinct +-1 entries, because
-    :math:`\|A\|_2` is at least the Euclidean norm of any row or column.
+    For d = O(ln n) the norm is governed by the largest degree.  It is also a
+    deterministic lower bound for a matrix of distinct +-1 entries, whatever
+    the signs: :math:`\|A\|_2` is at least the Euclidean norm of any row or
+    column, and a row or column with :math:`D_{\max}` entries of +-1 has norm
+    :math:`\sqrt{D_{\max}}`.
     """
-    return np.sqrt(np.asarray(max_degree, dtype=float)) if np.ndim(max_degree) else math.sqrt(max_degree)
+    D = _check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column")
+    return np.sqrt(D) if np.ndim(D) else math.sqrt(D)
 
 
 def bbk_estimate(max_degree, mean_degree):
@@ -839,8 +883,8 @@ def bbk_estimate(max_degree, mean_degree):
     For a rectangular bipartite matrix apply it to the symmetric dilation:
     D over rows and columns, d the mean per row.
     """
-    D = np.asarray(max_degree, dtype=float)
-    d = np.asarray(mean_degree, dtype=float)
+    D = np.asarray(_check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column"))
+    d = np.asarray(_check_at_least(mean_degree, "mean_degree", 0, "the mean number of pairs per row", strict=True))
     alpha = D / d
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = np.where(alpha >= 2.0, alpha / np.sqrt(np.maximum(alpha - 1.0, 1e-300)), 2.0)
@@ -860,8 +904,29 @@ def khintchine_bound(max_degree, shape):
     D_{\max}`.  It holds for every fixed pattern; with balanced degrees
     (:math:`D \approx m/n`) it is the paper's :math:`\sqrt{m \ln n / n}` up to
     the constant.
+
+    Parameters
+    ----------
+    max_degree : float or array
+        :math:`D_{\max} \ge 0`, the largest number of pairs in a row or column.
+    shape : (int, int)
+        :math:`(n_1, n_2)`, the matrix's rows and columns, each at least 1.
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    ValueError
+        A negative, NaN or infinite ``max_degree``, or a ``shape`` that is
+        not two positive ints.
     """
+    if (not isinstance(shape, (tuple, list)) or len(shape) != 2
+            or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_)) and s >= 1
+                       for s in shape)):
+        raise ValueError(f"shape must be a pair of positive ints (n_rows, n_cols) of the matrix, got {shape!r}")
     n1, n2 = shape
-    D = np.asarray(max_degree, dtype=float)
-    out = np.sqrt(2.0 * D * math.log(n1 + n2))
+    D = np.asarray(_check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column"))
+    out = np.sqrt(2.0 * D * math.log(int(n1) + int(n2)))
     return float(out) if out.ndim == 0 else out

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import nnls
 from scipy.sparse.csgraph import breadth_first_order, connected_components
+from scipy.sparse.linalg import eigsh
 
 from .._random import check_random_state
+from ..graph import Graph
 
 __all__ = [
     "ShatteringError",
@@ -57,8 +60,6 @@ class ShatteringError(ValueError):
 
 
 def _check_graph(graph):
-    from ..graph import Graph
-
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
     if graph.is_directed:
@@ -381,8 +382,6 @@ def polish_shattering(graph, labels, X, eps=0.1, sweeps=2, seed=None):
     ill-conditioned gets the smallest vector satisfying its inequalities.
     Cost: one d x d Cholesky and NNLS per vertex and sweep.
     """
-    from scipy.optimize import nnls
-
     graph = _check_graph(graph)
     y = edge_labels(graph, labels)
     X = np.array(X, dtype=np.float64, copy=True)
@@ -523,8 +522,6 @@ def shattering_norm_lower_bound(graph, labels):
     if n <= 400:
         lam = float(np.linalg.eigvalsh(A.toarray())[-1])
     else:
-        from scipy.sparse.linalg import eigsh
-
         lam = float(eigsh(A, k=1, which="LA", tol=1e-8, return_eigenvectors=False,
                           v0=np.ones(n))[0])
     if lam <= 0:
@@ -542,9 +539,7 @@ def adversarial_regular_graphs():
     found the equal-margin construction failing on every complete bipartite
     component with constant labels).
     """
-    import networkx as nx
-
-    from ..graph import Graph
+    import networkx as nx  # heavy, and only these example graphs need it
 
     graphs = {
         "K_{3,3}": nx.complete_bipartite_graph(3, 3),
