@@ -91,10 +91,10 @@ for key, value in graph.summary().items():
 #
 # Real graphs are **heavy-tailed**: most vertices have few neighbours, a few
 # "hubs" have very many.  That matters later (notebook 5): the hubs dominate
-# the spectral norms that control generalization.  The left plot is the
-# degree distribution on log-log axes -- look for a straight-ish decreasing
-# tail rather than a bell around the mean.  The right plot shows how many
-# labels each vertex carries.
+# the spectral norms that control generalization.  **Claim: the degrees are
+# heavy-tailed and the classes are very unequal in size.**  The left plot is
+# the degree distribution on log-log axes; the right plot the size of each
+# class, largest first (the labels of node classification, Section 6).
 
 # %%
 deg = graph.degrees
@@ -104,12 +104,22 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 values, counts = np.unique(deg[deg > 0], return_counts=True)
 axes[0].loglog(values, counts / counts.sum(), ".", alpha=0.6)
 axes[0].set(xlabel="degree $k$", ylabel="fraction of vertices", title=f"degree distribution ({graph.name})")
-if graph.labels is not None:
-    per_node = np.asarray(graph.labels.sum(axis=1)).ravel()
-    axes[1].hist(per_node, bins=np.arange(per_node.max() + 2) - 0.5)
-    axes[1].set(xlabel="labels per vertex", ylabel="vertices", title=f"{graph.n_labels} classes")
+class_sizes = np.sort(np.asarray(graph.labels.sum(axis=0)).ravel())[::-1]
+axes[1].bar(np.arange(len(class_sizes)), class_sizes)
+axes[1].set(xlabel="class (largest first)", ylabel="vertices", yscale="log",
+            title=f"{graph.n_labels} classes: sizes {class_sizes.min()} to {class_sizes.max()}")
 plt.tight_layout()
 plt.show()
+print(f"max degree / mean degree = {deg.max() / deg.mean():.1f}; largest class / smallest = "
+      f"{class_sizes.max() / class_sizes.min():.0f}")
+assert deg.max() > 5 * deg.mean() and np.median(deg) < deg.mean()     # a heavy tail, not a bell
+assert class_sizes.max() > 10 * class_sizes.min()                       # very unequal classes
+
+# %% [markdown]
+# **What the figure shows** (asserted): the largest degree is more than five
+# times the mean and the median is below the mean -- a long right tail, not a
+# bell -- and the largest class holds more than ten times as many vertices as
+# the smallest, which is why Macro-F1 (Section 6) sits far below Micro-F1.
 
 # %% [markdown]
 # ## 2. The objective
@@ -118,7 +128,9 @@ plt.show()
 # $P[(u, v) \in E] = \sigma(x_u \cdot x_v)$.  We cannot afford the likelihood
 # of all $\binom{n}{2}$ non-edges, so -- as in word2vec -- we sample a set
 # $E_-$ of **negative pairs** (here: 4 per edge, both ends uniform over the
-# vertices, never an edge) and minimise the paper's Eq. (3):
+# vertices, never an edge) and minimise the objective the paper trains in
+# its Section 3.2 (unnumbered there; without the penalty it is the
+# negative-sampling objective of Eq. (1), with constant weights):
 #
 # $$
 # L(X) = -\lambda_+ \sum_{(u,v)\in E_+} \log\sigma(x_u\cdot x_v)
@@ -127,10 +139,11 @@ plt.show()
 # $$
 #
 # $\lambda_+$ and $\lambda_-$ weigh the two kinds of pairs (lgekit's defaults,
-# $1$ and $0.03$, follow the paper); $\lambda_r$ is an explicit norm penalty,
+# $1$ and $0.03$, are the paper's, from its Appendix); $\lambda_r$ is an explicit norm penalty,
 # **zero by default**, as in DeepWalk/LINE/node2vec.
 #
-# The gradient with respect to one vertex is a sum over its pairs (Eq. 4):
+# The gradient with respect to one vertex is a sum over its pairs (the
+# paper's Eq. (2)):
 #
 # $$
 # \frac{\partial L}{\partial x_u} = -\lambda_+\!\!\sum_{v:(u,v)\in E_+}\!\! \sigma(-x_u\cdot x_v)\,x_v
@@ -155,7 +168,8 @@ plt.show()
 #
 # Link prediction asks: given the graph with some edges hidden, rank the
 # hidden edges above pairs that are not edges.  The protocol of the paper
-# (Section 5), implemented by `lgekit.split_edges`:
+# (its Appendix, "Datasets and Experimental Protocols"), implemented by
+# `lgekit.split_edges`:
 #
 # * hold out a uniformly random 20% of the edges as **test positives**; the
 #   other 80% form the **training graph** (same vertices, fewer edges);
@@ -177,8 +191,11 @@ for key, value in split.summary().items():
     print(f"{key:>22}: {value}")
 
 # the one leak that matters most: is any test edge visible during training?
-print("test edges present in the training graph:", int(split.train_graph.has_edges(split.test_positives).sum()))
-print("test negatives that are edges of the full graph:", int(graph.has_edges(split.test_negatives).sum()))
+n_leaked = int(split.train_graph.has_edges(split.test_positives).sum())
+n_bad_negatives = int(graph.has_edges(split.test_negatives).sum())
+print("test edges present in the training graph:", n_leaked)
+print("test negatives that are edges of the full graph:", n_bad_negatives)
+assert n_leaked == 0 and n_bad_negatives == 0
 split.check()  # re-runs every leak check; raises lgekit.evaluation.LeakError on a violation
 print("chance level of AP:", 1 / (1 + split.negatives_per_positive))
 
@@ -227,9 +244,9 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# What to look at: the objective should fall quickly and then flatten; the
-# **train** AP should keep climbing towards 1 while the **test** AP rises,
-# peaks, and may start to sag.  The gap between the two curves is the
+# What the figure shows: the objective falls quickly and then flattens; the
+# **train** AP keeps climbing towards 1 while the **test** AP rises and
+# flattens far below it (asserted below: the final gap exceeds 0.1).  The gap between the two curves is the
 # generalization gap this whole course is about.  (With the default
 # $\lambda_r = 0$ nothing stops the train AP from reaching 1: the model can
 # memorise the training pairs.)
@@ -241,6 +258,7 @@ plt.show()
 ap_honest = metrics.average_precision(X, split.test_positives, split.test_negatives)
 auc_honest = metrics.roc_auc(X, split.test_positives, split.test_negatives)
 print(f"test AP {ap_honest:.4f}   test ROC-AUC {auc_honest:.4f}")
+assert last["train_ap"] - last["test_ap"] > 0.1 and np.isclose(ap_honest, last["test_ap"])
 
 # %% [markdown]
 # ## 5. What leakage does
@@ -268,10 +286,12 @@ ax.set(xlabel="average precision", xlim=(0, 1))
 ax.legend(loc="lower right")
 plt.tight_layout()
 plt.show()
+assert ap_leaky > ap_honest + 0.05 and abs(ap_leaky - ap_train) < abs(ap_leaky - ap_honest)
 
 # %% [markdown]
-# You should see the leaky number sit close to the **training** AP, well
-# above the honest one: it measures memorisation, not prediction.  The size
+# What the figure shows (asserted): the leaky number sits closer to the
+# **training** AP than to the honest one, more than 0.05 above the honest
+# AP: it measures memorisation, not prediction.  The size
 # of the inflation is exactly the generalization gap, which -- as the next
 # notebooks show -- grows the longer we train without a norm penalty.  A
 # leaky evaluation therefore does not just add noise, it *rewards* the
@@ -279,7 +299,7 @@ plt.show()
 #
 # ## 6. Node classification
 #
-# The second standard task (DeepWalk's protocol, the paper's Figure 6): use
+# The second standard task (DeepWalk's protocol, the paper's Figure 3(d)): use
 # the embedding as features, train a one-vs-rest $\ell_2$-regularised logistic
 # regression on 50% of the labelled vertices, predict for each remaining
 # vertex its $k$ top-scored classes where $k$ is its true number of labels,
@@ -292,18 +312,19 @@ plt.show()
 # *test* vertices; use a separate validation split of the vertices for that.
 
 # %%
-if graph.labels is not None:
-    f1_model = metrics.node_classification_f1(model_full.embedding_, graph, train_ratio=0.5, seed=SEED)
-    rng = np.random.default_rng(SEED)
-    f1_random = metrics.node_classification_f1(rng.normal(size=model_full.embedding_.shape), graph,
-                                               train_ratio=0.5, seed=SEED)
-    print(f"embedding features: Micro-F1 {f1_model['micro_f1']:.3f}  Macro-F1 {f1_model['macro_f1']:.3f}")
-    print(f"random features:    Micro-F1 {f1_random['micro_f1']:.3f}  Macro-F1 {f1_random['macro_f1']:.3f}")
+f1_model = metrics.node_classification_f1(model_full.embedding_, graph, train_ratio=0.5, seed=SEED)
+rng = np.random.default_rng(SEED)
+f1_random = metrics.node_classification_f1(rng.normal(size=model_full.embedding_.shape), graph,
+                                           train_ratio=0.5, seed=SEED)
+print(f"embedding features: Micro-F1 {f1_model['micro_f1']:.3f}  Macro-F1 {f1_model['macro_f1']:.3f}")
+print(f"random features:    Micro-F1 {f1_random['micro_f1']:.3f}  Macro-F1 {f1_random['macro_f1']:.3f}")
+assert f1_model["micro_f1"] > 2 * f1_random["micro_f1"] and f1_model["macro_f1"] < f1_model["micro_f1"]
 
 # %% [markdown]
-# The random-feature row is the floor to beat: features that carry no
-# information about the graph.  Macro-F1 is typically far below Micro-F1,
-# because small classes are hard to learn from few training vertices.
+# What the numbers show (asserted): the embedding's Micro-F1 is more than
+# twice that of random features, the floor to beat (features that carry no
+# information about the graph); and Macro-F1 is below Micro-F1, because the
+# many small classes are hard to learn from few training vertices.
 #
 # ## Exercises
 #
@@ -317,11 +338,9 @@ if graph.labels is not None:
 
 # %% tags=["exercise"]
 def objective(X, positives, negatives, lam_pos, lam_neg, lam_r):
-    """L(X) of the paper's Eq. (3)."""
-    ...  # your code here
+    """L(X) of Section 2, returned as (total, (edge term, negative term, penalty))."""
+    raise NotImplementedError("exercise 1.1: the objective L(X) and its three terms")
 
-
-# compare with model.history_[-1]["objective"]
 
 # %% tags=["solution"]
 def log_sigmoid(z):
@@ -329,7 +348,7 @@ def log_sigmoid(z):
 
 
 def objective(X, positives, negatives, lam_pos, lam_neg, lam_r):
-    """L(X) of the paper's Eq. (3), returned with its three terms."""
+    """L(X) of Section 2, returned as (total, (edge term, negative term, penalty))."""
     X = np.asarray(X, dtype=np.float64)
     s_pos = np.einsum("ij,ij->i", X[positives[:, 0]], X[positives[:, 1]])
     s_neg = np.einsum("ij,ij->i", X[negatives[:, 0]], X[negatives[:, 1]])
@@ -337,88 +356,113 @@ def objective(X, positives, negatives, lam_pos, lam_neg, lam_r):
     loss_neg = -lam_neg * log_sigmoid(-s_neg).sum()
     reg = lam_r * (X ** 2).sum()
     return loss_pos + loss_neg + reg, (loss_pos, loss_neg, reg)
+# There are 4x more negatives than edges and a uniformly random pair is almost
+# never an edge, so lam_neg = 0.03 down-weights them (4 * 0.03 = 0.12 of an
+# edge's weight per edge).  Compare the per-pair means printed by the check:
+# the edges are fitted tightly, the negatives much more loosely -- with so
+# small a weight, the model mostly ranks by pushing edge scores up, and the
+# negative term can still dominate the total simply because there are so
+# many negatives.  With lam_r = 0 the regulariser is exactly 0.
 
-
-total, terms = objective(X, split.train_positives, split.train_negatives,
-                         model.lam_pos, model.lam_neg, model.lam_r)
+# %% tags=["check"]
+total, terms = objective(X, split.train_positives, split.train_negatives, model.lam_pos, model.lam_neg, model.lam_r)
 print(f"by hand:   L = {total:.6g}   (pos, neg, reg) = ({terms[0]:.4f}, {terms[1]:.4f}, {terms[2]:.4f})")
 print(f"history_:  L = {last['objective']:.6g}   (pos, neg, reg) = "
       f"({last['loss_pos']:.4f}, {last['loss_neg']:.4f}, {last['reg']:.4f})")
-# Per pair, the picture is clearer than in total:
 n_pos, n_neg = len(split.train_positives), len(split.train_negatives)
 print(f"mean loss per edge      -log sigma(s)  = {terms[0] / (model.lam_pos * n_pos):.4f}")
 print(f"mean loss per negative  -log sigma(-s) = {terms[1] / (model.lam_neg * n_neg):.4f}"
       f"   (log 2 = {np.log(2):.4f} would be a score of 0)")
-# Agreement to float32 precision is expected: the history evaluates the same
-# pairs (the split's fixed training negatives) with the final embedding.
-# There are 4x more negatives than edges and a uniformly random pair is almost
-# never an edge, so lam_neg = 0.03 down-weights them (4 * 0.03 = 0.12 of an
-# edge's weight per edge).  Compare the per-pair means: the edges are fitted
-# tightly, the negatives much more loosely -- with so small a weight, the
-# model mostly ranks by pushing edge scores up, and the negative term can
-# still dominate the total simply because there are so many negatives.
-# With lam_r = 0 the regulariser is exactly 0.
+# the history evaluates the same pairs with the final embedding, in float32: agreement to ~1e-5
+assert np.isclose(total, last["objective"], rtol=1e-5), "L(X) should match history_[-1]['objective']"
+assert np.allclose(terms, [last["loss_pos"], last["loss_neg"], last["reg"]], rtol=1e-5, atol=1e-6)
+toy_X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+toy = objective(toy_X, np.array([[0, 2]]), np.array([[1, 2], [0, 1]]), 1.0, 0.5, 0.1)[0]
+expected = np.log1p(np.exp(-1.0)) + 0.5 * (np.log1p(np.exp(2.0)) + np.log1p(np.exp(0.0))) + 0.1 * 7.0
+assert np.isclose(toy, expected), f"toy objective {toy} != {expected} (check the penalty and the signs)"
 
 # %% [markdown]
 # **Exercise 2 (is the model any good? baselines).**  An AP number means
-# little without a baseline.  Score the test pairs with two classical
-# heuristics computed **from the training graph only**: *common neighbours*
-# $|N(u)\cap N(v)|$ and *preferential attachment* $d_u d_v$.  Hint: with the
-# training adjacency matrix $A$ (`split.train_graph.to_scipy()`), common
-# neighbours are the entries of $A^2$.  Use
-# `sklearn.metrics.average_precision_score`.  How does the embedding compare?
+# little without a baseline.  Write `heuristic_scores(train_graph, pairs)`
+# returning two score arrays for the pairs, computed **from the training
+# graph only**: *common neighbours* $|N(u)\cap N(v)|$ and *preferential
+# attachment* $d_u d_v$.  Hint: with the adjacency matrix $A$
+# (`train_graph.to_scipy()`), common neighbours are the entries of $A^2$.  The
+# check cell scores the test pairs with `metrics.average_precision_from_scores`.
+# How does the embedding compare?
 
 # %% tags=["exercise"]
-from sklearn.metrics import average_precision_score
+def heuristic_scores(train_graph, pairs):
+    """(common-neighbour counts, degree products) of the pairs, from train_graph."""
+    raise NotImplementedError("exercise 1.2: common neighbours and preferential attachment")
 
-A = split.train_graph.to_scipy()
-test_pairs = np.vstack([split.test_positives, split.test_negatives])
-y_true = np.r_[np.ones(len(split.test_positives)), np.zeros(len(split.test_negatives))]
-# cn_scores = ...
-# pa_scores = ...
 
 # %% tags=["solution"]
-from sklearn.metrics import average_precision_score
+def heuristic_scores(train_graph, pairs):
+    """(common-neighbour counts, degree products) of the pairs, from train_graph."""
+    A = train_graph.to_scipy().tocsr()
+    A.data[:] = 1.0                                       # counts, whatever the weights
+    u, v = pairs[:, 0], pairs[:, 1]
+    common = np.asarray(A[u].multiply(A[v]).sum(axis=1)).ravel()   # row u . row v of A = (A^2)_{uv}
+    degree = np.asarray(A.sum(axis=1)).ravel()
+    return common, degree[u] * degree[v]
 
-A = split.train_graph.to_scipy().tocsr()
-A.data[:] = 1.0
-test_pairs = np.vstack([split.test_positives, split.test_negatives])
-y_true = np.r_[np.ones(len(split.test_positives)), np.zeros(len(split.test_negatives))]
-u, v = test_pairs[:, 0], test_pairs[:, 1]
-cn_scores = np.asarray(A[u].multiply(A[v]).sum(axis=1)).ravel()   # row u . row v of A = (A^2)_{uv}
-d_train = np.asarray(A.sum(axis=1)).ravel()
-pa_scores = d_train[u] * d_train[v]
-print(f"common neighbours        AP {average_precision_score(y_true, cn_scores):.4f}")
-print(f"preferential attachment  AP {average_precision_score(y_true, pa_scores):.4f}")
-print(f"LogisticEmbedding        AP {ap_honest:.4f}   (lam_r = 0)")
+
 model_reg = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.6, random_state=SEED).fit(split)
 ap_reg = metrics.average_precision(model_reg.embedding_, split.test_positives, split.test_negatives)
 print(f"LogisticEmbedding        AP {ap_reg:.4f}   (lam_r = 0.6)")
 # On dense, clustered graphs common neighbours is a strong baseline; an
 # embedding that does not beat it is not yet earning its keep.  With the
 # default lam_r = 0 nothing bounds the vectors' norms: the model memorises
-# the training pairs (train AP near 1) and its test AP falls behind, on a
-# weakly clustered graph such as the synthetic stand-in even below common
-# neighbours.  The paper's remedy, a norm penalty (lam_r = 0.6, its
-# Figure 1 setting), closes that gap; tutorial 03 measures why.
+# the training pairs (train AP near 1) and its test AP falls behind common
+# neighbours.  The paper's remedy, a norm penalty (lam_r = 0.6, one of its
+# Figure 1-4 settings), closes that gap; tutorial 03 measures why.
+
+# %% tags=["check"]
+cn_pos, pa_pos = heuristic_scores(split.train_graph, split.test_positives)
+cn_neg, pa_neg = heuristic_scores(split.train_graph, split.test_negatives)
+nbrs = [set(split.train_graph.neighbors(i).tolist()) for i in range(graph.n_nodes)]
+for (a, b), c, p in zip(split.test_positives[:50], cn_pos[:50], pa_pos[:50]):
+    assert c == len(nbrs[a] & nbrs[b]), f"common neighbours of ({a}, {b}): {c}, expected {len(nbrs[a] & nbrs[b])}"
+    assert p == len(nbrs[a]) * len(nbrs[b]), f"degree product of ({a}, {b}): {p}"
+ap_cn = metrics.average_precision_from_scores(cn_pos, cn_neg)
+ap_pa = metrics.average_precision_from_scores(pa_pos, pa_neg)
+print(f"common neighbours        AP {ap_cn:.4f}")
+print(f"preferential attachment  AP {ap_pa:.4f}")
+print(f"LogisticEmbedding        AP {ap_honest:.4f}   (lam_r = 0)")
+assert ap_pa < ap_cn and ap_honest < ap_cn, "on this graph common neighbours beats both PA and the lam_r = 0 model"
 
 # %% [markdown]
-# **Exercise 3 (a subtler leak).**  Repeat the preferential-attachment
-# baseline with the degrees of the **full** graph (`graph.degrees`) instead of
-# the training graph.  Nothing was "trained" -- so why does AP change, and in
-# which direction?  What does this teach about computing *any* feature
-# (degrees, PageRank, communities, a spectral embedding) before splitting?
+# **Exercise 3 (a subtler leak).**  Write `preferential_attachment(degrees,
+# pairs)` (the product of the two ends' degrees).  The check cell scores the
+# test pairs with the degrees of the training graph and with those of the
+# **full** graph (`graph.degrees`).  Nothing was "trained" -- so why does AP
+# change, and in which direction?  What does this teach about computing *any*
+# feature (degrees, PageRank, communities, a spectral embedding) before
+# splitting?
 
 # %% tags=["exercise"]
-# pa_leaky = ...
+def preferential_attachment(degrees, pairs):
+    raise NotImplementedError("exercise 1.3: the degree product of each pair")
+
 
 # %% tags=["solution"]
-d_full = graph.degrees.astype(float)
-pa_leaky = d_full[u] * d_full[v]
-print(f"PA with training degrees AP {average_precision_score(y_true, pa_scores):.4f}")
-print(f"PA with full degrees     AP {average_precision_score(y_true, pa_leaky):.4f}")
+def preferential_attachment(degrees, pairs):
+    degrees = np.asarray(degrees, dtype=float)
+    return degrees[pairs[:, 0]] * degrees[pairs[:, 1]]
 # Every test positive adds 1 to the full-graph degree of both its ends, test
 # negatives gain nothing from being negatives: the full degrees carry
 # information about which pairs are the hidden edges.  The effect is largest
 # for low-degree vertices, where one edge is a large relative change.  Any
 # statistic of the graph must be computed on the training graph only.
+
+# %% tags=["check"]
+assert np.array_equal(preferential_attachment(np.array([1, 2, 3]), np.array([[0, 2], [1, 2]])), [3.0, 6.0])
+ap_pa_train = metrics.average_precision_from_scores(
+    preferential_attachment(split.train_graph.degrees, split.test_positives),
+    preferential_attachment(split.train_graph.degrees, split.test_negatives))
+ap_pa_full = metrics.average_precision_from_scores(preferential_attachment(graph.degrees, split.test_positives),
+                                                   preferential_attachment(graph.degrees, split.test_negatives))
+print(f"PA with training degrees AP {ap_pa_train:.4f}")
+print(f"PA with full degrees     AP {ap_pa_full:.4f}   (leaky)")
+assert ap_pa_full > ap_pa_train, "the full graph's degrees leak the test edges: AP goes up"
