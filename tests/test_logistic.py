@@ -301,7 +301,7 @@ def test_n_threads_is_bounded_instead_of_crashing(graph):
         small(n_threads=100000).fit(graph)
     with pytest.raises(ValueError, match="n_threads"):
         small(n_threads=limit + 1).fit(graph)
-    small(n_threads=limit)._check_common_params()   # the bound itself is accepted
+    small(n_threads=limit)._validate_params()   # the bound itself is accepted
 
 
 def test_init_scale_beyond_the_dtype_is_refused(graph):

@@ -139,14 +139,40 @@ def test_embedding_binding_is_checked(split):
 def test_solver_rejects_mismatched_data(split):
     model = fitted(split)
     data = model.solver_.training_data()
+    arguments = model._solver_arguments()
     with pytest.raises(ValueError, match="data has 200 nodes but the embedding has 5 rows"):
-        SGDSolver(data, np.zeros((5, 6)), seed=1)
-    with pytest.raises(ValueError, match="order must be one of"):
-        SGDSolver(data, np.zeros((200, 6)), seed=1, order="diagonal")
+        SGDSolver(data, np.zeros((5, 6)), seed=1, **arguments)
     with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*64\)"):
-        SGDSolver(data, np.zeros((200, 6)), seed=-1)
-    with pytest.raises(ValueError, match=r"dual_coef must have shape"):
-        DCDSolver(data, np.zeros((200, 6)), seed=1, dual_coef=np.zeros(3))
+        SGDSolver(data, np.zeros((200, 6)), seed=-1, **arguments)
+    hinge = HingeEmbedding(dim=6, epochs=1, dtype="float64", random_state=0).fit(split)
+    with pytest.raises(ValueError, match=r"alpha must have shape"):
+        hinge.solver_.set_state({"alpha": np.zeros(3)})
+
+
+def test_solvers_take_every_setting_from_the_estimator(split):
+    """The estimator's parameter table is the one source of defaults: a solver has none of its own for
+    what the estimator passes, and takes exactly the arguments the estimator gives it."""
+    import inspect
+
+    for model in (LogisticEmbedding(), HingeEmbedding()):
+        parameters = inspect.signature(model._solver_class).parameters
+        required = {name for name, p in parameters.items()
+                    if p.kind is p.KEYWORD_ONLY and p.default is p.empty and name != "seed"}
+        assert required == set(model._solver_arguments()), type(model).__name__
+    model = fitted(split, weighting="scale")
+    assert model.solver_.weighting == "scale" and model.solver_.key["weighting"] == "scale"
+    assert LogisticEmbedding().weighting == HingeEmbedding().weighting == "sample"
+
+
+def test_dcd_solver_keeps_duals_only_of_its_own_shape(split):
+    """A state of other pairs (another graph) starts the duals from zero; of the same pairs, continues."""
+    model = HingeEmbedding(dim=4, epochs=2, lam_r=1.0, dtype="float64", random_state=0).fit(split)
+    data, arguments = model.solver_.training_data(), model._solver_arguments()
+    alpha = model.solver_.state()["alpha"]
+    same = DCDSolver(data, model.embedding_.copy(), seed=1, state={"alpha": alpha}, **arguments)
+    np.testing.assert_array_equal(same.dual_coef, alpha)
+    other = DCDSolver(data, model.embedding_.copy(), seed=1, state={"alpha": alpha[:3]}, **arguments)
+    assert not np.any(other.dual_coef)
 
 
 def test_dcd_solver_state_round_trip_and_early_stopping(split):

@@ -238,7 +238,7 @@ def test_hinge_gives_each_table_its_own_lambda(kind, directed):
 
 
 def test_two_table_refusals_name_the_parameter(directed):
-    with pytest.raises(InvalidParameterError, match="negatives must be 'fixed' for a directed graph"):
+    with pytest.raises(InvalidParameterError, match="negatives must be 'fixed' for a directed or bipartite graph"):
         LogisticEmbedding(dim=4, epochs=1, negatives="resample").fit(directed)
     with pytest.raises(InvalidParameterError, match="lam_r_context must be None or equal to lam_r=0.1 with "
                                                     "order='vertex'"):

@@ -1,19 +1,28 @@
 """Linear graph embedding models: one estimator base, one module per model, one solver per model.
 
 * estimators: :class:`LogisticEmbedding` (SGD, ``logistic.py``), :class:`HingeEmbedding` (DCD,
-  ``hinge.py``), both on :class:`BaseEmbedding` (``_base.py``: validation, data, seeding, history,
-  callbacks, divergence, model files);
+  ``hinge.py``), both on :class:`BaseEmbedding` (``_base.py``: fit, partial_fit, transform, score,
+  history, callbacks);
+* what they train on: :class:`TrainingData` and the two tables' :class:`TableLayout`
+  (``_training_data.py``); model files and word2vec export (``_model_file.py``); divergence
+  (``_divergence.py``); the machine's limits (``_machine.py``);
 * solvers (a fitted model's ``solver_``): :class:`SGDSolver` (``_sgd_solver.py``) and
   :class:`DCDSolver` (``_dcd_solver.py``), on the interface of :class:`Solver` (``_solver.py``);
 * kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, and the visiting orders and pair
   layouts of ``_schedules.pyx``.
 """
-from ._base import BaseEmbedding, DivergenceError, TrainingData, available_memory, max_n_threads
+from ._base import BaseEmbedding
 from ._dcd_solver import DCDSolver
+from ._divergence import DivergenceError
+from ._machine import available_memory, max_n_threads
+from ._model_file import MALFORMED_FILE_ERRORS, ModelFile, model_file_from_arrays, read_checked_npz, read_model_file
 from ._sgd_solver import SGDSolver
 from ._solver import EpochOrder, EpochStatus, Solver
+from ._training_data import TableLayout, TrainingData
 from .hinge import HingeEmbedding
 from .logistic import LogisticEmbedding
 
 __all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EpochOrder", "EpochStatus", "HingeEmbedding",
-           "LogisticEmbedding", "SGDSolver", "Solver", "TrainingData", "available_memory", "max_n_threads"]
+           "LogisticEmbedding", "MALFORMED_FILE_ERRORS", "ModelFile", "SGDSolver", "Solver", "TableLayout",
+           "TrainingData", "available_memory", "max_n_threads", "model_file_from_arrays", "read_checked_npz",
+           "read_model_file"]

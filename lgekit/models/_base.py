@@ -1,506 +1,43 @@
-"""The estimator base shared by every lgekit embedding model.
+"""The estimator base shared by every lgekit embedding model: fit, partial_fit, transform, score.
 
 :class:`BaseEmbedding` does everything that is not the optimiser: parameter
-validation, turning the user's data into index pairs, seeding, initialising
-the embedding, the epoch loop with its history, callbacks, progress bar and
-divergence handling, and the exits (``transform``, ``score_pairs``,
-``save``/``load``, ``to_word2vec``).  A model subclasses it and supplies the
-solver through a handful of hooks (see the class docstring).
+validation, seeding, initialising the embedding, the epoch loop with its
+history, callbacks, progress and divergence checks, and the exits
+(``transform``, ``score``, ``score_pairs``).  Turning the user's data into
+index pairs is :mod:`._training_data`'s job, the file formats are
+:mod:`._model_file`'s, and the epochs are the solver's (:mod:`._solver`):
+a model is its ``__init__``, its parameter table, its solver class and the
+arguments it passes to that solver.
 """
-import contextlib
-import json
 import logging
 import math
 import numbers
 import os
-import re
-import struct
 import time
-import tokenize
 import warnings
-import zipfile
-import zlib
-from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
-from .._atomic import atomic_path, atomic_write_text
+from .. import _parameters, _progress
+from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
-from .. import _parameters
 from .._validation import InvalidParameterError, validate_parameter_constraints
+from ..ids import concat_ids, node_id_query, node_positions
+from ..metrics import average_precision, average_precision_from_scores
+from ._divergence import DivergenceError, divergence_reason
+from ._interrupt import DeferredInterrupt
+from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
+from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, word2vec_names, write_model_file, \
+    write_word2vec
+from ._training_data import TWO_TABLE_KINDS, TableLayout, describe_input, graph_node_ids, match_rows, training_data
 
-__all__ = ["BaseEmbedding", "DivergenceError", "TableLayout", "TrainingData", "available_memory", "graph_kind",
-           "max_n_threads"]
+__all__ = ["BaseEmbedding", "DivergenceError"]
 
 logger = logging.getLogger(__name__)
 
-# 2: the class is stored by its registry name, object node ids as typed JSON
-# 3: the graph's kind ("graph_kind"); directed and bipartite models add the second table
-#    ("context_embedding") and its node ids ("context_node_ids[_json]", "context_node_ids_kind").
-#    Models of undirected graphs are still written as format 2 (nothing in them changed).
-_FORMAT_VERSION = 3
-
-#: the kinds of graph whose model learns two tables (sources / left nodes, targets / right nodes)
-TWO_TABLE_KINDS = ("directed", "bipartite")
-
-
-class DivergenceError(FloatingPointError):
-    """Training produced non-finite values, exploding norms or a blown-up objective.
-
-    Attributes
-    ----------
-    epoch : int
-        The epoch (0-based index ``t``) at which divergence was detected.
-    history : list of dict
-        The history records so far; the last one has ``"diverged": True``
-        and ``"divergence_reason"``.  The estimator keeps them as
-        ``history_`` too, so a parameter sweep can mark the run as diverged
-        instead of crashing.
-    reason : str or None
-        Which check fired (see :class:`BaseEmbedding`, "Divergence").
-    parameter : str or None
-        The parameter the advice names (``"lr"``, ``"lam_r"``,
-        ``"init_scale"``), when the cause is clear.
-    """
-
-    def __init__(self, message, epoch=None, history=None, reason=None, parameter=None):
-        super().__init__(message)
-        self.epoch = epoch
-        self.history = [] if history is None else history
-        self.reason = reason
-        self.parameter = parameter
-
-
-@dataclass(frozen=True)
-class TrainingData:
-    """What a solver trains on, in internal node indices.
-
-    Attributes
-    ----------
-    n_nodes : int
-    node_ids : ndarray of shape (n_nodes,)
-        External id of each row of the embedding.
-    train_graph : lgekit.Graph
-        The graph whose edges are the positive pairs (the training graph of a
-        split).  Solvers that resample negatives avoid its edges.
-    positives : ndarray of shape (m, 2), int64
-        Positive (edge) pairs.
-    pos_weights : ndarray of shape (m,), float64
-        Weight of each positive pair (1 for unweighted graphs).
-    negatives : ndarray of shape (k, 2), int64
-        Negative pairs (no self-pairs).
-    layout : TableLayout or None
-        For a directed or bipartite graph, how the rows split into the two
-        tables: ``n_nodes`` is then ``n_source + n_target``, the pairs are
-        already in the rows of the stacked table, ``(u, n_source + v)``, and
-        ``node_ids`` holds the source ids followed by the target ids.  None
-        for an undirected graph (one table) and for the data a solver gives
-        back (:meth:`~lgekit.models.SGDSolver.training_data`).
-
-    A solver copies what it needs into its own layout when it is built; the
-    estimator does not keep this object (its arrays are the size of the
-    training set).
-    """
-
-    n_nodes: int
-    node_ids: np.ndarray
-    train_graph: object
-    positives: np.ndarray
-    pos_weights: np.ndarray
-    negatives: np.ndarray
-    layout: object = None
-
-
-def graph_kind(graph):
-    """``"undirected"``, ``"directed"`` or ``"bipartite"``: ``graph.kind``, or for a graph object
-    without one, ``"directed"`` when ``graph.is_directed`` else ``"undirected"``."""
-    return getattr(graph, "kind", "directed" if getattr(graph, "is_directed", False) else "undirected")
-
-
-def _concat_ids(a, b):
-    """Two id arrays end to end, as an object array when their dtypes differ (no int -> str casts)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.dtype == b.dtype:
-        return np.concatenate([a, b])
-    out = np.empty(len(a) + len(b), dtype=object)
-    for i, value in enumerate(a.tolist() + b.tolist()):   # one by one: a tuple id stays one id
-        out[i] = value
-    return out
-
-
-@dataclass(frozen=True)
-class TableLayout:
-    r"""Where the two tables of a directed or bipartite graph sit in the one table the solver trains.
-
-    The paper's footnote 1: a directed graph is embedded with two vectors per
-    node, an out-vector :math:`x_u` and an in-vector :math:`y_v`, scored
-    :math:`x_u\cdot y_v` -- "equivalent to learning embedding on a
-    transformed undirected bipartite graph" whose left side holds the
-    sources and whose right side holds the targets.  A bipartite graph (Theorem
-    1's setting: :math:`a \in U`, :math:`b \in V`) is that form already.
-    The solvers therefore train ONE table of ``n_source + n_target`` rows,
-    rows ``0..n_source-1`` the source/left vectors and the rest the
-    target/right vectors, on the pairs ``(u, n_source + v)``: every pair of
-    the stacked table joins a source row to a target row, so its updates are
-    the two-table updates (:mod:`lgekit.reference`, "Two tables"), and the
-    kernels need no second code path.
-
-    Attributes
-    ----------
-    kind : {"directed", "bipartite"}
-    n_source, n_target : int
-        Rows of ``embedding_`` (sources: every node of a directed graph;
-        the left nodes of a bipartite one) and of ``context_embedding_``.
-    source_ids, target_ids : ndarray
-        The external ids of those rows (the same array for a directed graph;
-        the graph's ``left_ids`` and ``right_ids`` for a bipartite one).
-    target_offset : int
-        The graph index of the first target node: 0 for a directed graph,
-        ``n_left`` for a bipartite one (whose right nodes are graph indices
-        ``n_left..n_nodes-1``).
-    """
-
-    kind: str
-    n_source: int
-    n_target: int
-    source_ids: np.ndarray
-    target_ids: np.ndarray
-    target_offset: int
-
-    @classmethod
-    def of(cls, graph):
-        """The layout of ``graph``'s two tables, or None for an undirected graph."""
-        kind = graph_kind(graph)
-        if kind == "directed":
-            ids = np.asarray(graph.node_ids)
-            return cls("directed", graph.n_nodes, graph.n_nodes, ids, ids, 0)
-        if kind == "bipartite":
-            n_left = int(graph.n_left)
-            return cls("bipartite", n_left, graph.n_nodes - n_left, np.asarray(graph.left_ids),
-                       np.asarray(graph.right_ids), n_left)
-        return None
-
-    @property
-    def n_rows(self):
-        """Rows of the stacked table."""
-        return self.n_source + self.n_target
-
-    @property
-    def row_ids(self):
-        """The id of each row of the stacked table (sources, then targets)."""
-        return _concat_ids(self.source_ids, self.target_ids)
-
-    def table_pairs(self, pairs, what="pairs"):
-        """Graph index pairs as rows of the stacked table: ``(u, n_source + v - target_offset)``.
-
-        A bipartite pair may come as (right, left): it is turned round, the
-        edge being the same.  A pair inside one side of a bipartite graph has
-        no two-table score and raises ValueError naming ``what``.
-        """
-        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        if self.kind == "bipartite":
-            left = pairs < self.n_source
-            flip = ~left[:, 0] & left[:, 1]
-            if np.any(flip):
-                pairs = pairs.copy()
-                pairs[flip] = pairs[flip][:, ::-1]
-            inside = left[:, 0] == left[:, 1]
-            if np.any(inside):
-                bad = pairs[inside][0].tolist()
-                raise ValueError(f"X: {what} must join a left node to a right node of the bipartite graph "
-                                 f"(left indices < n_left={self.n_source}), got the pair {bad} inside one side")
-            return np.ascontiguousarray(pairs)
-        out = pairs.copy()
-        out[:, 1] += self.n_source - self.target_offset
-        return out
-
-
-def _is_edge_split(data):
-    return all(hasattr(data, a) for a in ("train_graph", "train_positives", "train_negatives"))
-
-
-def _json_default(obj):
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return repr(obj)
-
-
-# ---------------------------------------------------------------------- resources
-#: at most this many threads per CPU: beyond, OpenMP gains nothing and far beyond it crashes
-_MAX_THREADS_PER_CPU = 64
-
-
-def max_n_threads():
-    """The largest ``n_threads`` the estimators accept: 64 x ``os.cpu_count()``.
-
-    Oversubscribing a CPU a few times can help a busy machine; tens of
-    thousands of OpenMP threads exhaust the thread stacks and crash the
-    process (``n_threads=100000`` ended in a segmentation fault).
-    """
-    return _MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
-
-
-#: environment variable overriding the available memory (bytes, or with a K/M/G/T suffix)
-MEMORY_ENV = "LGEKIT_AVAILABLE_MEMORY"
-
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def _parse_bytes(text):
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", text, re.IGNORECASE)
-    if not match:
-        raise ValueError(f"${MEMORY_ENV} must be a number of bytes, optionally with a K/M/G/T suffix "
-                         f"(e.g. 8G), got {text!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-
-
-def _read_int(path):
-    try:
-        with open(path) as fh:
-            text = fh.read().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def _proc_status_bytes(field):
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def available_memory():
-    """Memory this process can still allocate without swapping, as ``(bytes, source)``.
-
-    The smallest of: ``MemAvailable`` of ``/proc/meminfo`` (else
-    ``SC_AVPHYS_PAGES x SC_PAGE_SIZE``), the room left under a cgroup memory
-    limit (v2 ``memory.max``, v1 ``memory.limit_in_bytes``) and under the
-    soft ``RLIMIT_AS`` / ``RLIMIT_DATA`` limits.  The environment variable
-    ``LGEKIT_AVAILABLE_MEMORY`` (bytes, or e.g. ``"2G"``) overrides them all.
-
-    Returns
-    -------
-    (int, str) or (None, None)
-        ``(None, None)`` when the platform tells nothing.
-    """
-    env = os.environ.get(MEMORY_ENV)
-    if env:
-        return _parse_bytes(env), f"${MEMORY_ENV}"
-    found = []
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
-                    break
-    except (OSError, ValueError, IndexError):
-        pass
-    if not found:
-        try:
-            found.append((os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "free physical memory"))
-        except (ValueError, OSError, AttributeError):
-            pass
-    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
-        limit, usage = _read_int(limit_file), _read_int(usage_file)
-        if limit is not None and usage is not None and limit < 2**60:  # "max" / 2**63-ish mean none
-            found.append((max(limit - usage, 0), f"cgroup limit {limit_file}"))
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not on POSIX
-        resource = None
-    if resource is not None:
-        for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
-            soft = resource.getrlimit(getattr(resource, name))[0]
-            used = _proc_status_bytes(field)
-            if soft != resource.RLIM_INFINITY and used is not None:
-                found.append((max(soft - used, 0), f"the {name} limit"))
-    if not found:
-        return None, None
-    return min(found, key=lambda item: item[0])
-
-
-def _format_bytes(n):
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-
-
-# ---------------------------------------------------------------------- model files
-def _estimator_registry():
-    """lgekit's own estimators by class name: the only classes :meth:`BaseEmbedding.load` builds."""
-    from .hinge import HingeEmbedding
-    from .logistic import LogisticEmbedding
-
-    return {"LogisticEmbedding": LogisticEmbedding, "HingeEmbedding": HingeEmbedding}
-
-
-# what files of format 1 stored as "class" (module:qualname) for lgekit's own estimators
-_LEGACY_CLASS_NAMES = {"lgekit.models.logistic:LogisticEmbedding": "LogisticEmbedding",
-                       "lgekit.models.hinge:HingeEmbedding": "HingeEmbedding"}
-
-# anything parsing untrusted bytes can raise (zipfile, zlib, numpy's .npy header parser, json): each is
-# a malformed file, reported as ValueError naming it (numpy parses a .npy header with tokenize and
-# ast.literal_eval: SyntaxError, TokenError)
-MALFORMED_FILE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, TypeError, LookupError, ArithmeticError,
-              struct.error, RuntimeError, SyntaxError, tokenize.TokenError, MemoryError)
-
-_MAX_MEMBERS = 64
-# deflate cannot expand data more than ~1032x: a member declaring more is a zip bomb or garbage
-_MAX_DEFLATE_RATIO = 1100
-
-
-def read_checked_npz(path):
-    """The arrays of an ``.npz`` file, read without pickles and with every header checked first.
-
-    No array is allocated before its declared shape and dtype agree with the
-    member's size in the zip directory, so a crafted header cannot make numpy
-    allocate more than the file holds.  OSError of opening the file
-    (missing, permission) propagates; anything wrong inside it is a
-    ValueError naming the file.
-    """
-    with open(path, "rb") as fh:
-        try:
-            return _read_npz_members(fh)
-        except MALFORMED_FILE_ERRORS as exc:
-            raise ValueError(f"{path} is not a readable .npz model file ({type(exc).__name__}: {exc})") from exc
-
-
-def _read_npz_members(fh):
-    fmt = np.lib.format
-    zf = zipfile.ZipFile(fh)
-    infos = zf.infolist()
-    if len(infos) > _MAX_MEMBERS:
-        raise ValueError(f"{len(infos)} members, more than a model file has")
-    arrays = {}
-    for info in infos:
-        if not info.filename.endswith(".npy") or info.is_dir():
-            raise ValueError(f"member {info.filename!r} is not a .npy array")
-        key = info.filename[:-len(".npy")]
-        if key in arrays:
-            raise ValueError(f"member {info.filename!r} appears twice")
-        if info.compress_type == zipfile.ZIP_STORED:
-            if info.compress_size != info.file_size:
-                raise ValueError(f"member {key!r}: stored size {info.compress_size} != size {info.file_size}")
-        elif info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 2**16:
-            raise ValueError(f"member {key!r}: declares {info.file_size} bytes from {info.compress_size} compressed")
-        with zf.open(info) as member:
-            version = fmt.read_magic(member)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(member)
-            elif version in ((2, 0), (3, 0)):
-                shape, _, dtype = fmt.read_array_header_2_0(member)
-            else:
-                raise ValueError(f"member {key!r}: unsupported .npy version {version}")
-            header = member.tell()
-        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in "biufUS":
-            raise ValueError(f"member {key!r}: dtype {dtype} is not a plain number or string type")
-        nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes != info.file_size - header:
-            raise ValueError(f"member {key!r}: header declares shape {shape} of {dtype} ({nbytes} bytes) but "
-                             f"the member holds {info.file_size - header} bytes")
-        with zf.open(info) as member:
-            arrays[key] = fmt.read_array(member, allow_pickle=False)
-            if member.read(1):   # also completes the read, so that zipfile checks the CRC
-                raise ValueError(f"member {key!r}: data after the array")
-    return arrays
-
-
-def _encode_id(value):
-    """A node id as JSON that keeps its type: ints, floats, strs, bools and None are JSON's own;
-    a tuple becomes ``{"tuple": [...]}`` (the only dict in the encoding)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, tuple):
-        return {"tuple": [_encode_id(v) for v in value]}
-    raise ValueError(f"node id {value!r} of type {type(value).__name__} cannot be saved: model files store "
-                     "ids that are ints, floats, strs, bools, None or tuples of them")
-
-
-def _check_loaded_ids(ids, n, path, what, table):
-    if ids.shape != (n,):
-        raise ValueError(f"{path}: {ids.shape[0] if ids.ndim == 1 else ids.shape} {what} for {n} {table} rows")
-    if (len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))) != n:
-        raise ValueError(f"{path}: the {what} are not unique")
-
-
-def _store_node_ids(arrays, name, ids):
-    """Put ``ids`` in ``arrays`` as ``name`` (int or str ids) or ``name + "_json"`` (typed JSON); return
-    the kind written, ``"native"`` or ``"json"``."""
-    ids = np.asarray(ids)
-    if ids.ndim == 1 and ids.dtype.kind in "iuUS":
-        arrays[name] = ids
-        return "native"
-    if ids.ndim != 1:
-        raise ValueError(f"{name}_ must be 1-D, got shape {ids.shape}")
-    arrays[name + "_json"] = np.array(json.dumps([_encode_id(v) for v in ids.tolist()]))
-    return "json"
-
-
-def _decode_id(value):
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, dict) and list(value) == ["tuple"] and isinstance(value["tuple"], list):
-        return tuple(_decode_id(v) for v in value["tuple"])
-    raise ValueError(f"a node id must be an int, float, str, bool, null or {{'tuple': [...]}}, got {value!r}")
-
-
 _MISSING = object()
-
-
-def _parse_json_scalar(array, path, name):
-    """The JSON document held by a 0-d string array of a model file."""
-    if array.shape != () or array.dtype.kind != "U":
-        raise ValueError(f"{path}: {name!r} must be a 0-d string array, got shape {array.shape} of {array.dtype}")
-    try:
-        return json.loads(str(array[()]))
-    except (ValueError, RecursionError) as exc:
-        raise ValueError(f"{path}: {name!r} is not valid JSON ({str(exc)[:100]})") from None
-
-
-def _load_node_ids(arrays, kind, path, name="node_ids"):
-    """The node ids of a model file (``name``: ``"node_ids"`` or ``"context_node_ids"``), with the types
-    they had when saved."""
-    if name != "node_ids":
-        arrays = {key.replace(name, "node_ids"): value for key, value in arrays.items()
-                  if key in (name, name + "_json")}
-    if kind == "json":
-        if "node_ids_json" not in arrays:
-            raise ValueError(f"{path}: {name}_kind is 'json' but there is no '{name}_json' array")
-        values = _parse_json_scalar(arrays["node_ids_json"], path, f"{name}_json")
-        if not isinstance(values, list):
-            raise ValueError(f"{path}: '{name}_json' must hold a JSON list")
-        ids = np.empty(len(values), dtype=object)
-        try:
-            for i, value in enumerate(values):  # one by one: a list of tuples would become a 2-D array
-                ids[i] = _decode_id(value)
-        except (ValueError, RecursionError) as exc:
-            raise ValueError(f"{path}: {str(exc)[:200]}") from None
-        return ids
-    if "node_ids" not in arrays:
-        raise ValueError(f"{path}: no '{name}' array")
-    ids = arrays["node_ids"]
-    if ids.dtype.kind not in "iuUS":
-        raise ValueError(f"{path}: '{name}' must hold integers or strings, got dtype {ids.dtype}")
-    if kind == "str" and ids.ndim == 1:
-        # format 1 stored object ids as their str(): the types are lost, the strings are the ids
-        out = np.empty(len(ids), dtype=object)
-        for i, value in enumerate(ids.astype(str).tolist()):
-            out[i] = value
-        return out
-    return ids
 
 
 class BaseEmbedding(BaseEstimator):
@@ -508,63 +45,25 @@ class BaseEmbedding(BaseEstimator):
 
     Notes
     -----
-    **Contract for subclasses.**
+    **A model.**
     A subclass defines ``__init__`` with keyword arguments that it only stores
-    (scikit-learn rule).  Among them, these common ones are validated here:
-    ``dim``, ``lam_pos``, ``lam_neg``, ``lam_r``, ``epochs``, ``init_scale``,
-    ``dtype``, ``n_threads``, ``schedule``, ``random_state``, ``verbose`` (and
-    ``warm_start`` if the subclass has it).  The subclass implements:
-
-    ``_check_params(self)``
-        Validate its own parameters; raise ``ValueError``/``TypeError`` naming
-        the parameter, the value and what is accepted.  Called at every fit
-        after the common checks.
-    ``_solver_key(self)`` -> tuple
-        The parameters the solver's prepared state depends on; a fitted
-        solver whose ``key`` differs is rebuilt (on the same pairs) at the
-        next ``fit``/``partial_fit``.
-    ``_make_solver(self, data, seed, state)`` -> :class:`~lgekit.models.Solver`
-        Build the solver for a :class:`TrainingData` ``data``, bound to
-        ``self.embedding_`` (C-contiguous, of dtype ``self._dtype``; the solver
-        updates it IN PLACE, callbacks read it between epochs).  For a
-        directed or bipartite graph ``self.embedding_`` is, during this call
-        only, the whole stacked table (see "Two tables"), which is what
-        ``data``'s pairs index.  ``seed`` is an
-        int in [0, 2**64) for the kernel's SplitMix64 streams; epoch ``t`` must
-        depend only on ``(seed, t)``, so that continuing a fit equals a longer
-        fit.  ``state``: arrays of an earlier solver on the same pairs (its
-        :meth:`~lgekit.models.Solver.state`, or a loaded model's), or None.
-        The base drops ``data`` afterwards and then calls the solver's
-        ``prepare()``, so that what it builds from its own arrays does not
-        coexist with the user-sized input arrays.
-    ``_configure_solver(self, solver)`` (optional)
-        Pass the settings that may change between epochs without a rebuild
-        (``n_threads``, ``schedule``, step sizes...).  The default sets
-        ``n_threads`` and ``schedule``.
-    ``_run_epoch(self, epoch)`` -> dict
-        Run epoch ``epoch`` (0-based, continues across ``partial_fit``) with
-        ``self.solver_.run_epoch`` and return the record: at least
-        ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``; optionally
-        ``"mean_norm"`` (computed here if missing), ``"diverged"`` (True when
-        the solver reported :attr:`~lgekit.models.EpochStatus.NONFINITE`; the
-        base then raises :class:`DivergenceError`) and model-specific keys.
-        The base adds ``"epoch"``, ``"seconds"`` (wall time of ``_run_epoch``)
-        and checks the objective and the norms for finiteness.
-    ``_check_solver_state(self, arrays, n_nodes)`` (optional)
-        Validate the solver arrays ``load`` read (ValueError if wrong); they
-        are handed to the first ``_make_solver`` after the load as ``state``.
-    ``_solver_divergence_advice(self, record)`` -> (str, str or None) (optional)
-        What to suggest when training diverged, and the parameter it names
-        (``"lr"``, ``"lam_r"``...); defaults to the class attribute
-        ``_divergence_advice`` and ``None``.  An oversized ``init_scale`` is
-        recognised here, before this hook is asked.
-    ``_current_objective(self)`` -> float or None (optional)
-        The objective of ``embedding_`` now, for the objective check (see
-        "Divergence"; the all-zero embedding's comes from
-        ``solver_.zero_objective()``); ``None`` disables it.
-    ``_bytes_per_pair`` (class attribute, int)
-        Memory the solver allocates per training pair, for the estimate
-        compared with the available memory before a fit allocates anything.
+    (scikit-learn rule), its parameter table ``_parameter_constraints`` (from
+    :mod:`lgekit._parameters`: the one source of its defaults' checks, read
+    by ``lgekit fit`` too), its solver class ``_solver_class`` and
+    ``_solver_arguments()``, the solver's keyword arguments from the
+    validated parameters.  The solver (:class:`~lgekit.models.Solver`) is
+    built at ``fit`` on a :class:`~lgekit.models.TrainingData`, bound to the
+    trained table (C-contiguous, updated IN PLACE; callbacks read it between
+    epochs), with a kernel seed in [0, 2**64) on which epoch ``t`` alone
+    depends, so that continuing a fit equals a longer fit.  The solver's
+    ``key`` arguments are those its prepared state depends on: when one
+    changes, the next ``fit``/``partial_fit`` rebuilds it on the same pairs
+    (keeping its :meth:`~lgekit.models.Solver.state`); its ``settings`` are
+    set between epochs.  The solver runs each epoch
+    (:meth:`~lgekit.models.Solver.run_epoch`), makes its record
+    (:meth:`~lgekit.models.Solver.epoch_record`), advises on divergence and
+    checks the state a model file holds.  Every lgekit subclass registers
+    itself by its class name, the name :meth:`load` reads from a file.
 
     **Data.**
     ``fit(X)`` accepts an ``EdgeSplit`` (trains on ``train_graph`` edges
@@ -679,7 +178,6 @@ class BaseEmbedding(BaseEstimator):
     """
 
     negatives_per_positive = 4
-    _divergence_advice = "try a smaller learning rate or a larger lam_r"
     #: a mean row norm above this is divergence (scores ~1e16: sigmoids saturate, float32 overflows soon after)
     divergence_max_mean_norm = 1e8
     #: an objective above this many times the larger of its starting and all-zero values is divergence
@@ -693,19 +191,28 @@ class BaseEmbedding(BaseEstimator):
     #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
     #: from the start)
     _saturated_initial_score = 10.0
-    #: bytes of the solver's arrays per training pair (see ``_check_memory``)
-    _bytes_per_pair = 0
     #: the initialisation draws at most this many bytes at a time (a block that stays in a core's cache)
     _init_block_bytes = 256 * 2**10
-    #: whether the solver takes a separate lambda_r for the context table (``lam_r_context``)
-    _per_table_lam_r = False
-
-    # ------------------------------------------------------------------ validation
     #: the declarative table of the parameters every estimator shares (see :mod:`lgekit._validation`);
     #: subclasses extend it with their own
     _parameter_constraints = _parameters.COMMON
+    #: the solver a model trains with (a :class:`~lgekit.models.Solver` subclass)
+    _solver_class = None
+    #: lgekit's own estimators by class name: the only classes :meth:`load` builds from a file's name
+    _registry = {}
 
-    def _check_common_params(self):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # only lgekit's own estimators: a file must not name (and so build) a class of any other code
+        if cls.__module__.split(".")[0] == "lgekit":
+            BaseEmbedding._registry[cls.__name__] = cls
+
+    def _solver_arguments(self):  # pragma: no cover - overridden
+        """The solver's keyword arguments (all of its ``key`` and ``settings``), from the parameters."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ validation
+    def _validate_params(self):
         caller = type(self).__name__
         validate_parameter_constraints(self._parameter_constraints, self.get_params(), caller=caller)
 
@@ -713,11 +220,6 @@ class BaseEmbedding(BaseEstimator):
             raise InvalidParameterError(f"{caller}: {name} must be {accepted}, got {value!r}", parameter=name,
                                         value=value, accepted=accepted)
 
-        lam_r_context = getattr(self, "lam_r_context", None)
-        if lam_r_context is not None and float(lam_r_context) != float(self.lam_r) and not self._per_table_lam_r:
-            bad("lam_r_context", lam_r_context,
-                f"None or equal to lam_r={self.lam_r!r} for {caller} (its solver applies one lam_r to every "
-                "vector)")
         dtype = np.dtype(self.dtype)
         self._dtype = dtype
         # bounds that depend on another parameter or on the machine, beyond what a table can say:
@@ -729,84 +231,15 @@ class BaseEmbedding(BaseEstimator):
         limit = max_n_threads()
         if self.n_threads > limit:
             bad("n_threads", self.n_threads,
-                f"an int in [1, {limit}] ({_MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
+                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
-        if self.n_threads > 1:
-            from .._openmp import openmp_enabled
-            if not openmp_enabled():
-                import warnings
-                warnings.warn(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
-                              "running on one thread", RuntimeWarning, stacklevel=3)
+        if self.n_threads > 1 and not openmp_enabled():
+            warnings.warn(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
+                          "running on one thread", RuntimeWarning, stacklevel=4)
+        self._check_params()
 
-    def _check_params(self):  # pragma: no cover - overridden
-        """Validate model-specific parameters (hook)."""
-
-    # ------------------------------------------------------------------ data
-    def _coerce_data(self, data, rng):
-        """Turn the accepted forms of ``X`` into a :class:`TrainingData`."""
-        from ..graph import Graph
-
-        if _is_edge_split(data):
-            graph = data.train_graph
-            positives = np.asarray(data.train_positives, dtype=np.int64).reshape(-1, 2)
-            negatives = np.asarray(data.train_negatives, dtype=np.int64).reshape(-1, 2)
-            pos_weights = None
-            edges = graph.edges()
-            if len(edges) == len(positives) and np.array_equal(edges, positives):
-                pos_weights = graph.edge_weights().astype(np.float64)
-            elif graph.is_weighted:
-                raise ValueError("X: the split's train_positives differ from train_graph.edges(), so "
-                                 "their weights are unknown; pass a split made by lgekit.split_edges")
-        else:
-            if isinstance(data, Graph):
-                graph = data
-            elif type(data).__module__.split(".")[0] == "networkx":
-                graph = Graph.from_networkx(data)   # its "weight" attribute, as Graph.from_networkx reads it
-            elif hasattr(data, "tocsr") and hasattr(data, "shape"):
-                graph = Graph.from_scipy(data)
-            else:
-                raise TypeError(
-                    "X must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph "
-                    f"or a scipy sparse adjacency matrix, got {type(data).__name__}")
-            positives = graph.edges()
-            pos_weights = graph.edge_weights().astype(np.float64)
-            negatives = None
-        n = graph.n_nodes
-        if len(positives) == 0:
-            raise ValueError(f"X: the training graph has no edges ({n} nodes, 0 edges); "
-                             "an embedding needs at least one positive pair")
-        if pos_weights is None:
-            pos_weights = np.ones(len(positives))
-        given = [("positive", positives)]
-        if negatives is None:
-            from ..evaluation import sample_negative_pairs
-
-            # drawn here: valid by construction (in range, no self-pairs), so not checked again
-            k = self.negatives_per_positive * len(positives)
-            negatives = np.asarray(sample_negative_pairs(graph, k, seed=draw_seed(rng), n_threads=int(self.n_threads)),
-                                   dtype=np.int64)
-        else:
-            given.append(("negative", negatives))
-        for name, pairs in given:
-            if len(pairs) and (pairs.min() < 0 or pairs.max() >= n):
-                raise ValueError(f"X: {name} pairs must be node indices in [0, {n}), got values in "
-                                 f"[{pairs.min()}, {pairs.max()}]")
-            if len(pairs) and np.any(pairs[:, 0] == pairs[:, 1]):
-                raise ValueError(f"X: {name} pairs contain self-pairs (u, u), e.g. "
-                                 f"{pairs[pairs[:, 0] == pairs[:, 1]][0].tolist()}; they are not allowed")
-        if not np.all(np.isfinite(pos_weights)) or np.any(pos_weights < 0):
-            raise ValueError("X: edge weights must be finite and >= 0")
-        layout = TableLayout.of(graph)
-        if layout is not None:
-            # two tables (footnote 1): the pairs become rows of the stacked table, (u, n_source + v)
-            return TrainingData(n_nodes=layout.n_rows, node_ids=layout.row_ids, train_graph=graph,
-                                positives=layout.table_pairs(positives, "positive pairs"),
-                                pos_weights=np.ascontiguousarray(pos_weights),
-                                negatives=layout.table_pairs(negatives, "negative pairs"), layout=layout)
-        return TrainingData(n_nodes=n, node_ids=np.asarray(graph.node_ids), train_graph=graph,
-                            positives=np.ascontiguousarray(positives),
-                            pos_weights=np.ascontiguousarray(pos_weights),
-                            negatives=np.ascontiguousarray(negatives))
+    def _check_params(self):
+        """What a model checks beyond its table (hook; none by default)."""
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, callbacks=None):
@@ -832,9 +265,15 @@ class BaseEmbedding(BaseEstimator):
         DivergenceError
             When the iterates become non-finite or explode (``history_`` is
             kept, its last record has ``"diverged": True``).
+        KeyboardInterrupt
+            After the epoch that was running is recorded: ``n_iter_`` and
+            ``history_`` then describe the embedding, and ``partial_fit``
+            continues as the uninterrupted fit would have.
         """
         warm = bool(getattr(self, "warm_start", False)) and hasattr(self, "embedding_")
-        return self._fit(X, callbacks, self.epochs, continue_=warm)
+        callbacks = self._prepare_fit(X, callbacks, continue_=warm)
+        self._train(callbacks, self.n_iter_, self.epochs)
+        return self
 
     def partial_fit(self, X, y=None, *, epochs=1, callbacks=None):
         """Run ``epochs`` more epochs, continuing from the current model.
@@ -850,6 +289,10 @@ class BaseEmbedding(BaseEstimator):
         epochs of one ``fit`` cost; new data or a changed parameter rebuilds
         it (on the same pairs when only a parameter changed).
 
+        Another graph object must have the fitted model's nodes: its rows are
+        matched by node id (the same ids in another order train the same
+        rows); a graph with new or missing ids raises ValueError naming some.
+
         Parameters
         ----------
         X : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
@@ -859,7 +302,9 @@ class BaseEmbedding(BaseEstimator):
         """
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
-        return self._fit(X, callbacks, int(epochs), continue_=hasattr(self, "embedding_"))
+        callbacks = self._prepare_fit(X, callbacks, continue_=hasattr(self, "embedding_"))
+        self._train(callbacks, self.n_iter_, int(epochs))
+        return self
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then return :meth:`transform` ``(X)``: the rows of ``X``'s nodes in ``X``'s node order
@@ -885,29 +330,30 @@ class BaseEmbedding(BaseEstimator):
                 raise TypeError(f"callbacks must be lgekit.callbacks.Callback objects, got {type(cb).__name__}")
         return callbacks
 
-    def _fit(self, X, callbacks, n_epochs, continue_):
-        self._check_common_params()
-        self._check_params()
+    def _training_data(self, X, rng):
+        return training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads)
+
+    def _prepare_fit(self, X, callbacks, continue_):
+        """Everything before the first epoch: validate, turn ``X`` into pairs, draw the seeds and the
+        starting embedding, build (or keep) the solver.  Returns the checked callbacks."""
+        self._validate_params()
         callbacks = self._check_callbacks(callbacks)
         solver = getattr(self, "solver_", None)
         same_source = solver is not None and X is getattr(self, "_data_source", None)
         # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
         prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
         if continue_:
-            train = None if same_source else self._coerce_data(
+            train = None if same_source else self._training_data(
                 X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state))
             table = self._training_table()
             if train is not None:
-                self._check_same_tables(train)
-            n_nodes = solver.n_nodes if train is None else train.n_nodes
-            if n_nodes != table.shape[0]:
-                raise ValueError(f"X: has {n_nodes} nodes but the fitted embedding has "
-                                 f"{table.shape[0]} rows; call fit to start afresh")
+                self._check_same_kind(train)
+                # rows by id: the same nodes in another order train their own rows; other nodes are refused
+                train = match_rows(train, self.node_ids_, self.__dict__.get("context_node_ids_"))
             if table.shape[1] != self.dim:
                 raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
                                  "columns; call fit with warm_start=False to start afresh")
             self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
-            start = self.n_iter_
             if not hasattr(self, "_kernel_seed"):
                 self._kernel_seed = draw_seed(check_random_state(self.random_state))
             fill_from = None
@@ -918,7 +364,7 @@ class BaseEmbedding(BaseEstimator):
             solver, same_source = None, False
             rng = check_random_state(self.random_state)
             self._rng = rng
-            train = self._coerce_data(X, rng)
+            train = self._training_data(X, rng)
             self._check_memory(train)
             self._kernel_seed = draw_seed(rng)
             # allocated now, drawn after the solver is built: untouched pages cost no memory while the
@@ -927,9 +373,10 @@ class BaseEmbedding(BaseEstimator):
             fill_from = rng
             self.history_ = []
             self.n_iter_ = 0
-            start = 0
-        reuse = (solver is not None and train is None and solver.key == self._solver_key()
-                 and solver.seed == self._kernel_seed and solver.embedding.dtype == self._training_table().dtype)
+        arguments = self._solver_arguments()
+        reuse = (solver is not None and train is None and solver.seed == self._kernel_seed
+                 and solver.key == {k: v for k, v in arguments.items() if k not in solver.settings}
+                 and solver.embedding.dtype == self._training_table().dtype)
         if reuse:
             solver.embedding = self._training_table()
         else:
@@ -941,25 +388,22 @@ class BaseEmbedding(BaseEstimator):
             self.__dict__.pop("solver_", None)
             solver = None
             n_pairs = len(train.positives) + len(train.negatives)
-            with self._whole_table_as_embedding():
-                self.solver_ = self._make_solver(train, self._kernel_seed, state or None)
+            self.solver_ = self._solver_class(train, self._training_table(), seed=self._kernel_seed,
+                                              n_source=self.__dict__.get("_n_source"), state=state or None,
+                                              **arguments)
             self.__dict__.pop("_loaded_state", None)
             train = None                      # the input pairs: the solver has what it needs
             if fill_from is not None:
                 self._fill_initial_embedding(self._training_table(), fill_from)
             self.solver_.prepare()
-        self._configure_solver(self.solver_)
+        for name in self.solver_.settings:    # what may change between epochs without a rebuild
+            setattr(self.solver_, name, arguments[name])
         self._data_source = X
         self._id_lookup = None
-        self._prepare_divergence_checks(fresh=not continue_, start=start)
+        self._prepare_divergence_checks(fresh=not continue_, start=self.n_iter_)
         if not reuse:
             self._preparation_ends(prepared_from, n_pairs)
-        self._train(callbacks, start, n_epochs)
-        return self
-
-    def _solver_key(self):
-        """The parameters the solver's prepared state depends on (hook)."""
-        return ()
+        return callbacks
 
     # ------------------------------------------------------------------ one or two tables
     def _training_table(self):
@@ -999,32 +443,13 @@ class BaseEmbedding(BaseEstimator):
             self.node_ids_ = layout.source_ids
             self.context_node_ids_ = layout.target_ids
 
-    def _check_same_tables(self, train):
-        """Continuing a fit on new data: the data must have the fitted model's kind and table sizes."""
-        layout = train.layout
-        kind = "undirected" if layout is None else layout.kind
+    def _check_same_kind(self, train):
+        """Continuing a fit on new data: the data must be a graph of the fitted model's kind."""
+        kind = "undirected" if train.layout is None else train.layout.kind
         fitted = getattr(self, "graph_kind_", "undirected")
         if kind != fitted:
             raise ValueError(f"X: is a {kind} graph but the model was fitted on a {fitted} graph; "
                              "call fit to start afresh")
-        if layout is not None and layout.n_source != self.embedding_.shape[0]:
-            raise ValueError(f"X: has {layout.n_source} source/left nodes but the fitted embedding_ has "
-                             f"{self.embedding_.shape[0]} rows; call fit to start afresh")
-
-    @contextlib.contextmanager
-    def _whole_table_as_embedding(self):
-        """While the solver is built, ``embedding_`` is the whole trained table (``_make_solver`` binds
-        its solver to ``self.embedding_``); afterwards the source/left view again."""
-        table = self.__dict__.get("_table")
-        if table is None:
-            yield
-            return
-        view = self.embedding_
-        self.embedding_ = table
-        try:
-            yield
-        finally:
-            self.embedding_ = view
 
     def __getstate__(self):
         # the two views are rebuilt from the table on unpickling: pickled apart they would become copies
@@ -1039,15 +464,6 @@ class BaseEmbedding(BaseEstimator):
         if self.__dict__.get("_table") is not None:
             self._set_table(self._table)
 
-    def _make_solver(self, data, seed, state):  # pragma: no cover - overridden
-        """Build the solver (hook; see the class docstring)."""
-        raise NotImplementedError
-
-    def _configure_solver(self, solver):
-        """Settings that may change between fits without rebuilding the solver (hook)."""
-        solver.n_threads = int(self.n_threads)
-        solver.schedule = self.schedule
-
     # ------------------------------------------------------------------ memory
     def _memory_needed(self, train):
         """Bytes a fresh fit allocates, by part: the embedding, the per-thread work rows and the
@@ -1056,7 +472,7 @@ class BaseEmbedding(BaseEstimator):
         return {
             "embedding": train.n_nodes * row,
             "work": 2 * int(self.n_threads) * row,
-            "pairs": (len(train.positives) + len(train.negatives)) * self._bytes_per_pair + 64 * train.n_nodes,
+            "pairs": (len(train.positives) + len(train.negatives)) * self._solver_class.bytes_per_pair + 64 * train.n_nodes,
         }
 
     def _check_memory(self, train):
@@ -1078,10 +494,10 @@ class BaseEmbedding(BaseEstimator):
             if self._dtype == np.float64:
                 advice += " or use dtype='float32' (half the bytes)"
         raise MemoryError(
-            f"{type(self).__name__}: training needs about {_format_bytes(needed)} ({_format_bytes(parts['embedding'])} "
-            f"for the {train.n_nodes:,} x {self.dim:,} {self._dtype.name} embedding, {_format_bytes(parts['work'])} "
-            f"for {self.n_threads} thread(s)' work rows, {_format_bytes(parts['pairs'])} for {n_pairs:,} training "
-            f"pairs) but only {_format_bytes(available)} is available ({source}); {advice}")
+            f"{type(self).__name__}: training needs about {format_bytes(needed)} ({format_bytes(parts['embedding'])} "
+            f"for the {train.n_nodes:,} x {self.dim:,} {self._dtype.name} embedding, {format_bytes(parts['work'])} "
+            f"for {self.n_threads} thread(s)' work rows, {format_bytes(parts['pairs'])} for {n_pairs:,} training "
+            f"pairs) but only {format_bytes(available)} is available ({source}); {advice}")
 
     def _initial_embedding(self, n_nodes, rng):
         """A fresh (n_nodes, dim) embedding drawn by :meth:`_fill_initial_embedding`."""
@@ -1107,10 +523,6 @@ class BaseEmbedding(BaseEstimator):
         return emb
 
     # ------------------------------------------------------------------ divergence
-    def _current_objective(self):
-        """Objective of ``embedding_`` now (hook; None: unknown or not computed)."""
-        return None
-
     def _prepare_divergence_checks(self, fresh, start):
         """Reference values of the divergence checks, taken where this run starts."""
         self._run_start = start
@@ -1123,7 +535,9 @@ class BaseEmbedding(BaseEstimator):
             return  # same solver: keep the reference of the run that started it (partial_fit loops cost nothing)
         ref = None
         if self.divergence_objective_factor is not None:
-            values = [v for v in (self.solver_.zero_objective(), self._current_objective())
+            # the estimate may use the typical initial score only while the embedding is its initialisation
+            score = self._initial_score if self.n_iter_ == 0 else None
+            values = [v for v in (self.solver_.zero_objective(), self.solver_.objective_estimate(score))
                       if v is not None and math.isfinite(v)]
             ref = max(values) if values else None
         self._divergence_reference = ref
@@ -1131,84 +545,37 @@ class BaseEmbedding(BaseEstimator):
 
     def _divergence_reason(self, record):
         """Which divergence check ``record`` (not yet in ``history_``) fails, or None."""
-        keys = ("objective", "loss_pos", "loss_neg", "reg", "mean_norm")
-        bad = [k for k in keys if record.get(k) is not None and not np.isfinite(record[k])]
-        if record.get("diverged") or bad:
-            return f"non-finite values ({', '.join(bad) or 'in the embedding'})"
-        norm, objective = record["mean_norm"], record.get("objective")
-        limit = self.divergence_max_mean_norm
-        if limit is not None and norm > limit:
-            return f"the mean norm {norm:.3g} exceeds divergence_max_mean_norm={limit:g}"
-        factor, ref = self.divergence_objective_factor, getattr(self, "_divergence_reference", None)
-        if factor is not None and ref and objective is not None and objective > factor * ref:
-            return (f"the objective {objective:.4g} is more than {factor:g}x its reference {ref:.4g} (the larger "
-                    "of the objectives of the starting and of the all-zero embedding)")
-        k = self.divergence_growth_epochs
-        recent = self.history_[len(self.history_) - k:] + [record] if k and len(self.history_) >= k else []
-        if recent and all(r.get("mean_norm") is not None for r in recent):
-            norms = [r["mean_norm"] for r in recent]
-            growth = min(b / a if a > 0 else math.inf for a, b in zip(norms, norms[1:]))
-            objectives = [r.get("objective") for r in recent]
-            shown = " -> ".join(f"{v:.3g}" for v in norms)
-            if all(v is not None for v in objectives):
-                rate = self.divergence_norm_growth
-                if rate is not None and growth >= rate and all(b > a for a, b in zip(objectives, objectives[1:])):
-                    return (f"the mean norm grew at least {rate:g}x per epoch for {k} epochs ({shown}) while the "
-                            f"objective rose ({' -> '.join(f'{v:.4g}' for v in objectives)})")
-            elif self.divergence_norm_growth_alone is not None and growth >= self.divergence_norm_growth_alone:
-                return (f"the mean norm grew at least {self.divergence_norm_growth_alone:g}x per epoch for {k} "
-                        f"epochs ({shown})")
-        return None
+        return divergence_reason(
+            record, self.history_, max_mean_norm=self.divergence_max_mean_norm,
+            objective_factor=self.divergence_objective_factor,
+            reference=getattr(self, "_divergence_reference", None), norm_growth=self.divergence_norm_growth,
+            norm_growth_alone=self.divergence_norm_growth_alone, growth_epochs=self.divergence_growth_epochs)
 
     def _divergence_advice_for(self, record):
         """(advice, parameter) for a diverged ``record``: init_scale when the start was already out of
-        range, else the model's analysis (``_solver_divergence_advice``)."""
+        range, else the solver's analysis."""
         score = getattr(self, "_initial_score", None)
         if score is not None and (not math.isfinite(score) or score > self._saturated_initial_score):
             return (f"init_scale={self.init_scale:g} is too large for dim={self.dim}: the initial scores x_u . x_v "
                     f"are of typical size sqrt(dim) * init_scale**2 / 3 = {score:.3g} (every sigmoid saturated, or "
                     f"overflowing {self._dtype.name}); use a smaller init_scale (the default is 0.1)"), "init_scale"
-        return self._solver_divergence_advice(record)
-
-    def _solver_divergence_advice(self, record):
-        """(advice, parameter) for a divergence the model can explain (hook)."""
-        return self._divergence_advice, None
+        return self.solver_.divergence_advice(record, getattr(self, "_run_start", 0))
 
     # ------------------------------------------------------------------ progress
     def _preparation_begins(self, X, announce):
         """Start timing the preparation; with ``verbose >= 1`` and ``announce``, say what is prepared."""
         if self.verbose >= 1 and announce:
-            from .._progress import write_line
-
-            size = self._input_size(X)
-            write_line(f"{type(self).__name__}: preparing the training pairs{' of ' + size if size else ''} ...")
+            size = describe_input(X)
+            _progress.write_line(f"{type(self).__name__}: preparing the training pairs{' of ' + size if size else ''} ...")
         return time.perf_counter()
-
-    @staticmethod
-    def _input_size(X):
-        """``X``'s size in words ("10,312 nodes, 333,983 edges"), read without converting it; "" if unknown."""
-        from ..graph import Graph
-
-        if _is_edge_split(X):
-            return (f"{X.train_graph.n_nodes:,} nodes, {len(X.train_positives):,} training edges, "
-                    f"{len(X.train_negatives):,} given negatives")
-        if isinstance(X, Graph):
-            return f"{X.n_nodes:,} nodes, {X.n_edges:,} edges"
-        if type(X).__module__.split(".")[0] == "networkx":
-            return f"{X.number_of_nodes():,} nodes, {X.number_of_edges():,} edges"
-        if hasattr(X, "tocsr") and hasattr(X, "shape") and hasattr(X, "nnz"):
-            return f"{X.shape[0]:,} nodes, {X.nnz:,} stored entries"
-        return ""  # not a form fit accepts: _coerce_data says so next
 
     def _preparation_ends(self, started, n_pairs):
         """With ``verbose >= 1``: the pairs prepared and how long it took since ``started``."""
         if self.verbose >= 1:
-            from .._progress import format_duration, write_line
-
             seconds = time.perf_counter() - started
-            took = f"{seconds:.1f}s" if seconds < 60 else format_duration(seconds)
-            write_line(f"{type(self).__name__}: {n_pairs:,} training pairs on {self._training_table().shape[0]:,} nodes "
-                       f"ready in {took}")
+            took = f"{seconds:.1f}s" if seconds < 60 else _progress.format_duration(seconds)
+            _progress.write_line(f"{type(self).__name__}: {n_pairs:,} training pairs on "
+                                 f"{self._training_table().shape[0]:,} nodes ready in {took}")
 
     def _epoch_summary(self, record):
         """One epoch in words: objective, mean norm, the metrics callbacks recorded, seconds."""
@@ -1222,13 +589,13 @@ class BaseEmbedding(BaseEstimator):
         return f"epoch {record['epoch']}: " + ", ".join(parts)
 
     def _train(self, callbacks, start, n_epochs):
-        from .. import _progress
-
+        """The epoch loop: ``solver_.run_epoch``, the record, the divergence checks, the callbacks."""
         self.planned_epochs_ = range(start, start + n_epochs)
         for cb in callbacks:
             if hasattr(cb, "on_train_begin"):
                 cb.on_train_begin(self)
         name = type(self).__name__
+        solver = self.solver_
         # verbose >= 1: a bar on a terminal or in a notebook, a line every few seconds in a pipe or a log
         # (lgekit._progress decides); a single epoch gets none, or a loop of partial_fit(X, epochs=1) would
         # draw one bar per call
@@ -1239,31 +606,13 @@ class BaseEmbedding(BaseEstimator):
         say = bar.write if shown else _progress.write_line
         try:
             for epoch in range(start, start + n_epochs):
-                t0 = time.perf_counter()
-                out = self._run_epoch(epoch)
-                seconds = time.perf_counter() - t0
-                record = {"epoch": epoch, "seconds": seconds}
-                record.update(out)
-                if "mean_norm" not in record:
-                    table = self._training_table()     # every vector, of both tables
-                    record["mean_norm"] = float(np.mean(np.sqrt(np.einsum(
-                        "ij,ij->i", table, table, dtype=np.float64))))
-                reason = self._divergence_reason(record)
-                record["diverged"] = reason is not None
-                if reason is not None:
-                    record["divergence_reason"] = reason
-                self.history_.append(record)
-                self.n_iter_ = epoch + 1
-                if reason is not None:
-                    advice, parameter = self._divergence_advice_for(record)
-                    msg = f"{name} diverged at epoch {epoch} (0-based): {reason}; {advice}"
-                    logger.warning(msg)
-                    raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason,
-                                          parameter=parameter)
-                stop = False
-                for cb in callbacks:
-                    if cb.on_epoch_end(self, epoch, record):
-                        stop = True
+                with DeferredInterrupt() as interrupt:
+                    t0 = time.perf_counter()
+                    status = solver.run_epoch(epoch)
+                    record = {"epoch": epoch, "seconds": time.perf_counter() - t0}
+                    record.update(solver.epoch_record(epoch, status))
+                    stop = self._record_epoch(record, callbacks)
+                interrupt.release()
                 if self.verbose >= 2:
                     say(f"{name}: {self._epoch_summary(record)}")
                 objective = record.get("objective")
@@ -1279,10 +628,32 @@ class BaseEmbedding(BaseEstimator):
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self)
 
+    def _record_epoch(self, record, callbacks):
+        """Check ``record`` for divergence, append it to ``history_``, run the callbacks; True: stop."""
+        epoch = record["epoch"]
+        if "mean_norm" not in record:
+            table = self._training_table()     # every vector, of both tables
+            record["mean_norm"] = float(np.mean(np.sqrt(np.einsum("ij,ij->i", table, table, dtype=np.float64))))
+        reason = self._divergence_reason(record)
+        record["diverged"] = reason is not None
+        if reason is not None:
+            record["divergence_reason"] = reason
+        self.history_.append(record)
+        self.n_iter_ = epoch + 1
+        if reason is not None:
+            advice, parameter = self._divergence_advice_for(record)
+            msg = f"{type(self).__name__} diverged at epoch {epoch} (0-based): {reason}; {advice}"
+            logger.warning(msg)
+            raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason, parameter=parameter)
+        stop = False
+        for cb in callbacks:
+            if cb.on_epoch_end(self, epoch, record):
+                stop = True
+        return stop
+
     # ------------------------------------------------------------------ exits
     def _check_fitted(self):
         if not hasattr(self, "embedding_"):
-            from sklearn.exceptions import NotFittedError
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def _is_two_table(self):
@@ -1324,8 +695,6 @@ class BaseEmbedding(BaseEstimator):
     def _rows(self, nodes, index, what, context=False):
         """Row indices of ``nodes`` (ids, or indices with ``index``) in ``embedding_`` or, with
         ``context``, in ``context_embedding_``."""
-        from ..graph import node_id_query, node_positions
-
         table, ids, side = self._side(context)
         # ids beyond int64 or of mixed types stay exact (np.asarray would round or stringify them)
         nodes = np.asarray(nodes) if index else node_id_query(nodes)
@@ -1347,22 +716,10 @@ class BaseEmbedding(BaseEstimator):
     def _graph_node_ids(self, X, context=False):
         """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one.  For a
         bipartite graph and a bipartite model: the ids of one side (the right side with ``context``)."""
-        from ..graph import Graph
-
-        if _is_edge_split(X) and hasattr(X, "graph"):
-            X = X.graph
-        if isinstance(X, Graph):
-            if graph_kind(X) == "bipartite" and getattr(self, "graph_kind_", None) == "bipartite":
-                return np.asarray(X.right_ids if context else X.left_ids)
-            return np.asarray(X.node_ids)
-        if type(X).__module__.split(".")[0] == "networkx":
-            ids = np.empty(X.number_of_nodes(), dtype=object)
-            for i, node in enumerate(X.nodes):   # one by one: a tuple id stays one id
-                ids[i] = node
-            return ids
-        if hasattr(X, "tocsr") and hasattr(X, "shape") and len(X.shape) == 2:
-            return np.arange(X.shape[0])
-        return None
+        side = None
+        if getattr(self, "graph_kind_", None) == "bipartite":
+            side = "right" if context else "left"
+        return graph_node_ids(X, side)
 
     def transform(self, X=None, *, index=False, context=False):
         """Embedding rows of the nodes of ``X``.
@@ -1449,18 +806,16 @@ class BaseEmbedding(BaseEstimator):
             raise TypeError(f"X must be an EdgeSplit (from lgekit.split_edges) whose test pairs are scored, "
                             f"got {type(X).__name__}")
         n = self._training_table().shape[0]
-        kind = graph_kind(X.graph)
+        kind = X.graph.kind
         fitted = getattr(self, "graph_kind_", "undirected")
         if kind != fitted and (kind in TWO_TABLE_KINDS or fitted in TWO_TABLE_KINDS):
             raise ValueError(f"X: the split's graph is {kind} but the model was fitted on a {fitted} graph")
         layout = TableLayout.of(X.graph)
         ids = np.asarray(X.graph.node_ids if layout is None else layout.row_ids)
-        own = np.asarray(self.node_ids_ if layout is None else _concat_ids(self.node_ids_, self.context_node_ids_))
+        own = np.asarray(self.node_ids_ if layout is None else concat_ids(self.node_ids_, self.context_node_ids_))
         if ids.shape != own.shape or not np.array_equal(ids, own):
             raise ValueError(f"X: the split's graph has {len(ids)} nodes that are not the {n} nodes the model "
                              "was fitted on, in the same order; score a split of the fitted graph")
-        from ..metrics import average_precision, average_precision_from_scores
-
         if layout is None:
             return float(average_precision(self.embedding_, X.test_positives, X.test_negatives))
         table = self._training_table()
@@ -1505,77 +860,31 @@ class BaseEmbedding(BaseEstimator):
             params[key] = value
         return params
 
+
     def save(self, path):
-        """Save the fitted model to an ``.npz`` file (atomically).
+        """Save the fitted model to an ``.npz`` file (atomically); read it back with :meth:`load`.
 
-        Stores the embedding, node ids, parameters, history and class, plus
-        any solver state the model adds.  Read it back with :meth:`load`.
-
-        Node ids keep their types: an integer or string id array is stored
-        as such; any other ids (mixed ints and strings, tuples, floats,
-        bools, None) as typed JSON, so that ``1`` and ``"1"`` stay two ids
+        Stores the embedding(s), node ids, parameters, history, class and
+        the solver's state (see :mod:`lgekit.models._model_file` for the
+        format).  Node ids keep their types: ``1`` and ``"1"`` stay two ids
         and ``(1, "a")`` stays a tuple.
 
         Raises
         ------
         ValueError
-            If a node id is of a type the file cannot hold (none of the above).
+            If a node id is of a type the file cannot hold (ints, floats,
+            strs, bools, None and tuples of them are held).
         """
         self._check_fitted()
-        arrays = {"embedding": self.embedding_}
-        ids_kind = _store_node_ids(arrays, "node_ids", self.node_ids_)
-        cls = type(self)
         two_tables = self._is_two_table()
-        meta = {
-            # a one-table model is written as format 2 (all it needs), so that older lgekits still read it
-            "format_version": _FORMAT_VERSION if two_tables else 2,
-            "class": cls.__name__,
-            "params": self._params_for_save(),
-            "history": self.history_,
-            "n_iter": int(self.n_iter_),
-            "node_ids_kind": ids_kind,
-            "kernel_seed": int(getattr(self, "_kernel_seed", 0)),
-        }
-        if two_tables:
-            meta["graph_kind"] = self.graph_kind_
-            arrays["context_embedding"] = self.context_embedding_
-            meta["context_node_ids_kind"] = _store_node_ids(arrays, "context_node_ids", self.context_node_ids_)
-        from .._version import __version__
-        meta["lgekit_version"] = __version__
-        arrays["meta"] = np.array(json.dumps(meta, default=_json_default))
-        for key, value in (self._solver_state_for_save() or {}).items():
-            arrays[f"solver__{key}"] = np.asarray(value)
-        with atomic_path(path, suffix=".npz") as tmp:
-            with open(tmp, "wb") as fh:
-                np.savez(fh, **arrays)
-        return path
-
-    def _solver_state_for_save(self):
-        """The solver's state arrays (e.g. DCD's duals): the fitted solver's, or those a loaded model
-        keeps for its first fit."""
         solver = getattr(self, "solver_", None)
-        if solver is not None:
-            return solver.state()
-        return dict(getattr(self, "_loaded_state", None) or {})
-
-    def _check_solver_state(self, arrays, n_nodes):
-        """Validate the solver arrays ``load`` read (hook): ValueError naming what is wrong."""
-        if arrays:
-            raise ValueError(f"unexpected solver arrays {sorted(arrays)} for a {type(self).__name__}")
-
-    @classmethod
-    def _resolve_stored_class(cls, name, path):
-        """The class a file names, from lgekit's registry (or ``cls`` itself): never an import."""
-        if not isinstance(name, str):
-            raise ValueError(f"{path}: the stored class must be a string, got {name!r}")
-        if name in (cls.__name__, f"{cls.__module__}:{cls.__qualname__}"):
-            return cls  # named by the caller's own code, not by the file
-        registry = _estimator_registry()
-        target = registry.get(_LEGACY_CLASS_NAMES.get(name, name))
-        if target is None:
-            raise ValueError(f"{path}: unknown model class {name[:200]!r}; model files hold one of lgekit's "
-                             f"estimators ({', '.join(sorted(registry))})")
-        return target
+        state = solver.state() if solver is not None else dict(getattr(self, "_loaded_state", None) or {})
+        return write_model_file(path, ModelFile(
+            class_name=type(self).__name__, params=self._params_for_save(), history=self.history_,
+            n_iter=self.n_iter_, kernel_seed=getattr(self, "_kernel_seed", 0), graph_kind=self.graph_kind_,
+            embedding=self.embedding_, node_ids=self.node_ids_,
+            context_embedding=self.context_embedding_ if two_tables else None,
+            context_node_ids=self.context_node_ids_ if two_tables else None, solver_state=state))
 
     @classmethod
     def load(cls, path):
@@ -1601,120 +910,55 @@ class BaseEmbedding(BaseEstimator):
     @classmethod
     def _from_arrays(cls, arrays, path):
         """The model held by the arrays of a model file (read by ``read_checked_npz``); see :meth:`load`."""
-        if "meta" not in arrays or "embedding" not in arrays:
-            raise ValueError(f"{path} is not an lgekit model file (no 'meta'/'embedding' arrays)")
-        solver_arrays = {k[len("solver__"):]: v for k, v in arrays.items() if k.startswith("solver__")}
-        unexpected = set(arrays) - {"meta", "embedding", "node_ids", "node_ids_json", "context_embedding",
-                                    "context_node_ids", "context_node_ids_json"} - {
-            f"solver__{k}" for k in solver_arrays}
-        if unexpected:
-            raise ValueError(f"{path}: unexpected arrays {sorted(unexpected)} in a model file")
-        meta = _parse_json_scalar(arrays["meta"], path, "meta")
-        if not isinstance(meta, dict):
-            raise ValueError(f"{path}: 'meta' must hold a JSON object, got {type(meta).__name__}")
-
-        def field(name, check, accepted, default=_MISSING):
-            if name not in meta:
-                if default is _MISSING:
-                    raise ValueError(f"{path}: metadata field {name!r} is missing")
-                return default
-            value = meta[name]
-            if not check(value):
-                raise ValueError(f"{path}: metadata field {name!r} must be {accepted}, got {str(value)[:100]!r}")
-            return value
-
-        def is_int(v):
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        version = field("format_version", lambda v: is_int(v) and 1 <= v <= _FORMAT_VERSION,
-                        f"an int in [1, {_FORMAT_VERSION}] (a newer lgekit may have written it)")
-        target = cls._resolve_stored_class(field("class", lambda v: isinstance(v, str), "a string"), path)
+        mf = model_file_from_arrays(arrays, path)
+        name = mf.class_name
+        if name in (cls.__name__, f"{cls.__module__}:{cls.__qualname__}"):
+            target = cls             # named by the caller's own code, not by the file
+        else:
+            target = BaseEmbedding._registry.get(name)
+            if target is None:
+                raise ValueError(f"{path}: unknown model class {name[:200]!r}; model files hold one of lgekit's "
+                                 f"estimators ({', '.join(sorted(BaseEmbedding._registry))})")
         if not issubclass(target, cls):
             raise TypeError(f"{path} holds a {target.__name__}, not a {cls.__name__}")
-        params = field("params", lambda v: isinstance(v, dict) and all(
-            isinstance(k, str) and (p is None or isinstance(p, (bool, int, float, str))) for k, p in v.items()),
-            "an object of parameter names to numbers, strings, booleans or null")
-        history = field("history", lambda v: isinstance(v, list) and all(
-            isinstance(r, dict) and all(isinstance(k, str) for k in r) for r in v), "a list of objects", [])
-        n_iter = field("n_iter", lambda v: is_int(v) and v >= 0, "an int >= 0")
-        if len(history) > n_iter:
-            raise ValueError(f"{path}: {len(history)} history records for n_iter={n_iter} epochs")
-        for record in history:
-            epoch = record.get("epoch", 0)
-            if not (is_int(epoch) and 0 <= epoch < n_iter):
-                raise ValueError(f"{path}: history record epoch {str(epoch)[:40]!r} is not an int in [0, {n_iter})")
-        kernel_seed = field("kernel_seed", lambda v: is_int(v) and 0 <= v < 2**64, "an int in [0, 2**64)", 0)
-        field("lgekit_version", lambda v: isinstance(v, str), "a string", "")
-        known = {"format_version", "class", "params", "history", "n_iter", "node_ids_kind", "kernel_seed",
-                 "lgekit_version", "graph_kind", "context_node_ids_kind"}
-        unknown = sorted(set(meta) - known)
-        if unknown:
-            raise ValueError(f"{path}: unknown metadata fields {unknown[:10]}")
-        ids_kind = field("node_ids_kind", lambda v: v in (("native", "str") if version == 1 else ("native", "json")),
-                         "'native' or 'str'" if version == 1 else "'native' or 'json'", "native")
-        # files before format 3 hold models of undirected graphs (one table)
-        kinds = ("undirected",) + (TWO_TABLE_KINDS if version >= 3 else ())
-        kind = field("graph_kind", lambda v: v in kinds, " or ".join(map(repr, kinds)) + (
-                     f" in a format {version} file" if version < 3 else ""), "undirected")
-        two_tables = kind in TWO_TABLE_KINDS
-        context_ids_kind = field("context_node_ids_kind", lambda v: v in ("native", "json"), "'native' or 'json'",
-                                 "native" if two_tables else None)
-        context_arrays = {"context_embedding", "context_node_ids", "context_node_ids_json"} & set(arrays)
-        if two_tables != ("context_embedding" in arrays) or (not two_tables and (context_arrays or
-                                                                                   context_ids_kind is not None)):
-            raise ValueError(f"{path}: a model of a {kind} graph must {'' if two_tables else 'not '}have the "
-                             "second table ('context_embedding' and its node ids)")
-
         accepted = set(target._get_param_names())
-        dropped = sorted(set(params) - accepted)
+        dropped = sorted(set(mf.params) - accepted)
         if dropped:
             logger.warning("%s: ignoring unknown parameters %s", path, dropped)
-        model = target(**{k: v for k, v in params.items() if k in accepted})
+        model = target(**{k: v for k, v in mf.params.items() if k in accepted})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # e.g. "no OpenMP": about fitting, not about this file
             try:
-                model._check_common_params()
-                model._check_params()
+                model._validate_params()
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{path}: invalid stored parameter: {exc}") from None
-
-        embedding = arrays["embedding"]
-        if embedding.ndim != 2 or embedding.shape[0] < 1 or embedding.shape[1] != model.dim:
+        embedding = mf.embedding
+        if embedding.shape[1] != model.dim:
             raise ValueError(f"{path}: 'embedding' must have shape (n_nodes >= 1, dim={model.dim}), "
                              f"got {embedding.shape}")
         if embedding.dtype != model._dtype:
             raise ValueError(f"{path}: 'embedding' must have the stored dtype {model._dtype.name}, "
                              f"got {embedding.dtype}")
-        n = embedding.shape[0]
-        ids = _load_node_ids(arrays, ids_kind, path)
-        _check_loaded_ids(ids, n, path, "node ids", "embedding")
-        table, context_ids, layout = np.ascontiguousarray(embedding), None, None
-        if two_tables:
-            context = arrays["context_embedding"]
-            if context.ndim != 2 or context.shape[0] < 1 or context.shape[1] != model.dim or context.dtype != model._dtype:
-                raise ValueError(f"{path}: 'context_embedding' must have shape (n_targets >= 1, dim={model.dim}) "
-                                 f"and dtype {model._dtype.name}, got {context.shape} of {context.dtype}")
-            context_ids = _load_node_ids(arrays, context_ids_kind, path, "context_node_ids")
-            _check_loaded_ids(context_ids, context.shape[0], path, "context node ids", "context_embedding")
-            if kind == "directed" and (context_ids.shape != ids.shape or not np.array_equal(context_ids, ids)):
-                raise ValueError(f"{path}: a directed model's context node ids must be its node ids")
+        table, layout = np.ascontiguousarray(embedding), None
+        if mf.context_embedding is not None:
             # one stacked table again, as the solver trains it (rows: sources / left, then targets / right)
-            table = np.concatenate([embedding, context])
-            layout = TableLayout(kind, n, context.shape[0], ids, context_ids, 0 if kind == "directed" else n)
+            table = np.concatenate([embedding, mf.context_embedding])
+            n = embedding.shape[0]
+            layout = TableLayout(mf.graph_kind, n, mf.context_embedding.shape[0], mf.node_ids, mf.context_node_ids,
+                                 0 if mf.graph_kind == "directed" else n)
         try:
-            model._check_solver_state(solver_arrays, table.shape[0])
+            target._solver_class.check_state(mf.solver_state)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
-
         model._set_table(table, layout)
-        model.node_ids_ = ids
-        if two_tables:
-            model.context_node_ids_ = context_ids
-        model.history_ = history
-        model.n_iter_ = n_iter
-        model._kernel_seed = kernel_seed
+        model.node_ids_ = mf.node_ids
+        if layout is not None:
+            model.context_node_ids_ = mf.context_node_ids
+        model.history_ = mf.history
+        model.n_iter_ = mf.n_iter
+        model._kernel_seed = mf.kernel_seed
         model._id_lookup = None
-        model._loaded_state = dict(solver_arrays) or None
+        model._loaded_state = dict(mf.solver_state) or None
         return model
 
     def to_word2vec(self, path, *, binary=False, context_prefix="context:"):
@@ -1729,8 +973,8 @@ class BaseEmbedding(BaseEstimator):
         ``gensim.models.KeyedVectors.load_word2vec_format(path, binary=...)``.
 
         Naming: the rows of ``embedding_`` are named by their node ids (what
-        :meth:`transform` takes).  A model of a directed or bipartite graph
-        writes both tables in the one file: first the ``embedding_`` rows
+        :meth:`transform` takes), as text.  A model of a directed or bipartite
+        graph writes both tables in the one file: first the ``embedding_`` rows
         (source / left nodes) named by their ids, then the
         ``context_embedding_`` rows (target / right nodes) named
         ``context_prefix + id`` (``"context:12"``: the in-vector of node 12
@@ -1749,40 +993,14 @@ class BaseEmbedding(BaseEstimator):
         Raises
         ------
         ValueError
-            If a name is empty or contains whitespace (the format cannot
-            hold it), or two vectors would get the same name.
+            If a name is empty, contains whitespace or is not valid UTF-8
+            text (a lone surrogate), or two vectors would get the same name
+            (ids ``1`` and ``"1"``, ``True`` and ``"True"``; the message
+            names both): the format names vectors by text.  :meth:`save`
+            keeps such ids.
         """
         self._check_fitted()
-        ids = [str(i) for i in np.asarray(self.node_ids_).tolist()]
-        emb = self.embedding_
-        if self._is_two_table():
-            if not isinstance(context_prefix, str) or not context_prefix or any(c.isspace() for c in context_prefix):
-                raise ValueError(f"context_prefix must be a non-empty string without whitespace, got {context_prefix!r}")
-            ids += [context_prefix + str(i) for i in np.asarray(self.context_node_ids_).tolist()]
-            if len(set(ids)) != len(ids):
-                seen, dup = set(), None
-                for name in ids:
-                    if name in seen:
-                        dup = name
-                        break
-                    seen.add(name)
-                raise ValueError(f"two vectors would both be named {dup!r} in the word2vec file; pass another "
-                                 "context_prefix")
-            emb = self._training_table()     # the stacked rows: embedding_, then context_embedding_
-        for i in ids:
-            if not i or any(c.isspace() for c in i):
-                raise ValueError(f"node id {i!r} is empty or contains whitespace; word2vec format cannot store it")
-        if binary:
-            rows = np.ascontiguousarray(emb, dtype="<f4")
-            with atomic_path(path) as tmp:
-                with open(tmp, "wb") as fh:
-                    fh.write(f"{emb.shape[0]} {emb.shape[1]}\n".encode("ascii"))
-                    for node, row in zip(ids, rows):
-                        fh.write(node.encode("utf-8") + b" " + row.tobytes() + b"\n")
-            return path
-        fmt = "%.9g" if emb.dtype == np.float32 else "%.17g"
-        lines = [f"{emb.shape[0]} {emb.shape[1]}"]
-        for node, row in zip(ids, emb):
-            lines.append(node + " " + " ".join(fmt % x for x in row))
-        atomic_write_text(path, "\n".join(lines) + "\n")
-        return path
+        two_tables = self._is_two_table()
+        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, context_prefix)
+        # two tables: the stacked rows, embedding_ then context_embedding_
+        return write_word2vec(path, self._training_table(), names, binary=binary)

@@ -12,8 +12,10 @@ import numpy as np
 
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
-from . import _schedules
+from .._validation import check_pairs
+from ._schedules import greedy_coloring, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
+from ._training_data import TrainingData
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
 
@@ -57,8 +59,6 @@ def _check_real(value, name, low=None, low_open=False, high=None):
 
 def _check_pairs(pairs, n_nodes, name):
     """Index pairs as validated for every lgekit function, minus self-pairs (no SVM term for them)."""
-    from .._validation import check_pairs
-
     arr = check_pairs(pairs, n_nodes, name)
     if np.any(arr[:, 0] == arr[:, 1]):
         raise ValueError(f"{name} contains self-pairs (u, u), e.g. {arr[arr[:, 0] == arr[:, 1]][0].tolist()}: "
@@ -245,33 +245,39 @@ class DCDSolver(Solver):
         ``_schedules.permutation(n, rng_stream(seed, 2**64 - 1), 0)``.
     lam_pos, lam_neg, lam_r : float
         The objective's weights (``lam_r > 0``).
-    inner_passes : int, default 1
-    tol : float, default 1e-3
-    inner_order : {"fixed", "random"}, default "fixed"
+    inner_passes : int
+    tol : float
+    inner_order : {"fixed", "random"}
         Algorithm 1's listing of a vertex's pairs (edges, then negatives) at
         every pass, or a fresh permutation per pass (LIBLINEAR); see
         :class:`~lgekit.HingeEmbedding`.
-    monotone : bool, default True
+    monotone : bool
         The safeguard that keeps every visit from raising the objective
         (at most :data:`MONOTONE_PASSES` further passes, then the old vector
         is kept); see :class:`~lgekit.HingeEmbedding`.
-    weighting : {"sample", "scale"}, default "scale"
+    weighting : {"sample", "scale"}
         ``"scale"``: edge :math:`e`'s loss weight is ``lam_pos * w_e``;
         ``"sample"``: ``lam_pos * w_e / mean(w)`` (the expectation of
         drawing edges by weight; :meth:`training_data` keeps the raw weights).
     schedule : {"deterministic", "hogwild"}
     n_threads : int
-    dual_coef : ndarray, optional
-        Starting duals aligned with the pair CSR (clipped into the box); zeros by default.
-    lam_r_context : float or None, default None
+    lam_r_context : float
         With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
-        (the context table of a directed or bipartite graph; None:
-        ``lam_r``).  A vertex's block SVM (Eq. 4) then has the box
+        (the context table of a directed or bipartite graph; ignored
+        without; ``> 0``).  A vertex's block SVM (Eq. 4) then has the box
         :math:`[0, c / \lambda_r]` of its own table, and the objective the
         term :math:`\tfrac{\lambda_r}{2}\|x\|^2` of each table.
     n_source : int or None, default None
         Rows of the first table of a stacked two-table embedding
         (:class:`~lgekit.models.TableLayout`); None: one table.
+    state : dict or None, default None
+        The :meth:`state` of an earlier solver on the same pairs (other
+        lambdas: clipped into the new box) or of a loaded model: its duals
+        continue where they stopped.  Duals of another shape (other pairs)
+        are ignored: the duals then start from zero.
+
+    The arguments are the estimator's parameters as it validated them; the
+    solver does not check them again.
 
     Examples
     --------
@@ -286,17 +292,22 @@ class DCDSolver(Solver):
     (0, ['alpha'])
     """
 
-    def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, inner_passes=1, tol=1e-3,
-                 inner_order="fixed", monotone=True, weighting="scale", schedule="deterministic", n_threads=1,
-                 dual_coef=None, lam_r_context=None, n_source=None):
+    settings = ("n_threads", "schedule", "inner_passes", "tol", "inner_order", "monotone")
+    # pair_csr's peak per pair (two entries, each: keys, order and sorted copies ~70 B, then partner, sign,
+    # weight, bound and dual 29 B) plus the objective's pair list (24 B)
+    bytes_per_pair = 216
+    default_advice = ("increase lam_r: the dual box [0, lam / lam_r] grows as lam_r -> 0 and the "
+                      "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
+
+    def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, inner_passes, tol,
+                 inner_order, monotone, weighting, schedule, n_threads, n_source=None, state=None):
         super().__init__(embedding, seed, n_threads)
         if data.n_nodes != self.embedding.shape[0]:
             raise ValueError(f"data has {data.n_nodes} nodes but the embedding has {self.embedding.shape[0]} rows")
-        if weighting not in ("sample", "scale"):
-            raise ValueError(f"weighting must be 'sample' or 'scale', got {weighting!r}")
-        lam_r_context = float(lam_r) if lam_r_context is None else float(lam_r_context)
-        self.key = (float(lam_pos), float(lam_neg), float(lam_r), weighting, lam_r_context)
-        self._lam_pos, self._lam_neg, self._lam_r = self.key[:3]
+        lam_r_context = float(lam_r_context)
+        self.key = {"lam_pos": float(lam_pos), "lam_neg": float(lam_neg), "lam_r": float(lam_r),
+                    "lam_r_context": lam_r_context, "weighting": weighting}
+        self._lam_pos, self._lam_neg, self._lam_r = float(lam_pos), float(lam_neg), float(lam_r)
         # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context
         # table, regularised by lam_r_context, which bounds the duals of their entries by coef / lam_r_context
         self._row_lam_r = self._lam_r
@@ -304,8 +315,6 @@ class DCDSolver(Solver):
             n_source = int(n_source)
             if not 0 < n_source < data.n_nodes:
                 raise ValueError(f"n_source must lie in [1, {data.n_nodes}) (rows of the first table), got {n_source}")
-            if lam_r_context <= 0:
-                raise ValueError(f"lam_r_context must be > 0 (the dual box is [0, lam / lam_r]), got {lam_r_context}")
             if lam_r_context != self._lam_r:
                 self._row_lam_r = np.full(data.n_nodes, self._lam_r)
                 self._row_lam_r[n_source:] = lam_r_context
@@ -325,11 +334,10 @@ class DCDSolver(Solver):
         csr = pair_csr(data.n_nodes, data.positives, data.negatives, positive_weights=loss_weights,
                        lam_pos=self._lam_pos, lam_neg=self._lam_neg, lam_r=self._row_lam_r)
         self._csr = csr
-        alpha = np.zeros(len(csr.nbr)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
-        if alpha.shape != csr.nbr.shape:
-            raise ValueError(f"dual_coef must have shape {csr.nbr.shape} (one dual per pair entry), "
-                             f"got {alpha.shape}")
-        self._alpha = np.ascontiguousarray(np.clip(alpha, 0.0, csr.upper), dtype=np.float64)
+        alpha = (state or {}).get("alpha")
+        if alpha is None or np.shape(alpha) != csr.nbr.shape:
+            alpha = np.zeros(len(csr.nbr))
+        self._alpha = np.ascontiguousarray(np.clip(np.asarray(alpha, dtype=np.float64), 0.0, csr.upper))
         self._obj_pairs = np.ascontiguousarray(np.vstack([data.positives, data.negatives]), dtype=np.int64)
         self._obj_coef = np.concatenate([self._lam_pos * loss_weights, np.full(len(data.negatives), -self._lam_neg)])
         self._has_pairs = np.diff(csr.indptr) > 0
@@ -373,8 +381,6 @@ class DCDSolver(Solver):
 
     def training_data(self):
         """The :class:`~lgekit.models.TrainingData` this solver trains on (views of its pair list)."""
-        from ._base import TrainingData
-
         return TrainingData(n_nodes=self.n_nodes, node_ids=self._node_ids, train_graph=self._train_graph,
                             positives=self._obj_pairs[:self._n_pos], pos_weights=self._pos_weights,
                             negatives=self._obj_pairs[self._n_pos:])
@@ -396,34 +402,51 @@ class DCDSolver(Solver):
                 raise ValueError(f"alpha must have shape {self._alpha.shape}, got {alpha.shape}")
             self._alpha[...] = alpha
 
+    @classmethod
+    def check_state(cls, arrays):
+        """The duals a model file holds (``alpha``): 1-D float64, finite and >= 0."""
+        unexpected = sorted(set(arrays) - {"alpha"})
+        if unexpected:
+            raise ValueError(f"unexpected solver arrays {unexpected} for a HingeEmbedding (only 'alpha')")
+        if "alpha" in arrays:
+            alpha = arrays["alpha"]
+            if alpha.ndim != 1 or alpha.dtype != np.float64:
+                raise ValueError(f"the duals 'alpha' must be a 1-D float64 array, got shape {alpha.shape} "
+                                 f"of {alpha.dtype}")
+            if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
+                raise ValueError("the duals 'alpha' must be finite and >= 0")
+
+    def divergence_advice(self, record, epoch):
+        return f"lam_r={self._lam_r:g} is too small: {self.default_advice}", "lam_r"
+
     # ------------------------------------------------------------------ orders
     def _colouring(self):
         """Greedy colouring of the pair graph, largest degree first, ties in a seeded random order."""
         if self._colors is None:
             n = self.n_nodes
             deg = np.diff(self._csr.indptr)
-            tie = _schedules.permutation(n, _schedules.stream_seed(self.seed, COLOURING_STREAM), 0).astype(np.int64)
+            tie = permutation(n, stream_seed(self.seed, COLOURING_STREAM), 0).astype(np.int64)
             visit = tie[np.argsort(-deg[tie], kind="stable")]
-            self._colors = _schedules.greedy_coloring(self._csr.indptr, self._csr.nbr, visit)
+            self._colors = greedy_coloring(self._csr.indptr, self._csr.nbr, visit)
             logger.debug("deterministic schedule: %d colour classes", self.n_colors)
         return self._colors
 
     def coordinate_seed(self, epoch):
         """The seed of epoch ``epoch``'s coordinate permutations: vertex ``u`` draws its passes' orders
         from ``rng_stream(coordinate_seed(epoch), u)`` (LIBLINEAR's forward Fisher-Yates)."""
-        return _schedules.stream_seed(_schedules.stream_seed(self.seed, 2 * epoch + 1), 1)
+        return stream_seed(stream_seed(self.seed, 2 * epoch + 1), 1)
 
     def epoch_order(self, epoch):
         """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
         order; with ``schedule="deterministic"``, grouped by colour class (one block, and one round,
         per class, the classes in a random order; within a class the random order is kept)."""
         n = self.n_nodes
-        perm = _schedules.permutation(n, self.seed, epoch, self.n_threads)
+        perm = permutation(n, self.seed, epoch, self.n_threads)
         if self._schedule == "hogwild":
             return EpochOrder(perm, np.array([0, n], np.int64), np.array([0, 1], np.int64))
         colors = self._colouring()
         k = self.n_colors
-        rank = _schedules.permutation(k, _schedules.stream_seed(self.seed, 2 * epoch + 1), 0)
+        rank = permutation(k, stream_seed(self.seed, 2 * epoch + 1), 0)
         r = rank[colors]
         order = np.ascontiguousarray(perm[np.argsort(r[perm], kind="stable")], dtype=np.int32)
         block_ptr = np.zeros(k + 1, dtype=np.int64)
@@ -458,6 +481,17 @@ class DCDSolver(Solver):
             logger.warning("epoch %d: vertex %d got a non-finite vector", epoch, bad)
             return EpochStatus.NONFINITE
         return EpochStatus.OK
+
+    def epoch_record(self, epoch, status):
+        """The record of epoch ``epoch``: the :meth:`diagnostics` (the dual counts and NaN elsewhere, and
+        ``diverged``, when ``status`` is ``NONFINITE``)."""
+        if status:
+            nan = float("nan")
+            record = self.dual_counts()
+            record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan, duality_gap=nan,
+                          max_violation=nan, n_kept=0, diverged=True)
+            return record
+        return self.diagnostics()
 
     def dual_counts(self):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at

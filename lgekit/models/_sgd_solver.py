@@ -3,10 +3,13 @@ import math
 
 import numpy as np
 
-from .. import _sampling
+from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
-from . import _schedules
+from .._validation import InvalidParameterError
+from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
+                         record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
+from ._training_data import TrainingData
 
 # the AVX2+FMA builds when the CPU has them
 _sgd = load_kernel("lgekit.models._sgd")
@@ -15,9 +18,6 @@ _sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")
 __all__ = ["SGDSolver"]
 
 _INT32_MAX = np.iinfo(np.int32).max
-_ORDERS = ("edge", "vertex")
-_NEGATIVES = ("fixed", "resample")
-_WEIGHTINGS = ("sample", "scale")
 
 
 class SGDSolver(Solver):
@@ -40,10 +40,10 @@ class SGDSolver(Solver):
         ``rng_stream(seed, 2 t)`` and resamples negatives from
         ``rng_stream(seed, 2 t + 1)``.
     lam_pos, lam_neg, lam_r : float
-        The objective's weights (validated by the estimator).
-    lam_r_context : float or None, default None
+        The objective's weights.
+    lam_r_context : float
         With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
-        (the context table of a directed or bipartite graph); None: ``lam_r``.
+        (the context table of a directed or bipartite graph); ignored without.
     n_source : int or None, default None
         The embedding is the stacked table of a directed or bipartite graph
         (:class:`~lgekit.models.TableLayout`): rows ``0..n_source-1`` the
@@ -54,13 +54,14 @@ class SGDSolver(Solver):
         ``2 lambda_r / c_x`` (computed here) and the diagnostics (each table's
         rows through the kernel with its own :math:`\lambda_r`).  The vertex
         order and ``negatives="resample"`` (which draws pairs over all rows)
-        are refused with a stacked table whose two :math:`\lambda_r` differ,
-        respectively with any stacked table.
+        are refused (:class:`~lgekit.InvalidParameterError`) with a stacked
+        table whose two :math:`\lambda_r` differ, respectively with any
+        stacked table.
     lr, lr_offset : float
         Epoch ``t`` steps by :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}`.
     order : {"edge", "vertex"}
     negatives : {"fixed", "resample"}
-    weighting : {"sample", "scale"}, default "scale"
+    weighting : {"sample", "scale"}
         How edge weights :math:`w_e` enter (they make no difference on an
         unweighted graph).  ``"scale"``: edge :math:`e`'s loss is multiplied
         by :math:`w_e` (footnote 1 of the paper).  ``"sample"``: LINE's edge
@@ -75,10 +76,15 @@ class SGDSolver(Solver):
         mean-1 weights directly.
     schedule : {"hogwild", "deterministic"}
     n_threads : int
-    prepare_diagnostics : bool, default True
-        Let :meth:`prepare` build the per-vertex incidence lists the
-        diagnostics read (they are needed after every epoch), instead of the
-        first call of :meth:`diagnostics`.
+    record_diagnostics : bool
+        Whether an epoch's record (:meth:`epoch_record`) holds the
+        :meth:`diagnostics`; :meth:`prepare` then builds the per-vertex
+        incidence lists they read, instead of their first call.
+    state : dict or None, default None
+        An SGD solver keeps no state beyond the embedding: None or empty.
+
+    The arguments are the estimator's parameters as it validated them; the
+    solver does not check them again.
 
     Notes
     -----
@@ -108,15 +114,15 @@ class SGDSolver(Solver):
     0
     """
 
-    def __init__(self, data, embedding, *, seed, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, lr=1.0, lr_offset=1.0,
-                 order="edge", negatives="fixed", weighting="scale", schedule="hogwild", n_threads=1,
-                 prepare_diagnostics=True, lam_r_context=None, n_source=None):
-        if order not in _ORDERS:
-            raise ValueError(f"order must be one of {_ORDERS}, got {order!r}")
-        if negatives not in _NEGATIVES:
-            raise ValueError(f"negatives must be one of {_NEGATIVES}, got {negatives!r}")
-        if weighting not in _WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
+    settings = ("n_threads", "schedule", "lr", "lr_offset", "record_diagnostics")
+    # what the solver allocates per training pair once the input pairs exist (the memory check runs after
+    # they are made): the 8-byte pair record, the epoch's int32 visiting order (4) and the diagnostics'
+    # incidence lists (two int32 partners, 8), plus a float64 coefficient per positive on a weighted graph
+    bytes_per_pair = 24
+    default_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
+
+    def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, lr, lr_offset, order,
+                 negatives, weighting, schedule, n_threads, record_diagnostics, n_source=None, state=None):
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
         if n != self.embedding.shape[0]:
@@ -125,9 +131,11 @@ class SGDSolver(Solver):
         if n > _INT32_MAX or 2 * (m + k) > _INT32_MAX:
             raise ValueError(f"data: too large for the SGD kernel ({n} nodes, {m + k} pairs; "
                              f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
-        lam_r_context = float(lam_r) if lam_r_context is None else float(lam_r_context)
-        self.key = (float(lam_pos), float(lam_neg), float(lam_r), order, negatives, weighting, lam_r_context)
-        self._lam_pos, self._lam_neg, self._lam_r = self.key[:3]
+        self.key = {"lam_pos": float(lam_pos), "lam_neg": float(lam_neg), "lam_r": float(lam_r),
+                    "lam_r_context": float(lam_r_context), "order": order, "negatives": negatives,
+                    "weighting": weighting}
+        self._lam_pos, self._lam_neg, self._lam_r = float(lam_pos), float(lam_neg), float(lam_r)
+        lam_r_context = float(lam_r_context)
         # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context table,
         # regularised by lam_r_context; one lambda_r for all rows otherwise (the kernels' scalar path)
         self._n_source = None if n_source is None else int(n_source)
@@ -136,12 +144,17 @@ class SGDSolver(Solver):
         if self._n_source is not None:
             if not 0 < self._n_source < n:
                 raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
+            # what the two tables of a directed or bipartite graph cannot do, named before any training
             if negatives == "resample":
-                raise ValueError("negatives='resample' draws pairs over all rows; with two tables (n_source) "
-                                 "they would join two source or two target rows: use negatives='fixed'")
+                raise InvalidParameterError(
+                    "negatives must be 'fixed' for a directed or bipartite graph, got 'resample' (the kernel "
+                    "resamples pairs over one table; pass an lgekit.split_edges split, whose negatives respect "
+                    "the graph's kind)", parameter="negatives", value=negatives, accepted="'fixed'")
             if self._per_row_lam_r and order == "vertex":
-                raise ValueError("order='vertex' applies one lam_r to every row (the vertex kernel's full "
-                                 "gradient); with lam_r_context != lam_r use order='edge'")
+                raise InvalidParameterError(
+                    f"lam_r_context must be None or equal to lam_r={lam_r!r} with order='vertex' (the vertex "
+                    f"kernel applies one lam_r to every vector), got {lam_r_context!r}; use order='edge'",
+                    parameter="lam_r_context", value=lam_r_context, accepted=f"None or {lam_r!r}")
         self._order, self._negatives, self._weighting = order, negatives, weighting
         self.schedule = schedule
         self.lr, self.lr_offset = float(lr), float(lr_offset)
@@ -163,18 +176,18 @@ class SGDSolver(Solver):
             elif order == "edge":
                 self._source_positives = np.ascontiguousarray(data.positives, dtype=np.int32)
                 prob, alias = np.empty(m), np.empty(m, np.int32)
-                _sampling.alias_table(self._weights, prob, alias)
+                alias_table(self._weights, prob, alias)
                 self._alias = (prob, alias)
                 # the expected number of visits of each vertex by a positive draw: the regulariser's split
                 self._visits = (np.bincount(self._source_positives[:, 0], objective_weights, minlength=n)
                                 + np.bincount(self._source_positives[:, 1], objective_weights, minlength=n))
         # 8-byte records (two int32 ends); a pair's coefficient follows from its index: the positives'
         # (lam_pos times their objective weights) are kept apart only when they differ (None: all lam_pos)
-        self._records = np.empty(m + k, _schedules.PAIR_RECORD_DTYPE)
-        self._pos_coef = _schedules.fill_pair_records(self._records, 0, np.ascontiguousarray(data.positives),
+        self._records = np.empty(m + k, PAIR_RECORD_DTYPE)
+        self._pos_coef = fill_pair_records(self._records, 0, np.ascontiguousarray(data.positives),
                                                       self._lam_pos, objective_weights)
         self._pos_coef_total = float(self._pos_coef.sum()) if self._pos_coef is not None else self._lam_pos * m
-        _schedules.fill_pair_records(self._records, m, np.ascontiguousarray(data.negatives), self._lam_neg,
+        fill_pair_records(self._records, m, np.ascontiguousarray(data.negatives), self._lam_neg,
                                      negative=True)
         self._pos_count = self._count = self._rfac = None
         self._pos_incidence = self._neg_incidence = None
@@ -191,22 +204,24 @@ class SGDSolver(Solver):
         if order == "edge":
             # the epoch's visiting order: record indices (4 bytes a pair), not a copy of the records
             self._work = np.empty(max(m + k, 1), np.int32)
-        self.prepare_diagnostics = bool(prepare_diagnostics)
+        self.record_diagnostics = bool(record_diagnostics)
+        if state:
+            self.set_state(state)
 
     def prepare(self):
         """Build what the epochs derive from the records: the pair counts (the regulariser's split) and
-        the incidence lists of the vertex order and (``prepare_diagnostics``) of the diagnostics, whose
+        the incidence lists of the vertex order and (``record_diagnostics``) of the diagnostics, whose
         row lengths are the counts.  The estimator calls it after dropping its input pairs, so that these
         and those arrays are never in memory together; :meth:`run_epoch` calls it if nobody did."""
         # (a sampling solver's records hold its edges only until the first epoch draws: read them now)
-        if self.prepare_diagnostics or self._order == "vertex" or self._alias is not None:
+        if self.record_diagnostics or self._order == "vertex" or self._alias is not None:
             self._incidence_lists()
         if self._pos_count is None:
             if self._pos_incidence is not None:
                 self._pos_count = np.diff(self._pos_incidence[0])
             else:
                 self._pos_count = np.zeros(self.n_nodes, np.int64)
-                _schedules.pair_counts(self._records, 0, self._n_pos, self._pos_count, self.n_threads)
+                pair_counts(self._records, 0, self._n_pos, self._pos_count, self.n_threads)
         if self._count is None:
             self._update_counts()
 
@@ -340,13 +355,11 @@ class SGDSolver(Solver):
     @property
     def n_groups(self):
         """K, the vertex groups of the deterministic edge-order schedule (1: a uniform permutation)."""
-        return int(_schedules.edge_group_count(self.n_nodes, self.n_pairs, self.dim))
+        return int(edge_group_count(self.n_nodes, self.n_pairs, self.dim))
 
     def training_data(self):
         """The :class:`~lgekit.models.TrainingData` this solver trains on now (int64 copies of the pairs;
         with ``negatives="resample"``, the negatives of the last epoch)."""
-        from ._base import TrainingData
-
         return TrainingData(n_nodes=self.n_nodes, node_ids=self._node_ids, train_graph=self._train_graph,
                             positives=self.positives.astype(np.int64), pos_weights=np.array(self.positive_weights),
                             negatives=self.negatives.astype(np.int64))
@@ -366,7 +379,7 @@ class SGDSolver(Solver):
             count = self._pos_count + np.diff(self._neg_incidence[0])
         else:
             count = self._pos_count.copy()
-            _schedules.pair_counts(self._records, self._n_pos, self.n_pairs, count, self.n_threads)
+            pair_counts(self._records, self._n_pos, self.n_pairs, count, self.n_threads)
         self._count = count
         # the regulariser's share per visit: 2 lam_r over the visits an epoch makes (expected visits when
         # the positives are drawn), so that an epoch applies lam_r ||x||^2 once
@@ -382,12 +395,12 @@ class SGDSolver(Solver):
         if self._pos_incidence is None:
             indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * m, np.int32)
             coef = np.empty(0 if self._pos_coef is None else 2 * m)
-            _schedules.record_incidence(self._records, 0, m, indptr, nbr, None if self._pos_coef is None else coef,
+            record_incidence(self._records, 0, m, indptr, nbr, None if self._pos_coef is None else coef,
                                         self.n_threads, self._pos_coef)
             self._pos_incidence = (indptr, nbr, coef)
         if self._neg_incidence is None:
             indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * self._n_neg, np.int32)
-            _schedules.record_incidence(self._records, m, self.n_pairs, indptr, nbr, None, self.n_threads)
+            record_incidence(self._records, m, self.n_pairs, indptr, nbr, None, self.n_threads)
             self._neg_incidence = (indptr, nbr)
         return self._pos_incidence + self._neg_incidence
 
@@ -412,7 +425,7 @@ class SGDSolver(Solver):
 
     def _draw_positives(self, out, epoch):
         picks = np.empty(self._n_pos, np.int32)
-        _sampling.sample_alias(picks, *self._alias, _schedules.stream_seed(self.seed, 2 * epoch), 2)
+        sample_alias(picks, *self._alias, stream_seed(self.seed, 2 * epoch), 2)
         np.take(self._source_positives, picks, axis=0, out=out)
 
     def epoch_negatives(self, epoch):
@@ -426,7 +439,7 @@ class SGDSolver(Solver):
         return out
 
     def _draw_negatives(self, out, epoch):
-        if _sampling.sample_negatives(out, self._graph_indptr, self._graph_indices, self.seed, epoch, self.n_threads):
+        if sample_negatives(out, self._graph_indptr, self._graph_indices, self.seed, epoch, self.n_threads):
             raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
                              "is nearly complete)")
 
@@ -441,14 +454,14 @@ class SGDSolver(Solver):
         Vertex order: a permutation of the vertices (one block).
         """
         if self._order == "vertex":
-            perm = _schedules.permutation(self.n_nodes, self.seed, epoch, self.n_threads)
+            perm = permutation(self.n_nodes, self.seed, epoch, self.n_threads)
             return EpochOrder(perm, np.array([0, self.n_nodes], np.int64), np.array([0, 1], np.int64))
         if negatives is None and positives is None:
             pairs = self.pairs
         else:
             pairs = np.vstack([self._pairs(0, self._n_pos) if positives is None else positives,
                                self.negatives if negatives is None else negatives])
-        order, block_ptr, round_ptr = _schedules.edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
+        order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
                                                             self.n_nodes, self.dim, self.seed, epoch,
                                                             self._schedule == "deterministic")
         return EpochOrder(order, block_ptr, round_ptr)
@@ -475,7 +488,7 @@ class SGDSolver(Solver):
         if self._alias is not None:
             drawn = np.empty((self._n_pos, 2), np.int32)
             self._draw_positives(drawn, epoch)
-            _schedules.fill_pair_records(self._records, 0, drawn, self._lam_pos)
+            fill_pair_records(self._records, 0, drawn, self._lam_pos)
             del drawn
         if self._negatives == "resample" and self._n_neg:
             # an 8-byte record is an int32 pair: draw straight into the records (if the draw fails, the
@@ -495,11 +508,68 @@ class SGDSolver(Solver):
             if self._vertex_work is None:
                 self._vertex_work = (np.empty(max(n, 1), np.int32), np.empty(n + 2, np.int64),
                                      np.empty(max(n, 1), np.int32))
-            order = _schedules.permutation(n, self.seed, epoch, threads)
+            order = permutation(n, self.seed, epoch, threads)
             flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
                                      self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
                                      self._lam_pos)
         return EpochStatus(1 if flag else 0)
+
+    def epoch_record(self, epoch, status):
+        """The record of epoch ``epoch``: its step ``lr`` and, with ``record_diagnostics``, the
+        :meth:`diagnostics` (NaN and ``diverged`` when ``status`` is ``NONFINITE``)."""
+        record = {"lr": self.learning_rate(epoch)}
+        if status:
+            nan = float("nan")
+            record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan,
+                          mean_grad_norm=nan, diverged=True)
+        elif self.record_diagnostics:
+            record.update(self.diagnostics())
+        return record
+
+    def objective_estimate(self, initial_score=None):
+        if not self.record_diagnostics:
+            return None  # the records carry no objective to compare with: skip the extra pass
+        if initial_score is not None and initial_score <= 0.5:
+            # a fresh uniform initialisation: a score x_u . x_v has mean 0 and variance score**2, so a pair
+            # costs log 2 + score**2 / 8 on average (softplus's Taylor series): within 3% of the exact value
+            # on Les Miserables, ample for a 10x check, and it spares a full pass over the pairs (about one
+            # epoch's diagnostics)
+            ns = self._n_source
+            source = self.embedding if ns is None else self.embedding[:ns]
+            reg = self._lam_r * float(np.einsum("ij,ij->", source, source, dtype=np.float64))
+            if ns is not None:
+                context = self.embedding[ns:]
+                reg += self._lam_r_context * float(np.einsum("ij,ij->", context, context, dtype=np.float64))
+            return self.zero_objective() * (1.0 + initial_score * initial_score / (8.0 * math.log(2.0))) + reg
+        return self.diagnostics()["objective"]
+
+    def divergence_advice(self, record, epoch):
+        """Name the cause: a regulariser step that overshoots (lam_r), else the step size (lr), or the
+        edge weights with ``weighting="scale"``."""
+        lam_r, lr = self._lam_r, self.lr
+        if self._n_source is not None:
+            lam_r = max(lam_r, self._lam_r_context)   # the table whose regulariser steps are the larger
+        gamma = self.learning_rate(epoch)
+        if lam_r > 0:
+            # each step multiplies x by 1 - gamma * 2 lam_r / c (edge order, c = the vector's pair count; c = 1
+            # in vertex order): past a factor of -1 it overshoots zero by more than |x| and grows every visit
+            c = self.min_pair_count if self._order == "edge" else 1
+            shrink = gamma * 2.0 * lam_r / c
+            if shrink > 2.0:
+                return (f"lam_r={lam_r:g} is too large for the step size: a regulariser step multiplies a vector "
+                        f"by 1 - lr_t * 2 * lam_r / c = {1.0 - shrink:.3g} (lr_t = {gamma:.3g} at epoch {epoch}, "
+                        f"c = {c} pair{'s' if c != 1 else ''} of the vector), overshooting zero and growing "
+                        f"at every visit; use lam_r < {c / gamma:.3g} at this lr (or a smaller lr)"), "lam_r"
+        advice = (f"lr={lr:g} is too large here (step lr_t = lr / sqrt(t + lr_offset) = {gamma:.3g} at epoch "
+                  f"{epoch}); use a smaller lr (or a larger lr_offset)")
+        if lam_r == 0:
+            advice += ", or a lam_r > 0, which bounds the norms"
+        weights = self.positive_weights
+        if self._weighting == "scale" and weights.size and float(weights.max()) > 1.0:
+            advice += (f"; the edge weights (up to {float(weights.max()):.4g}) multiply the steps with "
+                       "weighting='scale': weighting='sample' draws heavy edges more often with unit steps instead")
+            return advice, "weighting"
+        return advice, "lr"
 
     def diagnostics(self, return_arrays=False):
         """Objective parts, mean norm and mean Eq. 2 gradient norm of the current embedding.

@@ -5,8 +5,16 @@ into a :class:`~lgekit.models.TrainingData`, draws the kernel seed and the
 starting embedding, and hands both to its solver, which owns everything the
 epochs need (the prepared pairs, the work arrays, the seed and the per-epoch
 streams) and runs them.  The estimator keeps the history, the callbacks and
-the divergence checks; the benchmarks and the tests talk to the solver
-through the methods below, never through its private arrays.
+the divergence checks; the solver says what an epoch's record holds
+(:meth:`Solver.epoch_record`), what to advise when a run diverges
+(:meth:`Solver.divergence_advice`) and which state a model file keeps
+(:meth:`Solver.state`, :meth:`Solver.check_state`).  The benchmarks and the
+tests talk to the solver through these methods, never through its private
+arrays.
+
+A solver takes its settings as the estimator validated them (the estimator's
+parameter table is the one place of defaults and checks): its constructor
+has no defaults of its own for them.
 
 The methods and properties documented on :class:`Solver` are a stable
 interface; anything starting with ``_`` is not.
@@ -65,10 +73,17 @@ class Solver:
         OpenMP threads of the epochs (settable between epochs).
     """
 
-    #: the estimator parameters the solver's prepared state depends on (a change rebuilds it)
-    key = ()
+    #: the constructor's arguments the prepared state depends on (set by the constructor): the estimator
+    #: rebuilds the solver when one of them changes, and sets the others (:attr:`settings`) between epochs
+    key = {}
+    #: the constructor's arguments that may change between epochs, as attributes of the same names
+    settings = ("n_threads", "schedule")
     #: the thread schedules the solver runs
     schedules = ("deterministic", "hogwild")
+    #: bytes the solver allocates per training pair, for the memory check before a fit allocates anything
+    bytes_per_pair = 0
+    #: what to try when a run diverged and the solver has no better analysis (:meth:`divergence_advice`)
+    default_advice = "try a smaller learning rate or a larger lam_r"
 
     @property
     def schedule(self):
@@ -157,9 +172,42 @@ class Solver:
         """The :class:`EpochOrder` that :meth:`run_epoch` follows at ``epoch``."""
         raise NotImplementedError
 
+    def epoch_record(self, epoch, status):
+        """The history record of epoch ``epoch``, just run with :meth:`run_epoch` and ended with ``status``.
+
+        Returns
+        -------
+        dict
+            At least ``"objective"``, ``"loss_pos"``, ``"loss_neg"`` and
+            ``"reg"`` (None where not computed), with ``"diverged": True``
+            and NaN values when ``status`` is ``NONFINITE``; the estimator
+            adds ``"epoch"``, ``"seconds"`` and ``"mean_norm"`` if missing.
+        """
+        raise NotImplementedError
+
     def zero_objective(self):
         """The objective of the all-zero embedding on these pairs, or None when not defined."""
         return None
+
+    def objective_estimate(self, initial_score=None):
+        """The objective of the embedding now, as the divergence check's reference, or None (not computed).
+
+        ``initial_score``, given while the embedding is still its uniform
+        initialisation, is the typical size of its scores; a solver may then
+        estimate instead of computing.
+        """
+        return None
+
+    def divergence_advice(self, record, epoch):
+        """``(advice, parameter)``: what to change after a run that started at ``epoch`` diverged with
+        ``record``, and the parameter the advice names (None when unclear)."""
+        return self.default_advice, None
+
+    @classmethod
+    def check_state(cls, arrays):
+        """Validate state arrays read from a model file (those :meth:`state` returns): ValueError if wrong."""
+        if arrays:
+            raise ValueError(f"unexpected solver arrays {sorted(arrays)}: a {cls.__name__} keeps no state arrays")
 
     def state(self):
         """Copies of the arrays that, with the embedding, make up the solver's state between epochs

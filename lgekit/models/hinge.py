@@ -10,7 +10,7 @@ import numpy as np
 from .. import _parameters
 from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
-from ._dcd_solver import _dcd, DCDSolver, PairCSR, pair_csr, solve_vertex_svm  # noqa: F401 (_dcd: show_versions)
+from ._dcd_solver import DCDSolver, PairCSR, pair_csr, solve_vertex_svm
 
 __all__ = ["HingeEmbedding", "solve_vertex_svm", "pair_csr", "PairCSR"]
 
@@ -240,18 +240,14 @@ class HingeEmbedding(BaseEmbedding):
     True
     """
 
-    _divergence_advice = ("increase lam_r: the dual box [0, lam / lam_r] grows as lam_r -> 0 and the "
-                          "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
     # DCD's early epochs may raise the objective by orders of magnitude and recover (email-eu-core, D = 100,
     # lam_r = 0.1: x80,000 with norms x10, x5, x2 in three epochs, back below the start by epoch 9), so only
     # non-finite values and a mean norm above divergence_max_mean_norm count as divergence
     divergence_objective_factor = None
     divergence_norm_growth = None
     divergence_norm_growth_alone = None
-    # pair_csr's peak per pair (two entries, each: keys, order and sorted copies ~70 B, then partner, sign,
-    # weight, bound and dual 29 B) plus the objective's pair list (24 B)
-    _bytes_per_pair = 216
-    _per_table_lam_r = True
+    _parameter_constraints = _parameters.HINGE
+    _solver_class = DCDSolver
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
@@ -275,9 +271,6 @@ class HingeEmbedding(BaseEmbedding):
         self.verbose = verbose
         self.warm_start = warm_start
 
-    # ------------------------------------------------------------------ hooks
-    _parameter_constraints = _parameters.HINGE
-
     def _check_params(self):
         """The table (checked by the base class) allows lam_r = 0 for both models; DCD needs lam_r > 0."""
         if self.lam_r <= 0:
@@ -290,31 +283,12 @@ class HingeEmbedding(BaseEmbedding):
                 f"[0, lam / lam_r_context]), got {self.lam_r_context!r}", parameter="lam_r_context",
                 value=self.lam_r_context, accepted="None or a finite number > 0")
 
-    def _lam_r_context(self):
-        """The context table's lambda_r (``lam_r`` when ``lam_r_context`` is None)."""
-        return float(self.lam_r if self.lam_r_context is None else self.lam_r_context)
-
-    def _solver_key(self):
-        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.weighting, self._lam_r_context())
-
-    def _make_solver(self, data, seed, state):
-        # duals of an earlier solver on the same pairs (other lambdas: clipped into the new box) or of a
-        # loaded model continue where they stopped; anything else starts from zero
-        alpha = None
-        if state and "alpha" in state and np.shape(state["alpha"]) == (2 * (len(data.positives) + len(data.negatives)),):
-            alpha = state["alpha"]
-        return DCDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
-                         lam_r=self.lam_r, inner_passes=self.inner_passes, tol=self.tol,
-                         inner_order=self.inner_order, monotone=self.monotone, weighting=self.weighting,
-                         schedule=self.schedule, n_threads=self.n_threads, dual_coef=alpha,
-                         lam_r_context=self._lam_r_context(), n_source=self.__dict__.get("_n_source"))
-
-    def _configure_solver(self, solver):
-        super()._configure_solver(solver)
-        solver.inner_passes = int(self.inner_passes)
-        solver.tol = float(self.tol)
-        solver.inner_order = self.inner_order
-        solver.monotone = bool(self.monotone)
+    def _solver_arguments(self):
+        return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),
+                    lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
+                    weighting=self.weighting, inner_passes=int(self.inner_passes), tol=float(self.tol),
+                    inner_order=self.inner_order, monotone=bool(self.monotone), schedule=self.schedule,
+                    n_threads=int(self.n_threads))
 
     @property
     def pair_csr_(self):
@@ -336,28 +310,3 @@ class HingeEmbedding(BaseEmbedding):
         view = np.asarray(loaded, dtype=np.float64).view()
         view.flags.writeable = False
         return view
-
-    def _run_epoch(self, epoch):
-        solver = self.solver_
-        if solver.run_epoch(epoch):
-            nan = float("nan")
-            record = solver.dual_counts()
-            record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan, duality_gap=nan,
-                          max_violation=nan, n_kept=0, diverged=True)
-            return record
-        return solver.diagnostics()
-
-    def _solver_divergence_advice(self, record):
-        return f"lam_r={float(self.lam_r):g} is too small: {self._divergence_advice}", "lam_r"
-
-    def _check_solver_state(self, arrays, n_nodes):
-        unexpected = sorted(set(arrays) - {"alpha"})
-        if unexpected:
-            raise ValueError(f"unexpected solver arrays {unexpected} for a HingeEmbedding (only 'alpha')")
-        if "alpha" in arrays:
-            alpha = arrays["alpha"]
-            if alpha.ndim != 1 or alpha.dtype != np.float64:
-                raise ValueError(f"the duals 'alpha' must be a 1-D float64 array, got shape {alpha.shape} "
-                                 f"of {alpha.dtype}")
-            if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
-                raise ValueError("the duals 'alpha' must be finite and >= 0")

@@ -3,13 +3,9 @@
 The estimator validates, seeds and records; its solver (:class:`~lgekit.models.SGDSolver`,
 ``_sgd_solver.py``) holds the prepared pairs and runs the epochs.
 """
-import math
-
-import numpy as np
-
 from .. import _parameters
 from ._base import BaseEmbedding
-from ._sgd_solver import _sgd, _sgd_diagnostics, SGDSolver  # noqa: F401 (_sgd: show_versions, benchmarks)
+from ._sgd_solver import SGDSolver
 
 __all__ = ["LogisticEmbedding"]
 
@@ -308,12 +304,8 @@ class LogisticEmbedding(BaseEmbedding):
      'reg']
     """
 
-    _divergence_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
-    # what the solver allocates per training pair once the input pairs exist (the memory check runs after
-    # they are made): the 8-byte pair record, the epoch's int32 visiting order (4) and the diagnostics'
-    # incidence lists (two int32 partners, 8), plus a float64 coefficient per positive on a weighted graph
-    _bytes_per_pair = 24
-    _per_table_lam_r = True
+    _parameter_constraints = _parameters.LOGISTIC
+    _solver_class = SGDSolver
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
@@ -339,111 +331,9 @@ class LogisticEmbedding(BaseEmbedding):
         self.warm_start = warm_start
         self.diagnostics = diagnostics
 
-    # ------------------------------------------------------------------ hooks
-    _parameter_constraints = _parameters.LOGISTIC
-
-    def _check_params(self):
-        """Everything is in the table (checked by the base class)."""
-
-    def _lam_r_context(self):
-        """The context table's lambda_r (``lam_r`` when ``lam_r_context`` is None)."""
-        return float(self.lam_r if self.lam_r_context is None else self.lam_r_context)
-
-    def _solver_key(self):
-        return (float(self.lam_pos), float(self.lam_neg), float(self.lam_r), self.order, self.negatives,
-                self.weighting, self._lam_r_context())
-
-    def _make_solver(self, data, seed, state):
-        n_source = self.__dict__.get("_n_source")    # set for a directed or bipartite graph (two tables)
-        if n_source is not None:
-            self._check_two_table_params()
-        return SGDSolver(data, self.embedding_, seed=seed, lam_pos=self.lam_pos, lam_neg=self.lam_neg,
-                         lam_r=self.lam_r, lr=self.lr, lr_offset=self.lr_offset, order=self.order,
-                         negatives=self.negatives, weighting=self.weighting, schedule=self.schedule,
-                         n_threads=self.n_threads,
-                         prepare_diagnostics=bool(self.diagnostics),
-                         lam_r_context=self._lam_r_context(), n_source=n_source)
-
-    def _check_two_table_params(self):
-        """What a directed or bipartite graph (two tables) cannot do, named before any training."""
-        from .._validation import InvalidParameterError
-
-        kind = self.graph_kind_
-        if self.negatives == "resample":
-            raise InvalidParameterError(
-                f"LogisticEmbedding: negatives must be 'fixed' for a {kind} graph, got 'resample' (the kernel "
-                "resamples pairs over one table; pass an lgekit.split_edges split, whose negatives respect "
-                "the graph's kind)", parameter="negatives", value=self.negatives, accepted="'fixed'")
-        if self.order == "vertex" and self._lam_r_context() != float(self.lam_r):
-            raise InvalidParameterError(
-                f"LogisticEmbedding: lam_r_context must be None or equal to lam_r={self.lam_r!r} with "
-                f"order='vertex' (the vertex kernel applies one lam_r to every vector), got "
-                f"{self.lam_r_context!r}; use order='edge'", parameter="lam_r_context",
-                value=self.lam_r_context, accepted=f"None or {self.lam_r!r}")
-
-    def _configure_solver(self, solver):
-        super()._configure_solver(solver)
-        solver.lr, solver.lr_offset = float(self.lr), float(self.lr_offset)
-        solver.prepare_diagnostics = bool(self.diagnostics)
-
-    def learning_rate(self, epoch):
-        r"""The step :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}` of epoch ``t`` (0-based)."""
-        return float(self.lr) * (epoch + float(self.lr_offset)) ** -0.5
-
-    def _run_epoch(self, epoch):
-        status = self.solver_.run_epoch(epoch)
-        record = {"lr": self.solver_.learning_rate(epoch)}
-        if status:
-            nan = float("nan")
-            record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan,
-                          mean_grad_norm=nan, diverged=True)
-            return record
-        if self.diagnostics:
-            record.update(self.solver_.diagnostics())
-        return record
-
-    def _current_objective(self):
-        if not self.diagnostics:
-            return None  # the records carry no objective to compare with: skip the extra pass
-        score = getattr(self, "_initial_score", None)
-        if self.n_iter_ == 0 and score is not None and score <= 0.5:
-            # a fresh uniform initialisation: a score x_u . x_v has mean 0 and variance score**2, so a pair
-            # costs log 2 + score**2 / 8 on average (softplus's Taylor series): within 3% of the exact value
-            # on Les Miserables, ample for a 10x check, and it spares a full pass over the pairs (about one
-            # epoch's diagnostics)
-            sq = float(np.einsum("ij,ij->", self.embedding_, self.embedding_, dtype=np.float64))
-            reg = float(self.lam_r) * sq
-            if "context_embedding_" in self.__dict__:
-                ctx = self.context_embedding_
-                reg += self._lam_r_context() * float(np.einsum("ij,ij->", ctx, ctx, dtype=np.float64))
-            zero = self.solver_.zero_objective()
-            return zero * (1.0 + score * score / (8.0 * math.log(2.0))) + reg
-        return self.solver_.diagnostics()["objective"]
-
-    def _solver_divergence_advice(self, record):
-        """Name the cause: a regulariser step that overshoots (lam_r), else the step size (lr)."""
-        lam_r, lr = float(self.lam_r), float(self.lr)
-        if "context_embedding_" in self.__dict__:
-            lam_r = max(lam_r, self._lam_r_context())   # the table whose regulariser steps are the larger
-        epoch = getattr(self, "_run_start", 0)
-        gamma = self.learning_rate(epoch)
-        if lam_r > 0:
-            # each step multiplies x by 1 - gamma * 2 lam_r / c (edge order, c = the vector's pair count; c = 1
-            # in vertex order): past a factor of -1 it overshoots zero by more than |x| and grows every visit
-            c = self.solver_.min_pair_count if self.order == "edge" else 1
-            shrink = gamma * 2.0 * lam_r / c
-            if shrink > 2.0:
-                return (f"lam_r={lam_r:g} is too large for the step size: a regulariser step multiplies a vector "
-                        f"by 1 - lr_t * 2 * lam_r / c = {1.0 - shrink:.3g} (lr_t = {gamma:.3g} at epoch {epoch}, "
-                        f"c = {c} pair{'s' if c != 1 else ''} of the vector), overshooting zero and growing "
-                        f"at every visit; use lam_r < {c / gamma:.3g} at this lr (or a smaller lr)"), "lam_r"
-        advice = (f"lr={lr:g} is too large here (step lr_t = lr / sqrt(t + lr_offset) = {gamma:.3g} at epoch "
-                  f"{epoch}); use a smaller lr (or a larger lr_offset)")
-        if lam_r == 0:
-            advice += ", or a lam_r > 0, which bounds the norms"
-        weights = self.solver_.positive_weights
-        if self.weighting == "scale" and weights.size and float(weights.max()) > 1.0:
-            advice += (f"; the edge weights (up to {float(weights.max()):.4g}) multiply the steps with "
-                       "weighting='scale': weighting='sample' draws heavy edges more often with unit steps instead")
-            return advice, "weighting"
-        return advice, "lr"
+    def _solver_arguments(self):
+        return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),
+                    lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
+                    order=self.order, negatives=self.negatives, weighting=self.weighting, lr=float(self.lr),
+                    lr_offset=float(self.lr_offset), schedule=self.schedule, n_threads=int(self.n_threads),
+                    record_diagnostics=bool(self.diagnostics))
