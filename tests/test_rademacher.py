@@ -19,6 +19,7 @@ from lgekit.theory import (
     paper_estimate,
     rademacher_matrix,
     spectral_norm,
+    sqrt_max_degree_estimate,
 )
 from lgekit.experiments.theory_bound import fit_log_trend
 from lgekit.theory import _pairs
@@ -74,6 +75,7 @@ def test_norm_between_row_norm_and_schur_bound(data, seed, kind):
     exact = np.linalg.norm(A, 2)
     rows, cols = (A != 0).sum(1), (A != 0).sum(0)
     assert exact >= math.sqrt(max(rows.max(), cols.max())) * (1 - 1e-12)
+    assert exact >= sqrt_max_degree_estimate(pattern.max_degree) * (1 - 1e-12)  # its docstring's lower bound
     assert exact <= math.sqrt(rows.max() * cols.max()) * (1 + 1e-12)
     assert pattern.max_degree == max(rows.max(), cols.max())
     assert pattern.spectral_norm(signs)[0] == pytest.approx(exact, rel=1e-12)
@@ -175,6 +177,62 @@ def test_predictions_and_their_meaning():
     D = 40
     assert bbk_estimate(D, 10) == pytest.approx(D / math.sqrt(D - 10))  # star of degree D, leaves of degree d
     assert khintchine_bound(9, (10, 10)) == pytest.approx(math.sqrt(18 * math.log(20)))
+    assert sqrt_max_degree_estimate(49) == 7.0
+    np.testing.assert_array_equal(sqrt_max_degree_estimate(np.array([4, 9])), [2.0, 3.0])
+    # the edges of each domain are values, not errors: no pair, one vertex, one row and one column
+    assert paper_estimate(0, 10) == 0.0 and paper_estimate(5, 1) == 0.0
+    assert khintchine_bound(0, (1, 1)) == 0.0 and bandeira_van_handel_estimate(0) == 0.0
+    assert sqrt_max_degree_estimate(0) == 0.0 and bbk_estimate(0, 0.5) == 2 * math.sqrt(0.5)
+
+
+_BAD_REALS = [-1, -1e-300, float("nan"), float("inf"), -float("inf"), np.float64("nan")]
+
+# (function, arguments with the value under test at "x", the argument's name, what the message says is accepted)
+_PREDICTIONS = [
+    (paper_estimate, ("x", 10), "n_pairs", ">= 0"),
+    (paper_estimate, (100, "x"), "n", ">= 1"),
+    (bandeira_van_handel_estimate, ("x",), "mean_degree", ">= 0"),
+    (sqrt_max_degree_estimate, ("x",), "max_degree", ">= 0"),
+    (bbk_estimate, ("x", 2.0), "max_degree", ">= 0"),
+    (bbk_estimate, (10, "x"), "mean_degree", "> 0"),
+    (khintchine_bound, ("x", (10, 10)), "max_degree", ">= 0"),
+]
+
+
+def _call(function, args, value):
+    return function(*(value if a == "x" else a for a in args))
+
+
+@pytest.mark.parametrize("function, args, name, accepted", _PREDICTIONS)
+@pytest.mark.parametrize("value", _BAD_REALS + [np.array([1.0, -2.0]), [3.0, float("nan")]])
+def test_predictions_refuse_values_outside_their_domain(function, args, name, accepted, value):
+    # a logarithm or square root of such a value is NaN or a bare "math domain error"; each is named instead
+    with pytest.raises(ValueError, match=rf"^{name} must be a finite number {accepted} \(.+\), got "):
+        _call(function, args, value)
+
+
+@pytest.mark.parametrize("function, args, name, accepted", _PREDICTIONS)
+@pytest.mark.parametrize("value", [True, "3", None, object()])
+def test_predictions_refuse_what_is_not_a_number(function, args, name, accepted, value):
+    with pytest.raises(TypeError, match=rf"^{name} must be a real number or an array of them"):
+        _call(function, args, value)
+
+
+def test_prediction_messages_say_where_an_array_goes_wrong():
+    with pytest.raises(ValueError, match=r"^n must be a finite number >= 1 \(the number of vertices\), got 0.0 at "
+                                         r"index 1 \(2 such\)"):
+        paper_estimate(np.array([10, 20, 30]), np.array([5, 0, -3]))
+    with pytest.raises(ValueError, match=r"got 0"):
+        paper_estimate(0, 0)  # issue 26: was NaN
+    assert bbk_estimate(np.array([4.0, 9.0]), np.array([1.0, 1.0])).shape == (2,)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 5), (5, 0), (-1, 3), (2.5, 3), (3.0, 3.0), (3,), (1, 2, 3), None, 7,
+                                   (True, 2), "ab"])
+def test_khintchine_refuses_a_shape_that_is_not_two_positive_ints(shape):
+    # issue 26: khintchine_bound(0, (0, 0)) raised a bare "math domain error"
+    with pytest.raises(ValueError, match=r"^shape must be a pair of positive ints \(n_rows, n_cols\)"):
+        khintchine_bound(0, shape)
 
 
 def test_fit_log_trend_recovers_a_line():

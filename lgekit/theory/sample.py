@@ -89,8 +89,8 @@ def theorem1_sides(graph):
         return n, n, 0
     if graph.kind == "bipartite":
         return int(graph.n_left), int(graph.n_right), int(graph.n_left)
-    raise ValueError(f"graph must be directed or bipartite for Theorem 1's |U| x |V| matrix, got a {graph.kind} "
-                     f"graph (an undirected sample uses one of the conventions {CONVENTIONS})")
+    raise ValueError(f"graph must be directed or bipartite for Theorem 1's |U| x |V| matrix, got kind "
+                     f"{graph.kind!r} (an undirected sample uses one of the conventions {CONVENTIONS})")
 
 
 def theorem1_pairs(graph, pairs, name="pairs"):
