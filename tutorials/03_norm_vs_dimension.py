@@ -40,6 +40,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
+from threadpoolctl import threadpool_limits
 
 import lgekit
 from lgekit import datasets, metrics
@@ -64,12 +65,13 @@ print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges, "
 # %% [markdown]
 # ## 1. Figure 4: the dimension sweep
 #
-# For each $\lambda_r$ and each $D$ we train `LogisticEmbedding` with SGD and
-# record the test AP after every epoch (`LinkPredictionCallback(split,
-# train=False)` skips the training AP to save time).  The prediction of the
-# "dimension is the regulariser" view: small $D$ generalizes, large $D$
-# over-fits, whatever $\lambda_r$.  The prediction of the "norm is the
-# regulariser" view:
+# **Claim: without a penalty every dimension over-fits; with one, large
+# dimensions are harmless.**  For each $\lambda_r$ and each $D$ we train
+# `LogisticEmbedding` with SGD, three model seeds each, and record the test
+# AP after every epoch (`LinkPredictionCallback(split, train=False)` skips
+# the training AP to save time).  The prediction of the "dimension is the
+# regulariser" view: small $D$ generalizes, large $D$ over-fits, whatever
+# $\lambda_r$.  The prediction of the "norm is the regulariser" view:
 #
 # * with $\lambda_r = 0$ **every** dimension eventually over-fits (the norms
 #   grow without bound in any $D$ large enough to separate the training
@@ -78,14 +80,16 @@ print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges, "
 #   improving or levels off, and large $D$ is at least as good as small $D$.
 
 # %%
+SEEDS = range(3)
+COLOUR = {dim: f"C{i}" for i, dim in enumerate(DIMS)}       # one colour per D in the sweep's panels
+LAM_COLOUR = {lam_r: f"C{i + len(DIMS)}" for i, lam_r in enumerate(LAM_RS)}   # and one per lambda_r elsewhere
 runs = {}
 t_start = time.perf_counter()
 for lam_r in LAM_RS:
     for dim in DIMS:
-        model = lgekit.LogisticEmbedding(dim=dim, lam_r=lam_r, epochs=EPOCHS, random_state=SEED)
-        model.fit(split, callbacks=[LinkPredictionCallback(split, train=False)])
-        runs[lam_r, dim] = model
-print(f"{len(runs)} runs in {time.perf_counter() - t_start:.0f} s")
+        runs[lam_r, dim] = [lgekit.LogisticEmbedding(dim=dim, lam_r=lam_r, epochs=EPOCHS, random_state=seed)
+                            .fit(split, callbacks=[LinkPredictionCallback(split, train=False)]) for seed in SEEDS]
+print(f"{len(runs) * len(SEEDS)} runs in {time.perf_counter() - t_start:.0f} s")
 
 
 def series(model, key):
@@ -93,39 +97,54 @@ def series(model, key):
     return np.array([r["epoch"] + 1 for r in hist]), np.array([r[key] for r in hist])
 
 
+def seed_band(models, key):
+    """(epochs, mean, sd) of one history field over the seeds' models."""
+    values = np.array([series(m, key)[1] for m in models])
+    return series(models[0], key)[0], values.mean(axis=0), values.std(axis=0, ddof=1)
+
+
 fig, axes = plt.subplots(1, len(LAM_RS), figsize=(5 * len(LAM_RS), 3.6), sharey=True, squeeze=False)
 for ax, lam_r in zip(axes[0], LAM_RS):
     for dim in DIMS:
-        ax.plot(*series(runs[lam_r, dim], "test_ap"), label=f"D = {dim}")
+        e, mean, sd = seed_band(runs[lam_r, dim], "test_ap")
+        ax.plot(e, mean, color=COLOUR[dim], label=f"D = {dim}")
+        ax.fill_between(e, mean - sd, mean + sd, color=COLOUR[dim], alpha=0.25, lw=0)
     ax.set(title=f"$\\lambda_r$ = {lam_r:g}", xlabel="epoch")
 axes[0, 0].set_ylabel("test AP")
 axes[0, 0].legend()
-plt.suptitle("Figure 4: test AP during SGD, for several dimensions")
+plt.suptitle(f"Figure 4: test AP during SGD, for several dimensions (mean $\\pm$ sd, {len(SEEDS)} seeds)")
 plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Summarise each run by its final and its best test AP, and by its final
-# mean vector norm.  **What to look at:** in the $\lambda_r = 0$ rows the
-# gap *best - final* should be positive for the large dimensions (the run
-# peaked and decayed); with the penalty it should be near 0.  And compare the
-# norms across rows: for a fixed $\lambda_r$, does the norm depend much on
-# $D$?
+# **What the figure shows**, summarised per run by its best and final mean
+# test AP and its final mean vector norm, and asserted below: in the
+# $\lambda_r = 0$ rows the gap *best - final* is positive for every $D$
+# (the run peaked and decayed), larger for larger $D$; with the penalty it is
+# below 0.01, and the largest $D$ ends at least as high as the smallest.
+# Compare the norms across rows too: for a fixed $\lambda_r > 0$ the norm
+# depends little on $D$.
 
 # %%
 print(f"{'lam_r':>6} {'D':>5} {'best AP':>8} {'final AP':>9} {'best-final':>11} {'mean norm':>10}")
-for (lam_r, dim), model in runs.items():
-    _, ap = series(model, "test_ap")
-    print(f"{lam_r:6g} {dim:5d} {ap.max():8.4f} {ap[-1]:9.4f} {ap.max() - ap[-1]:11.4f} "
-          f"{model.history_[-1]['mean_norm']:10.3f}")
+table = {}
+for (lam_r, dim), models in runs.items():
+    _, ap, _ = seed_band(models, "test_ap")
+    norm = np.mean([m.history_[-1]["mean_norm"] for m in models])
+    table[lam_r, dim] = (ap.max(), ap[-1], norm)
+    print(f"{lam_r:6g} {dim:5d} {ap.max():8.4f} {ap[-1]:9.4f} {ap.max() - ap[-1]:11.4f} {norm:10.3f}")
+drops0 = [table[0.0, d][0] - table[0.0, d][1] for d in DIMS]
+assert all(x > 0.01 for x in drops0) and drops0[-1] > drops0[0]
+for lam_r in LAM_RS[1:]:
+    assert all(table[lam_r, d][0] - table[lam_r, d][1] < 0.01 for d in DIMS)
+    assert table[lam_r, DIMS[-1]][1] >= table[lam_r, DIMS[0]][1]
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 for lam_r in LAM_RS:
-    final = [series(runs[lam_r, d], "test_ap")[1][-1] for d in DIMS]
-    norms = [runs[lam_r, d].history_[-1]["mean_norm"] for d in DIMS]
-    axes[0].semilogx(DIMS, final, "o-", label=f"$\\lambda_r$ = {lam_r:g}")
-    axes[1].semilogx(DIMS, norms, "o-", label=f"$\\lambda_r$ = {lam_r:g}")
-axes[0].set(xlabel="dimension D", ylabel=f"test AP after {EPOCHS} epochs")
+    axes[0].semilogx(DIMS, [table[lam_r, d][1] for d in DIMS], "o-", color=LAM_COLOUR[lam_r],
+                     label=f"$\\lambda_r$ = {lam_r:g}")
+    axes[1].semilogx(DIMS, [table[lam_r, d][2] for d in DIMS], "o-", color=LAM_COLOUR[lam_r])
+axes[0].set(xlabel="dimension D", ylabel=f"mean test AP after {EPOCHS} epochs")
 axes[1].set(xlabel="dimension D", ylabel="final mean norm")
 axes[0].legend()
 plt.tight_layout()
@@ -183,14 +202,28 @@ def shifted_ppmi(train_graph, k=4):
 
 
 M = shifted_ppmi(split.train_graph, k=split.negatives_per_positive)
-K = max(DIMS)
+def eigenpairs(M):
+    """Eigenpairs of the symmetric M, largest magnitude first (its singular values, in order).
+
+    All n of them by a dense eigh up to a few thousand vertices (under a second at n = 1,005); for the
+    full-size graph the 1,000 of largest magnitude (Lanczos), which pins the soft-threshold's rank at
+    1,000 for thresholds below the 1,000th singular value.
+    """
+    if M.shape[0] <= 3000:
+        with threadpool_limits(limits=1):     # one thread: faster than an oversubscribed BLAS on a busy machine
+            lam, Q = np.linalg.eigh(M.toarray())
+    else:
+        lam, Q = eigsh(M, k=1000, which="LM")
+    order = np.argsort(-np.abs(lam))
+    return lam[order], Q[:, order]
+
+
 t0 = time.perf_counter()
-lam, Q = eigsh(M, k=K, which="LM")           # the K eigenvalues of largest magnitude
-order = np.argsort(-np.abs(lam))
-lam, Q = lam[order], Q[:, order]
+lam, Q = eigenpairs(M)
+K = max(DIMS)
 print(f"SPPMI: {M.nnz} non-zeros (training graph has {2 * split.train_graph.n_edges} stored entries); "
-      f"top {K} eigenpairs in {time.perf_counter() - t0:.1f} s; "
-      f"{int((lam < 0).sum())} of them negative")
+      f"{len(lam)} eigenpairs in {time.perf_counter() - t0:.1f} s; {int((lam < 0).sum())} negative, "
+      f"{int((np.abs(lam) < 1e-9).sum())} zero")
 
 
 def factor(lam, Q, shrink=0.0, dim=None):
@@ -209,9 +242,12 @@ for dim in DIMS:
     ap = metrics.average_precision(X, split.test_positives, split.test_negatives, context=Y)
     svd_rows.append((dim, ap, np.linalg.norm(X, axis=1).mean()))
     print(f"{dim:5d} {ap:8.4f} {svd_rows[-1][2]:13.3f} {np.abs(lam[:dim]).sum():21.1f}")
+best_svd = int(np.argmax([r[1] for r in svd_rows]))
+assert 0 < best_svd < len(DIMS) - 1 or svd_rows[-1][1] < max(r[1] for r in svd_rows)   # AP rises, then falls
 
 # %% [markdown]
-# **What to look at:** in the PMI view the dimension really is the knob.
+# **What the table shows** (asserted: the AP peaks before the largest $D$):
+# in the PMI view the dimension really is the knob.
 # A small $D$ keeps only the dominant community structure; as $D$ grows the
 # factorization reproduces more of $M$ itself, including its **zeros at the
 # held-out edges** (the training matrix knows nothing about them).  The
@@ -223,6 +259,7 @@ for dim in DIMS:
 test_pairs = np.vstack([split.test_positives, split.test_negatives])
 exact_scores = np.asarray(M[test_pairs[:, 0], test_pairs[:, 1]]).ravel()
 print("distinct scores of the exact factorization on the test pairs:", np.unique(exact_scores))
+assert np.all(exact_scores == 0)
 
 # %% [markdown]
 # ## 3. Low-norm factorization: the norm as the regulariser
@@ -250,8 +287,9 @@ print("distinct scores of the exact factorization on the test pairs:", np.unique
 # **singular-value soft-thresholding**: every singular value shrinks by
 # $\tau$, the small ones vanish.  Truncation keeps the top $D$ values
 # *unchanged* and drops the rest; soft-thresholding lets the dimension be as
-# large as we like and controls the norm instead.  Below, $D$ is fixed at
-# its maximum and $\tau$ varies (as a fraction of the top singular value).
+# large as we like and controls the norm instead.  Below, all $n$
+# eigenpairs are kept and $\tau$ varies (as a fraction of the top singular
+# value); the rank that survives the threshold is an output, not a choice.
 
 # %%
 sigma_max = np.abs(lam[0])
@@ -263,15 +301,17 @@ for frac in [0.05, 0.1, 0.2, 0.3, 0.5]:
     rank = int((np.abs(lam) > frac * sigma_max).sum())
     soft_rows.append((frac * sigma_max, rank, ap, np.linalg.norm(X, axis=1).mean()))
     print(f"{frac * sigma_max:7.2f} {rank:9d} {ap:8.4f} {soft_rows[-1][3]:13.3f}")
+ranks = [r[1] for r in soft_rows]
+assert all(a > b for a, b in zip(ranks, ranks[1:])), "a larger threshold keeps fewer singular values"
 
 fig, ax = plt.subplots(figsize=(6.5, 4))
 ax.plot([r[2] for r in svd_rows], [r[1] for r in svd_rows], "o-", label="truncated (rank D)")
 for (dim, ap, norm) in svd_rows:
     ax.annotate(f"D={dim}", (norm, ap), textcoords="offset points", xytext=(4, -10), fontsize=8)
-ax.plot([r[3] for r in soft_rows], [r[2] for r in soft_rows], "s-", label=f"soft-thresholded (D = {K})")
+ax.plot([r[3] for r in soft_rows], [r[2] for r in soft_rows], "s-", label="soft-thresholded (all n)")
 for lam_r in LAM_RS:
-    pts = [(runs[lam_r, d].history_[-1]["mean_norm"], series(runs[lam_r, d], "test_ap")[1][-1]) for d in DIMS]
-    ax.plot(*zip(*pts), "^:", label=f"SGD logistic, $\\lambda_r$ = {lam_r:g}")
+    pts = [(table[lam_r, d][2], table[lam_r, d][1]) for d in DIMS]
+    ax.plot(*zip(*pts), "^:", color=LAM_COLOUR[lam_r], label=f"SGD logistic, $\\lambda_r$ = {lam_r:g}")
 ax.set(xlabel="mean vector norm $\\frac{1}{n}\\sum_v\\|x_v\\|$", ylabel="test AP")
 ax.legend(fontsize=8)
 plt.tight_layout()
@@ -291,105 +331,127 @@ plt.show()
 #
 # ## Exercises
 #
-# **Exercise 1 (the nuclear-norm identity).**  Take the rank-30 part of $M$,
-# $Z = XY^\top$ with the balanced split returned by `factor(lam, Q, dim=30)`.
-# (a) Check numerically that $\tfrac12(\|X\|_F^2 + \|Y\|_F^2) = \|Z\|_*$.
-# (b) Draw a random invertible $R$ ($30\times 30$) and check that the
-# factorization $X' = XR$, $Y' = YR^{-\top}$ gives the same scores
-# $X'Y'^\top = Z$ but a larger norm.  What does this say about a norm bound
-# being a property of the *factorization*, not only of the score matrix?
+# **Exercise 1 (the nuclear-norm identity).**  Write `half_sq_norm(X, Y)`
+# $= \tfrac12(\|X\|_F^2 + \|Y\|_F^2)$ and `reparametrise(X, Y, R)` returning
+# $X' = XR$, $Y' = YR^{-\top}$.  The check cell takes the rank-30 part of $M$,
+# $Z = XY^\top$ with the balanced split `factor(lam, Q, dim=30)`, and
+# verifies (a) $\tfrac12(\|X\|_F^2 + \|Y\|_F^2) = \|Z\|_*$ and (b) that a
+# random invertible $R$ gives the same scores $X'Y'^\top = Z$ but a larger
+# norm.  What does this say about a norm bound being a property of the
+# *factorization*, not only of the score matrix?
 
 # %% tags=["exercise"]
-X30, Y30 = factor(lam, Q, dim=30)
-# (a) ...
-# (b) R = ...
+def half_sq_norm(X, Y):
+    raise NotImplementedError("exercise 3.1: 1/2 (||X||_F^2 + ||Y||_F^2)")
+
+
+def reparametrise(X, Y, R):
+    raise NotImplementedError("exercise 3.1: (X R, Y R^-T)")
+
 
 # %% tags=["solution"]
-X30, Y30 = factor(lam, Q, dim=30)
-half_norm = 0.5 * (np.sum(X30 ** 2) + np.sum(Y30 ** 2))
-nuclear = np.abs(lam[:30]).sum()          # singular values of a symmetric matrix are |eigenvalues|
-print(f"(a) 1/2 (||X||^2 + ||Y||^2) = {half_norm:.6f},  ||Z||_* = {nuclear:.6f}")
+def half_sq_norm(X, Y):
+    return 0.5 * (np.sum(X ** 2) + np.sum(Y ** 2))
 
-rng = np.random.default_rng(SEED)
-R = np.eye(30) + 0.5 * rng.normal(size=(30, 30))
-X2, Y2 = X30 @ R, Y30 @ np.linalg.inv(R).T
-pairs = test_pairs[:1000]
-same = np.allclose(metrics.pair_scores(X30, pairs, context=Y30), metrics.pair_scores(X2, pairs, context=Y2),
-                   atol=1e-8)
-print(f"(b) same scores: {same};  1/2 (||X'||^2 + ||Y'||^2) = {0.5 * (np.sum(X2 ** 2) + np.sum(Y2 ** 2)):.3f}")
+
+def reparametrise(X, Y, R):
+    return X @ R, Y @ np.linalg.inv(R).T
 # By the AM-GM inequality applied to the singular values, the balanced split
 # is the minimum-norm factorization of Z; every other split has a larger
 # norm.  A generalization bound in terms of ||x_v|| therefore bounds the best
 # factorization available -- SGD from a small random start, which tends to
 # stay near balanced factorizations, is what makes the norm meaningful.
 
+# %% tags=["check"]
+X30, Y30 = factor(lam, Q, dim=30)
+nuclear = np.abs(lam[:30]).sum()          # singular values of a symmetric matrix are |eigenvalues|
+print(f"(a) 1/2 (||X||^2 + ||Y||^2) = {half_sq_norm(X30, Y30):.6f},  ||Z||_* = {nuclear:.6f}")
+assert np.isclose(half_sq_norm(X30, Y30), nuclear)
+R = np.eye(30) + 0.5 * np.random.default_rng(SEED).normal(size=(30, 30))
+X2, Y2 = reparametrise(X30, Y30, R)
+some_pairs = split.test_positives[:1000]
+same = np.allclose(metrics.pair_scores(X30, some_pairs, context=Y30), metrics.pair_scores(X2, some_pairs, context=Y2),
+                   atol=1e-8)
+print(f"(b) same scores: {same};  1/2 (||X'||^2 + ||Y'||^2) = {half_sq_norm(X2, Y2):.3f}")
+assert same and half_sq_norm(X2, Y2) > half_sq_norm(X30, Y30)
+
 # %% [markdown]
-# **Exercise 2 (choose $\tau$ and $D$ honestly).**  Split the *training*
-# graph again (`lgekit.split_edges(split.train_graph, seed=1)`), build the
-# SPPMI of the inner training graph, choose the best $D$ (truncation) and the
-# best shrinkage fraction (soft-thresholding) by the AP on the inner held-out
-# edges, then refit both on the full training graph (the matrix `M` above)
-# and report their **test** AP once.  Which family wins, and by how much
-# compared with the noise you would expect from a different seed?
+# **Exercise 2 (choose $\tau$ and $D$ honestly).**  Write
+# `choose_on_validation(train_graph, seed)`: split `train_graph` again
+# (`lgekit.split_edges(train_graph, seed=seed)`), build the SPPMI of the
+# inner training graph, and return the $D$ in `DIMS` (truncation) and the
+# shrinkage fraction in `FRACS` (soft-thresholding) with the best AP on the
+# inner held-out edges.  The check cell refits both on the full training
+# graph (the matrix `M` above) and reports their **test** AP once.  Which
+# family wins, and by how much compared with the noise you would expect from
+# a different seed?
 
 # %% tags=["exercise"]
-inner = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=SEED + 1)
-# M_inner = shifted_ppmi(inner.train_graph)
-# ...
+FRACS = [0.05, 0.1, 0.2, 0.3, 0.5]
+
+
+def choose_on_validation(train_graph, seed):
+    """(best D for truncation, best fraction of sigma_max for soft-thresholding), chosen on an inner split."""
+    raise NotImplementedError("exercise 3.2: choose D and tau on a validation split of the training graph")
+
 
 # %% tags=["solution"]
-inner = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=SEED + 1)
-M_inner = shifted_ppmi(inner.train_graph, k=inner.negatives_per_positive)
-lam_i, Q_i = eigsh(M_inner, k=K, which="LM")
-o = np.argsort(-np.abs(lam_i))
-lam_i, Q_i = lam_i[o], Q_i[:, o]
+def choose_on_validation(train_graph, seed):
+    """(best D for truncation, best fraction of sigma_max for soft-thresholding), chosen on an inner split."""
+    inner = lgekit.split_edges(train_graph, test_fraction=0.2, seed=seed)
+    lam_i, Q_i = eigenpairs(shifted_ppmi(inner.train_graph, k=inner.negatives_per_positive))
 
+    def val_ap(X, Y):
+        return metrics.average_precision(X, inner.test_positives, inner.test_negatives, context=Y)
 
-def val_ap(X, Y):
-    return metrics.average_precision(X, inner.test_positives, inner.test_negatives, context=Y)
+    best_dim = max(DIMS, key=lambda d: val_ap(*factor(lam_i, Q_i, dim=d)))
+    best_frac = max(FRACS, key=lambda f: val_ap(*factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))))
+    return best_dim, best_frac
+# The selection uses only training edges.  To judge "by how much", rerun the
+# whole cell with other seeds for `split` and the inner split: a difference
+# smaller than the seed-to-seed spread is not a finding.
 
-
-best_dim = max(DIMS, key=lambda d: val_ap(*factor(lam_i, Q_i, dim=d)))
-fracs = [0.05, 0.1, 0.2, 0.3, 0.5]
-best_frac = max(fracs, key=lambda f: val_ap(*factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))))
+# %% tags=["check"]
+best_dim, best_frac = choose_on_validation(split.train_graph, seed=SEED + 1)
+assert best_dim in DIMS and best_frac in FRACS
 X_t, Y_t = factor(lam, Q, dim=best_dim)
 X_s, Y_s = factor(lam, Q, shrink=best_frac * sigma_max)
-print(f"truncation:        chosen D = {best_dim:<4}  test AP "
-      f"{metrics.average_precision(X_t, split.test_positives, split.test_negatives, context=Y_t):.4f}")
-print(f"soft-thresholding: chosen tau = {best_frac} sigma_max  test AP "
-      f"{metrics.average_precision(X_s, split.test_positives, split.test_negatives, context=Y_s):.4f}")
-# The selection uses only training edges.  To judge "by how much", rerun the
-# whole cell with other seeds for `split` and `inner`: a difference smaller
-# than the seed-to-seed spread is not a finding.
+ap_t = metrics.average_precision(X_t, split.test_positives, split.test_negatives, context=Y_t)
+ap_s = metrics.average_precision(X_s, split.test_positives, split.test_negatives, context=Y_s)
+print(f"truncation:        chosen D = {best_dim:<4}  test AP {ap_t:.4f}")
+print(f"soft-thresholding: chosen tau = {best_frac} sigma_max  test AP {ap_s:.4f}")
+assert ap_t > 0.2 and ap_s > 0.2, "both choices should beat chance (0.2)"
 
 # %% [markdown]
-# **Exercise 3 (whose norms grow?).**  In the unregularised SGD model with
-# the largest $D$, which vertices have the longest vectors?  Plot $\|x_v\|$
-# against the training degree $d_v$ for $\lambda_r = 0$ and for the largest
-# $\lambda_r$ in `LAM_RS`, and compute the Spearman correlation.  Explain the
-# pattern with the gradient of Eq. 4 (how many terms push on a vertex?) and
-# with the way `LogisticEmbedding` spreads the penalty over a vertex's pairs.
+# **Exercise 3 (whose norms grow?).**  Write `degree_norm_spearman(X,
+# degrees)`, the Spearman rank correlation between the vectors' norms
+# $\|x_v\|$ and the degrees.  The check cell applies it to the SGD models of
+# the largest $D$, for $\lambda_r = 0$ and the largest $\lambda_r$ in
+# `LAM_RS`, with the training degrees; the solution also plots $\|x_v\|$
+# against $d_v$.  Explain the pattern with the gradient of Eq. (2) (how many
+# terms push on a vertex?) and with the way `LogisticEmbedding` spreads the
+# penalty over a vertex's pairs.
 
 # %% tags=["exercise"]
-from scipy.stats import spearmanr
+def degree_norm_spearman(X, degrees):
+    raise NotImplementedError("exercise 3.3: Spearman correlation of ||x_v|| with the degree")
 
-# norms = np.linalg.norm(runs[0.0, max(DIMS)].embedding_, axis=1)
-# ...
 
 # %% tags=["solution"]
 from scipy.stats import spearmanr
+
+
+def degree_norm_spearman(X, degrees):
+    return float(spearmanr(degrees, np.linalg.norm(X, axis=1)).statistic)
+
 
 d_train = split.train_graph.degrees
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
 for ax, lam_r in zip(axes, [0.0, LAM_RS[-1]]):
-    norms = np.linalg.norm(runs[lam_r, max(DIMS)].embedding_, axis=1)
-    ax.semilogx(np.maximum(d_train, 0.8), norms, ".", alpha=0.4)
-    rho = spearmanr(d_train, norms).statistic
-    ax.set(xlabel="training degree (0 plotted at 0.8)", title=f"$\\lambda_r$ = {lam_r:g}: Spearman {rho:.2f}")
-    lonely = d_train == 0
-    print(f"lam_r={lam_r:g}: Spearman(degree, norm) = {rho:.3f}; mean norm of the {int(lonely.sum())} vertices "
-          f"with no training edge: {norms[lonely].mean() if lonely.any() else float('nan'):.3f} "
-          f"(all vertices: {norms.mean():.3f})")
+    X_big = runs[lam_r, max(DIMS)][0].embedding_
+    ax.semilogx(np.maximum(d_train, 0.8), np.linalg.norm(X_big, axis=1), ".", alpha=0.4, color=LAM_COLOUR[lam_r])
+    ax.set(xlabel="training degree (0 plotted at 0.8)",
+           title=f"$\\lambda_r$ = {lam_r:g}: Spearman {degree_norm_spearman(X_big, d_train):.2f}")
 axes[0].set_ylabel("$\\|x_v\\|$")
 plt.tight_layout()
 plt.show()
@@ -397,9 +459,18 @@ plt.show()
 # 4 x (mean degree) negative ones whatever its own degree (both ends of a
 # negative pair are uniform over the vertices).  So the edge terms, and with
 # them the growth of the norm, scale with the degree: without a penalty
-# high-degree vertices travel furthest.  Vertices with no training edge still move: they occur in
-# uniform negative pairs, which only push them away from others.  The
-# penalty lam_r ||x_v||^2 acts once per vertex per epoch (it is split over the
-# vertex's pairs), while the loss terms scale with the degree -- so even with
-# the penalty, hubs can afford longer vectors.  The capacity measures of
-# notebook 5 are driven by exactly these hubs.
+# high-degree vertices travel furthest.  Vertices with no training edge still
+# move: they occur in uniform negative pairs, which only push them away from
+# others.  The penalty lam_r ||x_v||^2 acts once per vertex per epoch (it is
+# split over the vertex's pairs), while the loss terms scale with the degree
+# -- so even with the penalty, hubs can afford longer vectors.  The capacity
+# measures of notebook 5 are driven by exactly these hubs.
+
+# %% tags=["check"]
+toy_X = np.diag([1.0, 2.0, 3.0])
+assert np.isclose(degree_norm_spearman(toy_X, np.array([5, 7, 9])), 1.0)
+assert np.isclose(degree_norm_spearman(toy_X, np.array([9, 7, 5])), -1.0)
+for lam_r in [0.0, LAM_RS[-1]]:
+    rho = degree_norm_spearman(runs[lam_r, max(DIMS)][0].embedding_, split.train_graph.degrees)
+    print(f"lam_r={lam_r:g}: Spearman(degree, norm) = {rho:.3f}")
+    assert rho > 0.5, "high-degree vertices get the longest vectors, with or without the penalty"
