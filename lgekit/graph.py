@@ -1,5 +1,6 @@
 """The graph every lgekit component consumes: an immutable CSR adjacency with node ids and labels."""
 import logging
+import numbers
 import os
 import sys
 import warnings
@@ -18,6 +19,7 @@ from .ids import (
     match_ids,
     node_id_query,
     node_positions,
+    object_array,
     unique_sorter,
 )
 from .labels import check_real, label_matrix, membership_matrix
@@ -321,15 +323,7 @@ class Graph:
             w = np.asarray(weights)
             if w.shape != (m,):
                 raise ValueError(f"weights must have one value per edge ({m}), got shape {w.shape}")
-            try:
-                w = w.astype(np.float64)
-            except (TypeError, ValueError):
-                raise ValueError("weights must be numbers") from None
-            bad = ~np.isfinite(w) | (w <= 0)
-            if np.any(bad):
-                i = int(np.flatnonzero(bad)[0])
-                u, v = arr[i].tolist()  # plain Python values: no np.int64(...) in the message
-                raise ValueError(f"weights must be finite and positive; edge {i} ({u!r}, {v!r}) has weight {float(w[i])!r}")
+            w = _checked_weights(w, lambda i: "edge {} ({!r}, {!r})".format(i, *arr[i].tolist()))
         else:
             w = None
 
@@ -531,121 +525,106 @@ class Graph:
     @classmethod
     def from_networkx(cls, nx_graph, *, weight="weight", label_attr=None, directed=None, name=None,
                       bipartite=None):
-        """Build a graph from a networkx (Di)Graph.
+        """Build a graph from a networkx graph, keeping its kind.
+
+        A ``DiGraph`` or ``MultiDiGraph`` gives a directed graph, a graph
+        whose nodes all carry networkx's ``bipartite`` attribute (0 or 1,
+        every edge joining the two) a bipartite one, any other graph an
+        undirected one.  Since lgekit 0.9 a ``DiGraph`` is directed by
+        default: it used to be symmetrised with a warning; pass
+        ``directed=False`` for that.
 
         Parameters
         ----------
-        nx_graph : networkx.Graph or networkx.DiGraph
+        nx_graph : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+            Parallel edges of a multigraph are one edge, their weights summed.
         weight : str or None, default "weight"
             Edge attribute holding the weight (networkx's convention, as in
             ``networkx.to_scipy_sparse_array``): an edge without it weighs 1,
             and a graph where no edge has it is unweighted.  ``None`` ignores
-            weights.  The estimators' ``fit`` reads a networkx graph the same
-            way; what a weight then does is their ``weighting`` parameter.
+            weights.  A weight must be a finite positive number; an error
+            names the edge by its node ids.  What a weight then does is the
+            estimators' ``weighting`` parameter.
         label_attr : str, optional
             Node attribute holding a class or an iterable of classes.
         directed : bool, optional
-            For a DiGraph: ``True`` keeps the arcs; ``False`` symmetrises
-            (reciprocal arcs become one edge with the larger weight).  The
-            default symmetrises like ``False`` and warns once
-            (:class:`GraphWarning`): the arcs' direction is dropped, which
-            must be asked for rather than happen silently.  With ``True``
-            the estimators learn a source and a target vector per node.  An
-            undirected ``nx_graph`` gives an undirected graph;
-            ``directed=True`` is refused for it.
+            Default: whether ``nx_graph`` is directed.  ``False`` symmetrises
+            a directed graph (reciprocal arcs become one edge with the larger
+            weight); ``True`` is refused for an undirected ``nx_graph``
+            (``nx_graph.to_directed()`` gives both arcs of every edge).
         name : str, optional
             Default: ``nx_graph.name``.
-        bipartite : str, True or None, default None
+        bipartite : str, bool or None, default None
             The node attribute saying each node's side, networkx's convention
             (:mod:`networkx.algorithms.bipartite`): 0 for the left set, 1 for
-            the right set.  ``True`` means ``"bipartite"``, the attribute's
-            usual name.  Builds a bipartite graph: left nodes first, each
-            side in ``nx_graph``'s node order; an edge inside a side, a node
-            without the attribute or with another value is a ``ValueError``.
-            The node names are the ids (a networkx node is one node, so the
-            two sides never share an id here).  Refused with
-            ``directed=True``; a DiGraph is symmetrised as above.
+            the right set.  ``None`` detects it: an undirected graph (or one
+            read with ``directed=False``) whose every node has
+            ``bipartite`` 0 or 1 and whose every edge joins the two sides is
+            bipartite.  ``True`` or an attribute name requires it: a node
+            without it, another value or an edge inside a side is a
+            ``ValueError``.  ``False`` reads the graph by its edges alone.
+            A bipartite graph lists left nodes first, each side in
+            ``nx_graph``'s node order; the node names are the ids.  Refused
+            with ``directed=True``.
+
+        Raises
+        ------
+        TypeError
+            Not a networkx graph; ``directed`` or ``bipartite`` of the wrong type.
+        ValueError
+            A weight that is not a finite positive number (``None``, ``"a"``,
+            ``nan``, ``0``, ``10**400``); a required ``bipartite`` attribute
+            missing or not 0/1, or an edge inside a side.
 
         Examples
         --------
         >>> import networkx as nx
+        >>> Graph.from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2)]))
+        <Graph 3 nodes, 3 directed edges>
         >>> Graph.from_networkx(nx.DiGraph([(0, 1), (1, 0), (1, 2)]), directed=False).n_edges
         2
-        >>> b = nx.complete_bipartite_graph(2, 3)      # nodes 0, 1 have bipartite=0; 2, 3, 4 have 1
-        >>> Graph.from_networkx(b, bipartite="bipartite", name="K23")
+        >>> Graph.from_networkx(nx.complete_bipartite_graph(2, 3), name="K23")  # nodes carry bipartite=0 or 1
         <Graph 'K23': 5 nodes (2 left, 3 right), 6 bipartite edges>
         """
-        import networkx as nx
+        import networkx as nx  # optional, and slow to import
 
         if not isinstance(nx_graph, nx.Graph):
             raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
         if directed is not None and not isinstance(directed, (bool, np.bool_)):
             raise TypeError(f"directed must be None, True or False, got {directed!r}")
-        if bipartite is True:
-            bipartite = "bipartite"
-        elif bipartite is False:
-            bipartite = None
-        if bipartite is not None and not isinstance(bipartite, str):
-            raise TypeError(f"bipartite must be a node attribute name (str), True or None, got {bipartite!r}")
-        if bipartite is not None and directed:
+        if bipartite is not None and not isinstance(bipartite, (bool, str)):
+            raise TypeError(f"bipartite must be None (detect), True, False or a node attribute name (str), "
+                            f"got {bipartite!r}")
+        required = bipartite is True or isinstance(bipartite, str)
+        if required and directed:
             raise ValueError("bipartite and directed=True: a bipartite graph is stored undirected (its edges join "
                              "the two sides); pass one of them")
-        if nx_graph.is_directed():
-            if directed is None:
-                warn_outside_lgekit(
-                    "nx_graph is directed: its arcs are symmetrised into undirected edges (reciprocal arcs merged, "
-                    "larger weight kept), so the direction of every arc is dropped; pass "
-                    "directed=False to Graph.from_networkx to do this without a warning, or directed=True to keep "
-                    "the arcs", GraphWarning)
-                directed = False
-        elif directed:
+        if directed and not nx_graph.is_directed():
             raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
                              "(nx_graph.to_directed() gives both arcs of every edge)")
+        attr = bipartite if isinstance(bipartite, str) else "bipartite"
+        side = None
+        if required or (bipartite is None and not (nx_graph.is_directed() and directed is not False)):
+            side = _networkx_sides(nx_graph, attr, required)
+        directed = False if side is not None else (nx_graph.is_directed() if directed is None else bool(directed))
         nodes = list(nx_graph.nodes())
         n_left = None
-        if bipartite is not None:
-            side = {}
-            for v, data in nx_graph.nodes(data=True):
-                if bipartite not in data:
-                    raise ValueError(f"node {v!r} has no {bipartite!r} attribute; with bipartite={bipartite!r} every "
-                                     "node needs one (0: left set, 1: right set)")
-                value = data[bipartite]
-                if not (is_integer_id(value) and value in (0, 1)):
-                    raise ValueError(f"node {v!r} has {bipartite}={value!r}; the side of a node must be 0 (left) or "
-                                     "1 (right), networkx's convention")
-                side[v] = int(value)
-            for u, v in nx_graph.edges():
-                if side[u] == side[v]:
-                    raise ValueError(f"edge ({u!r}, {v!r}) joins two nodes of the same side ({bipartite}="
-                                     f"{side[u]}); a bipartite graph has edges between the sides only")
+        if side is not None:
             nodes = [v for v in nodes if side[v] == 0] + [v for v in nodes if side[v] == 1]
             n_left = sum(1 for v in nodes if side[v] == 0)
-        node_ids = np.empty(len(nodes), dtype=object)
-        node_ids[:] = nodes
-        try:
-            candidate = np.asarray(nodes)
-            if candidate.ndim == 1 and (candidate.dtype.kind in "iu" or (
-                    candidate.dtype.kind == "U" and all(isinstance(x, str) for x in nodes))):
-                node_ids = candidate  # homogeneous ints or strings (mixed ids stay objects)
-        except (ValueError, TypeError):
-            pass
+        query = node_id_query(nodes)  # ints and strings as NumPy arrays when that keeps every id exact
+        node_ids = query if query.ndim == 1 and query.dtype.kind in "iuU" else object_array(nodes)
         pos = {v: i for i, v in enumerate(nodes)}
-        m = nx_graph.number_of_edges()
-        edges = np.empty((m, 2), dtype=np.int64)
-        weights = np.ones(m) if weight is not None else None
-        found = False
-        for k, (u, v, data) in enumerate(nx_graph.edges(data=True)):
-            edges[k, 0] = pos[u]
-            edges[k, 1] = pos[v]
-            if weight is not None and weight in data:
-                weights[k] = data[weight]
-                found = True
-        if not found:
-            weights = None
+        edges = np.array([(pos[u], pos[v]) for u, v in nx_graph.edges()], dtype=np.int64).reshape(-1, 2)
+        weights = None
+        if weight is not None and any(weight in data for _, _, data in nx_graph.edges(data=True)):
+            triples = list(nx_graph.edges(data=weight, default=1))
+            weights = _checked_weights([x for _, _, x in triples], lambda k: "edge ({!r}, {!r})".format(*triples[k][:2]),
+                                       attr=weight)
         labels = None
         if label_attr is not None:
             labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}
-        g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=bool(directed),
+        g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=directed,
                            duplicates="max" if nx_graph.is_directed() and not directed else "sum",
                            name=name or (nx_graph.name or None))
         if n_left is not None:
@@ -1082,3 +1061,53 @@ def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     if not directed:
         uu, vv, w = np.concatenate([uu, vv]), np.concatenate([vv, uu]), np.concatenate([w, w])
     return sp.csr_matrix((w, (uu, vv)), shape=(n, n))
+
+
+def _networkx_sides(nx_graph, attr, required):
+    """{node: 0 or 1} from networkx's bipartite node attribute ``attr``; None when not ``required`` and absent."""
+    side = {}
+    for v, data in nx_graph.nodes(data=True):
+        value = data.get(attr)
+        if not (is_integer_id(value) and value in (0, 1)):
+            if not required:
+                return None
+            if attr not in data:
+                raise ValueError(f"node {v!r} has no {attr!r} attribute; with bipartite={attr!r} every "
+                                 "node needs one (0: left set, 1: right set)")
+            raise ValueError(f"node {v!r} has {attr}={value!r}; the side of a node must be 0 (left) or "
+                             "1 (right), networkx's convention")
+        side[v] = int(value)
+    for u, v in nx_graph.edges():
+        if side[u] == side[v]:
+            if not required:
+                return None
+            raise ValueError(f"edge ({u!r}, {v!r}) joins two nodes of the same side ({attr}="
+                             f"{side[u]}); a bipartite graph has edges between the sides only")
+    return side if side or required else None
+
+
+def _checked_weights(values, edge, attr=None):
+    """Edge weights as finite positive float64; ValueError naming the first bad one's edge (``edge(i)``) otherwise.
+
+    A weight is a real number (not a bool, a string or None); an int beyond
+    float64's range (``10**400``) is refused like ``inf``, never an OverflowError.
+    """
+    values = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if values.dtype.kind in "biuf":
+        w = values.astype(np.float64)
+    else:
+        w = np.full(len(values), np.nan)
+        for i, x in enumerate(values.tolist()):
+            if isinstance(x, numbers.Real) and not isinstance(x, bool):
+                try:
+                    w[i] = float(x)
+                except OverflowError:
+                    w[i] = np.inf
+    bad = ~np.isfinite(w) | (w <= 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        x = values[i].item() if isinstance(values[i], np.generic) else values[i]
+        shown = "missing (None)" if x is None else repr(x)
+        which = f"has {attr}={shown}" if attr else f"has weight {shown}"
+        raise ValueError(f"weights must be finite positive numbers (float or int, at most 1.8e308); {edge(i)} {which}")
+    return w

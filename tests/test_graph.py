@@ -234,14 +234,14 @@ def test_ragged_rows_rejected():
 
 @pytest.mark.parametrize("bad", [-1.0, 0.0, np.nan, np.inf])
 def test_bad_weights_rejected(bad):
-    with pytest.raises(ValueError, match=r"weights must be finite and positive; edge 1 \(1, 2\) has weight"):
+    with pytest.raises(ValueError, match=r"weights must be finite positive numbers \(float or int, at most 1.8e308\); edge 1 \(1, 2\) has weight"):
         Graph.from_edges([(0, 1), (1, 2)], weights=[1.0, bad])
 
 
 def test_bad_weight_shape_and_type():
     with pytest.raises(ValueError, match="one value per edge"):
         Graph.from_edges([(0, 1), (1, 2)], weights=[1.0])
-    with pytest.raises(ValueError, match="weights must be numbers"):
+    with pytest.raises(ValueError, match=r"weights must be finite positive numbers .*; edge 0 \(0, 1\) has weight 'heavy'"):
         Graph.from_edges([(0, 1)], weights=["heavy"])
     with pytest.raises(ValueError, match="matrix entries must be finite and non-negative"):
         Graph.from_scipy(np.array([[0, -1.0], [-1.0, 0]]))
@@ -356,28 +356,31 @@ def test_neighbors_of_a_non_node_is_a_key_error_naming_it():
         g.neighbors("a")
 
 
-def test_directed_networkx_graph_is_symmetrised_with_one_warning():
-    """Item 16: a DiGraph was accepted silently though the model's score is symmetric."""
+def test_directed_networkx_graph_stays_directed_unless_asked_to_symmetrise():
+    """Issue 27 item 3: a DiGraph means directed (it used to be symmetrised with a warning)."""
     dg = nx.DiGraph()
     dg.add_weighted_edges_from([(0, 1, 2.0), (1, 0, 3.0), (1, 2, 1.0), (2, 3, 1.0)])
-    with pytest.warns(GraphWarning) as record:
-        g = Graph.from_networkx(dg, weight="weight")
-    assert len(record) == 1
-    assert re.search(r"nx_graph is directed: its arcs are symmetrised into undirected edges .* pass directed=False "
-                     r"to Graph.from_networkx to do this without a warning, or directed=True to keep the arcs",
-                     str(record[0].message))
-    assert record[0].filename == __file__  # attributed to the caller's line, not to lgekit
-    assert not g.is_directed and g.edges().tolist() == [[0, 1], [1, 2], [2, 3]]
-    assert g.edge_weights().tolist() == [3.0, 1.0, 1.0]  # reciprocal arcs: the larger weight
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        kept = Graph.from_networkx(dg, directed=True)
+        g = Graph.from_networkx(dg, weight="weight")
         same = Graph.from_networkx(dg, weight="weight", directed=False)
         Graph.from_networkx(nx.path_graph(3))  # undirected input: no warning
-    assert kept.is_directed and kept.n_edges == 4
-    assert_same_graph(g, same)
+    assert g.kind == "directed" and g.n_edges == 4
+    assert g.edges().tolist() == [[0, 1], [1, 0], [1, 2], [2, 3]] and g.edge_weights().tolist() == [2.0, 3.0, 1.0, 1.0]
+    assert_same_graph(g, Graph.from_networkx(dg, weight="weight", directed=True))
+    assert same.kind == "undirected" and same.edges().tolist() == [[0, 1], [1, 2], [2, 3]]
+    assert same.edge_weights().tolist() == [3.0, 1.0, 1.0]  # reciprocal arcs: the larger weight
     with pytest.raises(ValueError, match="directed=True needs a networkx DiGraph"):
         Graph.from_networkx(nx.path_graph(3), directed=True)
+
+
+def test_multidigraph_is_directed_and_sums_parallel_arcs():
+    mg = nx.MultiDiGraph()
+    mg.add_weighted_edges_from([("a", "b", 1.0), ("a", "b", 2.5), ("b", "a", 1.0)])
+    g = Graph.from_networkx(mg)
+    assert g.kind == "directed" and g.edges().tolist() == [[0, 1], [1, 0]]
+    assert g.edge_weights().tolist() == [3.5, 1.0]
+    assert Graph.from_networkx(mg, directed=False).kind == "undirected"
 
 
 def test_asymmetric_adjacency_is_symmetrised_with_a_warning():

@@ -235,8 +235,34 @@ def test_bipartite_from_networkx_checks_the_attribute():
         Graph.from_networkx(missing, bipartite=True)
     with pytest.raises(ValueError, match="bipartite and directed=True"):
         Graph.from_networkx(nx.DiGraph(h), bipartite=True, directed=True)
-    with pytest.raises(TypeError, match="bipartite must be a node attribute name"):
+    with pytest.raises(TypeError, match=r"bipartite must be None \(detect\), True, False or a node attribute name"):
         Graph.from_networkx(h, bipartite=1)
+
+
+def test_networkx_bipartite_attribute_is_detected():
+    """Issue 27 item 3: networkx's bipartite node attribute makes a bipartite graph without being asked."""
+    h = nx.complete_bipartite_graph(2, 3)
+    assert_same = Graph.from_networkx(h, bipartite=True)
+    g = Graph.from_networkx(h)
+    assert g.kind == "bipartite" and g.n_left == 2 and g.edges().tolist() == assert_same.edges().tolist()
+    # the way back: to_networkx writes the attribute, from_networkx reads it
+    b = Graph.from_edges([("ann", "film"), ("bob", "film"), ("bob", "song")], bipartite=True)
+    back = Graph.from_networkx(b.to_networkx())
+    assert back.kind == "bipartite" and back.left_ids.tolist() == ["ann", "bob"] and back.n_edges == 3
+    # not detected: bipartite=False, an edge inside a side, a node without the attribute or with another value
+    assert Graph.from_networkx(h, bipartite=False).kind == "undirected"
+    inside = h.copy()
+    inside.add_edge(0, 1)
+    assert Graph.from_networkx(inside).kind == "undirected"
+    partial = nx.disjoint_union(nx.complete_graph(3), h)
+    assert Graph.from_networkx(partial).kind == "undirected"
+    other = h.copy()
+    other.nodes[4]["bipartite"] = "right"
+    assert Graph.from_networkx(other).kind == "undirected"
+    # a DiGraph stays directed, unless read undirected
+    d = nx.DiGraph(h)
+    assert Graph.from_networkx(d).kind == "directed"
+    assert Graph.from_networkx(d, directed=False).kind == "bipartite"
 
 
 # ---------------------------------------------------------------------- directed: every constructor keeps arcs
@@ -260,13 +286,12 @@ def test_directed_round_trips(g):
                                    weights=g.edge_weights() if g.is_weighted else None, nodes=ids, directed=True))
 
 
-def test_directed_defaults_still_symmetrise_with_a_warning():
+def test_directed_defaults_of_each_constructor():
     arcs = [(0, 1), (1, 2)]
     a = sp.csr_matrix((np.ones(2), ([0, 1], [1, 2])), shape=(3, 3))
     with pytest.warns(GraphWarning, match="not symmetric"):
         assert Graph.from_scipy(a).kind == "undirected"
-    with pytest.warns(GraphWarning, match="nx_graph is directed"):
-        assert Graph.from_networkx(nx.DiGraph(arcs)).kind == "undirected"
+    assert Graph.from_networkx(nx.DiGraph(arcs)).kind == "directed"  # networkx says directed: so it is
     assert Graph.from_edges(arcs).kind == "undirected"  # from_edges' default: undirected, as documented
     for g in (Graph.from_scipy(a, directed=True), Graph.from_networkx(nx.DiGraph(arcs), directed=True),
               Graph.from_edges(arcs, directed=True)):
