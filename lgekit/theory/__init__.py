@@ -48,7 +48,6 @@ from .shattering import (
 from .sample import (
     CONVENTIONS,
     ORIENTED,
-    TWO_TABLE_KINDS,
     Theorem1SpectralNorm,
     oriented_training_pairs,
     theorem1_pairs,
@@ -94,7 +93,6 @@ __all__ = [
     "polish_shattering",
     "CONVENTIONS",
     "ORIENTED",
-    "TWO_TABLE_KINDS",
     "theorem1_pairs",
     "theorem1_pattern",
     "theorem1_sides",

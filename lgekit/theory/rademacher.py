@@ -252,16 +252,13 @@ class PairPattern:
         if not isinstance(graph, Graph):
             raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
         edges = graph.edges()
-        if graph.kind == "undirected":
+        sides = graph.table_sides()
+        if sides is None:
             n = max(graph.n_nodes, 1)
             return cls(edges, shape=(n, n), kind="homogeneous")
-        if graph.kind == "directed":
-            n = max(graph.n_nodes, 1)
-            return cls(edges, shape=(n, n), kind="bipartite")
-        # bipartite: every edge is stored (left, right) with right indices from n_left; columns count from 0
-        rows, cols = edges[:, 0], edges[:, 1] - graph.n_left
-        return cls(np.column_stack([rows, cols]), shape=(max(graph.n_left, 1), max(graph.n_right, 1)),
-                   kind="bipartite")
+        # a directed or bipartite graph's edges are (source, target) / (left, right): row u, column v - offset
+        pairs = np.column_stack([edges[:, 0], edges[:, 1] - sides.target_offset])
+        return cls(pairs, shape=(max(sides.n_source, 1), max(sides.n_target, 1)), kind="bipartite")
 
     @classmethod
     def erdos_renyi(cls, n, d, kind="bipartite", seed=None):

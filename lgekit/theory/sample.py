@@ -34,7 +34,6 @@ from .rademacher import PairPattern, expected_spectral_norm
 __all__ = [
     "CONVENTIONS",
     "ORIENTED",
-    "TWO_TABLE_KINDS",
     "theorem1_sides",
     "theorem1_pairs",
     "theorem1_sample",
@@ -48,14 +47,15 @@ __all__ = [
 CONVENTIONS = ("symmetric", "random", "sorted", "source")
 #: the one layout of a directed or bipartite sample: Theorem 1's ``|U| x |V|`` matrix, rows sources / left nodes
 ORIENTED = "oriented"
-#: graph kinds whose models learn two tables (``embedding_`` and ``context_embedding_``)
-TWO_TABLE_KINDS = ("directed", "bipartite")
 
 _PARTS = ("train", "test")
 
 
 def theorem1_sides(graph):
     r"""The two vertex sets of Theorem 1 for a directed or bipartite graph: ``(|U|, |V|, offset)``.
+
+    :meth:`lgekit.Graph.table_sides`, read as Theorem 1's :math:`U` and
+    :math:`V`, for a graph that must have them.
 
     Parameters
     ----------
@@ -66,13 +66,12 @@ def theorem1_sides(graph):
 
     Returns
     -------
-    n_rows : int
-        :math:`|U|`, the rows of :math:`A_\sigma` and of ``embedding_``.
-    n_cols : int
-        :math:`|V|`, the columns of :math:`A_\sigma` and the rows of ``context_embedding_``.
-    offset : int
-        What to subtract from a pair's second node index to get its column
-        (0 for directed, ``n_left`` for bipartite).
+    lgekit.graph.TableSides
+        ``(n_source, n_target, target_offset)``: :math:`|U|`, the rows of
+        :math:`A_\sigma` and of ``embedding_``; :math:`|V|`, its columns and
+        the rows of ``context_embedding_``; what to subtract from a pair's
+        second node index to get its column (0 for directed, ``n_left`` for
+        bipartite).
 
     Raises
     ------
@@ -84,11 +83,9 @@ def theorem1_sides(graph):
     """
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
-    if graph.kind == "directed":
-        n = int(graph.n_nodes)
-        return n, n, 0
-    if graph.kind == "bipartite":
-        return int(graph.n_left), int(graph.n_right), int(graph.n_left)
+    sides = graph.table_sides()
+    if sides is not None:
+        return sides
     raise ValueError(f"graph must be directed or bipartite for Theorem 1's |U| x |V| matrix, got kind "
                      f"{graph.kind!r} (an undirected sample uses one of the conventions {CONVENTIONS})")
 
@@ -152,9 +149,10 @@ def _check_split(split, parts=("train",)):
                                 f"got {type(split).__name__}")
 
 
-def _split_kind(split):
+def _split_sides(split):
+    """The split graph's two tables (:meth:`lgekit.Graph.table_sides`), or None: undirected, or no graph."""
     graph = getattr(split, "graph", None)
-    return "undirected" if graph is None else graph.kind
+    return None if graph is None else graph.table_sides()
 
 
 def theorem1_sample(split, part="train"):
@@ -201,12 +199,12 @@ def theorem1_sample(split, part="train"):
     return np.concatenate([pos, neg]), labels
 
 
-def _check_convention(convention, kind="undirected"):
-    if kind in TWO_TABLE_KINDS:
+def _check_convention(convention, split):
+    if _split_sides(split) is not None:
         if convention not in (None, ORIENTED):
-            raise ValueError(f"a {kind} sample has one A_sigma, Theorem 1's |U| x |V| matrix: convention must be "
-                             f"{ORIENTED!r} (or None), got {convention!r}; the conventions {CONVENTIONS} are for "
-                             "undirected samples")
+            raise ValueError(f"a {split.graph.kind} sample has one A_sigma, Theorem 1's |U| x |V| matrix: "
+                             f"convention must be {ORIENTED!r} (or None), got {convention!r}; the conventions "
+                             f"{CONVENTIONS} are for undirected samples")
         return ORIENTED
     if convention is None:
         return CONVENTIONS[0]
@@ -268,7 +266,7 @@ def oriented_training_pairs(split, convention=None, seed=None):
         need the weight 2 the pattern cannot hold).
     """
     _check_split(split)
-    convention = _check_convention(convention, _split_kind(split))
+    convention = _check_convention(convention, split)
     pairs, labels = theorem1_sample(split)
     if convention == ORIENTED:
         return theorem1_pairs(split.graph, pairs, "the training pairs"), "bipartite", 1.0
@@ -332,9 +330,9 @@ def theorem1_pattern(split, convention=None, seed=None):
     """
     rng = check_random_state(seed, "seed")
     pairs, kind, scale = oriented_training_pairs(split, convention, seed=rng)
-    if _split_kind(split) in TWO_TABLE_KINDS:
-        n_rows, n_cols, _ = theorem1_sides(split.graph)
-        shape = (max(n_rows, 1), max(n_cols, 1))
+    sides = _split_sides(split)
+    if sides is not None:
+        shape = (max(sides.n_source, 1), max(sides.n_target, 1))
     else:
         n = int(split.graph.n_nodes) if hasattr(split, "graph") else int(pairs.max()) + 1
         shape = (n, n)
@@ -396,7 +394,7 @@ def theorem1_spectral_norm(split, convention=None, n_draws=5, seed=None, tol=1e-
     """
     rng = check_random_state(seed, "seed")
     _check_split(split)
-    convention = _check_convention(convention, _split_kind(split))
+    convention = _check_convention(convention, split)
     pattern, scale = theorem1_pattern(split, convention, seed=rng)
     est = expected_spectral_norm(pattern, n_draws=n_draws, seed=rng, tol=tol, n_threads=n_threads)
     return Theorem1SpectralNorm(value=scale * est.mean, convention=convention, scale=scale, estimate=est)
