@@ -35,7 +35,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import InstanceOf, Interval, Options, validate_params
+from ._scoring import average_precision_pairs, average_precision_scores
+from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
@@ -126,6 +127,7 @@ class LinkPredictionCallback(Callback):
             raise ValueError(f"heldout_name must be an identifier such as 'test' or 'val', got {heldout_name!r}")
         self.heldout_name = heldout_name
         self._train_pairs = None
+        self._checked_pairs = None
 
     def _train_sample(self):
         """The training positives and negatives the train AP ranks (drawn on first use)."""
@@ -141,19 +143,32 @@ class LinkPredictionCallback(Callback):
             self._train_pairs = (pos, neg)
         return self._train_pairs
 
-    def on_epoch_end(self, model, epoch, record):
-        from .metrics import average_precision, average_precision_from_scores
+    def _checked(self, pos, neg, n_rows):
+        """The pairs as the scoring kernels take them, checked once: the split does not change between
+        epochs, so the per-epoch evaluation skips the validation and the int64 copies."""
+        return check_pairs(pos, n_rows, "positives"), check_pairs(neg, n_rows, "negatives")
 
+    def on_train_begin(self, model):
+        self._checked_pairs = None
+
+    def on_epoch_end(self, model, epoch, record):
         planned = getattr(model, "planned_epochs_", None)
         if (epoch + 1) % self.every and (planned is None or epoch + 1 != planned.stop):
             return False
         start = time.perf_counter()
         s = self.split
+        # the scores, the positives' sort and the negatives' ranks run on the model's threads: at 16
+        # threads a one-thread evaluation would take longer than the epoch it reports on
+        threads = max(1, int(getattr(model, "n_threads", 1) or 1))
         if getattr(model, "context_embedding_", None) is None:
             emb = model.embedding_
+            if self._checked_pairs is None:
+                self._checked_pairs = [self._checked(*self._train_sample(), len(emb)) if self.train else None,
+                                       self._checked(s.test_positives, s.test_negatives, len(emb))]
 
-            def ap(pos, neg):
-                return float(average_precision(emb, pos, neg))
+            def ap(pairs):
+                return average_precision_pairs(emb, emb, *pairs, n_threads=threads)
+            train_pairs, test_pairs = self._checked_pairs
         else:
             # a directed or bipartite graph's model scores x_u . y_v: its own pair scores, by node index
             # (a bipartite graph's right nodes counted from 0 within their side, as score_pairs takes them)
@@ -164,11 +179,13 @@ class LinkPredictionCallback(Callback):
                 pairs[:, 1] -= offset
                 return model.score_pairs(pairs, index=True)
 
-            def ap(pos, neg):
-                return float(average_precision_from_scores(scores(pos), scores(neg)))
+            def ap(pairs):
+                return average_precision_scores(scores(pairs[0]), scores(pairs[1]), n_threads=threads)
+            train_pairs = self._train_sample() if self.train else None
+            test_pairs = (s.test_positives, s.test_negatives)
         if self.train:
-            record["train_ap"] = ap(*self._train_sample())
-        record[f"{self.heldout_name}_ap"] = ap(s.test_positives, s.test_negatives)
+            record["train_ap"] = ap(train_pairs)
+        record[f"{self.heldout_name}_ap"] = ap(test_pairs)
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False
 
