@@ -9,7 +9,7 @@ from numbers import Integral, Real
 
 from ._validation import DTypes, Interval, Options
 
-__all__ = ["COMMON", "LOGISTIC", "HINGE"]
+__all__ = ["COMMON", "LOGISTIC", "HINGE", "DEFAULTS", "PRESETS"]
 
 #: the parameters every estimator shares (``lgekit.models.BaseEmbedding``)
 COMMON = {
@@ -50,4 +50,39 @@ HINGE = {
     "tol": [Interval(Real, 0, None, closed="left")],
     # accepted for symmetry with LOGISTIC; HingeEmbedding takes only None or lam_r (checked by the estimator)
     "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
+}
+
+#: the estimators' default parameter values, by class name: the one place they are written down (the
+#: estimators' signatures must equal them, ``tests/test_defaults.py``), read by ``lgekit fit --help``
+#: without importing NumPy.  LogisticEmbedding's ``lam_r = 0.3`` is the best median test AP over
+#: BlogCatalog, PPI, Facebook and email-Eu-core in ``benchmarks/bench_defaults.py`` (see
+#: ``benchmarks/README.md``); ``lam_r = 0`` overfits as the paper's Figure 3 shows.
+DEFAULTS = {
+    "LogisticEmbedding": {
+        "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.3, "epochs": 50, "lr": 1.0, "lr_offset": 1.0,
+        "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
+        "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
+        "diagnostics": True, "lam_r_context": None,
+    },
+    "HingeEmbedding": {
+        "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
+        "inner_order": "fixed", "monotone": True, "weighting": "sample", "init_scale": 0.1, "tol": 1e-3,
+        "dtype": "float32", "n_threads": 1, "schedule": "deterministic", "random_state": None, "verbose": 0,
+        "warm_start": False, "lam_r_context": None,
+    },
+}
+
+#: named parameter sets (``lgekit fit --preset NAME``): each has a description and, per ``--model``, the
+#: parameters it sets (the others keep their defaults)
+PRESETS = {
+    "paper": {
+        "description": "the paper's unregularised setting (Figures 1-3 at lambda_r = 0; D = 100, lambda_+ = 1, "
+                       "lambda_- = 0.03, step (t + 9)^-1/2 for SGD, 50 SGD / 20 DCD epochs), as lgekit reproduce "
+                       "runs it",
+        "params": {
+            "logistic": {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.0, "epochs": 50, "lr": 1.0,
+                         "lr_offset": 9.0, "init_scale": 0.1},
+            "hinge": {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20},
+        },
+    },
 }

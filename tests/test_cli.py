@@ -174,7 +174,7 @@ def test_data_the_command_cannot_use_is_a_user_error(tmp_path, embedding_file, c
     path = tmp_path / "path.txt"
     path.write_text("0 1\n1 2\n2 3\n3 4\n")
     for fraction, sides in (("0.05", "4 training and 0 test edges"), ("0.95", "0 training and 4 test edges")):
-        assert main(["fit", str(path), "--model", "logistic", "--split", fraction, "--out", str(tmp_path / "o")]) == 2
+        assert main(["fit", str(path), "--model", "logistic", "--test-fraction", fraction, "--out", str(tmp_path / "o")]) == 2
         err = capsys.readouterr().err
         assert f"split of the graph '{path}' (4 edges) leaves {sides}" in err, err
     assert main(["demo", "--dataset", str(path), "--dim", "2", "--test-fraction", "0.05"]) == 2

@@ -34,7 +34,7 @@ def unlabelled_file(tmp_path_factory):
 def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp_path, capsys):
     out = tmp_path / "emb"
     code = main(["fit", str(graph_file), "--model", model, "--dim", "8", "--epochs", "3", "--lam-r", "1",
-                 "--seed", "5", "--split", "0.25", "--out", str(out)])
+                 "--seed", "5", "--test-fraction", "0.25", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     for name in ("embedding.npz", "embedding.txt", "history.json", "fit.json"):
         assert (out / name).is_file()
@@ -47,7 +47,7 @@ def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp
 
     scores = {}
     for name in ("embedding.npz", "embedding.txt"):
-        assert main(["evaluate", str(out / name), str(graph_file), "--split", "0.25", "--seed", "5", "--json",
+        assert main(["evaluate", str(out / name), str(graph_file), "--test-fraction", "0.25", "--seed", "5", "--json",
                      "--labels"]) == 0
         scores[name] = json.loads(capsys.readouterr().out)
     # the same split (fraction + seed) as fit: evaluate reproduces fit's final test AP
@@ -95,9 +95,9 @@ def test_evaluate_errors(graph_file, unlabelled_file, tmp_path, capsys):
     np.save(tmp_path / "ring.npy", np.ones((30, 2)))
     assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--labels"]) == 2
     assert "carries no node labels" in capsys.readouterr().err
-    assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--split", "1.5"]) == 2
+    assert main(["evaluate", str(tmp_path / "ring.npy"), str(unlabelled_file), "--test-fraction", "1.5"]) == 2
     # the options' table (lgekit._validation): option name, what is accepted, value received
-    assert "--split must be a number in (0, 1), got 1.5" in capsys.readouterr().err
+    assert "--test-fraction must be a number in (0, 1), got 1.5" in capsys.readouterr().err
 
 
 def test_fit_errors(graph_file, tmp_path, capsys):
@@ -156,8 +156,9 @@ def test_fit_lists_every_file_it_wrote(graph_file, tmp_path, capsys):
     assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
     wrote = capsys.readouterr().out.splitlines()[-1]
     assert wrote.startswith("wrote ")
+    # every file but the manifest (.lgekit-manifest.json: which files in the folder lgekit wrote)
     assert sorted(name.rsplit("/", 1)[-1] for name in wrote[len("wrote "):].split(", ")) == sorted(
-        p.name for p in out.iterdir())
+        p.name for p in out.iterdir() if p.name != ".lgekit-manifest.json")
 
 
 def test_fit_leaves_no_folder_when_the_graph_fails_to_load(tmp_path, capsys):
@@ -172,7 +173,7 @@ def test_fit_with_ids_word2vec_cannot_hold_skips_only_that_file(tmp_path, capsys
     edges.write_text("source,target\nJean Valjean,Javert\nJavert,Fantine\nFantine,Jean Valjean\nCosette,Fantine\n")
     out = tmp_path / "emb"
     assert main(["fit", str(edges), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
-    assert "embedding.txt not written" in capsys.readouterr().out
+    assert "no word2vec file written (embedding.npz has the ids)" in capsys.readouterr().out
     assert (out / "embedding.npz").is_file() and not (out / "embedding.txt").exists()
 
 

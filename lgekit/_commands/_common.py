@@ -9,12 +9,15 @@ line, and lets anything else -- a bug -- show its traceback.
 Nothing here imports the scientific stack at module level: ``lgekit --help``
 must stay fast.
 """
+import argparse
 import contextlib
+import logging
+import sys
 
 from .._validation import validate_params
 
-__all__ = ["CommandError", "as_command_error", "check_options", "load_graph", "require_negatives", "split_graph",
-           "unavailable_message"]
+__all__ = ["CommandError", "KIND_OPTIONS", "add_kind_options", "add_test_fraction_option", "as_command_error", "check_options", "input_notes", "load_graph",
+           "require_negatives", "split_graph", "unavailable_message"]
 
 
 class CommandError(Exception):
@@ -60,6 +63,41 @@ def check_options(args, constraints):
     validate_params({flag[d]: constraints[d] for d in given}, {flag[d]: v for d, v in given.items()})
 
 
+def add_kind_options(parser, when=""):
+    """``--directed`` / ``--bipartite`` (mutually exclusive): the graph kind to load the graph with."""
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--directed", action="store_true",
+                      help=f"{when}keep the arcs' direction: the model has an out- and an in-vector per node "
+                           "(its embedding and context embedding; the paper's footnote 1), scored x_u . y_v")
+    kind.add_argument("--bipartite", action="store_true",
+                      help=f"{when}read GRAPH as (left, right) pairs of a bipartite graph: the model has a left "
+                           "and a right table")
+    return kind
+
+
+class _DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: stores into the new option's dest and says, once, to use the new name."""
+
+    def __init__(self, option_strings, dest, new_flag=None, **kwargs):
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"note: {option_string} is deprecated, use {self.new_flag} (the same setting)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_test_fraction_option(parser, help):
+    """``--test-fraction F``, the held-out fraction of the edges (``split_edges``' ``test_fraction``).
+
+    Every command names the setting the same way; ``--split``, its old name in
+    ``fit`` and ``evaluate``, still works and says it is deprecated.
+    """
+    parser.add_argument("--test-fraction", type=float, default=None, metavar="F", dest="test_fraction", help=help)
+    parser.add_argument("--split", type=float, dest="test_fraction", metavar="F", action=_DeprecatedAlias,
+                        new_flag="--test-fraction", help=argparse.SUPPRESS)
+
+
 def unavailable_message(exc):
     """The one message a command prints for a registered data set it cannot get.
 
@@ -82,7 +120,66 @@ def unavailable_message(exc):
     return f"{head}\n{hint}" if hint else head
 
 
-def load_graph(name_or_path, kind="graph file"):
+#: ``--directed`` / ``--bipartite``: the loaders' keyword for each graph kind that is not the default
+KIND_OPTIONS = {"directed": {"directed": True}, "bipartite": {"bipartite": True}}
+
+
+class _Notes(logging.Handler):
+    """Collects the loaders' log records that say the input was changed on the way in ("dropped 642 self-loops")."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines = []
+
+    def emit(self, record):
+        message = record.getMessage()
+        if "dropped" in message:
+            self.lines.append(message)
+
+
+@contextlib.contextmanager
+def input_notes(what):
+    """Say, in one plain line each on stderr, how the loaders changed the input read inside the block.
+
+    A path's self-loops come as a :class:`~lgekit.GraphWarning` (shown by
+    Python with a source line), a registered data set's as an INFO log record
+    (a known property of the data set): a user at a prompt gets the same
+    ``note: WHAT: dropped 2 self-loop(s)`` line for both.
+    """
+    import warnings
+
+    handler = _Notes()
+    datasets_logger = logging.getLogger("lgekit.datasets")
+    level = datasets_logger.level
+    datasets_logger.addHandler(handler)
+    if datasets_logger.getEffectiveLevel() > logging.INFO:
+        datasets_logger.setLevel(logging.INFO)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        datasets_logger.removeHandler(handler)
+        datasets_logger.setLevel(level)
+    lines = [str(w.message) for w in caught if _is_graph_warning(w.category)]
+    # what is not a GraphWarning is not ours to reword: shown as Python shows it
+    for w in caught:
+        if not _is_graph_warning(w.category):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    seen = set()
+    for line in lines + handler.lines:
+        text = line if line.startswith(str(what)) else f"{what}: {line}"
+        if text not in seen:
+            seen.add(text)
+            print(f"note: {text}", file=sys.stderr)
+
+
+def _is_graph_warning(category):
+    graph = sys.modules.get("lgekit.graph")
+    return graph is not None and issubclass(category, graph.GraphWarning)
+
+
+def load_graph(name_or_path, kind="graph file", graph_kind=None):
     """``lgekit.datasets.load`` with a one-message :class:`CommandError` for every way it can fail.
 
     Names and paths are resolved as :func:`lgekit.datasets.resolve` says (a
@@ -91,6 +188,10 @@ def load_graph(name_or_path, kind="graph file"):
     error) gives :func:`unavailable_message`; an unknown name "unknown data
     set"; a file that does not parse "cannot read <kind>".  ``kind`` names
     what a path is in the message ("graph file", "data set file").
+    ``graph_kind`` (``"directed"``, ``"bipartite"`` or None, undirected)
+    keeps the arcs' direction or the two sides; the message then names the
+    option.  What the loaders changed (self-loops dropped) is one ``note:``
+    line on stderr (:func:`input_notes`).
     """
     from .. import datasets
 
@@ -100,12 +201,16 @@ def load_graph(name_or_path, kind="graph file"):
         raise CommandError(f"unknown data set {str(name_or_path)!r}: {exc}") from None
     except (ValueError, TypeError) as exc:
         raise CommandError(f"cannot read {kind} {str(name_or_path)!r}: {exc}") from None
+    options = KIND_OPTIONS.get(graph_kind, {})
     try:
-        return datasets.load(name_or_path)
+        with input_notes(name_or_path):
+            return datasets.load(name_or_path, **options)
     except (datasets.DownloadError, datasets.DatasetNotFoundError) as exc:
         raise CommandError(unavailable_message(exc)) from None
-    except (FileNotFoundError, KeyError, ValueError) as exc:
+    except (FileNotFoundError, KeyError, ValueError, TypeError) as exc:
         what = f"cannot read {kind}" if source.kind == "path" else "cannot load data set"
+        if options:
+            what = f"cannot load {kind if source.kind == 'path' else 'data set'} with --{graph_kind}"
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         raise CommandError(f"{what} {str(name_or_path)!r}: {message}") from None
 

@@ -1,72 +1,108 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
+import contextlib
 import json
 import logging
 import time
 from numbers import Integral, Real
-from pathlib import Path
 
+from .._output_folder import FolderNotOursError, OutputFolder
 from .._progress import write_line
 from .._validation import Interval
-from ._common import CommandError, check_options, load_graph, require_negatives, split_graph
+from ._common import (CommandError, add_kind_options, add_test_fraction_option, check_options, load_graph,
+                      require_negatives, split_graph)
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "OUTPUT_FILES"]
 
 logger = logging.getLogger(__name__)
 
 _MODELS = {"logistic": "LogisticEmbedding", "hinge": "HingeEmbedding"}
 
+#: every file ``lgekit fit`` may write into its folder, by role (fit.json's "files" names the ones a run wrote)
+OUTPUT_FILES = {"model": "embedding.npz", "embedding": "embedding.txt", "context_embedding": "context_embedding.txt",
+                "history": "history.json", "record": "fit.json"}
+
+# the target rows' names in to_word2vec's one-file output, cut off when fit writes context_embedding.txt
+_CONTEXT_PREFIX = "context:"
+
 _EPILOG = """\
 writes into DIR:
-  embedding.npz   the fitted model (lgekit.models.BaseEmbedding.load reads it back)
-  embedding.txt   the vectors in word2vec text format (first line: n_nodes dim)
-  history.json    one record per epoch (objective, norms, test AP with --split, ...)
-  fit.json        the settings and final metrics
+  embedding.npz          the fitted model (lgekit.models.BaseEmbedding.load reads it back)
+  embedding.txt          the vectors in word2vec text format (first line: n_vectors dim); for a
+                         directed graph the sources' (out-) vectors, for a bipartite one the left nodes'
+  context_embedding.txt  directed or bipartite graphs only: the targets' (in-) vectors, or the right
+                         nodes', in the same format (gensim's KeyedVectors reads each file alone)
+  history.json           one record per epoch (objective, norms, test AP with --test-fraction, ...)
+  fit.json               the settings, the final metrics, the graph's kind and the files written
+lgekit evaluate reads any of them.  A folder that holds files lgekit did not write is refused
+(--force writes there anyway); files of an earlier fit in DIR that this one does not write are
+removed, and only those (.lgekit-manifest.json lists what lgekit wrote, with hashes).
+
+presets (--preset NAME sets these; an option given on the line wins):
+{presets}
 
 example:
-  lgekit fit blogcatalog --model logistic --lam-r 0.6 --epochs 20 --split 0.2 --out emb/
-  lgekit evaluate emb/embedding.npz blogcatalog --split 0.2 --labels
-  lgekit fit email-eu-core --directed --model logistic --split 0.2 --out emb-directed/
+  lgekit fit blogcatalog --model logistic --lam-r 0.6 --epochs 20 --test-fraction 0.2 --out emb/
+  lgekit evaluate emb/embedding.npz blogcatalog --test-fraction 0.2 --labels
+  lgekit fit email-eu-core --directed --model logistic --test-fraction 0.2 --out emb-directed/
 """
+
+
+def _presets_text():
+    from .. import _parameters
+
+    import textwrap
+
+    lines = []
+    for name, preset in _parameters.PRESETS.items():
+        lines.append(textwrap.fill(f"{name}: {preset['description']}", width=96, initial_indent="  ",
+                                   subsequent_indent="    "))
+        for model, params in preset["params"].items():
+            lines.append(f"    --model {model}: " + " ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
+                                                        else f"--{k.replace('_', '-')} {v}"
+                                                        for k, v in params.items()))
+    return "\n".join(lines)
 
 
 def register(subparsers):
     import argparse
 
+    from .. import _parameters
+
     p = subparsers.add_parser(
         "fit", help="train one embedding (SGD logistic or DCD hinge) and write it with its history",
         description="Train a linear graph embedding on GRAPH and write the embedding (npz and word2vec text) "
                     "and its per-epoch history.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG.format(presets=_presets_text()), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("graph", metavar="GRAPH", help="a data set name or a path the loaders accept")
-    kind = p.add_mutually_exclusive_group()
-    kind.add_argument("--directed", action="store_true",
-                      help="keep the arcs' direction: the model learns an out- and an in-vector per node "
-                           "(the model's embedding and context embedding; the paper's footnote 1)")
-    kind.add_argument("--bipartite", action="store_true",
-                      help="read GRAPH as (left, right) pairs of a bipartite graph: the model learns a left and a "
-                           "right table")
+    add_kind_options(p)
     p.add_argument("--model", choices=sorted(_MODELS), required=True,
                    help="logistic: SGD on the logistic loss (LogisticEmbedding); hinge: DCD on the hinge loss "
                         "(HingeEmbedding)")
+    p.add_argument("--preset", choices=sorted(_parameters.PRESETS), default=None,
+                   help="start from a named set of parameters (listed below; 'paper': the paper's unregularised "
+                        "setting); default: the estimator's defaults")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and of the model (default 0)")
-    p.add_argument("--split", type=float, default=None, metavar="TEST_FRACTION",
-                   help="hold out this fraction of the edges (train on the rest, record test AP per epoch); "
-                        "lgekit evaluate --split with the same fraction and --seed scores the same test edges")
+    add_test_fraction_option(p, "hold out this fraction of the edges (train on the rest, record test AP per "
+                                "epoch); lgekit evaluate --test-fraction with the same fraction and --seed scores "
+                                "the same test edges")
     p.add_argument("--threads", type=int, default=1, help="threads of the kernel (default 1: reproducible)")
     group = p.add_argument_group(
-        "model parameters", "every parameter of the estimator (see its documentation); generated from the "
-        "estimators' parameter tables; default: the model's own")
+        "model parameters", "every parameter of the estimator (see its documentation), generated from the "
+        "estimators' parameter tables; the default is shown for each --model")
     for name, (constraints, models) in _model_parameters().items():
         _add_parameter_option(group, name, constraints, models)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--force", action="store_true",
+                   help="write into DIR even if it holds files lgekit did not write (the files fit writes are "
+                        "replaced; nothing else is removed)")
     p.set_defaults(func=run)
 
 
 # options of the command itself, checked before anything is loaded
 _OPTIONS = {
     "seed": [Interval(Integral, 0, None, closed="left")],
-    "split": [Interval(Real, 0, 1, closed="neither")],
+    "test_fraction": [Interval(Real, 0, 1, closed="neither")],
     "threads": [Interval(Integral, 1, None, closed="left")],
 }
 # estimator parameters that the command sets itself: the seed (--seed), the threads (--threads),
@@ -90,15 +126,21 @@ def _model_parameters():
 
 
 def _add_parameter_option(group, name, constraints, models):
-    """One ``--name`` option whose type and choices follow the parameter's constraints."""
+    """One ``--name`` option whose type and choices follow the parameter's constraints, its help the default."""
     import argparse
 
+    from .. import _parameters
     from .._validation import DTypes, Options, make_constraint
 
     flag = "--" + name.replace("_", "-")
     where = "" if len(models) == len(_MODELS) else f" (--model {' / '.join(models)} only)"
     kinds = [make_constraint(c) for c in constraints]
     accepted = " or ".join(alt for k in kinds for alt in k.alternatives())
+    defaults = {model: _parameters.DEFAULTS[_MODELS[model]][name] for model in models}
+    if len(set(map(repr, defaults.values()))) == 1:
+        default = f"default {_show(next(iter(defaults.values())))}"
+    else:
+        default = "default " + ", ".join(f"{_show(v)} (--model {m})" for m, v in defaults.items())
     kw = {"default": None, "dest": name}
     if constraints == ["boolean"]:
         kw["action"] = argparse.BooleanOptionalAction
@@ -107,56 +149,112 @@ def _add_parameter_option(group, name, constraints, models):
     elif isinstance(kinds[0], Interval):
         kw["type"] = int if kinds[0].type is Integral else float
         kw["metavar"] = "INT" if kinds[0].type is Integral else "X"
-    group.add_argument(flag, help=f"{name}: {accepted}{where}", **kw)
+    # "%" is argparse's format character in help texts
+    group.add_argument(flag, help=f"{name}: {accepted}{where}; {default}".replace("%", "%%"), **kw)
 
 
-def prepare_out(folder):
-    """Create ``folder`` and check that it is writable (PermissionError naming it otherwise)."""
-    import os
-
-    folder = Path(folder).expanduser()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise PermissionError(f"output folder {str(folder)!r} is not writable: {exc.strerror or exc}") from None
-    return folder
+def _show(value):
+    """A default as typed on the command line: ``0.3``, ``edge``, ``None``, ``yes``/``no`` for switches."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _load(args):
     """The graph, with the direction (``--directed``) or the two sides (``--bipartite``) kept when asked."""
-    if not (getattr(args, "directed", False) or getattr(args, "bipartite", False)):
-        return load_graph(args.graph)
-    from .. import datasets
-    from ._common import unavailable_message
+    kind = "directed" if args.directed else "bipartite" if args.bipartite else None
+    return load_graph(args.graph, graph_kind=kind)
 
-    kwargs = {"directed": True} if args.directed else {"bipartite": True}
-    flag = "--directed" if args.directed else "--bipartite"
+
+def _open_out(args, names):
+    """The output folder, claimed for lgekit (refused if it holds the user's files, unless --force)."""
     try:
-        return datasets.load(args.graph, **kwargs)
-    except (datasets.DownloadError, datasets.DatasetNotFoundError) as exc:
-        raise CommandError(unavailable_message(exc)) from None
-    except (FileNotFoundError, KeyError, ValueError, TypeError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise CommandError(f"cannot load {str(args.graph)!r} with {flag}: {message}") from None
+        folder = OutputFolder(args.out, force=args.force, command="lgekit fit")
+        folder.check_writable(names)
+    except FolderNotOursError as exc:
+        raise CommandError(str(exc)) from None
+    return folder
+
+
+@contextlib.contextmanager
+def _divergence_said_once():
+    """Keep the estimator's WARNING about a divergence off the terminal: the command's error line says it.
+
+    The estimator logs the divergence and raises :class:`DivergenceError`
+    with the same message; a command that reports the error would otherwise
+    show it twice.
+    """
+    class _NoDivergence(logging.Filter):
+        def filter(self, record):
+            return " diverged at epoch " not in record.getMessage()
+
+    quiet = _NoDivergence()
+    handlers = logging.getLogger().handlers
+    for handler in handlers:
+        handler.addFilter(quiet)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(quiet)
+
+
+def _word2vec_ok(ids):
+    """word2vec's text format separates fields by whitespace: an id that is empty or holds some cannot be written."""
+    return all(str(i) and not any(c.isspace() for c in str(i)) for i in ids)
+
+
+def _write_tables(model, folder):
+    """The word2vec text files of the model's tables: ``{role: name}`` of those written, and a note or None.
+
+    One table: ``embedding.txt``.  Two (directed or bipartite graph):
+    ``embedding.txt`` (sources / left nodes) and ``context_embedding.txt``
+    (targets / right nodes), each a word2vec file of its own so that gensim's
+    ``most_similar`` ranks vectors of one kind.  ``model.to_word2vec`` writes
+    both tables in one file (the target rows named ``context:ID``, after the
+    source rows); its lines are cut here at the table boundary, so the number
+    format stays the model's.
+    """
+    import tempfile
+
+    import numpy as np
+
+    two = getattr(model, "graph_kind_", "undirected") in ("directed", "bipartite")
+    ids = [np.asarray(model.node_ids_)] + ([np.asarray(model.context_node_ids_)] if two else [])
+    if not all(_word2vec_ok(i.tolist()) for i in ids):
+        return {}, ("some node ids are empty or contain whitespace, which word2vec's text format cannot hold: "
+                    "no word2vec file written (embedding.npz has the ids)")
+    with tempfile.TemporaryDirectory(prefix="lgekit-fit-") as scratch:
+        path = f"{scratch}/both.txt"
+        try:
+            model.to_word2vec(path, context_prefix=_CONTEXT_PREFIX)
+        except ValueError as exc:     # e.g. two ids with one name ("1" and 1): the format cannot tell them apart
+            return {}, f"no word2vec file written: {exc} (embedding.npz has the ids)"
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    if not two:
+        folder.write_text(OUTPUT_FILES["embedding"], "".join(lines))
+        return {"embedding": OUTPUT_FILES["embedding"]}, None
+    n_source, dim = len(ids[0]), model.embedding_.shape[1]
+    sources, targets = lines[1:1 + n_source], lines[1 + n_source:]
+    folder.write_text(OUTPUT_FILES["embedding"], f"{n_source} {dim}\n" + "".join(sources))
+    folder.write_text(OUTPUT_FILES["context_embedding"],
+                      f"{len(targets)} {dim}\n" + "".join(line[len(_CONTEXT_PREFIX):] for line in targets))
+    return {"embedding": OUTPUT_FILES["embedding"], "context_embedding": OUTPUT_FILES["context_embedding"]}, None
 
 
 def _table_pairs(graph, pairs):
-    """Node-index pairs as (embedding_ row, context_embedding_ row): the right side counts from 0 if bipartite."""
-    if getattr(graph, "kind", None) == "bipartite":
-        from ..theory.bounds import theorem1_pairs
-
-        return theorem1_pairs(graph, pairs)
-    return pairs
+    """Node-index pairs as (embedding_ row, context_embedding_ row): a bipartite graph's right side counts from 0."""
+    sides = graph.table_sides()
+    if sides is None or not sides.target_offset:
+        return pairs
+    return pairs - [0, sides.target_offset]
 
 
 def run(args):
-    from .. import models
-    from .._atomic import atomic_write_text
+    from .. import _parameters, models
+    from .._json import to_json_safe
     from ..callbacks import LinkPredictionCallback
-    from ..experiments.store import to_json_safe
 
     # before loading the graph: a bad value should not cost a data set load first
     given = {name: getattr(args, name) for name in _model_parameters() if getattr(args, name) is not None}
@@ -173,6 +271,7 @@ def run(args):
     if args.threads > limit:
         raise CommandError(f"--threads must be an int in [1, {limit}] (64 x the CPUs of this machine), "
                            f"got {args.threads}")
+    preset = _parameters.PRESETS[args.preset]["params"][args.model] if args.preset else {}
     # progress goes to stderr (the results to stdout): the load and the split here, the model's preparation
     # and epochs from the estimator (verbose below)
     started = time.perf_counter()
@@ -181,10 +280,11 @@ def run(args):
     write_line(f"loaded {args.graph}: {graph.n_nodes:,} nodes, {graph.n_edges:,} edges in "
                f"{time.perf_counter() - started:.1f}s")
     require_negatives(graph, args.graph)
-    out = prepare_out(args.out)        # after the load: a graph that fails to load leaves no folder behind
-    # word2vec's text format separates fields by whitespace: ids holding some cannot be written there
-    word2vec_ok = all(str(i) and not any(c.isspace() for c in str(i)) for i in graph.node_ids)
-    params = {**given, "random_state": args.seed, "n_threads": args.threads,
+    # after the load (a graph that fails to load leaves no folder behind), before the training (a folder that
+    # cannot take the results is said before the work)
+    folder = _open_out(args, list(OUTPUT_FILES.values()))
+    out = folder.path
+    params = {**preset, **given, "random_state": args.seed, "n_threads": args.threads,
               # 1: the preparation and the epochs' progress (a bar on a terminal, a line every few seconds in
               # a pipe or a log); -v adds a line per epoch
               "verbose": 1 + min(getattr(args, "verbose", 0), 1)}
@@ -195,34 +295,33 @@ def run(args):
     callbacks = []
     data = graph
     split = None
-    if args.split is not None:
+    if args.test_fraction is not None:
         started = time.perf_counter()
-        split = split_graph(graph, args.split, args.seed, args.graph)
+        split = split_graph(graph, args.test_fraction, args.seed, args.graph)
         write_line(f"split: {len(split.train_positives):,} training and {len(split.test_positives):,} test edges "
-                   f"(--split {args.split:g}, --seed {args.seed}) in {time.perf_counter() - started:.1f}s")
+                   f"(--test-fraction {args.test_fraction:g}, --seed {args.seed}) in "
+                   f"{time.perf_counter() - started:.1f}s")
         data = split
         # test AP after every epoch (a two-table model's pairs score x_u . y_v; the callback knows)
         callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
-        model.fit(data, callbacks=callbacks)
+        with _divergence_said_once():
+            model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:
-        atomic_write_text(out / "history.json",
-                          json.dumps(to_json_safe(exc.history), indent=1) + "\n")
-        raise CommandError(f"training diverged: {exc} (history so far in {out / 'history.json'})") from None
+        folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(exc.history), indent=1) + "\n")
+        raise CommandError(f"training diverged: {exc} (history so far in {out / OUTPUT_FILES['history']})") from None
     except MemoryError as exc:
         # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
         raise CommandError(f"out of memory: {exc}") from None
     # the verbosity is the command's display, not the model's: saved, the model is as quiet as a new one
     model.set_params(verbose=0)
-    written = [out / "embedding.npz"]
-    model.save(written[0])
-    if word2vec_ok:
-        written.append(out / "embedding.txt")
-        model.to_word2vec(written[-1])
-    else:
-        print("note: some node ids contain whitespace, which word2vec's text format cannot hold: "
-              "embedding.txt not written (embedding.npz has the ids)")
-    atomic_write_text(out / "history.json", json.dumps(to_json_safe(model.history_), indent=1) + "\n")
+    files = {"model": OUTPUT_FILES["model"]}
+    with folder.writing(OUTPUT_FILES["model"]) as tmp:
+        model.save(tmp)
+    tables, note = _write_tables(model, folder)
+    files.update(tables)
+    folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(model.history_), indent=1) + "\n")
+    files.update(history=OUTPUT_FILES["history"], record=OUTPUT_FILES["record"])
     final = {}
     if split is not None:
         from ..metrics import average_precision, direction_average_precision, non_reciprocal_arcs, roc_auc
@@ -233,20 +332,26 @@ def run(args):
         final["test_auc"] = roc_auc(x, test_pos, test_neg, context=context)
         final["train_ap"] = average_precision(x, _table_pairs(graph, split.train_positives),
                                               _table_pairs(graph, split.train_negatives), context=context)
-        if getattr(graph, "kind", None) == "directed" and len(non_reciprocal_arcs(graph, split.test_positives)):
+        if graph.kind == "directed" and len(non_reciprocal_arcs(graph, split.test_positives)):
             # can the model tell a held-out arc from its reverse? (0.5 for a symmetric score)
             final["test_direction_ap"] = direction_average_precision(x, split.test_positives, context=context,
                                                                      graph=graph)
-    info = {"graph": args.graph, "kind": getattr(graph, "kind", "directed" if graph.is_directed else "undirected"),
-            "model": type(model).__name__, "params": model.get_params(),
-            "split": args.split, "seed": args.seed, "n_iter": model.n_iter_,
-            "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges}
-    atomic_write_text(out / "fit.json", json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
+    info = {"graph": args.graph, "kind": graph.kind, "model": type(model).__name__, "preset": args.preset,
+            "params": model.get_params(), "test_fraction": args.test_fraction, "seed": args.seed,
+            "n_iter": model.n_iter_, "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges,
+            "files": files}
+    folder.write_text(OUTPUT_FILES["record"], json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
+    # an earlier fit's files that this one did not write (its context table, a word2vec file these ids cannot
+    # have): only files the manifest proves lgekit wrote, unchanged since
+    removed = folder.remove_stale(keep=set(files.values()))
     last = model.history_[-1] if model.history_ else {}
     print(f"{type(model).__name__} on {args.graph}: {model.n_iter_} epochs, objective "
           f"{last.get('objective', float('nan')):.6g}, mean norm {last.get('mean_norm', float('nan')):.4g}")
     for key, value in final.items():
         print(f"{key}: {value:.4f}")
-    written += [out / "history.json", out / "fit.json"]
-    print("wrote " + ", ".join(str(path) for path in written))
+    if note:
+        print(f"note: {note}")
+    if removed:
+        print("removed an earlier fit's " + ", ".join(str(out / name) for name in removed))
+    print("wrote " + ", ".join(str(out / name) for name in files.values()))
     return 0
