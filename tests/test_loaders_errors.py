@@ -289,3 +289,82 @@ def test_given_delimiter_is_enforced(tmp_path):
     f = write(tmp_path / "g.txt", "1 2\n2 3\n")
     with pytest.raises(DataFormatError, match=where(f, 1) + r"expected 2 or 3 ','-separated field\(s\).*found 1"):
         datasets.load(f, delimiter=",")
+
+
+# ---------------------------------------------------------------------- issue 26 item 10: what is read at all
+def _refused_within(seconds, call):
+    """Run ``call`` in a thread; fail if it has not returned (or raised) within ``seconds``."""
+    import threading
+
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still reading after {seconds} s: the call blocks"
+    return outcome
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="os.mkfifo needs a POSIX system")
+@pytest.mark.parametrize("name", ["pipe", "pipe.txt", "pipe.mat", "pipe.gz"])
+def test_a_fifo_is_refused_at_once(tmp_path, name):
+    import os
+
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    for call in (lambda: datasets.load(fifo), lambda: datasets.read_edge_list(fifo),
+                 lambda: datasets.load(write(tmp_path / "g.txt", "1 2\n"), labels=fifo)):
+        outcome = _refused_within(5, call)
+        assert isinstance(outcome.get("error"), DataFormatError), outcome
+        assert re.search(re.escape(str(fifo)) + r".*is a FIFO \(named pipe\), not a regular file; lgekit reads "
+                         r"regular files and folders only", str(outcome["error"]))
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null", "/dev/urandom"])
+def test_a_device_is_refused_at_once(device):
+    import os
+
+    if not os.path.exists(device):
+        pytest.skip(f"{device} does not exist on this system")
+    outcome = _refused_within(5, lambda: datasets.load(device))
+    assert isinstance(outcome.get("error"), DataFormatError), outcome
+    assert "is a character device, not a regular file" in str(outcome["error"])
+    with pytest.raises(DataFormatError, match="character device"):
+        datasets.read_edge_list(device)
+
+
+@pytest.mark.parametrize("empty", ["", "   ", "\t"])
+def test_an_empty_path_is_an_error_not_the_current_folder(empty):
+    with pytest.raises(ValueError, match=r"name_or_path is empty .*; pass a registered data set .* or the path of "
+                                         r"a file or folder \('\.' for the current folder\)"):
+        datasets.load(empty)
+    with pytest.raises(ValueError, match="name_or_path is empty"):
+        datasets.resolve(empty)
+
+
+@pytest.mark.parametrize("suffix", [".txt.gz", ".txt"])  # by suffix and by magic number
+def test_gzip_decompression_has_a_cap(tmp_path, monkeypatch, suffix):
+    text = "".join(f"{i} {i + 1}\n" for i in range(2000))  # 20 kB, compresses to a few kB
+    f = write(tmp_path / f"big{suffix}", gzip.compress(text.encode()))
+    assert datasets.load(f).n_edges == 2000  # the default cap (4 GiB) lets it through
+    monkeypatch.setenv("LGEKIT_MAX_GUNZIPPED_BYTES", str(len(text) - 1))
+    with pytest.raises(DataFormatError, match=where(f) + rf"the gzip file decompresses to more than "
+                                              rf"{len(text) - 1:,} bytes, the cap on what lgekit decompresses; "
+                                              r".*LGEKIT_MAX_GUNZIPPED_BYTES"):
+        datasets.load(f)
+    monkeypatch.setenv("LGEKIT_MAX_GUNZIPPED_BYTES", str(len(text)))  # exactly the size: allowed
+    assert datasets.load(f).n_edges == 2000
+    # a multi-member file counts every member against the cap
+    f2 = write(tmp_path / f"two{suffix}", gzip.compress(text.encode()) + gzip.compress(text.encode()))
+    with pytest.raises(DataFormatError, match="decompresses to more than"):
+        datasets.load(f2)
+    monkeypatch.setenv("LGEKIT_MAX_GUNZIPPED_BYTES", "lots")
+    with pytest.raises(ValueError, match="LGEKIT_MAX_GUNZIPPED_BYTES must be a positive whole number of bytes, "
+                                         "got 'lots'"):
+        datasets.load(f)

@@ -33,7 +33,13 @@ from ._fetch import (
     search_path,
     verify,
 )
-from ._edgelist import HEADER_NAMES, DataFormatError, read_edge_list, read_label_file
+from ._edgelist import (
+    HEADER_NAMES,
+    DataFormatError,
+    check_regular_file,
+    read_edge_list,
+    read_label_file,
+)
 from ._loaders import ASU_FILES, file_in, load_asu_folder, load_edge_list, load_email_eu_core, load_mat
 from ._registry import DatasetInfo, info, registry, resolve_name
 from .generators import (
@@ -150,8 +156,11 @@ def resolve(name_or_path, *, format=None):
         Neither a registered name nor an existing path (or an ASU folder
         missing one of its files).
     TypeError, ValueError
-        Not a str or path; an unknown ``format``; a folder that is not an
-        ASU data set.
+        Not a str or path; an empty string; an unknown ``format``; a folder
+        that is not an ASU data set.
+    DataFormatError
+        A path that is neither a regular file nor a folder (a device, a
+        FIFO, a socket): refused before anything opens it.
 
     Examples
     --------
@@ -162,6 +171,10 @@ def resolve(name_or_path, *, format=None):
         raise ValueError(f"format must be one of {FORMATS} or None, got {format!r}")
     if not isinstance(name_or_path, (str, Path)):
         raise TypeError(f"name_or_path must be a data set name or a path, got {type(name_or_path).__name__}")
+    if isinstance(name_or_path, str) and not name_or_path.strip():
+        # Path("") is the current folder: an empty string is a mistake, never a request to read "."
+        raise ValueError(f"name_or_path is empty ({name_or_path!r}); pass a registered data set "
+                         f"({', '.join(registry())}) or the path of a file or folder ('.' for the current folder)")
     key = resolve_name(name_or_path) if isinstance(name_or_path, str) else None
     if key is not None:
         return DatasetSource(kind="registered", name=key, embedded=info(key).embedded)
@@ -171,6 +184,8 @@ def resolve(name_or_path, *, format=None):
             f"{str(name_or_path)!r} is neither a registered data set ({', '.join(registry())}) nor an existing "
             "file or folder"
         )
+    if not path.is_dir():
+        check_regular_file(path)  # a device or a FIFO is refused here, before anything opens it
     # the name is the one the user wrote (not a symlink's target); the path is absolute, for cache keys
     name = path.name if path.is_dir() else path.name.split(".")[0]
     path = path.resolve()
@@ -256,14 +271,18 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     Raises
     ------
     DataFormatError
-        A file is malformed (a ``ValueError``; the message names the file and line).
+        A file is malformed (a ``ValueError``; the message names the file and
+        line); a path that is neither a regular file nor a folder (``/dev/zero``,
+        a FIFO: refused at once); a gzip file that decompresses to more than
+        4 GiB (the cap; the environment variable ``LGEKIT_MAX_GUNZIPPED_BYTES``
+        changes it).
     FileNotFoundError
         A path does not exist; :class:`DatasetNotFoundError` when a
         registered data set is missing and may not be downloaded.
     DownloadError
         A registered data set is missing and could not be downloaded.
     ValueError, TypeError
-        Bad arguments (unknown name, unknown format, generator arguments for a file).
+        Bad arguments (an empty name, unknown name, unknown format, generator arguments for a file).
 
     Notes
     -----

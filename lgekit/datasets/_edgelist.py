@@ -16,8 +16,11 @@ either returns the same arrays or raises a :class:`DataFormatError` naming
 the file, the line and what was expected.
 """
 import gzip
+import io
 import logging
+import os
 import re
+import stat
 import warnings
 import zlib
 from pathlib import Path
@@ -27,7 +30,7 @@ import numpy as np
 from ..graph import GraphWarning, warn_outside_lgekit
 
 __all__ = [
-    "DataFormatError", "HEADER_NAMES", "MAX_ID_DIGITS", "Table", "check_delimiter", "data_line_numbers",
+    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
     "read_bytes", "read_edge_list", "read_edge_table", "read_id_list", "read_label_file", "read_table",
     "read_text_bytes", "sniff_delimiter",
 ]
@@ -76,23 +79,77 @@ class DataFormatError(ValueError):
 
 
 # ---------------------------------------------------------------------- raw bytes
-def read_bytes(path):
-    """The bytes of ``path``, gunzipped when it is a gzip file (by suffix or magic number)."""
+def check_regular_file(path):
+    """``path`` as a Path, if it names a regular file (symlinks followed); otherwise an error at once.
+
+    A device (``/dev/zero``, read until memory runs out), a FIFO (blocks
+    until a writer comes) or a socket is never opened.
+
+    Raises
+    ------
+    FileNotFoundError
+        Nothing is there.
+    DataFormatError
+        A folder, or a file that is not a regular one.
+    """
     path = Path(path)
-    if path.is_dir():
-        raise DataFormatError("is a folder, expected a file", path=path)
     try:
-        raw = path.read_bytes()
+        mode = path.stat().st_mode
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
+    if stat.S_ISDIR(mode):
+        raise DataFormatError("is a folder, expected a file", path=path)
+    if not stat.S_ISREG(mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise DataFormatError(f"is {kind}, not a regular file; lgekit reads regular files and folders only (copy "
+                              "the data into a file first)", path=path)
+    return path
+
+
+#: the most bytes a gzip file may decompress to by default (4 GiB): a few kilobytes of gzip can expand to any
+#: size, and the text is held in memory whole.  The environment variable LGEKIT_MAX_GUNZIPPED_BYTES changes it.
+MAX_GUNZIPPED_BYTES = 4 * 2**30
+
+
+def gunzip_cap():
+    """The most bytes a gzip file may decompress to: ``$LGEKIT_MAX_GUNZIPPED_BYTES``, else :data:`MAX_GUNZIPPED_BYTES`."""
+    value = os.environ.get("LGEKIT_MAX_GUNZIPPED_BYTES", "").strip()
+    if not value:
+        return MAX_GUNZIPPED_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"LGEKIT_MAX_GUNZIPPED_BYTES must be a positive whole number of bytes, got {value!r}")
+    return int(value)
+
+
+def read_bytes(path):
+    """The bytes of ``path``, gunzipped when it is a gzip file (by suffix or magic number).
+
+    Only regular files are read (:func:`check_regular_file`), and a gzip file
+    may decompress to at most :func:`gunzip_cap` bytes (4 GiB unless the
+    environment variable ``LGEKIT_MAX_GUNZIPPED_BYTES`` says otherwise).
+
+    Raises
+    ------
+    FileNotFoundError, DataFormatError
+        See :func:`check_regular_file`; a corrupt gzip file, or one beyond the cap.
+    """
+    path = check_regular_file(path)
+    raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b" or path.suffix == ".gz":
+        cap = gunzip_cap()
         try:
-            raw = gzip.decompress(raw)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                raw = stream.read(cap + 1)  # every member of a multi-member file, as gzip.decompress reads them
         except (OSError, EOFError, zlib.error) as exc:
             raise DataFormatError(
                 f"corrupt or truncated gzip file ({exc}); download it again, or decompress it by hand to see what is wrong",
                 path=path,
             ) from None
+        if len(raw) > cap:
+            raise DataFormatError(f"the gzip file decompresses to more than {cap:,} bytes, the cap on what lgekit "
+                                  "decompresses; decompress it by hand, or raise the cap with the environment "
+                                  "variable LGEKIT_MAX_GUNZIPPED_BYTES", path=path)
     return raw
 
 

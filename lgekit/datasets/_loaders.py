@@ -31,6 +31,7 @@ from ..ids import comparable_ids, concat_ids, index_in, sorted_ids, text_array
 from ..labels import membership_from_ids
 from ._edgelist import (
     DataFormatError,
+    check_regular_file,
     data_line_numbers,
     read_edge_table,
     read_id_list,
@@ -64,11 +65,9 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
     network : scipy.sparse.csr_matrix, shape (n, n), or (n_left, n_right) if bipartite
     group : scipy.sparse.csr_matrix, shape (n, k), or None when the file has no ``group_key``
     """
-    import scipy.io
+    import scipy.io  # slow to import, and only .mat files need it
 
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
+    path = check_regular_file(path)
     try:
         contents = scipy.io.loadmat(str(path))
     except NotImplementedError:
