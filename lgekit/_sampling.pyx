@@ -23,6 +23,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t, int32_t, int64_t
+from libc.math cimport frexp, ldexp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from lgekit._intrinsics cimport LGK_PREFETCH
@@ -271,9 +272,15 @@ def alias_table(const double[::1] weights, double[::1] prob, int32_t[::1] alias)
     ``i`` and one coin: ``i`` if the coin is below ``prob[i]``, else ``alias[i]`` (LINE's edge sampler,
     Tang et al. 2015).  O(m) to build, O(1) a draw.  The caller has checked that the weights are finite,
     non-negative and not all zero, and that m < 2**31.
+
+    The weights are first divided by the power of two just above their maximum (an exact scaling), so
+    that their sum cannot overflow however large they are (``[1e308, 1e308, 1, 1]`` draws 1/2, 1/2, as
+    ``[1, 1, 1e-308, 1e-308]`` does) and the table does not depend on a common factor of the weights;
+    for weights whose sum is finite the table is the same, bit for bit, as without the scaling.
     """
     cdef Py_ssize_t m = weights.shape[0], i, n_small = 0, n_large = 0, s, l
-    cdef double total = 0.0
+    cdef double total = 0.0, largest = 0.0
+    cdef int exponent = 0
     cdef int32_t* small
     cdef int32_t* large
     if prob.shape[0] != m or alias.shape[0] != m:
@@ -281,7 +288,11 @@ def alias_table(const double[::1] weights, double[::1] prob, int32_t[::1] alias)
     if m == 0:
         return
     for i in range(m):
-        total += weights[i]
+        if weights[i] > largest:
+            largest = weights[i]
+    frexp(largest, &exponent)        # largest = f * 2**exponent, f in [0.5, 1): the weights / 2**exponent are <= 1
+    for i in range(m):
+        total += ldexp(weights[i], -exponent)
     small = <int32_t*>malloc(m * sizeof(int32_t))
     large = <int32_t*>malloc(m * sizeof(int32_t))
     if small == NULL or large == NULL:
@@ -290,7 +301,7 @@ def alias_table(const double[::1] weights, double[::1] prob, int32_t[::1] alias)
         raise MemoryError(f"alias_table: {m} entries")
     with nogil:
         for i in range(m):
-            prob[i] = weights[i] * m / total
+            prob[i] = ldexp(weights[i], -exponent) * m / total
             alias[i] = <int32_t>i
             if prob[i] < 1.0:
                 small[n_small] = <int32_t>i

@@ -177,3 +177,82 @@ def test_hinge_weighting_sets_the_dual_box_of_each_edge(weighting):
     model.set_params(weighting="scale" if weighting == "sample" else "sample", warm_start=True)
     model.fit(g)
     assert not np.allclose(np.sort(model.pair_csr_.coef[model.pair_csr_.sign > 0]), expected)
+
+
+# ---------------------------------------------------------------------- huge and tiny weights (issue 26, item 4)
+def _alias(w):
+    w = np.asarray(w, dtype=np.float64)
+    prob, alias = np.empty(len(w)), np.empty(len(w), np.int32)
+    _sampling.alias_table(w, prob, alias)
+    return prob, alias
+
+
+@pytest.mark.parametrize("weights, expected", [
+    ([1e308, 1e308, 1.0, 1.0], [0.5, 0.5, 0.0, 0.0]),
+    ([1.7e308, 1.0, 1.7e308], [0.5, 0.0, 0.5]),
+    ([1e308, 5e307, 0.0, 2.5e307], [4 / 7, 2 / 7, 0.0, 1 / 7]),
+])
+def test_alias_table_of_weights_whose_sum_overflows(weights, expected):
+    # the sum of these weights is inf in float64: the table used to give the tiny weights the huge ones' share
+    with np.errstate(over="raise"):
+        prob, alias = _alias(weights)
+    np.testing.assert_allclose(_implied_probabilities(prob, alias), expected, rtol=1e-12, atol=1e-300)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(1e-3, 1e3), min_size=1, max_size=50), st.integers(-1000, 1000))
+def test_alias_table_is_invariant_to_scaling_the_weights(weights, k):
+    """A power-of-two factor gives the same table bit for bit (the scaling is exact); 1e-300 and 1e300
+    give the same probabilities to rounding."""
+    w = np.asarray(weights)
+    prob, alias = _alias(w)
+    scaled = np.ldexp(w, k)
+    if np.all(np.isfinite(scaled)) and np.all(scaled >= np.finfo(float).tiny):
+        prob2, alias2 = _alias(scaled)
+        np.testing.assert_array_equal(prob2, prob)
+        np.testing.assert_array_equal(alias2, alias)
+    for factor in (1e-300, 1e300):
+        np.testing.assert_allclose(_implied_probabilities(*_alias(w * factor)), w / w.sum(), rtol=1e-9)
+
+
+def _weighted_ring(scale):
+    n = 40
+    edges = [(i, (i + 1) % n) for i in range(n)] + [(i, (i + 7) % n) for i in range(n)]
+    w = np.where(np.arange(len(edges)) % 2 == 0, 1.0, 1e308) * scale
+    return Graph.from_edges(edges, weights=w)
+
+
+@pytest.mark.parametrize("model", ["logistic", "hinge", "logistic-vertex"])
+def test_sampled_weights_near_the_float_limit_train_as_the_same_weights_scaled_down(model):
+    """Half the weights at 1e308: the model is the one of the same weights times 2**-1000 (bit for bit,
+    an exact scaling) and of the weights times 1e-300 (to rounding); it used to train on wrong draws with
+    only an overflow warning to show for it."""
+    from lgekit import HingeEmbedding
+
+    def fit(scale):
+        if model == "hinge":
+            est = HingeEmbedding(dim=4, epochs=3, lam_r=1.0, random_state=0, dtype="float64")
+        else:
+            est = LogisticEmbedding(dim=4, epochs=3, random_state=0, dtype="float64",
+                                    **({"order": "vertex", "lr_offset": 100.0} if model == "logistic-vertex" else {}))
+        return est.fit(_weighted_ring(scale))
+
+    with np.errstate(over="raise"):
+        huge = fit(1.0)
+    assert np.all(np.isfinite(huge.embedding_))
+    np.testing.assert_array_equal(huge.embedding_, fit(2.0**-1000).embedding_)
+    np.testing.assert_allclose(huge.embedding_, fit(1e-300).embedding_, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls_name", ["LogisticEmbedding", "HingeEmbedding"])
+def test_scale_weighting_refuses_weights_whose_sum_overflows(cls_name):
+    import lgekit
+
+    cls = getattr(lgekit, cls_name)
+    with pytest.raises(ValueError, match=r"weighting='scale': the edge weights \(up to 1e\+308\) sum to more than"):
+        cls(dim=4, epochs=1, weighting="scale", random_state=0).fit(_weighted_ring(1.0))
+    # the largest weights whose sum is finite are accepted
+    g = _weighted_ring(1.0)
+    ok = Graph.from_edges(g.edges(), weights=np.minimum(g.edge_weights(), 1e306))
+    model = cls(dim=4, epochs=0, weighting="scale", random_state=0).fit(ok)    # epochs=0: the solver is built
+    assert model.solver_.weighting == "scale" and model.n_iter_ == 0

@@ -14,7 +14,7 @@ from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from .._validation import check_pairs
 from ._schedules import greedy_coloring, permutation, stream_seed
-from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
+from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
@@ -328,6 +328,8 @@ class DCDSolver(Solver):
         self._n_pos = len(data.positives)
         self._node_ids, self._train_graph = data.node_ids, data.train_graph
         self._pos_weights = np.asarray(data.pos_weights, dtype=np.float64)
+        if weighting == "scale":
+            check_scaled_weights(data.pos_weights)
         # DCD visits every pair of a block: "sample" takes the expectation of drawing edges by weight,
         # the weights divided by their mean
         loss_weights = mean_one_weights(self._pos_weights) if weighting == "sample" else self._pos_weights

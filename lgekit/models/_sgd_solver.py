@@ -8,7 +8,7 @@ from .._simd import load_kernel
 from .._validation import InvalidParameterError
 from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
                          record_incidence, stream_seed)
-from ._solver import EpochOrder, EpochStatus, Solver, mean_one_weights, read_only
+from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
 
 # the AVX2+FMA builds when the CPU has them
@@ -162,6 +162,8 @@ class SGDSolver(Solver):
         self._node_ids = data.node_ids
         self._train_graph = data.train_graph
         weights = np.asarray(data.pos_weights, dtype=np.float64)
+        if weighting == "scale":
+            check_scaled_weights(data.pos_weights)
         # unit weights need no array: lam_pos * 1.0 is lam_pos, the same bits
         self._weights = None if bool(np.all(weights == 1.0)) else np.ascontiguousarray(weights)
         # weighting="sample" on a weighted graph: the records first hold the edges with their mean-1

@@ -20,6 +20,7 @@ The methods and properties documented on :class:`Solver` are a stable
 interface; anything starting with ``_`` is not.
 """
 import enum
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -235,13 +236,38 @@ def mean_one_weights(weights):
     """The edge weights divided by their mean (float64): what ``weighting="sample"`` trains on in
     expectation, the same total loss weight as an unweighted graph with as many edges.
 
+    The weights are first divided by the power of two just above their maximum, an exact scaling, so
+    that their sum cannot overflow (weights near 1e308 give the same result as the same weights times
+    1e-300) and, for weights whose sum is finite, the result is the plain ``weights / mean``, bit for bit.
+
     Raises
     ------
     ValueError
         When every weight is 0 (nothing to draw, no mean to divide by).
     """
     weights = np.asarray(weights, dtype=np.float64)
-    mean = float(weights.mean()) if weights.size else 1.0
+    if not weights.size:
+        return weights.copy()
+    _, exponent = np.frexp(weights.max())
+    scaled = np.ldexp(weights, -exponent)
+    mean = float(scaled.mean())
     if not mean > 0:
         raise ValueError("weighting='sample': the edge weights are all 0, there is nothing to sample")
-    return weights / mean
+    return scaled / mean
+
+
+def check_scaled_weights(weights):
+    """Refuse ``weighting="scale"`` on weights whose sum overflows: every loss sum would be infinite.
+
+    Raises
+    ------
+    ValueError
+        Naming ``weighting``, the largest weight and what to do instead.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        total = float(np.sum(weights))
+    if not math.isfinite(total):
+        raise ValueError(f"weighting='scale': the edge weights (up to {float(weights.max()):.4g}) sum to more than "
+                         "the largest float64, so the scaled objective overflows; use weighting='sample', which "
+                         "depends only on the weights' ratios, or divide the weights by a common factor")
