@@ -48,6 +48,7 @@ from lgekit.models import _schedules
 
 D = 100
 NEGATIVES = 4
+ROWS = ("sgd-hogwild", "sgd-deterministic", "dcd-deterministic", "dcd-hogwild")
 HOGWILD_WINDOW = 64
 
 
@@ -156,27 +157,115 @@ def training_pairs(graph, seed=0):
     return np.ascontiguousarray(np.concatenate([edges, neg]))
 
 
+def _median_seconds(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def breakdown(graphs, threads, repeats):
+    """Table 3: the parts of an SGD epoch, each timed on its own through the public API and the solver
+    (medians of ``repeats``), for both schedules and each thread count.
+
+    * call: ``partial_fit(epochs=1)`` around the call; epoch: its ``history_`` ``seconds`` (the solver's
+      ``run_epoch``: the ordering and the update pass); per-call overhead: the difference (validation
+      of the graph, the record, the callbacks' hooks);
+    * mean norm: the ``np.einsum`` row norms the estimator adds to a record without diagnostics;
+    * order: the uniform permutation alone (``_schedules.permutation``, hogwild; the kernel runs the
+      buckets' Fisher-Yates fused with their updates, so this is an upper bound of its share), or
+      the stratified order's block sort, which ``edge_epoch`` runs inside the epoch (deterministic:
+      not separable through the API, "in epoch");
+    * diagnostics: ``solver.diagnostics()`` (objective parts and Eq. 2 gradient norms), what every
+      epoch of a ``diagnostics=True`` fit adds;
+    * link prediction: ``LinkPredictionCallback.on_epoch_end`` (test AP on the split's 20 % and a
+      20,000-pair train sample), BlogCatalog only;
+    * barrier wait: the deterministic schedule's idle share, computed from its blocks (table 2).
+    """
+    from lgekit.callbacks import LinkPredictionCallback
+
+    rows = []
+    print(f"\n# where an SGD epoch goes (ms, medians of {repeats})")
+    print(f"{'graph':<26} {'schedule':<13} {'T':>3} {'call':>8} {'epoch':>8} {'overhead':>8} {'mean norm':>9} "
+          f"{'order':>8} {'diagnost.':>9} {'link pred':>9} {'barrier':>8}")
+    for name, graph in graphs:
+        split = None
+        if name == "BlogCatalog":
+            split = lgekit.split_edges(lgekit.datasets.load("blogcatalog"), test_fraction=0.2, seed=0)
+            graph = split.train_graph
+        pairs = training_pairs(graph)
+        strat = stratified_model(pairs, graph.n_nodes, threads)[0]
+        for schedule in ("hogwild", "deterministic"):
+            for t in threads:
+                model = lgekit.LogisticEmbedding(dim=D, lam_r=0.6, epochs=1, n_threads=t, schedule=schedule,
+                                                 diagnostics=False, random_state=0).fit(graph)
+                solver = model.solver_
+                calls, epochs = [], []
+                for _ in range(repeats):
+                    start = time.perf_counter()
+                    model.partial_fit(graph, epochs=1)
+                    calls.append(time.perf_counter() - start)
+                    epochs.append(model.history_[-1]["seconds"])
+                emb = model.embedding_
+                norms = _median_seconds(lambda: np.einsum("ij,ij->i", emb, emb, dtype=np.float64), repeats)
+                order = (_median_seconds(lambda: _schedules.permutation(solver.n_pairs, solver.seed, 3, t), repeats)
+                         if schedule == "hogwild" else None)
+                solver.diagnostics()                       # builds the incidence lists once
+                diag = _median_seconds(solver.diagnostics, repeats)
+                lp = None
+                if split is not None:
+                    cb = LinkPredictionCallback(split)
+                    cb.on_train_begin(model)
+                    lp = _median_seconds(lambda: cb.on_epoch_end(model, 0, {}), repeats)
+                call, epoch = float(np.median(calls)), float(np.median(epochs))
+                wait = strat[t][1] if schedule == "deterministic" else None
+                row = {"graph": name, "schedule": schedule, "threads": t, "call": call, "epoch": epoch,
+                       "overhead": call - epoch, "mean_norm": norms, "order": order, "diagnostics": diag,
+                       "link_prediction": lp, "barrier_wait_share": wait}
+                rows.append(row)
+
+                def ms(v, missing="-"):
+                    return f"{1e3 * v:8.1f}" if v is not None else f"{missing:>8}"
+                print(f"{name:<26} {schedule:<13} {t:>3} {ms(call)} {ms(epoch)} {ms(call - epoch)} {ms(norms):>9} "
+                      f"{ms(order, 'in epoch')} {ms(diag):>9} {ms(lp):>9} {'-' if wait is None else f'{wait:.1%}':>8}",
+                      flush=True)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, nargs="+", help="thread counts (default: 1, 2, 4, ... the machine's)")
     parser.add_argument("--repeats", type=int, default=7, help="timed epochs per configuration (default 7, 3 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a 100,000-node Chung-Lu graph and 3 repeats")
     parser.add_argument("--skip-measure", action="store_true", help="only the computed model (table 2)")
+    parser.add_argument("--graphs", nargs="+", choices=("blogcatalog", "chung-lu"), default=["blogcatalog", "chung-lu"])
+    parser.add_argument("--nodes", type=int, help="Chung-Lu nodes (default 500,000; 100,000 with --quick)")
+    parser.add_argument("--rows", nargs="+", choices=ROWS, default=list(ROWS), help="measured rows (default all)")
+    parser.add_argument("--skip-model", action="store_true", help="no computed model (table 2)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="table 3: where an SGD epoch goes, per thread count (instead of table 1)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
     if args.repeats < 1 or (args.threads and min(args.threads) < 1):
         parser.error("--repeats and --threads must be at least 1")
     threads = thread_counts(args.threads)
     repeats = 3 if args.quick else args.repeats
-    graphs = [load_blogcatalog(), chung_lu(100_000 if args.quick else 500_000)]
+    nodes = args.nodes or (100_000 if args.quick else 500_000)
+    graphs = [load_blogcatalog() if g == "blogcatalog" else chung_lu(nodes) for g in args.graphs]
     print(f"# lgekit {lgekit.__version__}, {max_threads()} OpenMP threads available; thread counts {threads}; "
           f"median of {repeats} epochs")
     results = {"threads": threads, "measured": [], "model": []}
-    if not args.skip_measure:
+    if args.breakdown:
+        results["breakdown"] = breakdown(graphs, threads, repeats)
+    elif not args.skip_measure:
         print(f"\n{'graph':<26} {'solver':<4} {'schedule':<13} " + " ".join(f"{t:>17}" for t in threads))
         for name, graph in graphs:
             samples = graph.n_edges
             for (kind, schedule), factory in models(threads).items():
+                if f"{kind}-{schedule}".lower() not in args.rows:
+                    continue
                 timed = time_epochs(graph, factory, threads, repeats)
                 cells = []
                 for t in threads:
@@ -186,28 +275,30 @@ def main(argv=None):
                                                 "seconds": seconds, "samples_per_s": samples / seconds,
                                                 "speedup": speedup})
                 print(f"{name:<26} {kind:<4} {schedule:<13} " + " ".join(f"{c:>17}" for c in cells), flush=True)
-    model_threads = sorted(set(threads) | {2, 4, 8, 16, 32})
-    print(f"\n# computed from the schedules (no timing): ideal speed-up / barrier-wait share, hogwild shared-row "
-          f"share (W={HOGWILD_WINDOW})")
-    print(f"{'graph':<26} {'model':<34} " + " ".join(f"{t:>13}" for t in model_threads))
-    for name, graph in graphs:
-        pairs = training_pairs(graph)
-        strat, n_blocks, n_rounds = stratified_model(pairs, graph.n_nodes, model_threads)
-        label = f"SGD deterministic ({n_blocks} blocks/{n_rounds} rounds)"
-        print(f"{name:<26} {label:<34} " + " ".join(f"{s:5.2f}x/{w:5.1%}" for s, w in strat.values()))
-        shared = hogwild_shared_rows(pairs, graph.n_nodes, model_threads)
-        print(f"{name:<26} {'SGD hogwild: updates on shared rows':<34} " + " ".join(f"{v:13.2%}" for v in shared.values()))
-        colour, n_colours = coloring_model(pairs, graph.n_nodes, model_threads)
-        label = f"DCD deterministic ({n_colours} colours)"
-        print(f"{name:<26} {label:<34} " + " ".join(f"{s:5.2f}x/{w:5.1%}" for s, w in colour.values()))
-        results["model"].append({"graph": name, "threads": model_threads,
-                                 "sgd_deterministic": {str(t): v for t, v in strat.items()},
-                                 "sgd_hogwild_shared": {str(t): v for t, v in shared.items()},
-                                 "dcd_deterministic": {str(t): v for t, v in colour.items()}})
+    if args.skip_model:
+        graphs = []
+    if graphs:
+        model_threads = sorted(set(threads) | {2, 4, 8, 16, 32})
+        print(f"\n# computed from the schedules (no timing): ideal speed-up / barrier-wait share, hogwild shared-row "
+              f"share (W={HOGWILD_WINDOW})")
+        print(f"{'graph':<26} {'model':<34} " + " ".join(f"{t:>13}" for t in model_threads))
+        for name, graph in graphs:
+            pairs = training_pairs(graph)
+            strat, n_blocks, n_rounds = stratified_model(pairs, graph.n_nodes, model_threads)
+            label = f"SGD deterministic ({n_blocks} blocks/{n_rounds} rounds)"
+            print(f"{name:<26} {label:<34} " + " ".join(f"{s:5.2f}x/{w:5.1%}" for s, w in strat.values()))
+            shared = hogwild_shared_rows(pairs, graph.n_nodes, model_threads)
+            print(f"{name:<26} {'SGD hogwild: updates on shared rows':<34} " + " ".join(f"{v:13.2%}" for v in shared.values()))
+            colour, n_colours = coloring_model(pairs, graph.n_nodes, model_threads)
+            label = f"DCD deterministic ({n_colours} colours)"
+            print(f"{name:<26} {label:<34} " + " ".join(f"{s:5.2f}x/{w:5.1%}" for s, w in colour.values()))
+            results["model"].append({"graph": name, "threads": model_threads,
+                                     "sgd_deterministic": {str(t): v for t, v in strat.items()},
+                                     "sgd_hogwild_shared": {str(t): v for t, v in shared.items()},
+                                     "dcd_deterministic": {str(t): v for t, v in colour.items()}})
     if args.json:
-        from lgekit._atomic import atomic_write_text
-
-        atomic_write_text(args.json, json.dumps(results, indent=2))
+        with open(args.json, "w") as out:       # plain open: the script also runs against older lgekit trees
+            json.dump(results, out, indent=2)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,210 @@
+"""A/B: time the same SGD workload on two builds of lgekit, in alternating rounds of one run.
+
+Two source trees side by side (default: commit e5f8e3d as A and HEAD as B; ``git archive`` of each
+into a temporary folder, so neither touches the working tree; ``--tree A=path --tree B=path`` for
+trees already unpacked, e.g. on a machine without ``.git``), each built in place
+(``python3 setup.py build_ext --inplace -j N``).  Every round runs one subprocess per tree, with
+``PYTHONPATH`` set to that tree, so that the two builds never share a process, and alternates which
+tree goes first.  Each subprocess fits ``LogisticEmbedding`` (D = 100, float32, ``diagnostics=False``,
+4 negatives a positive) on the same graph, saved once by this process, and times its epochs the two
+ways issue 23 contrasts:
+
+* ``fit``: the median of ``history_[i]["seconds"]`` over a ``fit`` of ``--epochs`` epochs (the first
+  epoch, which pays for first touches of the work arrays, is left out);
+* ``partial``: the median over ``--epochs`` calls of ``partial_fit(epochs=1)``, each timed around
+  the call (what ``bench_scaling.py`` times: it adds the per-call overhead of ``partial_fit``).
+
+It prints, per (schedule, threads, method), each tree's median throughput over the rounds, the
+per-round ratios B/A and their median (> 1: B is faster).  One sample = one positive and its four
+negatives (LINE's unit), so samples/s = edges / epoch seconds.
+
+Usage::
+
+    python3 benchmarks/bench_ab.py --graph chung-lu --nodes 100000 --threads 1 2 --rounds 3
+    python3 benchmarks/bench_ab.py --tree A=/tmp/old --tree B=/tmp/new --threads 16 --json ab.json
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_COMMITS = ("e5f8e3d", "HEAD")
+
+
+# ---------------------------------------------------------------------- the trees
+def unpack(commit, dest):
+    """``git archive`` of ``commit`` unpacked into ``dest`` (the working tree is not touched)."""
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return dest
+
+
+def build(tree, jobs, log):
+    """Build the kernels of ``tree`` in place; returns the seconds it took."""
+    env = dict(os.environ, LGEKIT_BUILD_JOBS=str(jobs))
+    env.pop("LGEKIT_BUILD_ONLY", None)
+    start = time.perf_counter()
+    with open(log, "w") as out:
+        result = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", str(jobs)], cwd=tree,
+                                env=env, stdout=out, stderr=subprocess.STDOUT)
+    if result.returncode or not list(Path(tree, "lgekit").rglob("_sgd*.so")):
+        raise SystemExit(f"bench_ab: building {tree} failed (exit {result.returncode}); see {log}")
+    return time.perf_counter() - start
+
+
+# ---------------------------------------------------------------------- the graph
+def save_graph(kind, n_nodes, path):
+    """Write the workload's graph as a symmetric CSR matrix (what ``Graph.from_scipy`` reads in every
+    lgekit version the tool compares); returns its name."""
+    import scipy.sparse as sp
+
+    import lgekit
+    from lgekit.datasets import chung_lu_graph, youtube_like_degrees
+
+    if kind == "chung-lu":
+        n_edges = round(3_319_221 * n_nodes / 500_000)           # YouTube's edges per node (bench_scaling)
+        g = chung_lu_graph(youtube_like_degrees(n_nodes=n_nodes, n_edges=n_edges), seed=0)
+        name = f"Chung-Lu {g.n_nodes:,}/{g.n_edges:,}"
+    else:
+        g = lgekit.split_edges(lgekit.datasets.load("blogcatalog"), test_fraction=0.2, seed=0).train_graph
+        name = f"BlogCatalog train {g.n_nodes:,}/{g.n_edges:,}"
+    sp.save_npz(path, g.to_scipy("csr"))
+    return name
+
+
+# ---------------------------------------------------------------------- one tree, one round (subprocess)
+def worker(args):
+    import numpy as np
+    import scipy.sparse as sp
+
+    import lgekit
+
+    g = lgekit.Graph.from_scipy(sp.load_npz(args.graph_file))
+    out = {"lgekit": str(Path(lgekit.__file__).resolve().parent), "n_edges": g.n_edges, "cells": []}
+    for schedule in args.schedules:
+        for t in args.threads:
+            model = lgekit.LogisticEmbedding(dim=100, lam_r=0.6, epochs=args.epochs + 1, n_threads=t,
+                                             schedule=schedule, diagnostics=False, random_state=0).fit(g)
+            fit_epoch = float(np.median([r["seconds"] for r in model.history_[1:]]))
+            calls = []
+            for _ in range(args.epochs):
+                start = time.perf_counter()
+                model.partial_fit(g, epochs=1)
+                calls.append(time.perf_counter() - start)
+            out["cells"].append({"schedule": schedule, "threads": t, "fit": fit_epoch,
+                                 "partial": float(np.median(calls))})
+    print(json.dumps(out))
+
+
+def run_round(tree, args, graph_file):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--graph-file", str(graph_file),
+           "--epochs", str(args.epochs), "--threads", *map(str, args.threads), "--schedules", *args.schedules]
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tree)
+    if result.returncode:
+        raise SystemExit(f"bench_ab: the worker on {tree} failed:\n{result.stderr[-3000:]}")
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    if Path(data["lgekit"]) != (Path(tree) / "lgekit").resolve():
+        raise SystemExit(f"bench_ab: the worker for {tree} imported lgekit from {data['lgekit']}")
+    return data
+
+
+# ---------------------------------------------------------------------- main
+def parse_trees(items):
+    trees = {}
+    for item in items or []:
+        name, sep, path = item.partition("=")
+        if not sep or name not in ("A", "B") or not Path(path, "setup.py").is_file():
+            raise SystemExit(f"bench_ab: --tree takes A=PATH or B=PATH, a folder holding setup.py; got {item!r}")
+        trees[name] = Path(path).resolve()
+    if trees and set(trees) != {"A", "B"}:
+        raise SystemExit("bench_ab: give both --tree A=PATH and --tree B=PATH (or neither, for --commits)")
+    return trees
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commits", nargs=2, default=DEFAULT_COMMITS, metavar=("A", "B"),
+                        help=f"the two commits (default {' '.join(DEFAULT_COMMITS)})")
+    parser.add_argument("--tree", action="append", metavar="NAME=PATH",
+                        help="an unpacked source tree instead of a commit (A=... and B=...)")
+    parser.add_argument("--no-build", action="store_true", help="the --tree folders are built already")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="build jobs (default: the cores)")
+    parser.add_argument("--graph", choices=("chung-lu", "blogcatalog"), default="chung-lu")
+    parser.add_argument("--nodes", type=int, default=500_000, help="Chung-Lu nodes (default 500,000)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1])
+    parser.add_argument("--schedules", nargs="+", choices=("hogwild", "deterministic"), default=["hogwild"])
+    parser.add_argument("--epochs", type=int, default=8, help="timed epochs a fit, and partial_fit calls (default 8)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
+    parser.add_argument("--workdir", help="where to unpack and build (default: a temporary folder, removed)")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--graph-file", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        return worker(args)
+    if min(args.threads) < 1 or args.epochs < 1 or args.rounds < 1 or args.nodes < 100 or args.jobs < 1:
+        parser.error("--threads, --epochs, --rounds and --jobs must be at least 1, --nodes at least 100")
+    trees = parse_trees(args.tree)
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="lgekit-ab-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        labels = {}
+        if not trees:
+            for name, commit in zip("AB", args.commits):
+                trees[name] = unpack(commit, work / name)
+                labels[name] = commit
+        else:
+            labels = {name: str(path) for name, path in trees.items()}
+        if not (args.tree and args.no_build):
+            for name in "AB":
+                seconds = build(trees[name], args.jobs, work / f"build-{name}.log")
+                print(f"# built {name} ({labels[name]}) in {seconds:.0f} s with -j {args.jobs}", flush=True)
+        graph_file = work / "graph.npz"
+        graph_name = save_graph(args.graph, args.nodes, graph_file)
+        print(f"# {graph_name}; A = {labels['A']}, B = {labels['B']}; {args.rounds} rounds, {args.epochs} epochs a "
+              f"cell; D = 100 float32, no diagnostics", flush=True)
+        rounds = []
+        for r in range(args.rounds):
+            order = "AB" if r % 2 == 0 else "BA"
+            got = {name: run_round(trees[name], args, graph_file) for name in order}
+            rounds.append(got)
+            line = []
+            for a, b in zip(got["A"]["cells"], got["B"]["cells"]):
+                line.append(f"{a['schedule'][:3]}/{a['threads']}t fit {a['fit'] / b['fit']:.3f} "
+                            f"partial {a['partial'] / b['partial']:.3f}")
+            print(f"round {r + 1} ({order} first): B/A " + "; ".join(line), flush=True)
+        edges = rounds[0]["A"]["n_edges"]
+        print(f"\n{'schedule':<14} {'threads':>7} {'method':<8} {'A M samples/s':>14} {'B M samples/s':>14} "
+              f"{'B/A per round':<26} {'median B/A':>10}")
+        table = []
+        for i, cell in enumerate(rounds[0]["A"]["cells"]):
+            for method in ("fit", "partial"):
+                a = [rd["A"]["cells"][i][method] for rd in rounds]
+                b = [rd["B"]["cells"][i][method] for rd in rounds]
+                ratios = [x / y for x, y in zip(a, b)]
+                row = {"schedule": cell["schedule"], "threads": cell["threads"], "method": method,
+                       "A_samples_per_s": edges / statistics.median(a), "B_samples_per_s": edges / statistics.median(b),
+                       "ratios": ratios, "median_ratio": statistics.median(ratios)}
+                table.append(row)
+                print(f"{row['schedule']:<14} {row['threads']:>7} {method:<8} {row['A_samples_per_s'] / 1e6:>14.2f} "
+                      f"{row['B_samples_per_s'] / 1e6:>14.2f} {' '.join(f'{x:.3f}' for x in ratios):<26} "
+                      f"{row['median_ratio']:>10.3f}")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"graph": graph_name, "A": labels["A"], "B": labels["B"],
+                                                   "rounds": rounds, "table": table}, indent=2))
+    finally:
+        if not args.workdir:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The one run on a many-core machine (issue 23): build two committed trees in place, time the scaling
+# table, the epoch breakdown, thread placement on 1-4 threads and the A/B of e5f8e3d against HEAD.
+#
+# It reads only what benchmarks/prepare_device (the commands in benchmarks/README.md, "Many cores")
+# put under out/device/: head.tar and old.tar (`git archive HEAD` / `git archive e5f8e3d`: the trees
+# run are committed snapshots, never the working tree), py/ (pure-Python packages the machine may lack:
+# setuptools >= 77 for the pyproject's license field, platformdirs) and data/blogcatalog.  Every table
+# goes under $OUT (default out/device/results); each step has its own time limit so the whole stays
+# within ~7 minutes.  THREADS (default "1 2 4 8 16"), NODES (Chung-Lu, default 500000), REPEATS
+# (default 3) and JOBS (build, default: the cores) shrink it for a test run on a small machine.
+set -u
+ROOT=$(pwd)
+DEV=$ROOT/out/device
+OUT=${OUT:-$DEV/results}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1          # (never a bare `wait` below: it would wait for tee)
+
+THREADS=${THREADS:-"1 2 4 8 16"}
+NODES=${NODES:-500000}
+REPEATS=${REPEATS:-3}
+JOBS=${JOBS:-$(nproc)}
+MAXT=${THREADS##* }
+W=$(mktemp -d /tmp/lgekit-device.XXXXXX)
+export LGEKIT_DATA=$DEV/data
+export PYTHONPATH=$DEV/py                   # only pure-Python packages; each step prepends its tree
+export PYTHONDONTWRITEBYTECODE=1
+T0=$(date +%s)
+step() { echo; echo "=== $1 (t = $(( $(date +%s) - T0 )) s)"; }
+
+step machine
+lscpu > "$OUT/lscpu.txt"; lscpu -e > "$OUT/lscpu-e.txt" 2>&1
+head -20 "$OUT/lscpu.txt"; cat "$OUT/lscpu-e.txt" | head -40
+python3 -c "import sys, numpy, scipy, Cython, setuptools; print(sys.version.split()[0], 'numpy', numpy.__version__, 'scipy', scipy.__version__, 'Cython', Cython.__version__, 'setuptools', setuptools.__version__)"
+
+step "unpack and build A (e5f8e3d) and B (HEAD) with -j $JOBS, side by side"
+mkdir -p "$W/A" "$W/B"
+tar -xf "$DEV/old.tar" -C "$W/A"; tar -xf "$DEV/head.tar" -C "$W/B"
+( cd "$W/A" && /usr/bin/time -f "A build %e s" timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1 ) &
+PA=$!
+( cd "$W/B" && /usr/bin/time -f "B build %e s" timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-B.log" 2>&1 ) &
+PB=$!
+wait "$PA"; wait "$PB"
+tail -2 "$OUT/build-A.log" "$OUT/build-B.log"
+ls "$W/B/lgekit/models/"*.so | wc -l
+
+B() { ( cd "$W/B" && PYTHONPATH="$W/B:$PYTHONPATH" "$@" ); }
+
+step "scaling table (B), threads $THREADS, $REPEATS repeats"
+B timeout 200 python3 benchmarks/bench_scaling.py --threads $THREADS --repeats "$REPEATS" --nodes "$NODES" \
+    --rows sgd-hogwild sgd-deterministic dcd-deterministic --skip-model --json "$OUT/scaling.json" \
+    > "$OUT/scaling.txt" 2>&1; echo "exit $?"; cat "$OUT/scaling.txt"
+
+step "A/B at $MAXT threads, Chung-Lu $NODES, hogwild and deterministic"
+B timeout 100 python3 benchmarks/bench_ab.py --tree A="$W/A" --tree B="$W/B" --no-build --workdir "$W/ab" \
+    --graph chung-lu --nodes "$NODES" --threads "$MAXT" --schedules hogwild deterministic --rounds 3 --epochs 6 \
+    --json "$OUT/ab.json" > "$OUT/ab.txt" 2>&1; echo "exit $?"; cat "$OUT/ab.txt"
+
+step "breakdown (B), BlogCatalog and Chung-Lu, threads 1 2 $MAXT"
+B timeout 60 python3 benchmarks/bench_scaling.py --breakdown --threads 1 2 "$MAXT" --repeats "$REPEATS" \
+    --nodes "$NODES" --skip-model --json "$OUT/breakdown.json" > "$OUT/breakdown.txt" 2>&1
+echo "exit $?"; cat "$OUT/breakdown.txt"
+
+step "placement: OMP_PROC_BIND=close OMP_PLACES=cores, BlogCatalog SGD, 1 2 4 threads"
+B env OMP_PROC_BIND=close OMP_PLACES=cores timeout 40 python3 benchmarks/bench_scaling.py --graphs blogcatalog \
+    --threads 1 2 4 --repeats "$REPEATS" --rows sgd-hogwild sgd-deterministic --skip-model \
+    --json "$OUT/placement.json" > "$OUT/placement.txt" 2>&1; echo "exit $?"; cat "$OUT/placement.txt"
+
+step done
+rm -rf "$W"
