@@ -48,7 +48,6 @@ import numpy as np
 
 import lgekit
 from lgekit import datasets, metrics, theory
-from lgekit.experiments.theory_directed import synthetic_directed_graph, users_groups_graph
 from lgekit.models import LogisticEmbedding
 
 FULL = os.environ.get("LGEKIT_TUTORIAL_FULL") == "1"
@@ -58,6 +57,27 @@ EPOCHS = 40 if FULL else 20
 LAM_R = 0.1
 N_DRAWS = 5 if FULL else 3
 print(f"lgekit {lgekit.__version__}; full-size run: {FULL}")
+
+
+def synthetic_directed_graph(n_nodes=1000, mean_degree=20, forward=0.85, seed=0):
+    """A planted-partition graph whose edge {u, v}, u < v, becomes the arc u -> v with probability `forward`.
+
+    The direction then follows a hidden node order (as e-mail tends to go from some senders to some
+    receivers), which an out-/in-vector model can learn and a symmetric one cannot.
+    """
+    rng = np.random.default_rng(seed)
+    base = datasets.planted_partition_graph(n_nodes=n_nodes, n_labels=10, mean_degree=mean_degree, seed=rng)
+    edges = base.edges()
+    flip = rng.random(len(edges)) >= forward
+    arcs = np.where(flip[:, None], edges[:, ::-1], edges)
+    return lgekit.Graph.from_edges(arcs, nodes=np.arange(base.n_nodes), directed=True, name="synthetic-directed")
+
+
+def users_groups_graph(graph):
+    """The bipartite users x groups graph of a labelled graph: one edge per (node, label) membership."""
+    names = graph.label_names if graph.label_names is not None else np.arange(graph.n_labels)
+    return lgekit.Graph.from_biadjacency(graph.labels, left_ids=graph.node_ids, right_ids=names,
+                                         name=f"{graph.name}-groups")
 
 # %% [markdown]
 # ## 1. A directed graph, kept directed
@@ -123,21 +143,26 @@ for name, model, context in [("directed (x_u . y_v)", directed, directed.context
 print(f"{'model':<24}{'link AP':>10}{'direction AP':>14}")
 for name, (link, direction) in results.items():
     print(f"{name:<24}{link:>10.4f}{direction:>14.4f}")
+(link_directed, dir_directed), (link_undirected, dir_undirected) = results.values()
+assert dir_directed > 0.55 and dir_undirected == 0.5
+if graph.name == "email-eu-core":
+    assert link_directed < link_undirected
 
 # %% [markdown]
-# What to look at: the directed model tells the direction of held-out arcs
-# better than chance, which the undirected model cannot do at all (how much
-# better, and against what, is Exercise 1).
-# Its link AP is a little *lower*: the undirected model pools the evidence of
+# What the table shows (asserted): the directed model tells the direction
+# of held-out arcs better than chance, which the undirected model cannot do
+# at all -- its direction AP is exactly 0.5 (how much better, and against
+# what, is Exercise 1).  On email-Eu-core its link AP is a little *lower*: the undirected model pools the evidence of
 # both directions into one vector per node (a reciprocated pair counts once,
 # and every arc informs both ends' single vector), while the directed model
 # splits it across two tables.  `benchmarks/bench_directed.py` measures both
 # over three seeds.
 #
-# The picture below shows why.  For each direction-test arc, the score of the
-# arc against the score of its reverse: the undirected model's points lie on
-# the diagonal (the two scores are equal), the directed model's spread off it,
-# mostly below -- the arc scores higher than its reverse.
+# **Claim: two tables score an arc and its reverse differently, mostly in
+# the arc's favour.**  For each direction-test arc, the figure plots the
+# score of the arc (vertical) against the score of its reverse (horizontal):
+# the undirected model's points lie on the diagonal (the two scores are
+# equal), the directed model's spread off it.
 
 # %%
 fwd = metrics.pair_scores(directed.embedding_, direction_arcs, context=directed.context_embedding_)
@@ -154,6 +179,13 @@ ax.set_ylabel("score of the held-out arc (u, v)")
 ax.legend(fontsize=8)
 ax.set_title(f"arc above its reverse for {np.mean(fwd > back):.0%} of the direction-test arcs", fontsize=9)
 plt.show()
+assert np.mean(fwd > back) > 0.5 and np.array_equal(u_fwd, u_back)
+
+# %% [markdown]
+# **What the figure shows** (asserted): the undirected model's points sit
+# exactly on the diagonal; most of the directed model's points lie **above**
+# it -- the held-out arc scores higher than its reverse, for the fraction
+# given in the title.
 
 # %% [markdown]
 # ## 3. Theorem 1, as printed
@@ -205,8 +237,9 @@ n = graph.n_nodes
 dilation = theory.PairPattern(np.column_stack([pairs[:, 0], n + pairs[:, 1]]), shape=(2 * n, 2 * n),
                               kind="homogeneous")
 signs = pattern.draw_signs(SEED)
-print(f"||A|| = {pattern.spectral_norm(signs, tol=1e-6)[0]:.6f}, "
-      f"||dilation|| = {dilation.spectral_norm(signs, tol=1e-6)[0]:.6f}")
+norm_a, norm_dil = pattern.spectral_norm(signs, tol=1e-6)[0], dilation.spectral_norm(signs, tol=1e-6)[0]
+print(f"||A|| = {norm_a:.6f}, ||dilation|| = {norm_dil:.6f}")
+assert np.isclose(norm_a, norm_dil, rtol=1e-5)
 
 # %% [markdown]
 # ## 4. A bipartite graph
@@ -217,9 +250,9 @@ print(f"||A|| = {pattern.spectral_norm(signs, tol=1e-6)[0]:.6f}, "
 # Here: BlogCatalog's users on the left and the 39 interest groups they join
 # on the right, an edge per membership (`users_groups_graph`, built with
 # `Graph.from_biadjacency`); a 2000-node synthetic BlogCatalog stands in when
-# the data set is absent.  A user is in 1.4 groups on average, so many
-# held-out memberships belong to users with little else to go on: expect a
-# modest AP.
+# the data set is absent.  A user is in very few groups (printed below), so
+# many held-out memberships belong to users with little else to go on:
+# expect a modest AP, above chance (asserted).
 
 # %%
 labelled, note = datasets.load_or_synthetic("blogcatalog", n_nodes=2000, seed=SEED)
@@ -229,15 +262,16 @@ members = users_groups_graph(labelled)
 print(members, "| n_left:", members.n_left, "n_right:", members.n_right)
 bsplit = lgekit.split_edges(members, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
 bmodel = LogisticEmbedding(dim=16, epochs=EPOCHS, lam_r=LAM_R, random_state=SEED).fit(bsplit)
+print(f"{members.n_edges / members.n_left:.2f} groups per user on average")
 print("tables:", bmodel.embedding_.shape, bmodel.context_embedding_.shape)
 bpattern, _ = theory.theorem1_pattern(bsplit)
 print("A_sigma:", bpattern.shape, "| C_U, C_V =", tuple(round(c, 1) for c in theory.norm_constants(bmodel)))
 # the held-out pairs as (left row, right row) of the two tables
 test_pos = theory.theorem1_pairs(members, bsplit.test_positives)
 test_neg = theory.theorem1_pairs(members, bsplit.test_negatives)
-print(f"held-out membership AP: "
-      f"{metrics.average_precision(bmodel.embedding_, test_pos, test_neg, context=bmodel.context_embedding_):.4f} "
-      f"(chance 0.2)")
+ap_members = metrics.average_precision(bmodel.embedding_, test_pos, test_neg, context=bmodel.context_embedding_)
+print(f"held-out membership AP: {ap_members:.4f} (chance 0.2)")
+assert ap_members > 0.25
 
 # %% [markdown]
 # ## Exercises
@@ -245,63 +279,87 @@ print(f"held-out membership AP: "
 # **Exercise 1 (a baseline for direction).**  Before crediting the
 # embedding, try the simplest direction predictor: node $u$'s "sender-ness"
 # $r_u = (\text{out-degree} + 1) / (\text{in-degree} + 1)$ in the *training*
-# graph, and score an arc $(u, v)$ by $\log r_u - \log r_v$.  Compute its
-# direction AP on the same arcs with `metrics.average_precision_from_scores`.
-# Does the directed embedding beat it?  What is the embedding trained to do,
-# and what would it need to be trained on to learn direction better?
+# arcs, and score an arc $(u, v)$ by $\log r_u - \log r_v$.  Write
+# `sender_scores(train_arcs, n_nodes, arcs)`.  The check cell computes its
+# direction AP on the same arcs with `metrics.average_precision_from_scores`,
+# and how often the reverse of a non-reciprocated training arc was drawn as a
+# training negative.  Does the directed embedding beat the baseline?  What is
+# the embedding trained to do, and what would it need to be trained on to
+# learn direction better?
 
 # %% tags=["exercise"]
-train_arcs = np.asarray(split.train_positives)
-# out_deg = ...; in_deg = ...
-# r = ...
-# ap = metrics.average_precision_from_scores(..., ...)
+def sender_scores(train_arcs, n_nodes, arcs):
+    raise NotImplementedError("exercise 7.1: log r_u - log r_v for each arc (u, v)")
+
 
 # %% tags=["solution"]
+def sender_scores(train_arcs, n_nodes, arcs):
+    out_deg = np.bincount(train_arcs[:, 0], minlength=n_nodes)
+    in_deg = np.bincount(train_arcs[:, 1], minlength=n_nodes)
+    log_r = np.log((out_deg + 1.0) / (in_deg + 1.0))
+    return log_r[arcs[:, 0]] - log_r[arcs[:, 1]]
+# On email-Eu-core the degree ratio wins by a wide margin: senders who write
+# more than they receive tend to be the source.  The embedding is not trained
+# on this question: its negatives are uniform non-arcs, and the reverse of a
+# training arc is drawn as a negative only by chance -- about |E-| / n^2 of the
+# time, a few per cent -- so nothing pushes x_u . y_v above x_v . y_u
+# specifically.  Adding the reversed non-reciprocated training arcs to the
+# negatives (split.train_negatives) is the obvious experiment; so is feeding
+# log r_u as a feature.  Two tables make direction *learnable*; they do not
+# make the objective ask for it.
+
+# %% tags=["check"]
 train_arcs = np.asarray(split.train_positives)
-out_deg = np.bincount(train_arcs[:, 0], minlength=graph.n_nodes)
-in_deg = np.bincount(train_arcs[:, 1], minlength=graph.n_nodes)
-log_r = np.log((out_deg + 1.0) / (in_deg + 1.0))
-score_fwd = log_r[direction_arcs[:, 0]] - log_r[direction_arcs[:, 1]]
-ap_degree = metrics.average_precision_from_scores(score_fwd, -score_fwd)
-print(f"degree baseline direction AP {ap_degree:.4f} vs directed embedding "
-      f"{results['directed (x_u . y_v)'][1]:.4f}")
-# On email-Eu-core the degree ratio wins by a wide margin (about 0.88 against
-# about 0.62): senders who write more than they receive tend to be the source.
-# The embedding is not trained on this question: its negatives are uniform
-# non-arcs, and the reverse of a training arc is drawn as a negative only by
-# chance (about 4 / n of the time), so nothing pushes x_u . y_v above
-# x_v . y_u specifically.  Adding the reversed non-reciprocated training arcs
-# to the negatives (split.train_negatives) is the obvious experiment; so is
-# feeding log r_u as a feature.  Two tables make direction *learnable*; they
-# do not make the objective ask for it.
+toy = sender_scores(np.array([[0, 1], [0, 2], [1, 2]]), 3, np.array([[0, 2]]))
+assert np.isclose(toy[0], np.log(3 / 1) - np.log(1 / 3)), "r_0 = (2 + 1) / (0 + 1), r_2 = (0 + 1) / (2 + 1)"
+score_fwd = sender_scores(train_arcs, graph.n_nodes, direction_arcs)
+score_back = sender_scores(train_arcs, graph.n_nodes, direction_arcs[:, ::-1])
+ap_degree = metrics.average_precision_from_scores(score_fwd, score_back)
+print(f"degree baseline direction AP {ap_degree:.4f} vs directed embedding {dir_directed:.4f}")
+assert np.allclose(score_back, -score_fwd) and ap_degree > 0.5
+if graph.name == "email-eu-core":
+    assert ap_degree > dir_directed, "on email-Eu-core the degree ratio beats the embedding"
+# how often is the reverse of a training arc a training negative?
+lonely = train_arcs[~graph.has_edges(train_arcs[:, ::-1])]          # arcs without a reciprocal
+negative_set = set(map(tuple, np.asarray(split.train_negatives).tolist()))
+drawn = np.mean([(v, u) in negative_set for u, v in lonely.tolist()])
+expected = len(split.train_negatives) / graph.n_nodes ** 2
+print(f"reverse of a non-reciprocated training arc drawn as a negative: {drawn:.1%} "
+      f"(|E-| / n^2 = {expected:.1%}; 4 / n would be {4 / graph.n_nodes:.2%})")
+assert 0.5 * expected < drawn < 2 * expected
 
 # %% [markdown]
 # **Exercise 2 (two budgets or one).**  Footnote 1's transform embeds the
 # same pairs with one vector per node of the $|U| + |V|$ node graph, and
 # notebook 5's one-table bound then has complexity
 # $\frac{2}{m+m'}\cdot\frac{\|A_{\rm dil}\|}{2}(C_U + C_V) =
-# \frac{\|A\|}{m+m'}(C_U + C_V)$.  Compare it with the two-budget complexity
-# $\frac{2}{m+m'}\|A\|\sqrt{C_U C_V}$ for the bipartite model of part 4.
-# Which is smaller, always?  When are they equal?  Which side carries more
-# squared norm, and why?
+# \frac{\|A\|}{m+m'}(C_U + C_V)$.  Write `complexities(norm_a, m, C_U, C_V)`
+# returning (two-budget complexity $\frac{2}{m+m'}\|A\|\sqrt{C_U C_V}$,
+# one-budget complexity).  The check cell evaluates them for the bipartite
+# model of part 4.  Which is smaller, always?  When are they equal?  Which
+# side carries more squared norm per node, and why?
 
 # %% tags=["exercise"]
-# bm = len(bsplit.train_positives) + len(bsplit.train_negatives)
-# bspec = theory.theorem1_spectral_norm(bsplit, ...)
-# cu, cv = theory.norm_constants(bmodel)
-# two = ...; one = ...
+def complexities(norm_a, m, C_U, C_V):
+    raise NotImplementedError("exercise 7.2: the two-budget and the one-budget complexity terms")
+
 
 # %% tags=["solution"]
-bm = len(bsplit.train_positives) + len(bsplit.train_negatives)
-bspec = theory.theorem1_spectral_norm(bsplit, n_draws=N_DRAWS, seed=SEED)
-cu, cv = theory.norm_constants(bmodel)
-two = 2 * bspec.value * np.sqrt(cu * cv) / bm
-one = bspec.value * (cu + cv) / bm
-print(f"C_U = {cu:.1f} over {members.n_left} left nodes, C_V = {cv:.1f} over {members.n_right} right nodes")
-print(f"two budgets: {two:.4f}   one budget (footnote 1's transform): {one:.4f}   ratio {two / one:.4f}")
+def complexities(norm_a, m, C_U, C_V):
+    return 2 * norm_a * np.sqrt(C_U * C_V) / m, norm_a * (C_U + C_V) / m
 # 2 sqrt(C_U C_V) <= C_U + C_V (AM-GM): separate budgets are never worse, and
 # equal only when C_U = C_V -- close to what the fit gives here, so the saving
 # is small in total.  Per node the right side carries far more norm: each
 # group vector takes part in hundreds of pairs, each user vector in a handful,
 # so the gradient pushes the few group vectors much further.  lam_r_context
 # (a separate lambda_r for the right table) moves the balance.
+
+# %% tags=["check"]
+assert np.allclose(complexities(3.0, 10, 4.0, 4.0), (2.4, 2.4)), "equal budgets give equal terms"
+bm = len(bsplit.train_positives) + len(bsplit.train_negatives)
+bspec = theory.theorem1_spectral_norm(bsplit, n_draws=N_DRAWS, seed=SEED)
+cu, cv = theory.norm_constants(bmodel)
+two, one = complexities(bspec.value, bm, cu, cv)
+print(f"C_U = {cu:.1f} over {members.n_left} left nodes, C_V = {cv:.1f} over {members.n_right} right nodes")
+print(f"two budgets: {two:.4f}   one budget (footnote 1's transform): {one:.4f}   ratio {two / one:.4f}")
+assert two <= one and cv / members.n_right > 10 * cu / members.n_left
