@@ -66,12 +66,9 @@ class BaseEmbedding(BaseEstimator):
     itself by its class name, the name :meth:`load` reads from a file.
 
     **Data.**
-    ``fit(X)`` accepts an ``EdgeSplit`` (trains on ``train_graph`` edges
-    and ``train_negatives``), an :class:`lgekit.Graph`, a networkx graph
-    (edge attribute ``weight`` used when present) or a scipy sparse adjacency
-    matrix.  For a graph, ``negatives_per_positive`` (4) uniform negative
-    pairs per edge are drawn with :func:`lgekit.evaluation.sample_negative_pairs`
-    from a seed drawn from ``random_state``.
+    ``fit(X)`` accepts an ``EdgeSplit``, an :class:`lgekit.Graph`, a networkx
+    graph or a scipy sparse adjacency matrix (see :mod:`._training_data`);
+    for a graph, ``negatives_per_positive`` (4) negatives per edge are drawn.
 
     **Two tables.**
     For a directed graph (``graph.kind == "directed"``) or a bipartite one,
@@ -206,10 +203,6 @@ class BaseEmbedding(BaseEstimator):
         # only lgekit's own estimators: a file must not name (and so build) a class of any other code
         if cls.__module__.split(".")[0] == "lgekit":
             BaseEmbedding._registry[cls.__name__] = cls
-
-    def _solver_arguments(self):  # pragma: no cover - overridden
-        """The solver's keyword arguments (all of its ``key`` and ``settings``), from the parameters."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self):
