@@ -125,16 +125,24 @@ KIND_OPTIONS = {"directed": {"directed": True}, "bipartite": {"bipartite": True}
 
 
 class _Notes(logging.Handler):
-    """Collects the loaders' log records that say the input was changed on the way in ("dropped 642 self-loops")."""
+    """Turns the loaders' log records that say the input was changed ("dropped 642 self-loops") into notes.
 
-    def __init__(self):
-        super().__init__(logging.INFO)
+    Installed on the ``lgekit.datasets`` logger while it does not propagate:
+    a note record is kept (and said once, as a note), every other record at
+    or above ``threshold`` (the level the user asked for) goes on to the
+    root logger's handlers as before.
+    """
+
+    def __init__(self, threshold):
+        super().__init__(logging.DEBUG)
+        self.threshold = threshold
         self.lines = []
 
     def emit(self, record):
-        message = record.getMessage()
-        if "dropped" in message:
-            self.lines.append(message)
+        if "dropped" in record.getMessage() and record.levelno < logging.WARNING:
+            self.lines.append(record.getMessage())
+        elif record.levelno >= self.threshold:
+            logging.getLogger().handle(record)
 
 
 @contextlib.contextmanager
@@ -148,26 +156,26 @@ def input_notes(what):
     """
     import warnings
 
-    handler = _Notes()
     datasets_logger = logging.getLogger("lgekit.datasets")
-    level = datasets_logger.level
+    handler = _Notes(datasets_logger.getEffectiveLevel())
+    saved = datasets_logger.level, datasets_logger.propagate
     datasets_logger.addHandler(handler)
-    if datasets_logger.getEffectiveLevel() > logging.INFO:
-        datasets_logger.setLevel(logging.INFO)
+    datasets_logger.setLevel(logging.INFO)
+    datasets_logger.propagate = False
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
     finally:
         datasets_logger.removeHandler(handler)
-        datasets_logger.setLevel(level)
-    lines = [str(w.message) for w in caught if _is_graph_warning(w.category)]
+        datasets_logger.setLevel(saved[0])
+        datasets_logger.propagate = saved[1]
     # what is not a GraphWarning is not ours to reword: shown as Python shows it
     for w in caught:
         if not _is_graph_warning(w.category):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     seen = set()
-    for line in lines + handler.lines:
+    for line in [str(w.message) for w in caught if _is_graph_warning(w.category)] + handler.lines:
         text = line if line.startswith(str(what)) else f"{what}: {line}"
         if text not in seen:
             seen.add(text)

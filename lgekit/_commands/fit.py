@@ -204,6 +204,16 @@ def _word2vec_ok(ids):
     return all(str(i) and not any(c.isspace() for c in str(i)) for i in ids)
 
 
+def _planned_files(graph):
+    """The names this fit will write, known from the graph: the word2vec files only for ids the format can hold."""
+    two = graph.kind in ("directed", "bipartite")
+    ids = [graph.source_ids, graph.target_ids] if two else [graph.node_ids]
+    tables = ["embedding", "context_embedding"] if two else ["embedding"]
+    if not all(_word2vec_ok(list(i)) for i in ids):
+        tables = []
+    return [OUTPUT_FILES[role] for role in ["model", *tables, "history", "record"]]
+
+
 def _write_tables(model, folder):
     """The word2vec text files of the model's tables: ``{role: name}`` of those written, and a note or None.
 
@@ -282,7 +292,7 @@ def run(args):
     require_negatives(graph, args.graph)
     # after the load (a graph that fails to load leaves no folder behind), before the training (a folder that
     # cannot take the results is said before the work)
-    folder = _open_out(args, list(OUTPUT_FILES.values()))
+    folder = _open_out(args, _planned_files(graph))
     out = folder.path
     params = {**preset, **given, "random_state": args.seed, "n_threads": args.threads,
               # 1: the preparation and the epochs' progress (a bar on a terminal, a line every few seconds in
