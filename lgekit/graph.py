@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ._interop import dataframe_edges, is_dataframe, networkx_parts, to_networkx
 from ._validation import check_pairs
 from .ids import (
     as_id_array,
@@ -19,7 +20,6 @@ from .ids import (
     match_ids,
     node_id_query,
     node_positions,
-    object_array,
     unique_sorter,
 )
 from .labels import check_real, label_matrix, membership_matrix
@@ -313,7 +313,8 @@ class Graph:
         """
         if duplicates not in _DUPLICATE_POLICIES:
             raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}, got {duplicates!r}")
-        arr, weight_column = edge_id_array(edges)
+        arr, weight_column = dataframe_edges(edges, None, None, None, "edges") if is_dataframe(edges) else \
+            edge_id_array(edges)
         if weight_column is not None:
             if weights is not None:
                 raise ValueError("edges has a third (weight) column and weights was given too; pass one of them")
@@ -595,41 +596,65 @@ class Graph:
         if bipartite is not None and not isinstance(bipartite, (bool, str)):
             raise TypeError(f"bipartite must be None (detect), True, False or a node attribute name (str), "
                             f"got {bipartite!r}")
-        required = bipartite is True or isinstance(bipartite, str)
-        if required and directed:
+        if (bipartite is True or isinstance(bipartite, str)) and directed:
             raise ValueError("bipartite and directed=True: a bipartite graph is stored undirected (its edges join "
                              "the two sides); pass one of them")
         if directed and not nx_graph.is_directed():
             raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
                              "(nx_graph.to_directed() gives both arcs of every edge)")
-        attr = bipartite if isinstance(bipartite, str) else "bipartite"
-        side = None
-        if required or (bipartite is None and not (nx_graph.is_directed() and directed is not False)):
-            side = _networkx_sides(nx_graph, attr, required)
-        directed = False if side is not None else (nx_graph.is_directed() if directed is None else bool(directed))
-        nodes = list(nx_graph.nodes())
-        n_left = None
-        if side is not None:
-            nodes = [v for v in nodes if side[v] == 0] + [v for v in nodes if side[v] == 1]
-            n_left = sum(1 for v in nodes if side[v] == 0)
-        query = node_id_query(nodes)  # ints and strings as NumPy arrays when that keeps every id exact
-        node_ids = query if query.ndim == 1 and query.dtype.kind in "iuU" else object_array(nodes)
-        pos = {v: i for i, v in enumerate(nodes)}
-        edges = np.array([(pos[u], pos[v]) for u, v in nx_graph.edges()], dtype=np.int64).reshape(-1, 2)
-        weights = None
-        if weight is not None and any(weight in data for _, _, data in nx_graph.edges(data=True)):
-            triples = list(nx_graph.edges(data=weight, default=1))
-            weights = _checked_weights([x for _, _, x in triples], lambda k: "edge ({!r}, {!r})".format(*triples[k][:2]),
-                                       attr=weight)
-        labels = None
-        if label_attr is not None:
-            labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}
-        g = cls.from_edges(edges, weights=weights, nodes=len(nodes), directed=directed,
-                           duplicates="max" if nx_graph.is_directed() and not directed else "sum",
-                           name=name or (nx_graph.name or None))
-        if n_left is not None:
-            g = Graph(g._adj, weighted=g.is_weighted, name=g.name, n_left=n_left)
-        return g._replace(node_ids=node_ids, labels=labels)
+        parts = networkx_parts(nx_graph, weight=weight, label_attr=label_attr, directed=directed, bipartite=bipartite)
+        weights = None if parts.weights is None else _checked_weights(parts.weights, parts.describe_edge, attr=weight)
+        g = cls.from_edges(parts.edges, weights=weights, nodes=len(parts.node_ids), directed=parts.directed,
+                           duplicates=parts.duplicates, name=name or (nx_graph.name or None))
+        if parts.n_left is not None:
+            g = Graph(g._adj, weighted=g.is_weighted, name=g.name, n_left=parts.n_left)
+        return g._replace(node_ids=parts.node_ids, labels=parts.labels)
+
+    @classmethod
+    def from_pandas(cls, df, source="source", target="target", weight=None, *, nodes=None, directed=False,
+                    labels=None, label_names=None, duplicates="sum", name=None, bipartite=False):
+        """Build a graph from a pandas DataFrame with a row per edge, as ``networkx.from_pandas_edgelist`` reads it.
+
+        Parameters
+        ----------
+        df : pandas.DataFrame
+        source, target : column names, default "source" and "target"
+            The columns holding each edge's two node ids (or its source and
+            target, with ``directed=True``; its left and right ids, with
+            ``bipartite=True``).  The ids are read as :meth:`from_edges`
+            reads them: exact integers of any size, text as written; a
+            missing id (NaN, None, ``pd.NA``) is refused with its row label.
+        weight : column name, optional
+            The column holding each edge's weight (finite and positive);
+            default: unweighted (networkx's ``edge_attr`` with one column).
+        nodes, directed, labels, label_names, duplicates, name, bipartite
+            As in :meth:`from_edges`.
+
+        Raises
+        ------
+        TypeError
+            ``df`` is not a DataFrame.
+        ValueError
+            A column that ``df`` does not have (the message lists the ones it
+            has), a missing id, a bad weight (named by its edge's ids).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"from": ["ann", "bob"], "to": ["bob", "cid"], "w": [1.0, 2.5]})
+        >>> g = Graph.from_pandas(df, source="from", target="to", weight="w")
+        >>> g, g.node_ids.tolist(), g.edge_weights().tolist()
+        (<Graph 3 nodes, 2 undirected edges, weighted>, ['ann', 'bob', 'cid'], [1.0, 2.5])
+        """
+        if not is_dataframe(df):
+            raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; Graph.from_edges takes "
+                            "other edge lists")
+        if source is None or target is None:
+            raise ValueError(f"source and target must name columns of df (its columns are {list(df.columns)}), "
+                             f"got source={source!r}, target={target!r}")
+        edges, weights = dataframe_edges(df, source, target, weight)
+        return cls.from_edges(edges, weights=weights, nodes=nodes, directed=directed, labels=labels,
+                              label_names=label_names, duplicates=duplicates, name=name, bipartite=bipartite)
 
     # ------------------------------------------------------------------ derived graphs
     def _replace(self, *, adjacency=None, node_ids=None, labels=False, label_names=None, weighted=None):
@@ -701,33 +726,7 @@ class Graph:
         ``Graph.from_networkx(h, bipartite="bipartite")`` reads either back
         (the tuples then are the ids).
         """
-        import networkx as nx
-
-        g = nx.DiGraph() if self._directed else nx.Graph()
-        if self.name:
-            g.graph["name"] = self.name
-        ids = self._node_ids.tolist()
-        if self._n_left is not None:
-            nl = self._n_left
-            left, right = ids[:nl], ids[nl:]
-            if not set(left).isdisjoint(right):
-                ids = [(0, x) for x in left] + [(1, x) for x in right]
-            g.add_nodes_from(ids[:nl], bipartite=0)
-            g.add_nodes_from(ids[nl:], bipartite=1)
-        else:
-            g.add_nodes_from(ids)
-        e = self.edges()
-        if self._weighted:
-            w = self.edge_weights()
-            g.add_weighted_edges_from((ids[u], ids[v], float(x)) for (u, v), x in zip(e.tolist(), w))
-        else:
-            g.add_edges_from((ids[u], ids[v]) for u, v in e.tolist())
-        if self._labels is not None:
-            names = self._label_names.tolist()
-            lab = self._labels
-            for i in range(self.n_nodes):
-                g.nodes[ids[i]]["labels"] = [names[j] for j in lab.indices[lab.indptr[i]:lab.indptr[i + 1]]]
-        return g
+        return to_networkx(self)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -1061,29 +1060,6 @@ def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     if not directed:
         uu, vv, w = np.concatenate([uu, vv]), np.concatenate([vv, uu]), np.concatenate([w, w])
     return sp.csr_matrix((w, (uu, vv)), shape=(n, n))
-
-
-def _networkx_sides(nx_graph, attr, required):
-    """{node: 0 or 1} from networkx's bipartite node attribute ``attr``; None when not ``required`` and absent."""
-    side = {}
-    for v, data in nx_graph.nodes(data=True):
-        value = data.get(attr)
-        if not (is_integer_id(value) and value in (0, 1)):
-            if not required:
-                return None
-            if attr not in data:
-                raise ValueError(f"node {v!r} has no {attr!r} attribute; with bipartite={attr!r} every "
-                                 "node needs one (0: left set, 1: right set)")
-            raise ValueError(f"node {v!r} has {attr}={value!r}; the side of a node must be 0 (left) or "
-                             "1 (right), networkx's convention")
-        side[v] = int(value)
-    for u, v in nx_graph.edges():
-        if side[u] == side[v]:
-            if not required:
-                return None
-            raise ValueError(f"edge ({u!r}, {v!r}) joins two nodes of the same side ({attr}="
-                             f"{side[u]}); a bipartite graph has edges between the sides only")
-    return side if side or required else None
 
 
 def _checked_weights(values, edge, attr=None):

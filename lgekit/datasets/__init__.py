@@ -18,6 +18,8 @@ import logging
 from pathlib import Path
 from typing import Optional, Tuple
 
+from .._interop import is_dataframe
+from ..graph import Graph
 from . import generators
 from ._fetch import (
     ChecksumError,
@@ -208,14 +210,16 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
 
     Parameters
     ----------
-    name_or_path : str or pathlib.Path
+    name_or_path : str, pathlib.Path or pandas.DataFrame
         A registered name (case-insensitive: ``"blogcatalog"``, ``"ppi"``,
         ``"facebook"``, ``"email-eu-core"``, ``"synthetic-blogcatalog"``) or
         the path of an edge list (``.txt``/``.csv``/``.tsv``/``.edgelist``/...,
         may be ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A
         string that is a registered name always means the data set; to load
         a file or folder called ``facebook``, pass ``Path("facebook")`` or
-        ``"./facebook"`` (the rule of :func:`resolve`).
+        ``"./facebook"`` (the rule of :func:`resolve`).  A DataFrame is an
+        edge list of 2 or 3 columns, read as :meth:`lgekit.Graph.from_edges`
+        reads it (:meth:`lgekit.Graph.from_pandas` picks columns by name).
     data_home : str or pathlib.Path, optional
         Folder holding ``<name>/<files>`` for registered data sets; default:
         ``$LGEKIT_DATA``, a source checkout's ``../shared/data``, then the
@@ -291,6 +295,13 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     properties of the data, not news).  Files loaded by path keep lgekit's
     default: :class:`lgekit.Graph` drops them with a :class:`lgekit.GraphWarning`.
     """
+    if is_dataframe(name_or_path):
+        given = [k for k, v in dict(header=header, id_type=id_type, delimiter=delimiter, format=format).items()
+                 if v is not None]
+        if given or generator_kwargs:
+            raise TypeError(f"header, id_type, delimiter and format apply to files, and generator arguments to "
+                            f"'synthetic-blogcatalog', not to a DataFrame; got {given + sorted(generator_kwargs)}")
+        return Graph.from_edges(name_or_path, labels=labels, directed=directed, bipartite=bipartite)
     source = resolve(name_or_path, format=format)
     if bipartite and directed:
         raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its edges join "

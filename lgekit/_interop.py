@@ -1,0 +1,170 @@
+"""What a networkx graph or a pandas DataFrame says about a graph, read as arrays (for :class:`lgekit.Graph`).
+
+These functions know networkx's and pandas' conventions and nothing of the
+CSR: they hand :meth:`lgekit.Graph.from_networkx`,
+:meth:`lgekit.Graph.from_pandas` and :meth:`lgekit.Graph.from_edges` node
+ids, index pairs and raw weights, and write a graph's parts back out as a
+networkx graph.  networkx and pandas are optional dependencies, imported only
+by the functions that need them.
+"""
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from .ids import is_integer_id, node_id_query, object_array, text_array
+
+__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "dataframe_edges"]
+
+
+class NetworkxParts(NamedTuple):
+    """A networkx graph as arrays: what :meth:`lgekit.Graph.from_networkx` builds the graph from."""
+
+    node_ids: np.ndarray
+    edges: np.ndarray          # (m, 2) int64 node indices, one row per networkx edge
+    weights: Optional[list]    # the raw weight of each edge (1 where absent), or None: unweighted
+    describe_edge: Any         # k -> "edge (u, v)" with the node ids, for error messages
+    directed: bool
+    duplicates: str            # how parallel or reciprocal edges merge
+    n_left: Optional[int]
+    labels: Optional[dict]
+
+
+def networkx_parts(nx_graph, *, weight, label_attr, directed, bipartite):
+    """Read ``nx_graph`` as :meth:`lgekit.Graph.from_networkx` documents it (arguments checked there)."""
+    required = bipartite is True or isinstance(bipartite, str)
+    attr = bipartite if isinstance(bipartite, str) else "bipartite"
+    side = None
+    # networkx's bipartite attribute is looked for in an undirected graph, or a directed one read undirected
+    if required or (bipartite is None and not (nx_graph.is_directed() and directed is not False)):
+        side = _sides(nx_graph, attr, required)
+    directed = False if side is not None else (nx_graph.is_directed() if directed is None else bool(directed))
+    nodes = list(nx_graph.nodes())
+    n_left = None
+    if side is not None:
+        nodes = [v for v in nodes if side[v] == 0] + [v for v in nodes if side[v] == 1]
+        n_left = sum(1 for v in nodes if side[v] == 0)
+    query = node_id_query(nodes)  # ints and strings as NumPy arrays when that keeps every id exact
+    node_ids = query if query.ndim == 1 and query.dtype.kind in "iuU" else object_array(nodes)
+    pos = {v: i for i, v in enumerate(nodes)}
+    ends = list(nx_graph.edges())
+    edges = np.array([(pos[u], pos[v]) for u, v in ends], dtype=np.int64).reshape(-1, 2)
+    weights = None
+    if weight is not None and any(weight in data for _, _, data in nx_graph.edges(data=True)):
+        weights = [x for _, _, x in nx_graph.edges(data=weight, default=1)]
+    labels = None
+    if label_attr is not None:
+        labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}
+    return NetworkxParts(node_ids, edges, weights, lambda k: "edge ({!r}, {!r})".format(*ends[k]), directed,
+                         "max" if nx_graph.is_directed() and not directed else "sum", n_left, labels)
+
+
+def _sides(nx_graph, attr, required):
+    """{node: 0 or 1} from networkx's bipartite node attribute ``attr``; None when not ``required`` and absent."""
+    side = {}
+    for v, data in nx_graph.nodes(data=True):
+        value = data.get(attr)
+        if not (is_integer_id(value) and value in (0, 1)):
+            if not required:
+                return None
+            if attr not in data:
+                raise ValueError(f"node {v!r} has no {attr!r} attribute; with bipartite={attr!r} every "
+                                 "node needs one (0: left set, 1: right set)")
+            raise ValueError(f"node {v!r} has {attr}={value!r}; the side of a node must be 0 (left) or "
+                             "1 (right), networkx's convention")
+        side[v] = int(value)
+    for u, v in nx_graph.edges():
+        if side[u] == side[v]:
+            if not required:
+                return None
+            raise ValueError(f"edge ({u!r}, {v!r}) joins two nodes of the same side ({attr}="
+                             f"{side[u]}); a bipartite graph has edges between the sides only")
+    return side if side or required else None
+
+
+def to_networkx(graph):
+    """``graph`` as a networkx graph (see :meth:`lgekit.Graph.to_networkx`)."""
+    import networkx as nx  # optional, and slow to import
+
+    g = nx.DiGraph() if graph.is_directed else nx.Graph()
+    if graph.name:
+        g.graph["name"] = graph.name
+    ids = graph.node_ids.tolist()
+    if graph.is_bipartite:
+        nl = graph.n_left
+        left, right = ids[:nl], ids[nl:]
+        if not set(left).isdisjoint(right):
+            ids = [(0, x) for x in left] + [(1, x) for x in right]
+        g.add_nodes_from(ids[:nl], bipartite=0)
+        g.add_nodes_from(ids[nl:], bipartite=1)
+    else:
+        g.add_nodes_from(ids)
+    e = graph.edges().tolist()
+    if graph.is_weighted:
+        g.add_weighted_edges_from((ids[u], ids[v], float(x)) for (u, v), x in zip(e, graph.edge_weights()))
+    else:
+        g.add_edges_from((ids[u], ids[v]) for u, v in e)
+    if graph.labels is not None:
+        names, lab = graph.label_names.tolist(), graph.labels
+        for i in range(graph.n_nodes):
+            g.nodes[ids[i]]["labels"] = [names[j] for j in lab.indices[lab.indptr[i]:lab.indptr[i + 1]]]
+    return g
+
+
+def is_dataframe(x):
+    """Whether ``x`` is a pandas DataFrame, without importing pandas (it is optional and slow to import)."""
+    return type(x).__module__.split(".")[0] == "pandas" and type(x).__name__ == "DataFrame"
+
+
+def _column(df, name, what):
+    """Column ``name`` of ``df`` as an id or weight array that keeps every value exactly."""
+    values = df[name].to_numpy()
+    if values.ndim != 1:
+        raise ValueError(f"{what}={name!r} names {values.shape[1]} columns of the DataFrame (a repeated column "
+                         "name); give it a unique name")
+    return values
+
+
+def dataframe_edges(df, source, target, weight, what="df"):
+    """``(edges, weights)`` from columns of a DataFrame: an ``(m, 2)`` id array and the raw weights or None.
+
+    ``source``/``target``/``weight`` name columns; ``source=None`` reads the
+    columns by position (two, or three with the weights: the rule of an
+    ``(m, 2)`` or ``(m, 3)`` array).  Missing id values (NaN, None, pd.NA)
+    are refused with their row labels.
+    """
+    columns = list(df.columns)
+    if source is None:
+        if len(columns) not in (2, 3):
+            raise ValueError(f"{what} is a DataFrame with {len(columns)} columns {columns}; an edge list has 2 "
+                             "(source, target) or 3 (source, target, weight): pick them with "
+                             "Graph.from_pandas(df, source=..., target=..., weight=...)")
+        names = columns[:2]
+        weight = columns[2] if len(columns) == 3 else None
+    else:
+        names = [source, target]
+    wanted = [("source", names[0]), ("target", names[1])] + ([("weight", weight)] if weight is not None else [])
+    missing = [f"{arg}={name!r}" for arg, name in wanted if name not in columns]
+    if missing:
+        raise ValueError(f"{what} has no column for {', '.join(missing)}; its columns are {columns}")
+    ends = [_column(df, name, arg) for arg, name in wanted[:2]]
+    for (arg, name), values in zip(wanted, ends):
+        absent = df[name].isna().to_numpy()
+        if absent.any():
+            rows = df.index[absent][:3].tolist()
+            raise ValueError(f"{what}: column {name!r} ({arg}) has missing node ids (NaN/None/NA) at row(s) {rows}; "
+                             "drop or fill those rows first (df.dropna(subset=[...]))")
+    ends = [_exact(values) for values in ends]
+    if ends[0].dtype.kind == ends[1].dtype.kind != "O":
+        edges = np.column_stack(ends)
+    else:
+        edges = np.empty((len(df), 2), dtype=object)
+        edges[:, 0], edges[:, 1] = ends  # element by element: a tuple id stays one id
+    weights = None if weight is None else _column(df, weight, "weight")
+    return edges, weights
+
+
+def _exact(values):
+    """An id column as NumPy would keep it exactly: text as compact strings when that loses nothing."""
+    if values.dtype == object and len(values) and all(isinstance(x, str) for x in values.tolist()):
+        return text_array(values.tolist())
+    return values
