@@ -43,6 +43,7 @@ Typical use::
     folder.remove_stale(keep={"embedding.npz"})            # an earlier run's files this one did not write
 """
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -50,7 +51,7 @@ from pathlib import Path
 
 from ._atomic import atomic_path, atomic_write_text, temporary_target
 
-__all__ = ["OutputFolder", "FolderNotOursError", "MANIFEST_NAME", "file_sha256"]
+__all__ = ["OutputFolder", "FolderNotOursError", "MANIFEST_NAME", "DISK_ERRNOS", "disk_error_message", "file_sha256"]
 
 #: the manifest's file name, in the folder it describes
 MANIFEST_NAME = ".lgekit-manifest.json"
@@ -59,6 +60,36 @@ _FORMAT = "lgekit output folder manifest"
 _VERSION = 1
 #: names that never make a folder "not empty": the results store's lock file
 _IGNORED = frozenset({".lock"})
+
+
+#: errors of the disk, not of lgekit (full, over quota, file too large, read-only): a command reports them in
+#: one line, and the work done so far stays resumable
+DISK_ERRNOS = frozenset(code for code in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EFBIG, errno.EROFS)
+                        if code is not None)
+
+
+def disk_error_message(folder, exc, resume=""):
+    """One line for a write into ``folder`` that the disk refused, or ``None`` when ``exc`` is no such error.
+
+    Parameters
+    ----------
+    folder : str or path
+        The output folder (named in the line).
+    exc : BaseException
+    resume : str, optional
+        What the user does once space is freed (appended).
+
+    Examples
+    --------
+    >>> import errno, os
+    >>> disk_error_message("out", OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    "cannot write into 'out': No space left on device (errno ENOSPC)"
+    """
+    code = getattr(exc, "errno", None)
+    if not isinstance(exc, OSError) or code not in DISK_ERRNOS:
+        return None
+    return (f"cannot write into {str(folder)!r}: {os.strerror(code)} (errno {errno.errorcode.get(code, code)})"
+            + (f"; {resume}" if resume else ""))
 
 
 class FolderNotOursError(ValueError):

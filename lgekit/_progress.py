@@ -13,17 +13,24 @@ suits the place its stream ends up in:
 
       LogisticEmbedding: epochs 12/50 done, elapsed 3m05s, ETA 9m46s (objective 1.234e+05)
 
+A sweep's display (:func:`sweep_progress`) counts cells and their outcomes::
+
+      cells 12/34 done (2 reused; 1 diverged, 0 failed), elapsed 3m05s, ETA 4m10s
+
+and weighs its ETA by the cells' estimated costs (the sweep starts the longest
+cells first: counting cells would promise too early an end).
+
 This module imports neither NumPy nor tqdm at import time and nothing of
 lgekit: the estimators (``lgekit.models``) and the harness
-(``lgekit.experiments``, whose :mod:`~lgekit.experiments.progress` builds its
-sweep display on it) may both use it.
+(``lgekit.experiments``) both use it, and :data:`PROGRESS_INTERVAL` is read
+when a display is made, so setting it reaches fits and sweeps alike.
 """
 import sys
 import threading
 import time
 
-__all__ = ["PROGRESS_INTERVAL", "CountLines", "PeriodicLines", "display_for", "format_duration", "in_notebook",
-           "notebook_widgets", "progress", "tqdm_bar", "write_line"]
+__all__ = ["PROGRESS_INTERVAL", "CountLines", "PeriodicLines", "SweepLines", "display_for", "format_duration",
+           "in_notebook", "notebook_widgets", "progress", "sweep_progress", "tqdm_bar", "write_line"]
 
 #: seconds between two plain progress lines (read at every call: tests and scripts may change it)
 PROGRESS_INTERVAL = 5.0
@@ -321,3 +328,105 @@ def progress(total, *, desc, unit, enabled=True, stream=None, interval=None):
         return _BarProgress(tqdm_bar(stream, notebook=display == "notebook", total=total, desc=desc, unit=unit),
                             stream)
     return CountLines(total, desc=desc, unit=unit, stream=stream, interval=interval)
+
+
+class SweepLines(PeriodicLines):
+    """Plain lines over a sweep's cells: done, reused, diverged and failed counts, and a cost-weighted ETA.
+
+    Parameters
+    ----------
+    total : int
+        Cells in the plan.
+    initial : int
+        Cells already finished before this sweep (reused from the store).
+    remaining_cost : float
+        The summed estimated cost of the cells this sweep runs (0: the ETA
+        counts cells instead).
+    **kwargs
+        ``stream``, ``interval``, ``clock``, ``heartbeat`` of :class:`PeriodicLines`.
+    """
+
+    def __init__(self, total, initial=0, *, remaining_cost=0.0, **kwargs):
+        self.total, self.initial, self.done = int(total), int(initial), int(initial)
+        self.n_diverged = self.n_failed = 0
+        self.cost_total, self.cost_done = float(remaining_cost), 0.0
+        super().__init__(**kwargs)
+
+    def _state(self):
+        return self.done
+
+    def line(self, now=None):
+        now = self.clock() if now is None else now
+        elapsed = now - self.start
+        run = self.done - self.initial
+        if self.done >= self.total:
+            eta = "done"
+        elif run == 0 or elapsed <= 0:
+            eta = "ETA unknown"
+        elif self.cost_total > 0 and self.cost_done > 0:
+            eta = "ETA " + format_duration(elapsed * (self.cost_total - self.cost_done) / self.cost_done)
+        else:
+            eta = "ETA " + format_duration(elapsed * (self.total - self.done) / run)
+        reused = f"{self.initial} reused; " if self.initial else ""
+        return (f"cells {self.done}/{self.total} done ({reused}{self.n_diverged} diverged, {self.n_failed} failed), "
+                f"elapsed {format_duration(elapsed)}, {eta}")
+
+    def update(self, status, cost=0.0):
+        """One more cell finished with ``status`` (estimated ``cost``)."""
+        with self._lock:
+            self.done += 1
+            self.cost_done += float(cost)
+            self.n_diverged += status == "diverged"
+            self.n_failed += status not in ("ok", "diverged")
+        self._changed()
+
+
+class _SweepBar:
+    """A tqdm bar over cells with the diverged/failed counts as its postfix."""
+
+    def __init__(self, bar):
+        self.bar = bar
+        self.n_diverged = self.n_failed = 0
+
+    def update(self, status, cost=0.0):
+        self.n_diverged += status == "diverged"
+        self.n_failed += status not in ("ok", "diverged")
+        self.bar.update(1)
+        self.bar.set_postfix_str(f"{self.n_diverged} diverged, {self.n_failed} failed", refresh=False)
+
+    def write(self, text):
+        self.bar.write(text)
+
+    def close(self):
+        self.bar.close()
+
+
+def sweep_progress(total, initial=0, *, enabled=True, remaining_cost=0.0, stream=None, interval=None):
+    """The progress display over a sweep's cells that suits where ``stream`` goes.
+
+    Parameters
+    ----------
+    total, initial : int
+        Cells in the plan; cells already finished.
+    enabled : bool
+        ``False``: nothing is shown.
+    remaining_cost : float
+        Estimated cost of the cells to run (for the plain lines' ETA).
+    stream : file-like, optional
+        Default ``sys.stderr`` (looked up at call time).
+    interval : float, optional
+        Seconds between plain lines (default :data:`PROGRESS_INTERVAL`, read now).
+
+    Returns
+    -------
+    object
+        With ``update(status, cost)`` after each cell and ``close()`` at the end.
+    """
+    if not enabled:
+        return _Silent()
+    stream = sys.stderr if stream is None else stream
+    display = display_for(stream)
+    if display != "lines":
+        return _SweepBar(tqdm_bar(stream, notebook=display == "notebook", total=total, initial=initial,
+                                  unit="cell", desc="cells", smoothing=0.1))
+    return SweepLines(total, initial, remaining_cost=remaining_cost, stream=stream, interval=interval)

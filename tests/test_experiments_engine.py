@@ -519,13 +519,13 @@ def test_cells_are_dispatched_longest_first(monkeypatch, tmp_path):
     assert params[-1]["dim"] == 5  # the short SGD cells fill the tail
 
     started = []
-    run_cell = tasks.run_cell
+    run_cell = engine.run_cell
 
     def spy(config, **kwargs):
         started.append(cell_key(config))
         return run_cell(config, **kwargs)
 
-    monkeypatch.setattr(tasks, "run_cell", spy)
+    monkeypatch.setattr(engine, "run_cell", spy)
     done = engine.run_sweep(plan.cells, tmp_path, n_jobs=1, progress=False)
     assert started == order and done.n_run == len(order)
 
@@ -556,10 +556,10 @@ class _Clock:
 def test_line_progress_writes_a_line_every_interval_with_eta():
     import io
 
-    from lgekit.experiments.progress import LineProgress
+    from lgekit._progress import SweepLines
 
     clock, out = _Clock(), io.StringIO()
-    p = LineProgress(10, initial=2, remaining_cost=80.0, stream=out, interval=5.0, clock=clock, heartbeat=False)
+    p = SweepLines(10, initial=2, remaining_cost=80.0, stream=out, interval=5.0, clock=clock, heartbeat=False)
     clock.now += 1.0
     p.update("ok", cost=40.0)  # 1 s in: no line yet
     assert out.getvalue() == ""
@@ -579,10 +579,10 @@ def test_line_progress_writes_a_line_every_interval_with_eta():
 def test_line_progress_counts_cells_when_costs_are_unknown():
     import io
 
-    from lgekit.experiments.progress import LineProgress
+    from lgekit._progress import SweepLines
 
     clock, out = _Clock(), io.StringIO()
-    p = LineProgress(4, stream=out, interval=0.0, clock=clock, heartbeat=False)
+    p = SweepLines(4, stream=out, interval=0.0, clock=clock, heartbeat=False)
     assert p.line() == "cells 0/4 done (0 diverged, 0 failed), elapsed 0s, ETA unknown"
     clock.now += 3600 + 30
     p.update("ok")
@@ -597,10 +597,10 @@ def test_line_progress_heartbeat_while_no_cell_finishes():
     import io
     import time
 
-    from lgekit.experiments.progress import LineProgress
+    from lgekit._progress import SweepLines
 
     out = io.StringIO()
-    p = LineProgress(3, stream=out, interval=0.05)
+    p = SweepLines(3, stream=out, interval=0.05)
     time.sleep(0.5)
     p.close()
     lines = out.getvalue().splitlines()
@@ -610,28 +610,29 @@ def test_line_progress_heartbeat_while_no_cell_finishes():
 def test_progress_display_follows_the_stream():
     import io
 
-    from lgekit.experiments import progress
+    from lgekit import _progress as progress
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    line = progress.progress_reporter(3, stream=io.StringIO(), interval=0)
-    assert isinstance(line, progress.LineProgress)
+    line = progress.sweep_progress(3, stream=io.StringIO(), interval=0)
+    assert isinstance(line, progress.SweepLines)
     line.close()
-    bar = progress.progress_reporter(3, stream=Terminal())
-    assert type(bar).__name__ == "_Bar" and type(bar.bar).__module__.startswith("tqdm")
+    bar = progress.sweep_progress(3, stream=Terminal())
+    assert type(bar).__name__ == "_SweepBar" and type(bar.bar).__module__.startswith("tqdm")
     bar.update("diverged")
     bar.close()
     assert "1 diverged, 0 failed" in bar.bar.postfix
-    assert type(progress.progress_reporter(3, stream=Terminal(), enabled=False)).__name__ == "_Silent"
+    assert type(progress.sweep_progress(3, stream=Terminal(), enabled=False)).__name__ == "_Silent"
 
 
 def test_sweep_piped_to_a_file_prints_progress_lines(monkeypatch, capsys, tmp_path):
-    from lgekit.experiments import progress
+    """The one interval of lgekit._progress, set after every import, reaches the sweep (issue 22)."""
+    from lgekit import _progress
     from lgekit.experiments.engine import run_sweep
 
-    monkeypatch.setattr(progress, "PROGRESS_INTERVAL", 0.0)  # a line per cell
+    monkeypatch.setattr(_progress, "PROGRESS_INTERVAL", 0.0)  # a line per cell
     plan = tiny_plan(["fig6"])
     run_sweep(plan.cells, tmp_path, n_jobs=1, progress=True)
     err = capsys.readouterr().err.splitlines()

@@ -5,7 +5,7 @@ then shows the epochs as a bar (terminal, notebook) or as a line every few
 seconds (pipe, log); verbose=2 adds a printed line per epoch, visible without
 any ``logging`` set-up.  ``lgekit fit`` shows the preparation and the epochs
 by default.  The display is chosen by ``lgekit._progress``, which the sweeps'
-progress (``lgekit.experiments.progress``) shares.
+progress (``lgekit._progress.sweep_progress``) shares.
 """
 import io
 import os
@@ -212,9 +212,7 @@ def test_in_a_kernel_the_estimator_draws_tqdms_notebook_bar(fake_notebook, capfd
 
 
 def test_in_a_kernel_the_sweep_draws_the_notebook_bar_too(fake_notebook):
-    from lgekit.experiments import progress
-
-    bar = progress.progress_reporter(4, 1, stream=io.StringIO())
+    bar = _progress.sweep_progress(4, 1, stream=io.StringIO())
     assert isinstance(bar.bar, _FakeNotebookBar) and bar.bar.kwargs["initial"] == 1
     bar.update("diverged")
     bar.close()
@@ -317,10 +315,7 @@ def test_count_lines_does_not_repeat_the_last_line_when_done():
                                            "M: epochs 2/2 done, elapsed 0s, done"]
 
 
-def test_format_duration_is_shared_with_the_sweeps():
-    from lgekit.experiments import progress
-
-    assert progress._duration is _progress.format_duration
+def test_format_duration():
     assert [_progress.format_duration(s) for s in (0.4, 59.6, 61, 3600 + 61)] == ["0s", "1m00s", "1m01s", "1h01m01s"]
 
 

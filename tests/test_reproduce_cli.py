@@ -236,3 +236,93 @@ def test_a_weighted_graph_runs_the_paper_settings_without_divergence(tmp_path, c
     assert set(verdicts) == {"fig1", "fig2", "fig5"} and "INCONCLUSIVE" not in verdicts.values(), verdicts
     report = (out / "report.md").read_text()
     assert "weighted (weights 1 to 31)" in report and "weighting='sample'" in report
+
+
+# ---------------------------------------------------------------------------- damaged cells, a full disk (issue 26)
+TINY_DATASET = {"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 150, "seed": 1}}
+TINY = {"*": {"params": {"epochs": 3, "dim": 12}}, "fig6": {"grid": {"dim": [8, 16, 24]}}}
+
+
+@pytest.fixture
+def tiny_cli(monkeypatch):
+    """``lgekit reproduce 6`` runs Figure 6 at a tiny scale (3 cells of ~0.1 s)."""
+    from lgekit.experiments import report
+
+    expand = report.expand
+    monkeypatch.setattr(report, "expand", lambda *a, **k: expand(*a, **dict(k, dataset=TINY_DATASET,
+                                                                              overrides=TINY)))
+
+
+def _cells(out):
+    return sorted((out / "cells").glob("*.json"))
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe", b"[1,2,3]", b"null", b'"a string"', b"{}", b'{"key": 5}',
+                                    b"{torn", b"", "another cell"])
+def test_a_damaged_cell_is_recomputed_with_one_line(tmp_path, tiny_cli, capsys, caplog, damage):
+    """Item 6: unreadable, malformed or mismatched cell files are recomputed, one warning line each.
+
+    (The command line prints WARNING records on stderr, one line each; under pytest they reach caplog.)
+    """
+    out = tmp_path / "res"
+    assert main(["reproduce", "6", "--out", str(out)]) == 0
+    first, second = _cells(out)[:2]
+    good = json.loads(first.read_text())
+    first.write_bytes(second.read_bytes() if damage == "another cell" else damage)
+    capsys.readouterr()
+    caplog.clear()
+    assert main(["reproduce", "6", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    lines = [r.getMessage() for r in caplog.records if first.name in r.getMessage()]
+    assert len(lines) == 1 and "will be recomputed" in lines[0] and "\n" not in lines[0], lines
+    assert "Traceback" not in captured.err
+    assert "1 ok" in captured.out and "2 already done" in captured.out
+    again = json.loads(first.read_text())
+    assert again["key"] == good["key"] and again["history"] == good["history"]
+
+
+@pytest.mark.parametrize("where, code", [("cell", "ENOSPC"), ("cell", "EDQUOT"), ("index", "ENOSPC"),
+                                         ("report", "ENOSPC"), ("figure", "EFBIG")])
+def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, tiny_cli, monkeypatch, capsys, where, code):
+    """Item 11: the write fails with ENOSPC (or EDQUOT): one line naming the folder and the errno, exit 2."""
+    import errno as errno_module
+
+    from lgekit import _output_folder
+    from lgekit.experiments import store
+
+    out = tmp_path / "res"
+    number = getattr(errno_module, code)
+    full = OSError(number, os.strerror(number))
+    calls = []
+    mp = pytest.MonkeyPatch()  # undone before the resume, unlike tiny_cli's
+
+    def failing(real, wanted):
+        def write(path, *args, **kwargs):
+            calls.append(Path(path).name)
+            if wanted(Path(path).name) and len([c for c in calls if wanted(c)]) == 2:
+                raise full
+            return real(path, *args, **kwargs)
+        return write
+
+    if where == "cell":  # the second cell's record
+        mp.setattr(store, "atomic_write_text", failing(store.atomic_write_text, lambda n: True))
+    else:
+        wanted = {"index": lambda n: n == "records.jsonl", "report": lambda n: n == "report.html",
+                  "figure": lambda n: n.endswith(".pdf")}[where]
+        # the first write of the name succeeds (a temporary of the output folder); the second is refused
+        mp.setattr(_output_folder, "atomic_path", failing(_output_folder.atomic_path,
+                                                                    lambda n: wanted(n) or False))
+        if where in ("report", "figure", "index"):
+            main(["reproduce", "6", "--out", str(out)])  # a first, whole run: the name is written once
+            capsys.readouterr()
+            (out / "cells" / _cells(out)[0].name).unlink()
+    assert main(["reproduce", "6", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if not line.startswith("cells ")]  # beside the progress lines
+    assert len(errors) == 1 and errors[0].startswith("lgekit reproduce: error: "), err
+    assert f"cannot write into '{out}'" in err and f"errno {code}" in err and "run the same command again" in err
+    mp.undo()
+    stored = len(_cells(out))
+    assert main(["reproduce", "6", "--out", str(out)]) == 0
+    assert f"{stored} already done" in capsys.readouterr().out
+    assert not list(out.rglob(".lgekit-tmp.*"))

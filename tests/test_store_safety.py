@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import lgekit._atomic
 import lgekit._output_folder
 from lgekit._output_folder import MANIFEST_NAME, FolderNotOursError
-from lgekit.experiments import tasks
+from lgekit.experiments import engine
 from lgekit.experiments.report import reproduce
 from lgekit.experiments.store import ResultsStore
 
@@ -145,14 +145,14 @@ def _paused_in(phase):
     paused, resume = threading.Event(), threading.Event()
     mp = pytest.MonkeyPatch()
     if phase == "sweep":
-        run_cell = tasks.run_cell
+        run_cell = engine.run_cell
 
         def slow_cell(*args, **kwargs):
             paused.set()
             assert resume.wait(60)
             return run_cell(*args, **kwargs)
 
-        mp.setattr(tasks, "run_cell", slow_cell)
+        mp.setattr(engine, "run_cell", slow_cell)
     else:
         atomic_path = lgekit._atomic.atomic_path
 
@@ -262,7 +262,7 @@ def test_two_concurrent_processes_leave_a_consistent_folder(tmp_path):
 _FOREVER = """
 import os, sys, time
 from pathlib import Path
-from lgekit.experiments import engine, tasks
+from lgekit.experiments import engine
 from lgekit.experiments.specs import expand
 
 def forever(config, marks=sys.argv[2], **kwargs):  # a default: the worker's own sys.argv is loky's
@@ -270,7 +270,7 @@ def forever(config, marks=sys.argv[2], **kwargs):  # a default: the worker's own
     while True:
         sum(i * i for i in range(10000))
 
-tasks.run_cell = forever
+engine.run_cell = forever
 plan = expand(["fig6"], dataset=DATASET, quick=True, overrides=OVERRIDES)
 engine.run_sweep(plan.cells, sys.argv[1], n_jobs=2, progress=False)
 """

@@ -3,7 +3,7 @@ import logging
 import shlex
 import sys
 
-from .._output_folder import FolderNotOursError
+from .._output_folder import FolderNotOursError, disk_error_message
 from ._common import CommandError, as_command_error
 
 __all__ = ["register", "run"]
@@ -130,6 +130,12 @@ def run(args):
         raise CommandError(str(exc)) from None
     except FolderNotOursError as exc:  # files of the user's in --out
         raise CommandError(str(exc)) from None
+    except OSError as exc:  # a full disk: the cells written so far are kept
+        message = disk_error_message(args.out, exc, "the cells finished so far are stored: free some space and "
+                                                    "run the same command again to resume")
+        if message is None:
+            raise
+        raise CommandError(message) from None
     print(result.summary())
     for v in outputs.verdicts:
         print(f"  {v.figure}: {v.status:<14} {v.statement}")

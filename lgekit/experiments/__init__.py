@@ -12,7 +12,7 @@ dataclasses, verdict thresholds, cell keys, the cost model),
 :mod:`~lgekit.experiments.store` (the crash-safe results store),
 :mod:`~lgekit.experiments.tasks` (one cell, recorded by the public callbacks),
 :mod:`~lgekit.experiments.engine` (local joblib processes or Dask, longest
-cells first), :mod:`~lgekit.experiments.progress`,
+cells first; its progress display is :func:`lgekit._progress.sweep_progress`),
 :mod:`~lgekit.experiments.plots`, :mod:`~lgekit.experiments.verdicts` and
 :mod:`~lgekit.experiments.report`.
 

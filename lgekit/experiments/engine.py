@@ -25,9 +25,10 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from .progress import progress_reporter
+from .._progress import sweep_progress
 from .specs import estimated_cost
 from .store import ResultsStore
+from .tasks import run_cell
 
 __all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "exit_with_parent", "SchedulerUnreachable"]
 
@@ -184,15 +185,9 @@ def exit_with_parent(driver_pid, interval=PARENT_POLL_SECONDS):
 
 
 def _iter_local(todo, n_jobs, verbose):
-    """Yield records as local worker processes finish them."""
-    from joblib import Parallel, delayed, parallel_config
+    """Yield records as local worker processes finish them (``n_jobs`` > 1)."""
+    from joblib import Parallel, delayed, parallel_config  # lazy: joblib starts no pool for a one-job sweep
 
-    from .tasks import run_cell
-
-    if n_jobs == 1:
-        for key, config in todo:
-            yield run_cell(config, verbose=verbose, engine="local")
-        return
     # backend parameters are the documented way (joblib >= 1.3) to give loky workers an initializer
     with parallel_config(backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),)):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
@@ -237,8 +232,6 @@ def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):
 
 def _iter_dask(todo, scheduler, n_jobs, verbose, timeout):
     """Yield records as Dask workers finish them."""
-    from .tasks import run_cell
-
     client, cluster = connect(scheduler, n_jobs, timeout)
     try:
         from distributed import as_completed
@@ -274,6 +267,26 @@ def _guard(records, result):
         ) from exc
 
 
+def _store(record, store, result, bar, costs):
+    """Store one record as it arrives, count its outcome, log it and advance the progress display."""
+    store.put(record)
+    status = record.get("status")
+    if status == "ok":
+        result.n_ok += 1
+    elif status == "diverged":
+        result.n_diverged += 1
+    else:
+        result.n_error += 1
+        err = record.get("error") or {}
+        result.errors.append({"key": record["key"], "model": record["config"]["model"],
+                              "params": record["config"]["params"], **err})
+    params = record["config"]["params"]
+    logger.info("%s %s dim=%s lam_r=%s seed=%s: %s in %.1f s", record["key"][:10], record["config"]["model"],
+                params.get("dim"), params.get("lam_r"), params.get("random_state"), status,
+                (record.get("timings") or {}).get("total", 0.0))
+    bar.update(status, costs.get(record["key"], 0.0))
+
+
 def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose=0, progress=True,
               timeout=SCHEDULER_TIMEOUT):
     """Run every cell not yet finished in ``store``; store each record as soon as it arrives.
@@ -298,7 +311,7 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
         Passed to the models (per-epoch output) when >= 2.
     progress : bool
         Show progress on stderr: a bar on a terminal or in a notebook, a
-        line every few seconds otherwise (:mod:`lgekit.experiments.progress`).
+        line every few seconds otherwise (:func:`lgekit._progress.sweep_progress`).
     timeout : float
         Seconds to wait for a Dask scheduler given by address.
 
@@ -326,29 +339,18 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
         result.n_skipped = len(done)
         todo = [(key, cells[key]) for key in dispatch_order(cells) if key not in done]
         if todo:
-            records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
-                       else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
             costs = {key: estimated_cost(config) for key, config in todo}
-            bar = progress_reporter(len(cells), len(done), enabled=progress, remaining_cost=sum(costs.values()))
+            bar = sweep_progress(len(cells), len(done), enabled=progress, remaining_cost=sum(costs.values()))
             try:  # the index is rebuilt even when interrupted
-                for record in _guard(records, result):
-                    store.put(record)
-                    status = record.get("status")
-                    if status == "ok":
-                        result.n_ok += 1
-                    elif status == "diverged":
-                        result.n_diverged += 1
-                    else:
-                        result.n_error += 1
-                        err = record.get("error") or {}
-                        result.errors.append({
-                            "key": record["key"], "model": record["config"]["model"],
-                            "params": record["config"]["params"], **err})
-                    params = record["config"]["params"]
-                    logger.info("%s %s dim=%s lam_r=%s seed=%s: %s in %.1f s", record["key"][:10],
-                                record["config"]["model"], params.get("dim"), params.get("lam_r"),
-                                params.get("random_state"), status, (record.get("timings") or {}).get("total", 0.0))
-                    bar.update(status, costs.get(record["key"], 0.0))
+                if scheduler is None and n_jobs == 1:
+                    # in this process, called from here: reproduce -> run_sweep -> run_cell -> fit
+                    for _, config in todo:
+                        _store(run_cell(config, verbose=verbose, engine="local"), store, result, bar, costs)
+                else:
+                    records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
+                               else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
+                    for record in _guard(records, result):
+                        _store(record, store, result, bar, costs)
             finally:
                 bar.close()
                 store.write_index()

@@ -30,18 +30,29 @@ the same graph loads and splits it once per seed).
 """
 import contextlib
 import functools
+import importlib.metadata
+import json
 import logging
 import os
 import platform
 import socket
+import sys
 import time
 import traceback
 import warnings
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from ..callbacks import Callback
+from .. import datasets, models
+from .._openmp import openmp_enabled
+from .._show_versions import DEPENDENCIES
+from .._version import __version__
+from ..callbacks import Callback, LinkPredictionCallback, NodeClassificationCallback
+from ..evaluation import split_edges
+from ..metrics import average_precision, roc_auc
+from ..models import DivergenceError
 from .specs import MODELS, RecordSpec, canonical_json, cell_key
 from .store import to_json_safe
 
@@ -52,10 +63,6 @@ logger = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=2)
 def _load_dataset(spec_json):
-    import json
-
-    from .. import datasets
-
     spec = json.loads(spec_json)
     if "name" in spec:
         return datasets.load(spec["name"], **spec.get("kwargs", {}))
@@ -70,18 +77,12 @@ def load_dataset(spec):
 
 @functools.lru_cache(maxsize=4)
 def _split(spec_json, split_json):
-    import json
-
-    from ..evaluation import split_edges
-
     graph = _load_dataset(spec_json)
     return split_edges(graph, **json.loads(split_json))
 
 
 def make_model(name, params):
     """Instantiate model ``name`` (one of :data:`MODELS`) with ``params``."""
-    from .. import models
-
     if name not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}, got {name!r}")
     cls = getattr(models, name, None)
@@ -146,8 +147,6 @@ def recording_callbacks(split, record, labels=None, seed=0):
     -------
     list of Callback
     """
-    from ..callbacks import LinkPredictionCallback, NodeClassificationCallback
-
     if not isinstance(record, RecordSpec):
         record = RecordSpec.from_dict(record)
     callbacks = []
@@ -169,13 +168,6 @@ def _versions():
     ``openmp_max_threads`` is left out: it is an execution setting (Dask
     workers pin it), not a version.
     """
-    import importlib.metadata
-    import sys
-
-    from .._openmp import openmp_enabled
-    from .._show_versions import DEPENDENCIES
-    from .._version import __version__
-
     info = {"lgekit": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
             "openmp": bool(openmp_enabled())}
     for name in DEPENDENCIES:
@@ -262,8 +254,6 @@ def run_cell(config, *, verbose=0, engine="local"):
     dict
         The record (plain JSON data; see the module docstring).
     """
-    from threadpoolctl import threadpool_limits
-
     started = time.time()
     t_start = time.perf_counter()
     timings = {"started": started, "host": socket.gethostname(), "pid": os.getpid(), "engine": engine,
@@ -298,8 +288,6 @@ def run_cell(config, *, verbose=0, engine="local"):
             seed = int(config["split"].get("seed", 0))
             callbacks = recording_callbacks(split, rec_spec, labels, seed=seed)
             t0 = time.perf_counter()
-            from ..models import DivergenceError
-
             try:
                 model.fit(split, callbacks=callbacks)
                 history = model.history_
@@ -316,8 +304,6 @@ def run_cell(config, *, verbose=0, engine="local"):
             t0 = time.perf_counter()
             final = {}
             if record["status"] == "ok":
-                from ..metrics import average_precision, roc_auc
-
                 emb = model.embedding_
                 final["test_ap"] = average_precision(emb, split.test_positives, split.test_negatives)
                 final["test_auc"] = roc_auc(emb, split.test_positives, split.test_negatives)
