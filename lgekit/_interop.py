@@ -1,19 +1,20 @@
 """What a networkx graph or a pandas DataFrame says about a graph, read as arrays (for :class:`lgekit.Graph`).
 
-These functions know networkx's and pandas' conventions and nothing of the
-CSR: they hand :meth:`lgekit.Graph.from_networkx`,
+These functions know networkx's and pandas' conventions (and what a weight
+may be, whoever gives it) and nothing of the CSR: they hand :meth:`lgekit.Graph.from_networkx`,
 :meth:`lgekit.Graph.from_pandas` and :meth:`lgekit.Graph.from_edges` node
 ids, index pairs and raw weights, and write a graph's parts back out as a
 networkx graph.  networkx and pandas are optional dependencies, imported only
 by the functions that need them.
 """
+import numbers
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
 from .ids import is_integer_id, node_id_query, object_array, text_array
 
-__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "dataframe_edges"]
+__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "dataframe_edges", "checked_weights"]
 
 
 class NetworkxParts(NamedTuple):
@@ -168,3 +169,30 @@ def _exact(values):
     if values.dtype == object and len(values) and all(isinstance(x, str) for x in values.tolist()):
         return text_array(values.tolist())
     return values
+
+
+def checked_weights(values, edge, attr=None):
+    """Edge weights as finite positive float64; ValueError naming the first bad one's edge (``edge(i)``) otherwise.
+
+    A weight is a real number (not a bool, a string or None); an int beyond
+    float64's range (``10**400``) is refused like ``inf``, never an OverflowError.
+    """
+    values = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if values.dtype.kind in "biuf":
+        w = values.astype(np.float64)
+    else:
+        w = np.full(len(values), np.nan)
+        for i, x in enumerate(values.tolist()):
+            if isinstance(x, numbers.Real) and not isinstance(x, bool):
+                try:
+                    w[i] = float(x)
+                except OverflowError:
+                    w[i] = np.inf
+    bad = ~np.isfinite(w) | (w <= 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        x = values[i].item() if isinstance(values[i], np.generic) else values[i]
+        shown = "missing (None)" if x is None else repr(x)
+        which = f"has {attr}={shown}" if attr else f"has weight {shown}"
+        raise ValueError(f"weights must be finite positive numbers (float or int, at most 1.8e308); {edge(i)} {which}")
+    return w

@@ -1,6 +1,5 @@
 """The graph every lgekit component consumes: an immutable CSR adjacency with node ids and labels."""
 import logging
-import numbers
 import os
 import sys
 import warnings
@@ -9,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._interop import dataframe_edges, is_dataframe, networkx_parts, to_networkx
+from ._interop import checked_weights, dataframe_edges, is_dataframe, networkx_parts, to_networkx
 from ._validation import check_pairs
 from .ids import (
     as_id_array,
@@ -17,9 +16,10 @@ from .ids import (
     edge_id_array,
     ids_to_indices,
     is_integer_id,
-    match_ids,
     node_id_query,
     node_positions,
+    two_sided_ids_to_indices,
+    two_sided_positions,
     unique_sorter,
 )
 from .labels import check_real, label_matrix, membership_matrix
@@ -29,8 +29,6 @@ __all__ = ["Graph", "GraphWarning", "TableSides"]
 logger = logging.getLogger(__name__)
 
 _DUPLICATE_POLICIES = ("sum", "max", "error")
-# how a side of a bipartite graph may be named: networkx's ``bipartite`` attribute values or words
-_SIDES = {"left": 0, 0: 0, "right": 1, 1: 1}
 
 
 class TableSides(NamedTuple):
@@ -72,15 +70,6 @@ def _check_n_left(n_left, n, directed):
     return n_left
 
 
-def _side(side):
-    """0 (left) or 1 (right) for ``side`` in {"left", "right", 0, 1}."""
-    try:
-        return _SIDES[side]
-    except (KeyError, TypeError):
-        raise ValueError(f"side must be 'left', 'right', 0 or 1 (networkx's bipartite attribute), "
-                         f"got {side!r}") from None
-
-
 class Graph:
     """An immutable graph in compressed sparse row (CSR) form.
 
@@ -107,8 +96,8 @@ class Graph:
       and :meth:`index_of` takes ``side=`` to tell them apart.
 
     Build one with :meth:`from_edges`, :meth:`from_scipy`,
-    :meth:`from_networkx` or :meth:`from_biadjacency`, or with
-    :func:`lgekit.datasets.load`.
+    :meth:`from_networkx`, :meth:`from_pandas` or :meth:`from_biadjacency`,
+    or with :func:`lgekit.datasets.load`.
 
     Parameters
     ----------
@@ -233,9 +222,8 @@ class Graph:
                 raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
                                 "Graph.from_edges accepts more forms")
             lab = membership_matrix(labels, n)  # a new matrix: never writes into (read-only) input arrays
-            lab.indices.flags.writeable = False
-            lab.indptr.flags.writeable = False
-            lab.data.flags.writeable = False
+            for part in (lab.indices, lab.indptr, lab.data):
+                _readonly(part)
             names = np.arange(lab.shape[1]) if label_names is None else np.asarray(label_names)
             if names.shape != (lab.shape[1],):
                 raise ValueError(f"label_names must have one name per class ({lab.shape[1]}), got shape {names.shape}")
@@ -250,13 +238,12 @@ class Graph:
 
         Parameters
         ----------
-        edges : array-like of shape (m, 2) or iterable of pairs
-            Endpoints, as node ids of any hashable type.  A third column is
-            taken as weights when ``weights`` is not given.  Integer ids are
-            kept exact at any size: ids that fit int64 are stored as int64,
-            otherwise (Python ints from 2**63 on) every integer id is kept
-            as a Python int in an object array.  Float ids must be whole
-            numbers below 2**53 in magnitude.
+        edges : array-like of shape (m, 2), iterable of pairs, or pandas.DataFrame
+            Endpoints, as node ids of any hashable type, kept exactly (the
+            rules of :mod:`lgekit.ids`: integers at any size, floats only
+            when whole and below 2**53, text as written).  A third column is
+            taken as weights when ``weights`` is not given.  A DataFrame's
+            columns count by position (:meth:`from_pandas` picks them by name).
         weights : array-like of shape (m,), optional
             Positive finite edge weights (default: unweighted, all 1).
         nodes : int or array-like, optional
@@ -268,13 +255,10 @@ class Graph:
         directed : bool, default False
             Keep arcs ``(source, target)`` as given instead of symmetrising.
         labels : optional
-            Node labels in any of these forms: a sparse or dense
-            ``(n_nodes, n_classes)`` 0/1 matrix in node order; a 1-D sequence of
-            one class per node (``None`` for unlabeled); or a mapping
-            ``{node_id: class or iterable of classes}``.  A matrix holds only
-            0 and 1 (booleans too): 1 is a membership, 0 (stored or not) is
-            none, an entry stored twice is one membership; any other value
-            is refused.  This is the rule of every constructor.
+            A ``(n_nodes, n_classes)`` 0/1 matrix in node order, a sequence
+            of one class per node (``None``: unlabeled) or a mapping
+            ``{node_id: class or classes}``; the one rule of every
+            constructor is :func:`lgekit.labels.label_matrix`'s.
         label_names : array-like, optional
             Class names for ``labels`` (default ``0..k-1`` for a matrix);
             refused without ``labels``.
@@ -324,7 +308,7 @@ class Graph:
             w = np.asarray(weights)
             if w.shape != (m,):
                 raise ValueError(f"weights must have one value per edge ({m}), got shape {w.shape}")
-            w = _checked_weights(w, lambda i: "edge {} ({!r}, {!r})".format(i, *arr[i].tolist()))
+            w = checked_weights(w, lambda i: "edge {} ({!r}, {!r})".format(i, *arr[i].tolist()))
         else:
             w = None
 
@@ -333,23 +317,7 @@ class Graph:
             if directed:
                 raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its "
                                  "edges join the two sides); pass one of them")
-            if nodes is None:
-                nodes_left = nodes_right = None
-            elif isinstance(nodes, (tuple, list)) and len(nodes) == 2 and not isinstance(nodes[0], (str, bytes)):
-                nodes_left, nodes_right = nodes
-            else:
-                raise ValueError("with bipartite=True, nodes must be a pair (left nodes, right nodes), each an int or "
-                                 f"a sequence of ids, got {type(nodes).__name__}")
-            # the two columns are two id namespaces, numbered separately; a column of one type (names
-            # beside integer ids on the other side) is read as that type, so its ids sort
-            left_col, right_col = ((as_id_array(c.tolist(), what) if c.dtype.kind == "O" else c)
-                                   for c, what in ((arr[:, 0], "left ids"), (arr[:, 1], "right ids")))
-            left_ids, li, n_left = ids_to_indices(left_col, nodes_left, "nodes[0]", "left ids")
-            right_ids, ri, n_right = ids_to_indices(right_col, nodes_right, "nodes[1]", "right ids")
-            n = n_left + n_right
-            idx = np.column_stack([li, n_left + ri]).reshape(m, 2)
-            node_ids = concat_ids(np.arange(n_left) if left_ids is None else left_ids,
-                                   np.arange(n_right) if right_ids is None else right_ids)
+            node_ids, idx, n, n_left = two_sided_ids_to_indices(arr, nodes)
         else:
             n_left = None
             node_ids, idx, n = ids_to_indices(arr, nodes, "nodes", "edges")
@@ -505,15 +473,11 @@ class Graph:
                              f"is {float(coo.data[i])!r}")
         n_left, n_right = block.shape
         ids = []
-        for side_ids, count, what in ((left_ids, n_left, "left_ids"), (right_ids, n_right, "right_ids")):
-            if side_ids is None:
-                ids.append(np.arange(count, dtype=np.int64))
-                continue
-            arr = as_id_array(side_ids, what)
-            if arr.shape != (count,):
-                where = "row" if what == "left_ids" else "column"
-                raise ValueError(f"{what} must have one id per {where} of matrix ({count}), got shape {arr.shape}")
-            ids.append(arr)
+        for side_ids, count, what, where in ((left_ids, n_left, "left_ids", "row"),
+                                             (right_ids, n_right, "right_ids", "column")):
+            ids.append(np.arange(count, dtype=np.int64) if side_ids is None else as_id_array(side_ids, what))
+            if ids[-1].shape != (count,):
+                raise ValueError(f"{what} must have one id per {where} of matrix ({count}), got shape {ids[-1].shape}")
         node_ids = concat_ids(*ids)
         adj = sp.bmat([[None, block], [block.T, None]], format="csr") if n_left and n_right else \
             sp.csr_matrix((n_left + n_right, n_left + n_right))
@@ -528,24 +492,20 @@ class Graph:
                       bipartite=None):
         """Build a graph from a networkx graph, keeping its kind.
 
-        A ``DiGraph`` or ``MultiDiGraph`` gives a directed graph, a graph
-        whose nodes all carry networkx's ``bipartite`` attribute (0 or 1,
-        every edge joining the two) a bipartite one, any other graph an
-        undirected one.  Since lgekit 0.9 a ``DiGraph`` is directed by
-        default: it used to be symmetrised with a warning; pass
-        ``directed=False`` for that.
+        A ``DiGraph`` or ``MultiDiGraph`` gives a directed graph (it used to
+        be symmetrised with a warning: pass ``directed=False`` for that), a
+        graph whose nodes carry networkx's ``bipartite`` attribute a
+        bipartite one, any other graph an undirected one.
 
         Parameters
         ----------
         nx_graph : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
             Parallel edges of a multigraph are one edge, their weights summed.
         weight : str or None, default "weight"
-            Edge attribute holding the weight (networkx's convention, as in
-            ``networkx.to_scipy_sparse_array``): an edge without it weighs 1,
-            and a graph where no edge has it is unweighted.  ``None`` ignores
-            weights.  A weight must be a finite positive number; an error
-            names the edge by its node ids.  What a weight then does is the
-            estimators' ``weighting`` parameter.
+            Edge attribute holding the weight, a finite positive number
+            (networkx's convention): an edge without it weighs 1, a graph
+            where no edge has it is unweighted; ``None`` ignores weights.
+            What a weight does is the estimators' ``weighting`` parameter.
         label_attr : str, optional
             Node attribute holding a class or an iterable of classes.
         directed : bool, optional
@@ -556,17 +516,14 @@ class Graph:
         name : str, optional
             Default: ``nx_graph.name``.
         bipartite : str, bool or None, default None
-            The node attribute saying each node's side, networkx's convention
-            (:mod:`networkx.algorithms.bipartite`): 0 for the left set, 1 for
-            the right set.  ``None`` detects it: an undirected graph (or one
-            read with ``directed=False``) whose every node has
-            ``bipartite`` 0 or 1 and whose every edge joins the two sides is
-            bipartite.  ``True`` or an attribute name requires it: a node
-            without it, another value or an edge inside a side is a
-            ``ValueError``.  ``False`` reads the graph by its edges alone.
-            A bipartite graph lists left nodes first, each side in
-            ``nx_graph``'s node order; the node names are the ids.  Refused
-            with ``directed=True``.
+            The node attribute giving each node's side (0: left, 1: right;
+            :mod:`networkx.algorithms.bipartite`).  ``None`` detects it: an
+            undirected graph (or one read with ``directed=False``) whose
+            every node has ``bipartite`` 0 or 1 and every edge joins the
+            sides is bipartite.  ``True`` or an attribute name requires it
+            (a node without it, another value or an edge inside a side is a
+            ``ValueError``); ``False`` reads the edges alone.  Left nodes
+            come first, each side in ``nx_graph``'s order.
 
         Raises
         ------
@@ -603,7 +560,7 @@ class Graph:
             raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
                              "(nx_graph.to_directed() gives both arcs of every edge)")
         parts = networkx_parts(nx_graph, weight=weight, label_attr=label_attr, directed=directed, bipartite=bipartite)
-        weights = None if parts.weights is None else _checked_weights(parts.weights, parts.describe_edge, attr=weight)
+        weights = None if parts.weights is None else checked_weights(parts.weights, parts.describe_edge, attr=weight)
         g = cls.from_edges(parts.edges, weights=weights, nodes=len(parts.node_ids), directed=parts.directed,
                            duplicates=parts.duplicates, name=name or (nx_graph.name or None))
         if parts.n_left is not None:
@@ -780,22 +737,17 @@ class Graph:
     def table_sides(self):
         r"""The two vertex sets a directed or bipartite graph is embedded on: ``(n_source, n_target, target_offset)``.
 
-        The paper's footnote 1 embeds a directed graph with two vectors per
-        node, an out-vector :math:`x_u` (a row of ``embedding_``) and an
-        in-vector :math:`y_v` (a row of ``context_embedding_``), scored
+        The paper's footnote 1 embeds a directed graph with an out-vector
+        :math:`x_u` (a row of ``embedding_``) and an in-vector :math:`y_v`
+        (a row of ``context_embedding_``) per node, scored
         :math:`x_u \cdot y_v`; Theorem 1's bipartite setting has
-        :math:`a \in U`, :math:`b \in V`.  Both are one shape:
-
-        ========== ========================= ========================== =================
-        kind       ``n_source`` (:math:`|U|`) ``n_target`` (:math:`|V|`) ``target_offset``
-        ========== ========================= ========================== =================
-        directed   ``n_nodes`` (sources)     ``n_nodes`` (targets)      0
-        bipartite  ``n_left``                ``n_right``                ``n_left``
-        ========== ========================= ========================== =================
-
-        A pair of node indices ``(u, v)`` is then row ``u`` of the source
-        table and row ``v - target_offset`` of the target table.  The ids of
-        those rows are :attr:`source_ids` and :attr:`target_ids`.
+        :math:`a \in U`, :math:`b \in V`.  Both are one shape: the sources
+        :math:`U` (every node of a directed graph, the left nodes of a
+        bipartite one) and the targets :math:`V` (every node, or the right
+        nodes, which start at node index ``target_offset = n_left``).  A pair
+        of node indices ``(u, v)`` is row ``u`` of the source table and row
+        ``v - target_offset`` of the target table; the rows' ids are
+        :attr:`source_ids` and :attr:`target_ids`.
 
         Returns
         -------
@@ -916,22 +868,8 @@ class Graph:
                 raise ValueError(f"side={side!r} applies to bipartite graphs; this graph is {self.kind}")
             out = node_positions(query, self._node_ids, self._sorter, "index_of")
         else:
-            out = self._bipartite_index(query, side)
+            out = two_sided_positions(query, self._node_ids, self._sorter, self._n_left, side)
         return out[0] if scalar else out
-
-    def _bipartite_index(self, query, side):
-        nl = self._n_left
-        sides = ((self._node_ids[:nl], self._sorter[0], 0), (self._node_ids[nl:], self._sorter[1], nl))
-        if side is not None:
-            ids, sorter, offset = sides[_side(side)]
-            return offset + node_positions(query, ids, sorter, f"index_of(side={side!r})")
-        (shown, pl, fl), (_, pr, fr) = (match_ids(query, ids, sorter, "index_of") for ids, sorter, _ in sides)
-        if np.any(fl & fr):
-            raise ValueError(f"index_of: node id(s) {shown[fl & fr][:5].tolist()} name a left node and a right "
-                             "node of this bipartite graph; pass side='left' or side='right'")
-        if not np.all(fl | fr):
-            raise KeyError(f"index_of: unknown node id(s) {shown[~(fl | fr)][:5].tolist()}")
-        return np.where(fl, pl, nl + pr)
 
     def neighbors(self, i):
         """Indices of the neighbours of node index ``i`` (read-only view).
@@ -1060,30 +998,3 @@ def _adjacency_from_indices(idx, weights, n, directed, duplicates):
     if not directed:
         uu, vv, w = np.concatenate([uu, vv]), np.concatenate([vv, uu]), np.concatenate([w, w])
     return sp.csr_matrix((w, (uu, vv)), shape=(n, n))
-
-
-def _checked_weights(values, edge, attr=None):
-    """Edge weights as finite positive float64; ValueError naming the first bad one's edge (``edge(i)``) otherwise.
-
-    A weight is a real number (not a bool, a string or None); an int beyond
-    float64's range (``10**400``) is refused like ``inf``, never an OverflowError.
-    """
-    values = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
-    if values.dtype.kind in "biuf":
-        w = values.astype(np.float64)
-    else:
-        w = np.full(len(values), np.nan)
-        for i, x in enumerate(values.tolist()):
-            if isinstance(x, numbers.Real) and not isinstance(x, bool):
-                try:
-                    w[i] = float(x)
-                except OverflowError:
-                    w[i] = np.inf
-    bad = ~np.isfinite(w) | (w <= 0)
-    if np.any(bad):
-        i = int(np.flatnonzero(bad)[0])
-        x = values[i].item() if isinstance(values[i], np.generic) else values[i]
-        shown = "missing (None)" if x is None else repr(x)
-        which = f"has {attr}={shown}" if attr else f"has weight {shown}"
-        raise ValueError(f"weights must be finite positive numbers (float or int, at most 1.8e308); {edge(i)} {which}")
-    return w

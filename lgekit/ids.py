@@ -33,12 +33,14 @@ import numpy as np
 __all__ = [
     "is_integer_id", "object_array", "as_id_array", "text_array", "concat_ids", "node_id_query", "match_ids",
     "node_positions", "unique_sorter", "sorted_ids", "ids_to_indices", "comparable_ids", "index_in",
-    "edge_id_array",
+    "edge_id_array", "two_sided_ids_to_indices", "two_sided_positions", "side_index",
 ]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 # a float64 holds every integer of magnitude below 2**53 exactly, and no longer all of them above
 _EXACT_FLOAT = 2**53
+# how a side of a bipartite graph may be named: networkx's ``bipartite`` attribute values or words
+_SIDES = {"left": 0, 0: 0, "right": 1, 1: 1}
 # a text id longer than this is kept in an object array: a <U array is as wide as its longest entry, for every node
 _MAX_COMPACT_TEXT = 64
 
@@ -391,3 +393,65 @@ def edge_id_array(edges):
             arr[i, 0] = u
             arr[i, 1] = v
     return arr, (None if weights is None else np.asarray(weights, dtype=object))
+
+
+# ---------------------------------------------------------------------- two namespaces (bipartite graphs)
+def side_index(side):
+    """0 (left) or 1 (right) for ``side`` in {"left", "right", 0, 1} (0 and 1: networkx's bipartite values)."""
+    try:
+        return _SIDES[side]
+    except (KeyError, TypeError):
+        raise ValueError(f"side must be 'left', 'right', 0 or 1 (networkx's bipartite attribute), "
+                         f"got {side!r}") from None
+
+
+def two_sided_ids_to_indices(arr, nodes):
+    """:func:`ids_to_indices` for the ``(m, 2)`` (left id, right id) rows of a bipartite edge list.
+
+    The two columns are two id namespaces, numbered separately (left nodes
+    first): left id 3 and right id 3 are two nodes.  ``nodes`` is None or a
+    pair ``(left nodes, right nodes)``, each as :func:`ids_to_indices` takes
+    it.  Returns ``(node_ids, idx, n_nodes, n_left)``.
+    """
+    if nodes is None:
+        nodes = (None, None)
+    elif not (isinstance(nodes, (tuple, list)) and len(nodes) == 2 and not isinstance(nodes[0], (str, bytes))):
+        raise ValueError("with bipartite=True, nodes must be a pair (left nodes, right nodes), each an int or "
+                         f"a sequence of ids, got {type(nodes).__name__}")
+    sides = []
+    for j, (what, given) in enumerate((("left ids", nodes[0]), ("right ids", nodes[1]))):
+        column = arr[:, j]
+        # a column of one type (names beside integer ids on the other side) is read as that type, so its ids sort
+        column = as_id_array(column.tolist(), what) if column.dtype.kind == "O" else column
+        node_ids, idx, n = ids_to_indices(column, given, f"nodes[{j}]", what)
+        sides.append((np.arange(n) if node_ids is None else node_ids, idx, n))
+    (left, li, n_left), (right, ri, n_right) = sides
+    idx = np.column_stack([li, n_left + ri]).reshape(-1, 2)
+    return concat_ids(left, right), idx, n_left + n_right, n_left
+
+
+def two_sided_positions(query, node_ids, sorters, n_left, side, what="index_of"):
+    """Positions of ``query`` ids among a bipartite graph's nodes (left ids first, then right ids).
+
+    ``sorters`` sort each side's ids (:func:`unique_sorter`).  With ``side``
+    the ids are looked up on that side only; without, each must be on
+    exactly one side.
+
+    Raises
+    ------
+    KeyError
+        An id that is not a node (of that side).
+    ValueError
+        Without ``side``, an id that names a left and a right node.
+    """
+    sides = ((node_ids[:n_left], sorters[0], 0), (node_ids[n_left:], sorters[1], n_left))
+    if side is not None:
+        ids, sorter, offset = sides[side_index(side)]
+        return offset + node_positions(query, ids, sorter, f"{what}(side={side!r})")
+    (shown, pl, fl), (_, pr, fr) = (match_ids(query, ids, sorter, what) for ids, sorter, _ in sides)
+    if np.any(fl & fr):
+        raise ValueError(f"{what}: node id(s) {shown[fl & fr][:5].tolist()} name a left node and a right "
+                         "node of this bipartite graph; pass side='left' or side='right'")
+    if not np.all(fl | fr):
+        raise KeyError(f"{what}: unknown node id(s) {shown[~(fl | fr)][:5].tolist()}")
+    return np.where(fl, pl, n_left + pr)

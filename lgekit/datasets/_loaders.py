@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import Graph
-from ..ids import comparable_ids, concat_ids, index_in, sorted_ids, text_array
+from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
 from ..labels import membership_from_ids
 from ._edgelist import (
     DataFormatError,
@@ -172,31 +172,27 @@ def _check_edges_known(table, edges, node_ids, what):
     return idx
 
 
-def _file_ids(values):
-    """Sorted distinct ids of an edge list file and the index of each endpoint; names as compact text."""
-    node_ids, idx = sorted_ids(values)
-    if node_ids.dtype.kind == "O" and len(node_ids) and isinstance(node_ids[0], str):
-        node_ids = text_array(node_ids.tolist())
-    return node_ids, idx
+def _compact(node_ids):
+    """Text ids as a compact string array (:func:`lgekit.ids.text_array`), as Graph.from_edges keeps them."""
+    if node_ids.dtype.kind == "O" and len(node_ids) and all(isinstance(x, str) for x in node_ids.tolist()):
+        return text_array(node_ids.tolist())
+    return node_ids
 
 
 def _bipartite_edge_list(path, edges, weights, labels, name):
     """A bipartite Graph from (left id, right id) rows: two id namespaces, each numbered in sorted order."""
-    left_ids, li = _file_ids(edges[:, 0])
-    right_ids, ri = _file_ids(edges[:, 1])
-    n_left = len(left_ids)
-    node_ids = concat_ids(np.asarray(left_ids), np.asarray(right_ids))
+    node_ids, idx, n, n_left = two_sided_ids_to_indices(edges, None)
+    node_ids = _compact(node_ids)
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
-        shared = np.intersect1d(*comparable_ids(np.asarray(left_ids), np.asarray(right_ids)))
+        shared = np.intersect1d(*comparable_ids(node_ids[:n_left], node_ids[n_left:]))
         if len(shared):
-            raise ValueError(f"{path}: a label file cannot say which side its node {shared[0].item() if isinstance(shared[0], np.generic) else shared[0]!r} is on (the id "
+            shown = shared[0].item() if isinstance(shared[0], np.generic) else shared[0]
+            raise ValueError(f"{path}: a label file cannot say which side its node {shown!r} is on (the id "
                              "names a left and a right node); pass labels as a matrix in node order (left, then right)")
         label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
     elif labels is not None:
         label_matrix = labels
-    idx = np.column_stack([li, n_left + ri]).reshape(-1, 2)
-    n = len(node_ids)
     data = np.ones(len(idx)) if weights is None else weights
     adj = sp.coo_matrix((data, (idx[:, 0], idx[:, 1])), shape=(n, n))
     return Graph.from_scipy(adj, node_ids=node_ids, labels=label_matrix, label_names=names, n_left=n_left,
@@ -226,7 +222,8 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
                              "join the two sides); pass one of them")
         return _bipartite_edge_list(path, edges, weights, labels, name)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
-    node_ids, idx = _file_ids(edges)
+    node_ids, idx = sorted_ids(edges)
+    node_ids = _compact(node_ids)
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
         label_matrix, names = _labels_from_file(Path(labels), node_ids, delimiter=None)
