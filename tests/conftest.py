@@ -45,7 +45,8 @@ def pytest_collection_modifyitems(config, items):
 
 
 def find_data_dir():
-    """The real-data folder: $LGEKIT_DATA, else ../shared/data beside the project, else None."""
+    """The real-data folder: $LGEKIT_DATA, else ``shared/data`` beside the project root (``PROJECT_ROOT/../shared/data``,
+    whatever the current folder), else None."""
     env = os.environ.get("LGEKIT_DATA")
     if env:
         return Path(env) if Path(env).is_dir() else None
@@ -53,10 +54,42 @@ def find_data_dir():
     return candidate if candidate.is_dir() else None
 
 
+def _data_missing_reason():
+    env = os.environ.get("LGEKIT_DATA")
+    where = (f"LGEKIT_DATA={env} is not a folder" if env else
+             f"LGEKIT_DATA is not set and {PROJECT_ROOT.parent / 'shared' / 'data'} (../shared/data beside the "
+             "project root) does not exist")
+    return (f"{_DATA_REASON}: {where}; set LGEKIT_DATA to a folder laid out like ../shared/data "
+            "(blogcatalog/, ppi/, facebook/, email-eu-core/; `lgekit datasets list` shows what is found where), "
+            "or run `lgekit datasets fetch all`")
+
+
+# every skip for missing data starts with this, so the summary can count them under one line
+_DATA_REASON = "real data sets not found"
+
+
 @pytest.fixture(scope="session")
 def data_dir():
     path = find_data_dir()
     if path is None:
-        pytest.skip("real data sets not found: set LGEKIT_DATA to a folder laid out like "
-                    "../shared/data (see its README), or run lgekit datasets fetch NAME")
+        pytest.skip(_data_missing_reason())
     return path
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line for every test skipped for want of the real data, instead of one per test.
+
+    Those skips leave the "skipped" tally (which ``-ra`` lists test by test)
+    for a tally of their own, "skipped (no real data)" in the last line, with
+    the reason said once above it.
+    """
+    stats = terminalreporter.stats
+    data = [rep for rep in stats.get("skipped", []) if _DATA_REASON in str(rep.longrepr)]
+    if not data:
+        return
+    stats["skipped"] = [rep for rep in stats["skipped"] if rep not in data]
+    if not stats["skipped"]:
+        del stats["skipped"]
+    stats["skipped (no real data)"] = data
+    terminalreporter.write_sep("-", "real data")
+    terminalreporter.write_line(f"{len(data)} test(s) skipped: {_data_missing_reason()}")

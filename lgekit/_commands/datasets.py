@@ -21,7 +21,8 @@ def register(subparsers):
         description=(
             "List the registered data sets and where they are available locally, describe one, or download "
             "one from its publisher (verified by SHA-256). Files are looked for in --data-home, else "
-            "$LGEKIT_DATA, else a source checkout's ../shared/data, else the user cache ($LGEKIT_CACHE)."
+            "$LGEKIT_DATA, else ../shared/data beside the lgekit source checkout (not the current folder), else "
+            "the user cache ($LGEKIT_CACHE)."
         ),
     )
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
@@ -62,32 +63,68 @@ def _entry(name):
         return datasets.info(name)
 
 
+def _search_labels(data_home):
+    """``[(folder, how it came to be searched)]``, in the loaders' search order."""
+    import os
+
+    from .. import datasets
+
+    folders = datasets.search_path(data_home)
+    if data_home is not None:
+        return [(folders[0], "--data-home")]
+    labels = []
+    for folder in folders[:-1]:
+        labels.append((folder, "$LGEKIT_DATA" if os.environ.get("LGEKIT_DATA") else
+                       "../shared/data beside the lgekit source checkout"))
+    labels.append((folders[-1], "the user cache ($LGEKIT_CACHE)" if os.environ.get("LGEKIT_CACHE") else
+                   "the user cache"))
+    return labels
+
+
 def _where(name, data_home):
+    """Where a data set was found, as ``(source, folder)``; a missing one says how to get it."""
     from .. import datasets
 
     entry = datasets.info(name)
     if entry.embedded:
-        return "embedded (generated)"
+        return "embedded", "embedded (generated)"
     folder = datasets.locate(name, data_home)
-    return str(folder) if folder is not None else "no (lgekit datasets fetch " + name + ")"
+    if folder is None:
+        return "missing", f"no (lgekit datasets fetch {name})"
+    for home, label in _search_labels(data_home):
+        if folder.parent == home:
+            return label.split(" (")[0].replace(" beside the lgekit source checkout", ""), str(folder)
+    return "found", str(folder)
 
 
-def _format_table(header, rows):
+def _format_table(header, rows, numeric=(1, 2, 3)):
+    """A plain-text table: the ``numeric`` columns right-aligned, the others left-aligned."""
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) if i == 0 or i == len(header) - 1 else str(c).rjust(w)
+    lines = ["  ".join(str(c).rjust(w) if i in numeric else str(c).ljust(w)
                        for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in [header] + rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
 def _list(args):
+    import os
+
     from .. import datasets
 
     rows = []
     for name, entry in datasets.registry().items():
-        rows.append([name, f"{entry.n_nodes:,}", f"{entry.n_edges:,}", entry.n_labels or "-",
-                     _where(name, args.data_home)])
-    print(_format_table(["name", "nodes", "edges", "labels", "available"], rows))
+        source, where = _where(name, args.data_home)
+        rows.append([name, f"{entry.n_nodes:,}", f"{entry.n_edges:,}", entry.n_labels or "-", where,
+                     "" if source == "embedded" else source])
+    print(_format_table(["name", "nodes", "edges", "labels", "available", "found in"], rows))
+    print("\nlooked for in this order (the first folder holding a data set's files wins):")
+    if args.data_home is None and not os.environ.get("LGEKIT_DATA"):
+        print("  $LGEKIT_DATA: not set")
+    for home, label in _search_labels(args.data_home):
+        print(f"  {label}: {home}{'' if home.is_dir() else ' (does not exist)'}")
+    if any(row[-1] == "missing" for row in rows):
+        print("a missing data set: `lgekit datasets fetch NAME` downloads it into the user cache (or --data-home DIR); "
+              "or set LGEKIT_DATA to a folder laid out as NAME/FILES (`lgekit datasets info NAME` lists them)")
     return 0
 
 
@@ -114,7 +151,8 @@ def _info(args):
             out += [f"  {f.name}", f"    {f.sha256}", f"    {f.content_sha256}"]
     if entry.notes:
         out += ["", "notes:", wrap(entry.notes)]
-    out += ["", f"available: {_where(entry.name, args.data_home)}"]
+    source, where = _where(entry.name, args.data_home)
+    out += ["", f"available: {where}" if source in ("missing", "embedded") else f"available: {where} (found in {source})"]
     print("\n".join(out))
     if args.verify and not entry.embedded:
         status = datasets.verify(entry.name, args.data_home)
