@@ -200,14 +200,18 @@ def test_fig6_full_ap_range_and_a_spread_band():
 
 # ---------------------------------------------------------------------------- stale figures
 def test_rerun_into_a_folder_with_other_figures_removes_them(tmp_path):
-    """A new report never stands beside an earlier run's figures (another data set's, or other figures)."""
+    """A new report never stands beside an earlier run's figures; figures lgekit did not write stay (issue 26)."""
+    from lgekit._output_folder import OutputFolder
     from lgekit.experiments import expand
     from lgekit.experiments.report import write_outputs
 
+    earlier = OutputFolder(tmp_path)  # an earlier run's figures, listed in the folder's manifest
     for i in range(1, 7):
         for ext in ("png", "pdf"):
-            (tmp_path / f"fig{i}.{ext}").write_bytes(b"old")
-    user = {"fig3.pdf.orig": b"mine", "fig10.txt": b"mine", "myfig5.png": b"mine", "fig2.png.bak": b"mine"}
+            earlier.write_bytes(f"fig{i}.{ext}", b"old")
+    (tmp_path / "fig5.pdf").write_bytes(b"edited by the user")  # no longer lgekit's
+    user = {"fig3.pdf.orig": b"mine", "fig10.txt": b"mine", "myfig5.png": b"mine", "fig2.png.bak": b"mine",
+            "fig8.png": b"the user's own, named like a figure", "fig5.pdf": b"edited by the user"}
     for name, data in user.items():
         (tmp_path / name).write_bytes(data)
     (tmp_path / "fig7.png").mkdir()  # not a file: left alone
@@ -215,10 +219,11 @@ def test_rerun_into_a_folder_with_other_figures_removes_them(tmp_path):
                   quick=True)
     outputs = write_outputs(plan, tmp_path)  # no cell computed: the figure is drawn empty
     names = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".png", ".pdf"))
-    assert names == ["fig4.pdf", "fig4.png", "fig7.png", "myfig5.png"]
+    assert names == ["fig4.pdf", "fig4.png", "fig5.pdf", "fig7.png", "fig8.png", "myfig5.png"]
     assert (tmp_path / "fig4.png").read_bytes() != b"old"
     for name, data in user.items():
         assert (tmp_path / name).read_bytes() == data
-    assert sorted(outputs.removed) == sorted(f"fig{i}.{ext}" for i in (1, 2, 3, 5, 6) for ext in ("png", "pdf"))
+    assert sorted(outputs.removed) == sorted(f"fig{i}.{ext}" for i in (1, 2, 3, 5, 6) for ext in ("png", "pdf")
+                                             if f"fig{i}.{ext}" != "fig5.pdf")
     md = (tmp_path / "report.md").read_text()
     assert "Removed from this folder" in md and "fig1.png" in md
