@@ -262,13 +262,13 @@ class DTypes(Constraint):
         self.names = names
 
     def type_ok(self, value):
-        import numpy as np
+        import numpy as np  # when a check needs it: the command line imports this module without NumPy
 
         # the forms a dtype is written in: a wrong one reads "got 'float16'", not "got str: 'float16'"
         return isinstance(value, (str, type, np.dtype))
 
     def is_satisfied_by(self, value):
-        import numpy as np
+        import numpy as np  # when a check needs it: the command line imports this module without NumPy
 
         if value is None:
             return False
@@ -308,7 +308,7 @@ class _RandomStates(Constraint):
             return True
         if isinstance(value, numbers.Integral):
             return not _is_bool(value)
-        import numpy as np
+        import numpy as np  # when a check needs it: the command line imports this module without NumPy
 
         return isinstance(value, np.random.Generator)
 
@@ -511,7 +511,7 @@ def check_pairs(pairs, n_nodes, name):
       ...
     lgekit._validation.InvalidParameterError: pairs must hold integer node indices, got dtype float64 (cast ...)
     """
-    import numpy as np
+    import numpy as np  # when a check needs it: the command line imports this module without NumPy
 
     try:
         arr = np.asarray(pairs)
