@@ -3,6 +3,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import eigsh
+from threadpoolctl import threadpool_limits
 
 from .._random import check_random_state
 from .._validation import Interval, validate_params
@@ -75,9 +77,6 @@ def spectral_embedding(graph, dim, seed=None):
     >>> np.round(x @ x.T, 6)[0].tolist()       # x_0 . x_v = 2 / 3 inside the triangle
     [0.666667, 0.666667, 0.666667, 0.0, 0.0]
     """
-    from scipy.sparse.linalg import eigsh
-    from threadpoolctl import threadpool_limits
-
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
     n = graph.n_nodes
