@@ -81,6 +81,18 @@ if note:
 for key, value in graph.summary().items():
     print(f"{key:>22}: {value}")
 
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
+
 # %% [markdown]
 # `lgekit.Graph` is an immutable compressed-sparse-row (CSR) adjacency
 # structure: the neighbours of vertex $i$ are
@@ -112,8 +124,8 @@ plt.tight_layout()
 plt.show()
 print(f"max degree / mean degree = {deg.max() / deg.mean():.1f}; largest class / smallest = "
       f"{class_sizes.max() / class_sizes.min():.0f}")
-assert deg.max() > 5 * deg.mean() and np.median(deg) < deg.mean()     # a heavy tail, not a bell
-assert class_sizes.max() > 10 * class_sizes.min()                       # very unequal classes
+claim(deg.max() > 5 * deg.mean() and np.median(deg) < deg.mean(), "heavy-tailed degrees")     # a heavy tail, not a bell
+claim(class_sizes.max() > 10 * class_sizes.min(), "very unequal classes")                       # very unequal classes
 
 # %% [markdown]
 # **What the figure shows** (asserted): the largest degree is more than five
@@ -258,7 +270,7 @@ plt.show()
 ap_honest = metrics.average_precision(X, split.test_positives, split.test_negatives)
 auc_honest = metrics.roc_auc(X, split.test_positives, split.test_negatives)
 print(f"test AP {ap_honest:.4f}   test ROC-AUC {auc_honest:.4f}")
-assert last["train_ap"] - last["test_ap"] > 0.1 and np.isclose(ap_honest, last["test_ap"])
+claim(last["train_ap"] - last["test_ap"] > 0.1 and np.isclose(ap_honest, last["test_ap"]), "train AP above test AP by more than 0.1")
 
 # %% [markdown]
 # ## 5. What leakage does
@@ -286,7 +298,7 @@ ax.set(xlabel="average precision", xlim=(0, 1))
 ax.legend(loc="lower right")
 plt.tight_layout()
 plt.show()
-assert ap_leaky > ap_honest + 0.05 and abs(ap_leaky - ap_train) < abs(ap_leaky - ap_honest)
+claim(ap_leaky > ap_honest + 0.05 and abs(ap_leaky - ap_train) < abs(ap_leaky - ap_honest), "the leaky AP is close to the training AP")
 
 # %% [markdown]
 # What the figure shows (asserted): the leaky number sits closer to the
@@ -318,7 +330,7 @@ f1_random = metrics.node_classification_f1(rng.normal(size=model_full.embedding_
                                            train_ratio=0.5, seed=SEED)
 print(f"embedding features: Micro-F1 {f1_model['micro_f1']:.3f}  Macro-F1 {f1_model['macro_f1']:.3f}")
 print(f"random features:    Micro-F1 {f1_random['micro_f1']:.3f}  Macro-F1 {f1_random['macro_f1']:.3f}")
-assert f1_model["micro_f1"] > 2 * f1_random["micro_f1"] and f1_model["macro_f1"] < f1_model["micro_f1"]
+claim(f1_model["micro_f1"] > 2 * f1_random["micro_f1"] and f1_model["macro_f1"] < f1_model["micro_f1"], "Micro-F1 twice random, Macro-F1 below it")
 
 # %% [markdown]
 # What the numbers show (asserted): the embedding's Micro-F1 is more than
@@ -430,7 +442,7 @@ ap_pa = metrics.average_precision_from_scores(pa_pos, pa_neg)
 print(f"common neighbours        AP {ap_cn:.4f}")
 print(f"preferential attachment  AP {ap_pa:.4f}")
 print(f"LogisticEmbedding        AP {ap_honest:.4f}   (lam_r = 0)")
-assert ap_pa < ap_cn and ap_honest < ap_cn, "on this graph common neighbours beats both PA and the lam_r = 0 model"
+claim(ap_pa < ap_cn and ap_honest < ap_cn, "common neighbours beats PA and the lam_r = 0 model")
 
 # %% [markdown]
 # **Exercise 3 (a subtler leak).**  Write `preferential_attachment(degrees,
@@ -465,4 +477,4 @@ ap_pa_full = metrics.average_precision_from_scores(preferential_attachment(graph
                                                    preferential_attachment(graph.degrees, split.test_negatives))
 print(f"PA with training degrees AP {ap_pa_train:.4f}")
 print(f"PA with full degrees     AP {ap_pa_full:.4f}   (leaky)")
-assert ap_pa_full > ap_pa_train, "the full graph's degrees leak the test edges: AP goes up"
+claim(ap_pa_full > ap_pa_train, "the full degrees raise PA's AP")

@@ -15,7 +15,7 @@
 #
 # Notebook 1 trained a logistic linear graph embedding and saw the training
 # AP approach 1 while the test AP stalled.  Here we watch *how* SGD gets
-# there, following Section 3 of Gao et al. (ICLR 2019) and its Figures 1-3:
+# there, following Section 3.2 of Gao et al. (ICLR 2019) and its Figures 1-3:
 #
 # * **Figure 1** -- the mean vector norm $\frac1n\sum_v\|x_v\|$ keeps growing
 #   during training when there is no penalty ($\lambda_r = 0$), but ever more
@@ -31,6 +31,10 @@
 # bounded -- and (notebook 5) bounded norms are what make the embedding
 # generalize.  Stopping early is therefore an *implicit* norm regulariser,
 # $\lambda_r$ an *explicit* one.
+#
+# (That the compiled SGD kernel runs the update rule of the plain-NumPy
+# `lgekit.reference` is checked in the appendix notebook,
+# `09_appendix_kernels_vs_reference.py`.)
 #
 # Set `LGEKIT_TUTORIAL_FULL=1` for the full-size run (BlogCatalog, 50 epochs,
 # $D = 100$, as in the paper); the default is a small real graph and fewer
@@ -62,6 +66,18 @@ if note:
 split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
 print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges; "
       f"{len(split.train_positives)} training edges, {len(split.test_positives)} test edges")
+
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
 
 # %% [markdown]
 # ## 1. Three runs per $\lambda_r$
@@ -151,10 +167,10 @@ half = len(growth) // 2
 print(f"lam_r = 0: the norm grows by {growth[:half].sum():.3f} in the first half of training, "
       f"{growth[half:].sum():.3f} in the second")
 print("final mean norm per lam_r:", {lam: round(float(v[-1]), 3) for lam, v in final_norm.items()})
-assert np.all(growth > 0) and growth[half:].sum() < growth[:half].sum()          # grows, ever more slowly
+claim(np.all(growth > 0) and growth[half:].sum() < growth[:half].sum(), "lam_r = 0: the norm grows, ever more slowly")          # grows, ever more slowly
 finals = [final_norm[lam][-1] for lam in LAM_RS]
-assert all(a > b for a, b in zip(finals, finals[1:]))                            # ordered by lambda_r
-assert all(abs(final_norm[lam][-1] / final_norm[lam][-6] - 1) < 0.02 for lam in LAM_RS[1:])   # settled
+claim(all(a > b for a, b in zip(finals, finals[1:])), "final norms ordered by lam_r")                            # ordered by lambda_r
+claim(all(abs(final_norm[lam][-1] / final_norm[lam][-6] - 1) < 0.02 for lam in LAM_RS[1:]), "penalised norms settle")   # settled
 
 # %% [markdown]
 # **What the figure shows** (asserted above): the $\lambda_r = 0$ curve rises
@@ -194,7 +210,7 @@ ax.legend()
 plt.tight_layout()
 plt.show()
 print("last epoch's gradient norm / first epoch's:", {lam: round(float(v), 3) for lam, v in grad_drop.items()})
-assert all(v < 1 for v in grad_drop.values())
+claim(all(v < 1 for v in grad_drop.values()), "every gradient-norm curve ends below its start")
 
 # %% [markdown]
 # **What the figure shows** (asserted): every curve ends below where it
@@ -227,9 +243,9 @@ for lam_r, r in summary.items():
     print(f"lam_r={lam_r:<4} best mean test AP {r['best']:.4f} at epoch {r['best_epoch']:>3}, final {r['final']:.4f} "
           f"(drop {r['best'] - r['final']:+.4f}); final train AP {r['train']:.4f}")
 r0, mid, big = summary[0.0], [summary[0.2], summary[0.6]], summary[1.0]
-assert r0["best_epoch"] <= EPOCHS // 3 and r0["best"] - r0["final"] > 0.05 and r0["train"] > 0.99
-assert all(r["best"] - r["final"] < 0.01 and r["final"] > r0["final"] for r in mid)
-assert big["train"] < min(r["train"] for r in mid) and big["final"] < max(r["final"] for r in mid)
+claim(r0["best_epoch"] <= EPOCHS // 3 and r0["best"] - r0["final"] > 0.05 and r0["train"] > 0.99, "lam_r = 0 peaks early, decays, memorises")
+claim(all(r["best"] - r["final"] < 0.01 and r["final"] > r0["final"] for r in mid), "moderate lam_r levels off above lam_r = 0")
+claim(big["train"] < min(r["train"] for r in mid) and big["final"] < max(r["final"] for r in mid), "lam_r = 1 under-fits")
 
 # %% [markdown]
 # **What the figure shows** (each asserted above):
@@ -265,7 +281,7 @@ axes[0].legend()
 plt.tight_layout()
 plt.show()
 print("median score, training edges minus test edges:", {lam: round(float(v), 2) for lam, v in median_gap.items()})
-assert median_gap[0.0] > 2 * median_gap[LAM_RS[-1]] > 0
+claim(median_gap[0.0] > 2 * median_gap[LAM_RS[-1]] > 0, "training edges pushed far right without the penalty")
 
 # %% [markdown]
 # **What the figure shows** (asserted): without the penalty the median
@@ -313,7 +329,7 @@ for lam_r, models in runs.items():
 print(f"\n{'model':<42} {'test AP':>8} {'mean norm':>10}")
 for name, ap, norm in rows:
     print(f"{name:<42} {ap:8.4f} {norm:10.3f}")
-assert norm_early < runs[0.0][0].history_[-1]["mean_norm"]
+claim(norm_early < runs[0.0][0].history_[-1]["mean_norm"], "early stopping keeps the norm smaller")
 
 # %% [markdown]
 # **What the table shows.**  Read the last column together with the AP: the
@@ -385,7 +401,7 @@ last_record = probe.history_[-1]
 print(f"fitted edges {last_record['fitted_pos']:.3f}, fitted negatives {last_record['fitted_neg']:.3f} after 8 epochs")
 assert np.isclose(last_record["fitted_pos"], np.mean(sig(-s_pos) < 0.05)), "fitted_pos: sigma(-s) < 0.05 on edges"
 assert np.isclose(last_record["fitted_neg"], np.mean(sig(s_neg) < 0.05)), "fitted_neg: sigma(s) < 0.05 on negatives"
-assert probe.history_[0]["fitted_pos"] < last_record["fitted_pos"], "edges get fitted as training goes on"
+claim(probe.history_[0]["fitted_pos"] < last_record["fitted_pos"], "edges get fitted as training goes on")
 
 # %% [markdown]
 # **Exercise 2 (is the growth logarithmic?).**  Write
@@ -454,7 +470,7 @@ laws = fit_growth_laws(e[late], norm_mean[late])
 (a, b, rms_log), (c, p, rms_pow) = laws["log"], laws["power"]
 print(f"log fit:   norm ~ {a:.3f} + {b:.3f} log t   RMS residual {rms_log:.4f}")
 print(f"power fit: norm ~ {c:.3f} t^{p:.3f}      RMS residual {rms_pow:.4f}   ({rms_log / rms_pow:.1f}x smaller)")
-assert rms_pow < rms_log and p < 0.5
+claim(rms_pow < rms_log and p < 0.5, "a power law t^p, p < 1/2, fits better than a + b log t")
 # The power law fits better than the logarithm, with p well below 1/2: the
 # vanishing gradients slow the growth far below what the steps alone allow.
 
@@ -516,4 +532,4 @@ first_norm = max(m0.history_[0]["mean_norm"], m2.history_[0]["mean_norm"])
 targets = np.linspace(first_norm, max(r["mean_norm"] for r in m2.history_), 7)[1:-1]   # norms both runs pass
 diff = np.array([ap_at_norm(m2, t) - ap_at_norm(m0, t) for t in targets])
 print("test AP at equal mean norm, lam_r = 0.2 minus lam_r = 0:", np.round(diff, 3))
-assert np.all(diff > 0), "at equal norm the penalised run generalizes better: the two curves do not overlap"
+claim(np.all(diff > 0), "at equal norm the penalised run has the higher test AP")

@@ -62,6 +62,18 @@ split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, s
 print(f"{graph.name}: {graph.n_nodes} vertices, {graph.n_edges} edges, "
       f"{len(split.test_positives)} held out")
 
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
+
 # %% [markdown]
 # ## 1. Figure 4: the dimension sweep
 #
@@ -134,10 +146,10 @@ for (lam_r, dim), models in runs.items():
     table[lam_r, dim] = (ap.max(), ap[-1], norm)
     print(f"{lam_r:6g} {dim:5d} {ap.max():8.4f} {ap[-1]:9.4f} {ap.max() - ap[-1]:11.4f} {norm:10.3f}")
 drops0 = [table[0.0, d][0] - table[0.0, d][1] for d in DIMS]
-assert all(x > 0.01 for x in drops0) and drops0[-1] > drops0[0]
+claim(all(x > 0.01 for x in drops0) and drops0[-1] > drops0[0], "without a penalty every D peaks and decays, the largest most")
 for lam_r in LAM_RS[1:]:
-    assert all(table[lam_r, d][0] - table[lam_r, d][1] < 0.01 for d in DIMS)
-    assert table[lam_r, DIMS[-1]][1] >= table[lam_r, DIMS[0]][1]
+    claim(all(table[lam_r, d][0] - table[lam_r, d][1] < 0.01 for d in DIMS), "with a penalty no D decays")
+    claim(table[lam_r, DIMS[-1]][1] >= table[lam_r, DIMS[0]][1], "with a penalty the largest D is at least as good as the smallest")
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 for lam_r in LAM_RS:
@@ -243,7 +255,7 @@ for dim in DIMS:
     svd_rows.append((dim, ap, np.linalg.norm(X, axis=1).mean()))
     print(f"{dim:5d} {ap:8.4f} {svd_rows[-1][2]:13.3f} {np.abs(lam[:dim]).sum():21.1f}")
 best_svd = int(np.argmax([r[1] for r in svd_rows]))
-assert 0 < best_svd < len(DIMS) - 1 or svd_rows[-1][1] < max(r[1] for r in svd_rows)   # AP rises, then falls
+claim(0 < best_svd < len(DIMS) - 1 or svd_rows[-1][1] < max(r[1] for r in svd_rows), "truncation's AP peaks before the largest D")   # AP rises, then falls
 
 # %% [markdown]
 # **What the table shows** (asserted: the AP peaks before the largest $D$):
@@ -420,7 +432,7 @@ ap_t = metrics.average_precision(X_t, split.test_positives, split.test_negatives
 ap_s = metrics.average_precision(X_s, split.test_positives, split.test_negatives, context=Y_s)
 print(f"truncation:        chosen D = {best_dim:<4}  test AP {ap_t:.4f}")
 print(f"soft-thresholding: chosen tau = {best_frac} sigma_max  test AP {ap_s:.4f}")
-assert ap_t > 0.2 and ap_s > 0.2, "both choices should beat chance (0.2)"
+claim(ap_t > 0.2 and ap_s > 0.2, "both choices beat chance")
 
 # %% [markdown]
 # **Exercise 3 (whose norms grow?).**  Write `degree_norm_spearman(X,
@@ -473,4 +485,4 @@ assert np.isclose(degree_norm_spearman(toy_X, np.array([9, 7, 5])), -1.0)
 for lam_r in [0.0, LAM_RS[-1]]:
     rho = degree_norm_spearman(runs[lam_r, max(DIMS)][0].embedding_, split.train_graph.degrees)
     print(f"lam_r={lam_r:g}: Spearman(degree, norm) = {rho:.3f}")
-    assert rho > 0.5, "high-degree vertices get the longest vectors, with or without the penalty"
+    claim(rho > 0.5, "high-degree vertices get the longest vectors")

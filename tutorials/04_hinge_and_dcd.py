@@ -258,6 +258,18 @@ DIM = 100
 SEEDS = range(3)                 # Figures 5 and 6 show the mean and sd over these model seeds
 CHANCE = 1 / (1 + split.negatives_per_positive)
 
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
+
 t0 = time.perf_counter()
 hinge = lgekit.HingeEmbedding(dim=DIM, lam_r=3.0, epochs=EPOCHS, random_state=SEED).fit(split)
 print(f"{graph.name}: {EPOCHS} DCD epochs in {time.perf_counter() - t0:.1f} s; test AP "
@@ -347,9 +359,9 @@ best_lam = LAM_RS_DCD[int(np.argmax(lam_mean[:, 1]))]
 gap_small, gap_large = lam_mean[0, 0] - lam_mean[0, 1], lam_mean[-1, 0] - lam_mean[-1, 1]
 print(f"best mean test AP at lam_r = {best_lam:g}; train-test gap {gap_small:.3f} at the smallest lam_r, "
       f"{gap_large:.3f} at the largest")
-assert LAM_RS_DCD[0] < best_lam < LAM_RS_DCD[-1]                     # the best is inside the grid
-assert gap_small > 3 * abs(gap_large)                                # memorising at small lam_r ...
-assert np.all(np.diff(lam_mean[:, 2]) < 0)                           # ... and the norm falls as lam_r grows
+claim(LAM_RS_DCD[0] < best_lam < LAM_RS_DCD[-1], "the best lam_r is inside the grid")                     # the best is inside the grid
+claim(gap_small > 3 * abs(gap_large), "a large train-test gap at small lam_r")                                # memorising at small lam_r ...
+claim(np.all(np.diff(lam_mean[:, 2]) < 0), "the norm falls as lam_r grows")                           # ... and the norm falls as lam_r grows
 
 # %% [markdown]
 # **What the figure shows** (each statement asserted above): the norm falls
@@ -387,8 +399,8 @@ spread_test = dim_mean[:, 1].max() - dim_mean[:, 1].min()
 norm_ratio = dim_mean[:, 2].max() / dim_mean[:, 2].min()
 print(f"test AP varies by {spread_test:.3f} over D = {DIMS_DCD[0]}..{DIMS_DCD[-1]}; the mean norm by a factor "
       f"{norm_ratio:.2f}; the largest D is {dim_mean[-1, 1] - dim_mean[0, 1]:+.3f} from the smallest")
-assert dim_mean[-1, 1] >= dim_mean[0, 1] - 0.01      # the largest D is not worse than the smallest
-assert spread_test < 0.05 and norm_ratio < 1.2       # flat, on the 0-1 scale, and the norm barely moves
+claim(dim_mean[-1, 1] >= dim_mean[0, 1] - 0.01, "the largest D is not worse than the smallest")      # the largest D is not worse than the smallest
+claim(spread_test < 0.05 and norm_ratio < 1.2, "the test AP is flat in D and the norm barely moves")       # flat, on the 0-1 scale, and the norm barely moves
 
 # %% [markdown]
 # **What the figure shows** (asserted above): over a factor of 30 (160 in the
@@ -490,7 +502,7 @@ cos = x_block @ x_model / (np.linalg.norm(x_block) * np.linalg.norm(x_model))
 print(f"vertex {u_hub}: {int((signs_hub > 0).sum())} edges, {int((signs_hub < 0).sum())} negatives; "
       f"cosine(model x_u, exact block solution) = {cos:.4f}; norm ratio "
       f"{np.linalg.norm(x_model) / np.linalg.norm(x_block):.4f}")
-assert 0.95 < cos < 1.0 - 1e-9, "close to the block's solution, but not equal to it"
+claim(0.95 < cos < 1.0 - 1e-9, "close to the block's solution, but not equal to it")
 
 # %% [markdown]
 # **Exercise 3 (the box and the norm).**  From $x_u = \sum_j \alpha_j s_j x_j$

@@ -156,6 +156,18 @@ split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, s
 n = graph.n_nodes
 m = len(split.train_positives) + len(split.train_negatives)   # m + m', the theorem's sample size
 
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
+
 # the same sample under each pair convention; "symmetric" (halved) is the one Theorem 1 needs
 spec = {c: theory.theorem1_spectral_norm(split, c, n_draws=N_DRAWS, seed=SEED + 2) for c in theory.CONVENTIONS}
 real = spec["symmetric"].estimate
@@ -172,8 +184,8 @@ print("\nsensitivity to the convention (value = what enters Theorem 1):")
 for c, v in spec.items():
     print(f"  {c:<10} E||A|| {v.estimate.mean:8.3f}  value {v.value:8.3f}")
 bbk_real = theory.bbk_estimate(real.max_degree, real.mean_degree)
-assert real.max_degree > 2 * real.mean_degree and real.mean > er_same.mean
-assert abs(real.mean - bbk_real) < abs(real.mean - theory.bandeira_van_handel_estimate(real.mean_degree))
+claim(real.max_degree > 2 * real.mean_degree and real.mean > er_same.mean, "the real sample's norm exceeds the Erdos-Renyi one")
+claim(abs(real.mean - bbk_real) < abs(real.mean - theory.bandeira_van_handel_estimate(real.mean_degree)), "the real sample follows the hub prediction")
 
 # %% [markdown]
 # **What the table shows** (asserted above): the real sample, whose largest
@@ -275,13 +287,13 @@ plt.show()
 held_out = [r["test"] for r in bound_rows]
 print("held-out loss per lam_r:", np.round(held_out, 3), "  bound per lam_r:", np.round(rhs_all, 3))
 assert all(r["test"] <= r["rhs"] for r in bound_rows)                          # the bound holds
-assert all(a < b for a, b in zip(held_out, held_out[1:]))                      # held-out loss rises with lam_r
-assert all(a > b for a, b in zip(rhs_all, rhs_all[1:]))                        # while the bound falls
+claim(all(a < b for a, b in zip(held_out, held_out[1:])), "the held-out loss rises with lam_r")                      # held-out loss rises with lam_r
+claim(all(a > b for a, b in zip(rhs_all, rhs_all[1:])), "the bound falls with lam_r")                        # while the bound falls
 comp = [r["complexity"] for r in bound_rows]
 assert all(a > b for a, b in zip(comp, comp[1:]))
 below_s_star = [r["mean_sq"] < s_star for r in bound_rows]
 print(f"mean squared norm below s* = {s_star:.3f}:", dict(zip(LAM_RS, below_s_star)))
-assert not below_s_star[0] and below_s_star[-1] and all(r["rhs"] >= r["trivial"] for r in bound_rows)
+claim(not below_s_star[0] and below_s_star[-1] and all(r["rhs"] >= r["trivial"] for r in bound_rows), "the norms cross s* and the bound stays vacuous")
 
 # %% [markdown]
 # **What to look at.**
@@ -396,7 +408,7 @@ for name, g in [("real training graph", split.train_graph), ("Chung-Lu, same deg
     norms[name] = theory.expected_spectral_norm(g, n_draws=N_DRAWS, seed=SEED + 5).mean
     print(f"{name:<26} edges {g.n_edges:7d}  D_max {int(g.degrees.max()):5d}  E||A|| {norms[name]:7.3f}")
 real_norm, cl_norm, er_norm = norms.values()
-assert abs(cl_norm / real_norm - 1) < 0.15 and er_norm < 0.8 * real_norm, "Chung-Lu matches, G(n, m) falls short"
+claim(abs(cl_norm / real_norm - 1) < 0.15 and er_norm < 0.8 * real_norm, "Chung-Lu matches the real norm, G(n, m) falls short")
 
 # %% [markdown]
 # **Exercise 3 (can shrinking rescue the bound?).**  Take the unregularized
@@ -441,4 +453,4 @@ ax.set(xlabel="scale c", ylabel="loss", ylim=(0, min(rhs_c.max(), 4 * trivial)))
 ax.legend(fontsize=8)
 plt.tight_layout()
 plt.show()
-assert rhs_c[best_c] > trivial, "no scale makes the bound non-vacuous here"
+claim(rhs_c[best_c] > trivial, "no scale makes the bound non-vacuous")

@@ -98,6 +98,18 @@ print(graph, "| kind:", graph.kind)
 reciprocated = graph.has_edges(graph.edges()[:, ::-1])
 print(f"{reciprocated.mean():.1%} of the arcs have their reverse in the graph as well")
 
+
+def claim(holds, what):
+    """Assert a claim of the text on the graph it was written for (email-Eu-core, quick run); elsewhere report it.
+
+    The prose describes the default run.  On the synthetic stand-in or the full-size graph the numbers differ,
+    and a claim that does not hold there is printed instead of stopping the notebook.
+    """
+    if graph.name == "email-eu-core" and not FULL:
+        assert holds, what
+    elif not holds:
+        print(f"[on {graph.name} the text's claim does not hold: {what}]")
+
 # %% [markdown]
 # `split_edges` keeps the kind: its positives are arcs $(u, v)$, and its
 # negatives are pairs $(u, v)$, $u \ne v$, that are **not arcs**.  So the
@@ -145,8 +157,7 @@ for name, (link, direction) in results.items():
     print(f"{name:<24}{link:>10.4f}{direction:>14.4f}")
 (link_directed, dir_directed), (link_undirected, dir_undirected) = results.values()
 assert dir_directed > 0.55 and dir_undirected == 0.5
-if graph.name == "email-eu-core":
-    assert link_directed < link_undirected
+claim(link_directed < link_undirected, "the directed model's link AP is a little lower")
 
 # %% [markdown]
 # What the table shows (asserted): the directed model tells the direction
@@ -271,7 +282,7 @@ test_pos = theory.theorem1_pairs(members, bsplit.test_positives)
 test_neg = theory.theorem1_pairs(members, bsplit.test_negatives)
 ap_members = metrics.average_precision(bmodel.embedding_, test_pos, test_neg, context=bmodel.context_embedding_)
 print(f"held-out membership AP: {ap_members:.4f} (chance 0.2)")
-assert ap_members > 0.25
+claim(ap_members > 0.25, "the membership AP is above chance")
 
 # %% [markdown]
 # ## Exercises
@@ -317,8 +328,7 @@ score_back = sender_scores(train_arcs, graph.n_nodes, direction_arcs[:, ::-1])
 ap_degree = metrics.average_precision_from_scores(score_fwd, score_back)
 print(f"degree baseline direction AP {ap_degree:.4f} vs directed embedding {dir_directed:.4f}")
 assert np.allclose(score_back, -score_fwd) and ap_degree > 0.5
-if graph.name == "email-eu-core":
-    assert ap_degree > dir_directed, "on email-Eu-core the degree ratio beats the embedding"
+claim(ap_degree > dir_directed, "the degree ratio beats the embedding")
 # how often is the reverse of a training arc a training negative?
 lonely = train_arcs[~graph.has_edges(train_arcs[:, ::-1])]          # arcs without a reciprocal
 negative_set = set(map(tuple, np.asarray(split.train_negatives).tolist()))

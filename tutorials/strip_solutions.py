@@ -4,8 +4,10 @@ Usage::
 
     python tutorials/strip_solutions.py OUT_DIR [TUTORIAL.py ...]
 
-Cells tagged ``solution`` are removed; everything else (the exercise cells
-included) is kept.  With no tutorial named, every ``NN_*.py`` beside this
+Cells tagged ``solution`` are removed; everything else is kept: the
+``exercise`` skeletons (which raise ``NotImplementedError("exercise N.M")``)
+and the ``check`` cells after them, which verify the student's answer, so a
+copy runs to its first unsolved exercise and stops there.  With no tutorial named, every ``NN_*.py`` beside this
 script is processed.  The copies stay in jupytext's percent format, so they
 open as notebooks (``jupytext --to ipynb``) or run as scripts.
 """
