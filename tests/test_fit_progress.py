@@ -102,14 +102,16 @@ def test_verbose_1_heartbeat_lines_while_an_epoch_runs(monkeypatch, capfd):
 
     monkeypatch.setattr(_progress, "PROGRESS_INTERVAL", 0.02)
     model = _model(HingeEmbedding, epochs=2, verbose=1)
-    run_epoch = model._run_epoch
+    # the epoch runs on the solver the model builds in fit (lgekit.models.Solver.run_epoch): slow its class down
+    solver_class = type(model)._solver_class
+    run_epoch = solver_class.run_epoch
     released = threading.Event()
 
-    def slow_epoch(epoch):
+    def slow_epoch(solver, epoch):
         released.wait(0.3)  # the heartbeat thread writes meanwhile
-        return run_epoch(epoch)
+        return run_epoch(solver, epoch)
 
-    monkeypatch.setattr(model, "_run_epoch", slow_epoch)
+    monkeypatch.setattr(solver_class, "run_epoch", slow_epoch)
     model.fit(_graph())
     lines = [line for line in capfd.readouterr().err.splitlines() if "epochs 0/2 done" in line]
     assert len(lines) >= 3 and all(line.endswith("ETA unknown") for line in lines)
