@@ -2,8 +2,8 @@
    _intrinsics.pxd).
 
    setup.py compiles each training kernel twice, once for generic x86-64 and once with
-   -mavx2 -mfma (lgekit._simd picks one at import time), so everything AVX2 here sits behind
-   __AVX2__ && __FMA__ and has a LGK_AVX2_* flag the Cython code tests before calling it; the
+   -mavx2 -mfma (/arch:AVX2 with MSVC; lgekit._simd picks one at import time), so everything AVX2 here sits behind
+   LGK_HAVE_AVX2_FMA (below) and has a LGK_AVX2_* flag the Cython code tests before calling it; the
    generic build compiles the plain loops of _common.pxd and _sgd.pyx instead.  Each function
    computes exactly what the plain loop it replaces computes, element by element and in the same
    order, so the two builds differ only where FMA contracts a * b + c into one rounding. */
@@ -13,22 +13,41 @@
 #include <stddef.h>
 #include <math.h>
 
+/* MSVC's C compiler spells inline __inline (plain inline only in C++ or /std:c11). */
+#if defined(_MSC_VER) && !defined(__cplusplus)
+#define LGK_INLINE __inline
+#else
+#define LGK_INLINE inline
+#endif
+
+/* AVX2 with FMA: gcc and clang define __FMA__ under -mfma; MSVC defines only __AVX2__ under
+   /arch:AVX2, which also lets it emit FMA (every AVX2 CPU has FMA3, and lgekit._simd checks both). */
+#if defined(__AVX2__) && (defined(__FMA__) || defined(_MSC_VER))
+#define LGK_HAVE_AVX2_FMA 1
+#endif
+
+/* Prefetch hints: a no-op where the compiler has neither form (they never change a result). */
 #if defined(__GNUC__) || defined(__clang__)
 #define LGK_PREFETCH(p) __builtin_prefetch((const void*)(p), 0, 3)
 #define LGK_PREFETCHW(p) __builtin_prefetch((const void*)(p), 1, 3)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+/* _MM_HINT_T0 is __builtin_prefetch's locality 3; x86 has no portable write hint, a read one does */
+#define LGK_PREFETCH(p) _mm_prefetch((const char*)(p), _MM_HINT_T0)
+#define LGK_PREFETCHW(p) _mm_prefetch((const char*)(p), _MM_HINT_T0)
 #else
 #define LGK_PREFETCH(p) ((void)0)
 #define LGK_PREFETCHW(p) ((void)0)
 #endif
 
-#if defined(__AVX2__) && defined(__FMA__)
+#ifdef LGK_HAVE_AVX2_FMA
 #include <immintrin.h>
 /* dot() below for floats, in the same order (s0..s7 are the lanes of a, s8..s15 those of b,
    the same tails and the same final tree), with the horizontal sum done in vector registers:
    gcc's own vectorisation of dot() ends in 15 scalar additions and 20 shuffles on the
    critical path of every SGD step. */
 #define LGK_AVX2_DOT 1
-static inline float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t n) {
+static LGK_INLINE float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t n) {
     __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
     __m128 lo, t;
     Py_ssize_t i = 0;
@@ -58,14 +77,14 @@ static inline float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t n) 
 #define lgk_dotf_avx2(x, y, n) (0.0f)   /* never called: dot() tests LGK_AVX2_DOT first */
 #endif
 
-#if defined(__AVX2__) && defined(__FMA__)
+#ifdef LGK_HAVE_AVX2_FMA
 #include <immintrin.h>
 /* _pair_update for floats, written out so that the D % 8 tail takes one 4-wide step instead of
    gcc's run-time alias checks and scalar loop.  Same arithmetic, element by element, as gcc's
    contraction of the loop below: x_u = fma(au, a, k b), x_v = fma(av, b, k a) from the old
    a = x_u, b = x_v. */
 #define LGK_AVX2_UPDATE 1
-static inline void lgk_pair_updatef_avx2(float* xu, float* xv, float au, float av, float k, Py_ssize_t n) {
+static LGK_INLINE void lgk_pair_updatef_avx2(float* xu, float* xv, float au, float av, float k, Py_ssize_t n) {
     __m256 vau = _mm256_set1_ps(au), vav = _mm256_set1_ps(av), vk = _mm256_set1_ps(k), a, b;
     __m128 a4, b4;
     __m256 c, d, e, f, g, h;
@@ -122,15 +141,15 @@ static inline void lgk_pair_updatef_avx2(float* xu, float* xv, float au, float a
    work and restores the caller's mode after, so nothing else in the process sees it. */
 #if defined(__SSE__) || defined(__x86_64__) || defined(_M_X64)
 #include <xmmintrin.h>
-static inline unsigned int lgk_ftz_begin(void) {
+static LGK_INLINE unsigned int lgk_ftz_begin(void) {
     unsigned int old = _mm_getcsr();
     _mm_setcsr(old | 0x8040u);       /* FTZ (bit 15) | DAZ (bit 6) */
     return old;
 }
-static inline void lgk_ftz_end(unsigned int old) { _mm_setcsr(old); }
+static LGK_INLINE void lgk_ftz_end(unsigned int old) { _mm_setcsr(old); }
 #else
-static inline unsigned int lgk_ftz_begin(void) { return 0u; }   /* other CPUs: IEEE subnormals */
-static inline void lgk_ftz_end(unsigned int old) { (void)old; }
+static LGK_INLINE unsigned int lgk_ftz_begin(void) { return 0u; }   /* other CPUs: IEEE subnormals */
+static LGK_INLINE void lgk_ftz_end(unsigned int old) { (void)old; }
 #endif
 
 #endif  /* LGEKIT_INTRINSICS_H */

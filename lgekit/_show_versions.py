@@ -3,6 +3,8 @@ import importlib
 import platform
 import sys
 
+from ._openmp import max_threads, openmp_enabled
+from ._simd import chosen_kernels
 from ._version import __version__
 
 __all__ = ["show_versions", "DEPENDENCIES"]
@@ -13,15 +15,14 @@ DEPENDENCIES = ("numpy", "scipy", "sklearn", "networkx", "matplotlib", "tqdm", "
 
 
 def _kernel_variants():
-    from ._simd import kernel_variant
-    from .models import hinge, logistic
+    # imported here, not at the top: lgekit's __init__ loads this module lazily, and importing the
+    # models is what loads (and so chooses) the kernel builds
+    from . import models  # noqa: F401
 
-    return ", ".join(f"{m.__name__.rsplit('.', 1)[1].removesuffix('_avx2')}={kernel_variant(m)}" for m in (logistic._sgd, hinge._dcd))
+    return ", ".join(f"{name}={variant}" for name, variant in chosen_kernels().items())
 
 
 def _versions():
-    from ._openmp import max_threads, openmp_enabled
-
     info = {
         "lgekit": __version__,
         "python": sys.version.split()[0],
@@ -40,9 +41,22 @@ def _versions():
 
 
 def show_versions(file=None):
-    """Print lgekit's version, its dependencies' versions and whether OpenMP is compiled in."""
+    """Print lgekit's version, its dependencies' versions, whether OpenMP is compiled in and which kernels run.
+
+    Parameters
+    ----------
+    file : file-like, optional
+        Where to print (default: standard output).
+
+    Notes
+    -----
+    ``openmp: False`` marks a serial build (a compiler without OpenMP, or
+    ``LGEKIT_NO_OPENMP=1`` at install): every fit runs on one thread, whatever
+    ``n_threads`` says.  ``kernels`` names the build of each training kernel
+    in use, ``avx2`` or ``generic`` (see ``LGEKIT_SIMD`` in the README).
+    """
     info = _versions()
+    notes = {"openmp": "" if info["openmp"] else " (a serial build: every fit runs on one thread)"}
     width = max(len(k) for k in info)
     for key, value in info.items():
-        print(f"{key:>{width}}: {value if value is not None else 'not installed'}", file=file)
-    return None
+        print(f"{key:>{width}}: {value if value is not None else 'not installed'}{notes.get(key, '')}", file=file)

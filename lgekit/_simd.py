@@ -12,9 +12,14 @@ the last bits.  Within one variant every reproducibility guarantee holds.
 import importlib
 import os
 
-__all__ = ["load_kernel", "kernel_variant"]
+from ._openmp import cpu_supports_avx2_fma
+
+__all__ = ["load_kernel", "kernel_variant", "chosen_kernels"]
 
 _CHOICES = ("auto", "generic", "avx2")
+
+# module name -> the build load_kernel returned for it, for show_versions (the solvers hold the modules)
+_chosen = {}
 
 
 def _choice():
@@ -26,8 +31,12 @@ def _choice():
 
 def load_kernel(module):
     """Import ``module`` (e.g. ``"lgekit.models._sgd"``) or its ``_avx2`` build."""
-    from ._openmp import cpu_supports_avx2_fma
+    kernel = _load(module)
+    _chosen[module] = kernel_variant(kernel)
+    return kernel
 
+
+def _load(module):
     choice = _choice()
     if choice != "generic":
         if cpu_supports_avx2_fma():
@@ -45,3 +54,8 @@ def load_kernel(module):
 def kernel_variant(module):
     """``"avx2"`` or ``"generic"``: which build :func:`load_kernel` picked for an imported kernel."""
     return "avx2" if module.__name__.endswith("_avx2") else "generic"
+
+
+def chosen_kernels():
+    """``{"_sgd": "avx2", ...}``: the build :func:`load_kernel` last returned for each kernel it loaded."""
+    return {name.rsplit(".", 1)[-1]: variant for name, variant in sorted(_chosen.items())}

@@ -1,5 +1,8 @@
 """The AVX2+FMA kernel builds agree with the generic builds, and the choice is controllable."""
 import importlib
+import io
+import platform
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,3 +64,28 @@ def test_auto_picks_avx2_when_available(monkeypatch):
     _variant_or_skip("lgekit.models._sgd")
     monkeypatch.setenv("LGEKIT_SIMD", "auto")
     assert _simd.kernel_variant(_simd.load_kernel("lgekit.models._sgd")) == "avx2"
+
+
+def test_cpu_detection_agrees_with_the_kernel_of_linux():
+    # lgekit._openmp reads CPUID and XCR0 itself (one code path for gcc, clang and MSVC); Linux's
+    # flags list says the same thing (it drops avx2/fma when the OS does not save YMM state).
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.is_file() or platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("needs Linux on x86-64 (/proc/cpuinfo) to compare against")
+    flags = set()
+    for line in cpuinfo.read_text().splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    assert cpu_supports_avx2_fma() == ({"avx2", "fma"} <= flags)
+
+
+def test_show_versions_names_the_builds_the_solvers_run():
+    text = io.StringIO()
+    lgekit.show_versions(file=text)
+    lines = dict(line.strip().split(": ", 1) for line in text.getvalue().splitlines())
+    expected = {"_sgd": _simd.kernel_variant(_sgd_solver._sgd), "_dcd": _simd.kernel_variant(_dcd_solver._dcd)}
+    shown = dict(item.split("=") for item in lines["kernels"].split(", "))
+    assert {name: shown[name] for name in expected} == expected
+    openmp = lines["openmp"]
+    assert openmp == "True" or openmp.startswith("False (a serial build")
