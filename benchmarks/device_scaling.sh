@@ -36,9 +36,9 @@ python3 -c "import sys, numpy, scipy, Cython, setuptools; print(sys.version.spli
 step "unpack and build A (e5f8e3d) and B (HEAD) with -j $JOBS, side by side"
 mkdir -p "$W/A" "$W/B"
 tar -xf "$DEV/old.tar" -C "$W/A"; tar -xf "$DEV/head.tar" -C "$W/B"
-( cd "$W/A" && /usr/bin/time -f "A build %e s" timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1 ) &
+( cd "$W/A" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1; echo "A build: exit $?, $(( $(date +%s) - s )) s" ) &
 PA=$!
-( cd "$W/B" && /usr/bin/time -f "B build %e s" timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-B.log" 2>&1 ) &
+( cd "$W/B" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-B.log" 2>&1; echo "B build: exit $?, $(( $(date +%s) - s )) s" ) &
 PB=$!
 wait "$PA"; wait "$PB"
 tail -2 "$OUT/build-A.log" "$OUT/build-B.log"
