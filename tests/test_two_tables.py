@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings, strategies as st
 import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._validation import InvalidParameterError
-from lgekit.models._base import TableLayout
+from lgekit.models import TableLayout
 
 EPOCH_PARAMS = dict(dim=4, dtype="float64", lam_neg=0.4, lr=0.5, lr_offset=2.0, init_scale=0.4)
 
