@@ -174,7 +174,7 @@ def _check_key_numbers(number, out):
         drawn = _floats(r"drawn as a negative: ([\d.]+)%", out)
         assert drawn and drawn[0] > 1.0, "a reversed arc is a negative a few per cent of the time, not 4/n"
     elif number == "09":
-        z = _floats(r"^\s+\d+\s+[\d.]+\s+[\d.]+ \+-\s+[\d.]+\s+(-?[\d.]+)$", out)
+        z = [float(v) for v in re.findall(r"^\s+\d+\s+[\d.]+\s+[\d.]+ \+-\s+[\d.]+\s+(-?[\d.]+)$", out, flags=re.M)]
         # the SGD table (3 epochs), Algorithm 1 as printed (2 epochs): all |z| < 3; the last table (against the
         # monotone defaults) is expected to be far off and is not counted
         assert len(z) == 7 and all(abs(v) < 3 for v in z[:5]), z
