@@ -218,21 +218,30 @@ def sniff_delimiter(raw):
         return None
     # a tab: TSV only if every data line agrees (vectorised: SNAP files have millions of lines);
     # tabs count between a line's first and last visible character, as in the stripped first line
-    c = np.frombuffer(_without_comments(raw), dtype=np.uint8)
+    body = _without_comments(raw)
+    c = np.frombuffer(body, dtype=np.uint8)
     newlines = np.flatnonzero(c == 10)
-    n_lines = len(newlines) + 1
-    data_pos = np.flatnonzero(~((c == 32) | ((c >= 9) & (c <= 13))))
-    data_line = np.searchsorted(newlines, data_pos)
-    lines, first_index = np.unique(data_line, return_index=True)
-    last_index = np.r_[first_index[1:], len(data_pos)] - 1
-    lo = np.full(n_lines, -1)
-    hi = np.full(n_lines, -1)
-    lo[lines], hi[lines] = data_pos[first_index], data_pos[last_index]
-    tab_pos = np.flatnonzero(c == 9)
-    tab_line = np.searchsorted(newlines, tab_pos)
-    inside = (tab_pos > lo[tab_line]) & (tab_pos < hi[tab_line])
-    tabs = np.bincount(tab_line[inside], minlength=n_lines)
-    return "\t" if np.all(tabs[lines] == first.count(b"\t")) else None
+    starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
+    ends -= (ends > starts) & (c[np.maximum(ends - 1, 0)] == 13) if len(c) else 0  # a \r\n line end
+    tabs = np.bincount(np.searchsorted(newlines, np.flatnonzero(c == 9)), minlength=len(starts))
+    filled = ends > starts
+    # a line whose first and last bytes are visible holds all its tabs inside; the others (blank
+    # lines, lines with surrounding whitespace) are few, and stripped one by one
+    outer = np.zeros(len(starts), dtype=bool)
+    outer[filled] = _is_white(c[starts[filled]]) | _is_white(c[ends[filled] - 1])
+    want = first.count(b"\t")
+    if np.any(tabs[filled & ~outer] != want):
+        return None
+    for i in np.flatnonzero(outer).tolist():
+        line = body[starts[i]:ends[i]].strip(b" \t\r\f\v")
+        if line and line.count(b"\t") != want:
+            return None
+    return "\t"
+
+
+def _is_white(codes):
+    """Which bytes are whitespace (space, tab, \\n, \\v, \\f, \\r)."""
+    return (codes == 32) | ((codes >= 9) & (codes <= 13))
 
 
 def _without_comments(raw):
