@@ -24,6 +24,7 @@ Both folders are build products (see ``docs/.gitignore``).
 """
 import builtins
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -35,10 +36,26 @@ import nbformat
 from sphinx.pycode import ModuleAnalyzer, PycodeError
 from sphinx.util.docstrings import prepare_docstring
 
-import lgekit
-
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+
+
+def _load_sibling(name):
+    # by file, not through sys.path: Sphinx runs this file from docs/, and nothing else here needs docs/ importable
+    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# The installed lgekit, or the checkout's when its kernels are built in place (see lgekit_import.py).
+sys.path[:] = _load_sibling("lgekit_import").import_path(ROOT, sys.path)
+try:
+    import lgekit
+except ImportError as error:
+    raise RuntimeError(
+        f"cannot import lgekit to document it ({error}); install it with python3 -m pip install \".[docs]\" "
+        "or build it in place with python3 -m pip install -e \".[docs]\"") from error
 
 # -- project -------------------------------------------------------------------
 
@@ -52,6 +69,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax from the package (a PyPI wheel), copied into _static/mathjax: the site renders its
+    # formulas offline, where the default (a CDN) leaves raw LaTeX
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_nb",
@@ -70,6 +90,10 @@ html_theme_options = {
     "page_width": "1200px",     # the tutorials' code and tables need more than the default 940px
     "sidebar_width": "240px",
 }
+# lgekit.css: below 1,300 px the page fills the window and long code lines wrap instead of
+# scrolling (tests/test_docs_browser.py checks it at 1,280 px)
+html_static_path = ["_static"]
+html_css_files = ["lgekit.css"]
 # Generated (and git-ignored) sources end in .rst / .ipynb; the hand-written pages are MyST Markdown.
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 # Quotes and ellipses only: with dashes on, "--data-home" in the generated CLI reference would
@@ -113,6 +137,9 @@ _FOREIGN_BASES = sorted(
 )
 # Filled by _api_pages: data whose repr is too long to print in a signature line.
 autosummary_context = {"foreign_bases": ", ".join(_FOREIGN_BASES), "long_values": []}
+# Filled by _api_pages: the fields of documented dataclasses, which are public data even though
+# they are class attributes with plain values (see _skip_class_constants).
+_DATACLASS_FIELDS = set()
 _LONG_VALUE = 600    # characters of repr()
 
 
@@ -164,6 +191,8 @@ def _api_pages():
                 elsewhere.append((kind, home[id(obj)]))
                 continue
             home.setdefault(id(obj), full)
+            if kind in ("class", "exception"):
+                _DATACLASS_FIELDS.update(getattr(obj, "__dataclass_fields__", {}))
             sections[kind].append(name)
             pages[f"api/generated/{full}.rst"] = None
             defined_as = f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None)}"
@@ -292,6 +321,21 @@ def _skip_sklearn_machinery(app, what, name, obj, skip, options):
     return None
 
 
+_PLAIN = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _skip_class_constants(app, what, name, obj, skip, options):
+    """Leave out a class's tuning constants (``divergence_max_mean_norm = 1e8``).
+
+    They carry ``#:`` comments for readers of the source, which autodoc would
+    turn into public attributes on the class's page; the class's Notes say
+    which ones a user may change and what they mean.  Dataclass fields stay.
+    """
+    if what in ("class", "exception") and isinstance(obj, _PLAIN) and name not in _DATACLASS_FIELDS:
+        return True
+    return None
+
+
 def _data_doc_from_definition(app, what, name, obj, options, lines):
     """Document a re-exported constant by its ``#:`` comment where it is defined.
 
@@ -327,6 +371,7 @@ def setup(app):
     app.connect("config-inited", _cache_in_output_folder)
     app.connect("missing-reference", _resolve_alias)
     app.connect("autodoc-skip-member", _skip_sklearn_machinery)
+    app.connect("autodoc-skip-member", _skip_class_constants)
     # before numpydoc (priority 500) reformats the lines this compares
     app.connect("autodoc-process-docstring", _data_doc_from_definition, priority=400)
 
