@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from ._interop import checked_weights, dataframe_edges, is_dataframe, networkx_parts, to_networkx
 from ._validation import check_pairs
+from .adjacency import SymmetricCSR, adjacency_from_pairs, is_symmetric
 from .ids import (
     as_id_array,
     concat_ids,
@@ -157,7 +158,7 @@ class Graph:
 
     def __init__(self, adjacency, *, node_ids=None, labels=None, label_names=None, directed=False,
                  weighted=None, name=None, n_left=None):
-        symmetric = isinstance(adjacency, _Mirrored)  # built symmetric here: no need to check it again
+        symmetric = isinstance(adjacency, SymmetricCSR)  # built symmetric: no need to check it again
         adjacency = adjacency.matrix if symmetric else adjacency
         if not sp.issparse(adjacency):
             raise TypeError(f"adjacency must be a scipy.sparse matrix, got {type(adjacency).__name__}")
@@ -174,7 +175,7 @@ class Graph:
             raise ValueError("adjacency has self-loops on its diagonal; build the graph with Graph.from_scipy to drop them")
         if adj.nnz and (not np.all(np.isfinite(adj.data)) or adj.data.min() < 0):
             raise ValueError("adjacency weights must be finite and positive")
-        if not directed and not symmetric and not _is_symmetric(adj):
+        if not directed and not symmetric and not is_symmetric(adj):
             raise ValueError("adjacency of an undirected graph must be symmetric; pass directed=True or use Graph.from_scipy")
         if n_left is not None:
             n_left = _check_n_left(n_left, n, directed)
@@ -969,81 +970,9 @@ class Graph:
 
 
 # ---------------------------------------------------------------------- helpers
-def _is_symmetric(adj):
-    """Whether a canonical CSR matrix equals its transpose (array by array: no boolean matrix is built)."""
-    mirror = adj.T.tocsr()
-    mirror.sort_indices()
-    return all(np.array_equal(a, b) for a, b in ((adj.indptr, mirror.indptr), (adj.indices, mirror.indices),
-                                                  (adj.data, mirror.data)))
-
-
 def _adjacency_from_indices(idx, weights, n, directed, duplicates):
-    """Canonical CSR adjacency from index pairs: drop self-loops (warn), merge duplicates, symmetrise."""
-    idx = np.asarray(idx, dtype=np.int64).reshape(-1, 2)
-    u, v = idx[:, 0], idx[:, 1]
-    loops = u == v
-    n_loops = int(loops.sum())
+    """:func:`lgekit.adjacency.adjacency_from_pairs`, warning (at the caller's caller) of dropped self-loops."""
+    adj, n_loops = adjacency_from_pairs(idx, weights, n, directed, duplicates)
     if n_loops:
         warnings.warn(f"dropped {n_loops} self-loop(s)", GraphWarning, stacklevel=3)
-        u, v = u[~loops], v[~loops]
-        if weights is not None:
-            weights = weights[~loops]
-    if not directed:
-        u, v = np.minimum(u, v), np.maximum(u, v)
-    width = max(n, 1)
-    key = u * width + v
-    if weights is None:
-        key = np.sort(key)  # a repeated edge weighs 1 whichever copy comes first: no order to keep
-    else:
-        # a stable order, so that the weights of a repeated edge are summed in the order given
-        order = np.argsort(key, kind="stable" if duplicates == "sum" else None)
-        key = key[order]
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    if duplicates == "error" and not first.all():
-        k = key[int(np.flatnonzero(~first)[0])]
-        raise ValueError(f"edge ({k // width}, {k % width}) is repeated and duplicates='error'")
-    starts = np.flatnonzero(first)
-    rows, cols = key[starts] // width, key[starts] % width
-    if weights is None:
-        w = np.ones(len(starts))
-    else:
-        w_sorted = np.asarray(weights, dtype=np.float64)[order]
-        w = (np.maximum if duplicates == "max" else np.add).reduceat(w_sorted, starts) if len(starts) else np.zeros(0)
-    # the keys are sorted by row, then column: that is CSR order already
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    upper = sp.csr_matrix((w, cols, indptr), shape=(n, n))
-    return upper if directed else _Mirrored(_mirrored(upper))
-
-
-class _Mirrored:
-    """A CSR matrix that :func:`_mirrored` made symmetric, handed to :class:`Graph` (which trusts it)."""
-
-    __slots__ = ("matrix",)
-
-    def __init__(self, matrix):
-        self.matrix = matrix
-
-
-def _mirrored(upper):
-    """The symmetric CSR matrix whose upper triangle is ``upper`` (canonical, strictly upper triangular).
-
-    Row ``r`` of the result is row ``r`` of the lower triangle (columns
-    below ``r``) followed by row ``r`` of ``upper`` (columns above ``r``):
-    each part is sorted already, so every entry's place is computed, not
-    searched or sorted for.
-    """
-    lower = upper.T.tocsr()  # the transpose, rows sorted (scipy's csr_tocsc)
-    n = upper.shape[0]
-    up_ptr, low_ptr = upper.indptr.astype(np.int64), lower.indptr.astype(np.int64)
-    indptr = up_ptr + low_ptr
-    indices = np.empty(indptr[-1], dtype=np.int64)
-    data = np.empty(indptr[-1], dtype=np.float64)
-    up_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(up_ptr))
-    low_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(low_ptr))
-    up_at = np.arange(len(upper.indices), dtype=np.int64) + low_ptr[up_rows + 1]
-    low_at = np.arange(len(lower.indices), dtype=np.int64) + up_ptr[low_rows]
-    indices[up_at], data[up_at] = upper.indices, upper.data
-    indices[low_at], data[low_at] = lower.indices, lower.data
-    return sp.csr_matrix((data, indices, indptr), shape=upper.shape)
+    return adj
