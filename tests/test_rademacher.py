@@ -21,7 +21,7 @@ from lgekit.theory import (
     spectral_norm,
     sqrt_max_degree_estimate,
 )
-from lgekit.experiments.theory_bound import fit_log_trend
+from lgekit.experiments.check_rademacher import fit_log_trend, verify_rademacher
 from lgekit.theory import _pairs
 
 
@@ -273,8 +273,6 @@ def test_quick_footnote_verdicts_agree_with_full_for_seeds_0_to_9():
     # issue 17: `lgekit theory rademacher --quick --seed 5` FAILed (growth 3.4 % < 5 % at d = 2) while the full
     # run passes.  With several patterns per cell the growth's standard error is about 1 %: the quick verdicts of
     # seeds 0-9 must equal the full ones, which pass for seeds 0-9 (measured; see verify_rademacher's Notes)
-    from lgekit.experiments.theory_bound import verify_rademacher
-
     for seed in range(10):
         report = verify_rademacher(quick=True, seed=seed)
         failed = [c.line() for c in report.claims if not c.passed]

@@ -66,7 +66,7 @@ not depend on the orientation -- and
     \le \tfrac12(\|A\|_2 + \|A^\top\|_2) = \|A\|_2
     \quad\text{for every orientation } A .
 
-:func:`theorem1_spectral_norm` therefore puts
+:func:`~lgekit.theory.sample.theorem1_spectral_norm` therefore puts
 :math:`\mathbb E_\sigma\|A_{\rm sym}\|_2 / 2` into the theorem by default
 (``convention="symmetric"``): a valid upper bound for lgekit's model, and
 the smallest of the spectral-norm values one can plug in.  Any orientation
@@ -95,7 +95,7 @@ left table and :math:`C_V = \sum_v\|y_v\|^2` over the target / right table
 is needed or allowed: :math:`A_\sigma` is the :math:`|U| \times |V|` matrix
 of the theorem's statement, a sign at (row = source / left index,
 column = target / right index) of every sampled pair (convention
-``"oriented"``, :func:`theorem1_pattern`), and the proof's step
+``"oriented"``, :func:`~lgekit.theory.sample.theorem1_pattern`), and the proof's step
 :math:`\sup X_U^\top[A_\sigma \otimes I_D]X_V = \sqrt{C_U C_V}\,\|A_\sigma\|_2`
 applies as printed.  For a directed graph :math:`|U| = |V| = n` (every node
 has both vectors); for a bipartite graph :math:`|U| = n_{\rm left}`,
@@ -137,9 +137,6 @@ import numpy as np
 from scipy.special import log_expit
 
 from .sample import theorem1_pairs, theorem1_sample
-# Laid out in lgekit.theory.sample since the training sample left this module; still importable from here
-# for callers that name lgekit.theory.bounds (the package-level names are the documented ones).
-from .sample import CONVENTIONS, oriented_training_pairs, theorem1_pattern, theorem1_spectral_norm  # noqa: F401
 
 __all__ = [
     "Theorem1Bound",
@@ -238,7 +235,7 @@ def theorem1_bound(train_loss, n_samples, spectral_norm, C_U, C_V, B, delta=0.05
         :math:`m + m'`, the number of training samples (positives plus negatives).
     spectral_norm : float
         :math:`\mathbb E_\sigma\|A_\sigma\|_2` of the training sample
-        (:func:`theorem1_spectral_norm` for an EdgeSplit).
+        (:func:`~lgekit.theory.theorem1_spectral_norm` for an EdgeSplit).
     C_U, C_V : float
         Bounds on the total squared norms of the two sides (:func:`norm_constants`).
     B : float
