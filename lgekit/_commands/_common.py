@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import logging
 import sys
+import warnings
 
 from .._validation import validate_params
 
@@ -154,8 +155,6 @@ def input_notes(what):
     (a known property of the data set): a user at a prompt gets the same
     ``note: WHAT: dropped 2 self-loop(s)`` line for both.
     """
-    import warnings
-
     datasets_logger = logging.getLogger("lgekit.datasets")
     handler = _Notes(datasets_logger.getEffectiveLevel())
     saved = datasets_logger.level, datasets_logger.propagate
@@ -201,7 +200,7 @@ def load_graph(name_or_path, kind="graph file", graph_kind=None):
     option.  What the loaders changed (self-loops dropped) is one ``note:``
     line on stderr (:func:`input_notes`).
     """
-    from .. import datasets
+    from .. import datasets    # NumPy and SciPy: imported by the commands that load data, not by `lgekit --help`
 
     try:
         source = datasets.resolve(name_or_path)
@@ -265,7 +264,7 @@ def split_graph(graph, test_fraction, seed, what):
     -------
     lgekit.EdgeSplit
     """
-    from ..evaluation import split_edges
+    from ..evaluation import split_edges    # NumPy and the kernels: only for the commands that split
 
     with as_command_error(ValueError, prefix=f"cannot split the graph {what!r}: "):
         split = split_edges(graph, test_fraction=test_fraction, seed=seed)

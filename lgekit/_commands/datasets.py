@@ -7,11 +7,16 @@
     lgekit datasets fetch blogcatalog [--data-home DIR] [--force]
 """
 import logging
+import os
 import textwrap
+
+from ._common import CommandError, as_command_error, unavailable_message
 
 __all__ = ["register", "run"]
 
 logger = logging.getLogger(__name__)
+
+# lgekit.datasets is imported inside the functions: it loads NumPy and SciPy, which `lgekit --help` must not pay for
 
 
 def register(subparsers):
@@ -57,7 +62,6 @@ def run(args):
 def _entry(name):
     """The registry entry of ``name``; an unknown name is the user's error, said in one line."""
     from .. import datasets
-    from ._common import as_command_error
 
     with as_command_error(ValueError):
         return datasets.info(name)
@@ -65,8 +69,6 @@ def _entry(name):
 
 def _search_labels(data_home):
     """``[(folder, how it came to be searched)]``, in the loaders' search order."""
-    import os
-
     from .. import datasets
 
     folders = datasets.search_path(data_home)
@@ -107,8 +109,6 @@ def _format_table(header, rows, numeric=(1, 2, 3)):
 
 
 def _list(args):
-    import os
-
     from .. import datasets
 
     rows = []
@@ -164,7 +164,6 @@ def _info(args):
 
 def _fetch(args):
     from .. import datasets
-    from ._common import CommandError, unavailable_message
 
     names = list(args.names)
     if names == ["all"]:

@@ -10,7 +10,7 @@ import time
 from numbers import Integral, Real
 
 from .._validation import Interval
-from ._common import CommandError, as_command_error, check_options, require_negatives, split_graph
+from ._common import CommandError, as_command_error, check_options, load_graph, require_negatives, split_graph
 
 __all__ = ["register", "run"]
 
@@ -47,8 +47,7 @@ def register(subparsers):
 
 def _load(name):
     """The requested data set, or the default one with a fallback to the synthetic graph."""
-    from .. import datasets
-    from ._common import load_graph
+    from .. import datasets    # NumPy and SciPy: not at the top, so that `lgekit --help` stays fast
 
     if name is not None:
         return load_graph(name), None
@@ -77,6 +76,7 @@ _OPTIONS = {
 
 
 def run(args):
+    # the scientific stack, here and not at the top: `lgekit --help` and option errors must not pay for it
     from ..metrics import average_precision, node_classification_f1, roc_auc
     from ..models.spectral import spectral_embedding
 

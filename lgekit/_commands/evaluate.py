@@ -9,6 +9,7 @@ files.  A directed or bipartite model is scored as it was trained, by
 with the same kind, so ``--test-fraction F --seed S`` gives the test AP that
 ``lgekit fit`` recorded with the same F and S.
 """
+import argparse
 import json
 import logging
 from collections import namedtuple
@@ -22,6 +23,8 @@ from ._common import (CommandError, add_kind_options, add_test_fraction_option, 
 __all__ = ["register", "run", "read_embedding", "align_embedding", "Embedding"]
 
 logger = logging.getLogger(__name__)
+
+# NumPy, the models and the metrics are imported inside the functions: `lgekit --help` imports this module
 
 _EPILOG = """\
 EMBEDDING is any file `lgekit fit` writes: the model file (embedding.npz, as model.save writes
@@ -57,8 +60,6 @@ _TWO_TABLES = ("directed", "bipartite")
 
 
 def register(subparsers):
-    import argparse
-
     p = subparsers.add_parser(
         "evaluate", help="AP / AUC (link prediction) and Micro/Macro-F1 (node labels) of an embedding file",
         description="Score an embedding on a graph: average precision and ROC-AUC of x_u . x_v (x_u . y_v for a "

@@ -1,13 +1,17 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
+import argparse
 import contextlib
 import json
 import logging
+import tempfile
+import textwrap
 import time
 from numbers import Integral, Real
 
+from .. import _parameters
 from .._output_folder import FolderNotOursError, OutputFolder
 from .._progress import write_line
-from .._validation import Interval
+from .._validation import DTypes, Interval, Options, make_constraint
 from ._common import (CommandError, add_kind_options, add_test_fraction_option, check_options, load_graph,
                       require_negatives, split_graph)
 
@@ -48,10 +52,6 @@ example:
 
 
 def _presets_text():
-    from .. import _parameters
-
-    import textwrap
-
     lines = []
     for name, preset in _parameters.PRESETS.items():
         lines.append(textwrap.fill(f"{name}: {preset['description']}", width=96, initial_indent="  ",
@@ -64,10 +64,6 @@ def _presets_text():
 
 
 def register(subparsers):
-    import argparse
-
-    from .. import _parameters
-
     p = subparsers.add_parser(
         "fit", help="train one embedding (SGD logistic or DCD hinge) and write it with its history",
         description="Train a linear graph embedding on GRAPH and write the embedding (npz and word2vec text) "
@@ -114,8 +110,6 @@ _MODEL_OPTIONS = {"hinge": {"lam_r": [Interval(Real, 0, None, closed="neither")]
 
 def _model_parameters():
     """Every estimator parameter the command exposes: name -> (constraints, the --model values having it)."""
-    from .. import _parameters
-
     tables = {"logistic": _parameters.LOGISTIC, "hinge": _parameters.HINGE}
     out = {}
     for model, table in tables.items():
@@ -127,11 +121,6 @@ def _model_parameters():
 
 def _add_parameter_option(group, name, constraints, models):
     """One ``--name`` option whose type and choices follow the parameter's constraints, its help the default."""
-    import argparse
-
-    from .. import _parameters
-    from .._validation import DTypes, Options, make_constraint
-
     flag = "--" + name.replace("_", "-")
     where = "" if len(models) == len(_MODELS) else f" (--model {' / '.join(models)} only)"
     kinds = [make_constraint(c) for c in constraints]
@@ -225,13 +214,9 @@ def _write_tables(model, folder):
     source rows); its lines are cut here at the table boundary, so the number
     format stays the model's.
     """
-    import tempfile
-
-    import numpy as np
-
     two = getattr(model, "graph_kind_", "undirected") in ("directed", "bipartite")
-    ids = [np.asarray(model.node_ids_)] + ([np.asarray(model.context_node_ids_)] if two else [])
-    if not all(_word2vec_ok(i.tolist()) for i in ids):
+    ids = [list(model.node_ids_)] + ([list(model.context_node_ids_)] if two else [])
+    if not all(_word2vec_ok(i) for i in ids):
         return {}, ("some node ids are empty or contain whitespace, which word2vec's text format cannot hold: "
                     "no word2vec file written (embedding.npz has the ids)")
     with tempfile.TemporaryDirectory(prefix="lgekit-fit-") as scratch:
@@ -262,9 +247,11 @@ def _table_pairs(graph, pairs):
 
 
 def run(args):
-    from .. import _parameters, models
+    # the scientific stack, here and not at the top: `lgekit --help` and option errors must not pay for it
+    from .. import models
     from .._json import to_json_safe
     from ..callbacks import LinkPredictionCallback
+    from ..metrics import average_precision, direction_average_precision, non_reciprocal_arcs, roc_auc
 
     # before loading the graph: a bad value should not cost a data set load first
     given = {name: getattr(args, name) for name in _model_parameters() if getattr(args, name) is not None}
@@ -334,8 +321,6 @@ def run(args):
     files.update(history=OUTPUT_FILES["history"], record=OUTPUT_FILES["record"])
     final = {}
     if split is not None:
-        from ..metrics import average_precision, direction_average_precision, non_reciprocal_arcs, roc_auc
-
         x, context = model.embedding_, getattr(model, "context_embedding_", None)
         test_pos, test_neg = _table_pairs(graph, split.test_positives), _table_pairs(graph, split.test_negatives)
         final["test_ap"] = average_precision(x, test_pos, test_neg, context=context)
