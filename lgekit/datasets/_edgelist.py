@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..graph import GraphWarning, warn_outside_lgekit
+from ..ids import text_array
 
 __all__ = [
     "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
@@ -541,8 +542,9 @@ def read_edge_list(path, *, delimiter=None, header=None, id_type=None):
     -------
     edges : ndarray of shape (m, 2)
         Node ids as written: int64 when every id is an integer that fits;
-        object (Python ints) when some integer does not; object (str) for
-        text ids.
+        object (Python ints) when some integer does not; for text ids a
+        string (``<U``) array, or object (str) when an id is longer than 64
+        characters (:func:`lgekit.ids.text_array`).
     weights : ndarray of shape (m,), float64, or None
         The third column when present; finite and positive.
 
@@ -683,7 +685,110 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
             edges = values[:, :2].astype(np.int64)
             weights = np.ascontiguousarray(values[:, 2]) if k == 3 else None
             return _check_weights(edges, weights, Table(path, raw, None, k))
+    if id_type != "int":
+        named = _fast_names(raw, delimiter, any_text=id_type == "str")
+        if named is not None:
+            edges, weights, k = named
+            return _check_weights(edges, weights, Table(path, raw, None, k))
     return _slow_edges(path, raw, delimiter, id_type, tab_sniffed=sniffed and delimiter == "\t")
+
+
+# bytes that may occur in a decimal number ([+-], digits, ".", "e", "E"): a token holding another byte is a name
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[list(b"0123456789+-.eE")] = True
+# UTF-8 of the characters the grammar refuses beyond ASCII controls: C1 controls, BOM, line/paragraph separators
+_BAD_UTF8_RE = re.compile(b"\xc2[\x80-\x9f]|\xef\xbb\xbf|\xe2\x80[\xa8\xa9]")
+
+
+def _fast_names(raw, delimiter, any_text=False):
+    """Vectorised read of an edge list whose ids are names; ``(edges, weights, k)`` or None.
+
+    The common case of text ids (a CSV or TSV export) in array operations
+    over the file's bytes, with no Python work per line.  It reads only what
+    it is sure of: every id holds a byte that no number has (``any_text``:
+    every id is text anyway), no quotes, no whitespace inside a field, every
+    line with the same 2 or 3 fields.  Anything else -- and every error --
+    returns None, and the careful line-by-line parser reads the file (and
+    says where it is wrong).  Both give the same arrays.
+    """
+    if b'"' in raw or _BAD_UTF8_RE.search(raw):
+        return None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    body = _without_comments(raw)
+    c = np.frombuffer(body, dtype=np.uint8)
+    if c.size == 0:
+        return None
+    newline = c == 10
+    line_end = newline | ((c == 13) & np.r_[newline[1:], True])  # a \r\n line end
+    if np.any(((c < 32) & ~_is_white(c)) | (c == 127)):
+        return None  # control characters: the careful path names them
+    if delimiter is None:
+        sep = _is_white(c)
+    else:
+        is_delim = c == ord(delimiter)
+        sep = is_delim | line_end
+        if np.any(_is_white(c) & ~sep):
+            return None  # whitespace around or inside a field
+    start = ~sep
+    start[1:] &= sep[:-1]
+    end = ~sep
+    end[:-1] &= sep[1:]
+    starts, ends = np.flatnonzero(start), np.flatnonzero(end) + 1
+    if starts.size == 0:
+        return None
+    newlines = np.flatnonzero(newline)
+    n_lines = len(newlines) + 1
+    ntok = np.bincount(np.searchsorted(newlines, starts), minlength=n_lines)
+    k = int(ntok[ntok > 0][0])
+    filled = ntok > 0
+    if k not in (2, 3) or np.any(ntok[filled] != k):
+        return None
+    if delimiter is not None:
+        ndel = np.bincount(np.searchsorted(newlines, np.flatnonzero(is_delim)), minlength=n_lines)
+        if np.any(ndel[filled] != k - 1) or np.any(ndel[~filled] != 0):
+            return None  # an empty field: the careful path says which
+    starts, ends = starts.reshape(-1, k), ends.reshape(-1, k)
+    if not any_text:
+        # bytes of a name: neither a separator nor a byte of a number; count them per token
+        name_bytes = (~_NUMBER_BYTES[c] & ~sep).astype(np.int32)
+        per_token = np.add.reduceat(name_bytes, starts.ravel())
+        if np.any(per_token.reshape(-1, k)[:, :2] == 0):
+            return None  # an id that may be a number: integers, mixed ids and refusals are the careful path's
+    ids = _token_bytes(c, starts[:, :2].ravel(), ends[:, :2].ravel())
+    if ids is None:
+        return None
+    if c.max() < 128:
+        edges = ids.astype(str).reshape(-1, 2)  # ASCII: NumPy decodes it (no NUL, at most 64 bytes: exact)
+    else:
+        distinct, inverse = np.unique(ids, return_inverse=True)
+        names = np.array([x.decode("utf-8") for x in distinct.tolist()], dtype=str)
+        edges = names[inverse.ravel()].reshape(-1, 2)
+    weights = None
+    if k == 3:
+        column = _token_bytes(c, starts[:, 2], ends[:, 2])
+        if column is None:
+            return None
+        texts = np.unique(column)
+        if not all(_NUMBER_RE.fullmatch(t.decode()) for t in texts.tolist()):
+            return None  # not a decimal number (nan, inf, text): the careful path refuses it by line
+        weights = column.astype(np.float64)
+    return edges, weights, k
+
+
+def _token_bytes(c, starts, ends, longest=64):
+    """The tokens ``c[starts[i]:ends[i]]`` as a fixed-width bytes array (None if one is longer than ``longest``)."""
+    lengths = ends - starts
+    width = int(lengths.max()) if lengths.size else 1
+    if width > longest:
+        return None
+    out = np.zeros((len(starts), width), dtype=np.uint8)
+    for j in range(width):  # one column of bytes at a time: no (tokens x width) index array
+        inside = lengths > j
+        out[inside, j] = c[starts[inside] + j]
+    return out.view(f"S{width}").ravel()
 
 
 def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
@@ -745,7 +850,7 @@ def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
                 f"not an integer, while others are integers (e.g. {first_int[0][:80]!r} on line {first_int[1]}), so "
                 "every id is its text ('1' is not 1); pass id_type='str' to say this is intended, or fix the file"
                 + first_name[2], GraphWarning)
-        edges = _str_array(tokens).reshape(-1, 2)
+        edges = text_array(tokens).reshape(-1, 2)
     else:
         edges = _int_array(tokens).reshape(-1, 2)
     weights = None
