@@ -23,11 +23,14 @@ def test_the_default_logistic_model_is_regularised():
 
 
 def test_the_paper_preset_is_the_harness_setting():
-    """``--preset paper`` is what ``lgekit reproduce`` trains (before its λr grid)."""
-    from lgekit.experiments.specs import sgd_lr_offset
+    """``--preset paper`` is what ``lgekit reproduce`` trains (its fixed parameters, before its lambda_r grid)."""
+    from lgekit.experiments.spec import DCD_FIXED, SGD_FIXED
 
     paper = _parameters.PRESETS["paper"]["params"]
-    assert paper["logistic"]["lr_offset"] == sgd_lr_offset() and paper["logistic"]["lam_r"] == 0.0
+    for model, harness in (("logistic", SGD_FIXED), ("hinge", DCD_FIXED)):
+        fixed = {k: v for k, v in harness.items() if k != "n_threads"}     # the command's --threads
+        assert {k: v for k, v in paper[model].items() if k in fixed} == fixed
+    assert paper["logistic"]["lam_r"] == 0.0      # the unregularised end of Figures 1-3
     for model, cls in (("logistic", LogisticEmbedding), ("hinge", HingeEmbedding)):
         # every preset value is one the estimator's parameter table accepts
         validate_params({k: cls._parameter_constraints[k] for k in paper[model]}, paper[model])
