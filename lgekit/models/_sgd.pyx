@@ -404,12 +404,15 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                  const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                  double lam_neg, double lam_r, floating[:, ::1] scratch, const int32_t[::1] order,
                  int32_t[::1] work_lvl, int64_t[::1] work_bptr, int32_t[::1] work_items,
-                 double lr, int n_threads=1, bint deterministic=True, double pos_scale=1.0):
+                 double lr, int n_threads=1, bint deterministic=True, double pos_scale=1.0,
+                 const double[::1] row_lam_r=None):
     """One vertex-order epoch (Eq. 2 steps) in place, visiting the vertices in ``order``
     (``permutation(n, seed, epoch)``).  Returns 0, or 1 on a non-finite score.
 
     ``scratch`` has shape (n_threads, D); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.
     ``pos_coef``: the coefficient of each entry of the positive lists; empty: ``pos_scale`` for all.
+    ``row_lam_r``: each vertex's own lambda_r (n entries; the two tables of a stacked table each have
+    theirs), None: ``lam_r`` for all.
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], k, L, lev = 0
     cdef int flag = 0
@@ -424,20 +427,27 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     cdef const int32_t* O = &order[0]
     cdef int32_t* IT = &work_items[0]
     cdef int64_t* BP = &work_bptr[0]
+    cdef const double* RL = NULL
     if n == 0:
         return 0
     if n_threads > scratch.shape[0]:
         raise ValueError("scratch must have n_threads rows")
+    if row_lam_r is not None:
+        if row_lam_r.shape[0] != n:
+            raise ValueError(f"row_lam_r must have one entry per row ({n}), got {row_lam_r.shape[0]}")
+        RL = &row_lam_r[0]
     with nogil:
         if n_threads <= 1:
             for k in range(n):
-                if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr, S):
+                if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg,
+                                RL[O[k]] if RL != NULL else lam_r, lr, S):
                     flag = 1
                     break
         elif not deterministic:
             for k in prange(n, num_threads=n_threads, schedule="static"):
                 if fp[0] == 0:
-                    if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr, S + threadid() * D):
+                    if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg,
+                                    RL[O[k]] if RL != NULL else lam_r, lr, S + threadid() * D):
                         fp[0] = 1
         else:
             L = vertex_levels(O, n, pp, pn, npt, nn, &work_lvl[0], BP, IT)
@@ -445,8 +455,8 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                 for lev in range(1, L + 1):
                     for k in prange(BP[lev], BP[lev + 1], schedule="static"):
                         if fp[0] == 0:
-                            if _vertex_step(E, D, IT[k], pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, lr,
-                                            S + threadid() * D):
+                            if _vertex_step(E, D, IT[k], pp, pn, pc, pos_scale, npt, nn, lam_neg,
+                                            RL[IT[k]] if RL != NULL else lam_r, lr, S + threadid() * D):
                                 fp[0] = 1
     return flag
 
