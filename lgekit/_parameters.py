@@ -38,6 +38,8 @@ LOGISTIC = {
     "diagnostics": ["boolean"],
     # the context table's lambda_r (directed / bipartite graphs); None: lam_r
     "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
+    # the share of a one-way arc's negatives that are its reverse (directed graphs); None: the directed default
+    "reverse_negatives": [Interval(Real, 0, 1, closed="both"), None],
 }
 
 #: ``lgekit.HingeEmbedding`` (DCD); its ``lam_r > 0`` is checked by the estimator (the dual box
@@ -62,7 +64,7 @@ DEFAULTS = {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.3, "epochs": 50, "lr": 1.0, "lr_offset": 1.0,
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
-        "diagnostics": True, "lam_r_context": None,
+        "diagnostics": True, "lam_r_context": None, "reverse_negatives": None,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
