@@ -217,8 +217,17 @@ cdef enum:
 
 
 def sample_negatives(int32_t[:, ::1] out, const int64_t[::1] indptr, const int32_t[::1] indices,
-                     uint64_t seed, Py_ssize_t epoch, int n_threads=1):
-    """Fill ``out`` with uniform pairs (u, v): u != v and neither (u, v) nor (v, u) an arc of the CSR.
+                     uint64_t seed, Py_ssize_t epoch, int n_threads=1, int32_t n_source=0,
+                     bint skip_diagonal=False):
+    """Fill ``out`` with uniform non-edge pairs (u, v) of one table, or of the two tables of a stacked one.
+
+    One table (``n_source == 0``): u and v uniform over the n rows; a pair is rejected when u == v or
+    when (u, v) or (v, u) is stored in the CSR.  Two tables (``n_source > 0``, the stacked table of a
+    directed or bipartite graph, :class:`lgekit.models.TableLayout`): u uniform over the source rows
+    ``0..n_source-1``, then v uniform over the target rows ``n_source..n-1``; rejected when (u, v) is
+    stored in the CSR (the positives, source row -> target rows) or, with ``skip_diagonal`` (a directed
+    graph, whose node u is row u and row n_source + u), when v == n_source + u.  Either way each trial
+    takes two draws, u then v.
 
     Block ``b`` of ``_NEG_BLOCK`` rows uses the stream ``rng_stream(rng_stream(seed, 2 epoch + 1), b)``
     (the SGD's negative-resampling stream of epoch ``epoch``), so the result does not depend on
@@ -231,29 +240,39 @@ def sample_negatives(int32_t[:, ::1] out, const int64_t[::1] indptr, const int32
     cdef Py_ssize_t b
     cdef int failed = 0
     cdef int* fp = &failed
+    if n_source < 0 or n_source >= max(n, 1):
+        raise ValueError(f"sample_negatives: n_source must be 0 (one table) or in [1, {n}), got {n_source}")
     if k == 0:
         return 0
     if n < 2:
         return 1
     with nogil:
         for b in prange(n_blocks, num_threads=n_threads, schedule="dynamic"):
-            if _fill_negative_block(out, b, n, indptr, indices, rng_stream(base, <uint64_t>b)):
+            if _fill_negative_block(out, b, n, indptr, indices, rng_stream(base, <uint64_t>b), n_source,
+                                    skip_diagonal):
                 fp[0] = 1
     return failed
 
 
 cdef int _fill_negative_block(int32_t[:, ::1] out, Py_ssize_t b, int32_t n, const int64_t[::1] indptr,
-                              const int32_t[::1] indices, uint64_t state) noexcept nogil:
+                              const int32_t[::1] indices, uint64_t state, int32_t n_source,
+                              bint skip_diagonal) noexcept nogil:
     cdef Py_ssize_t r, stop = min((b + 1) * _NEG_BLOCK, out.shape[0])
     cdef int32_t u, v
     cdef Py_ssize_t tries
     for r in range(b * _NEG_BLOCK, stop):
         tries = 0
         while True:
-            u = <int32_t>rng_below(&state, <uint64_t>n)
-            v = <int32_t>rng_below(&state, <uint64_t>n)
-            if u != v and not csr_has_edge(indptr, indices, u, v) and not csr_has_edge(indptr, indices, v, u):
-                break
+            if n_source == 0:
+                u = <int32_t>rng_below(&state, <uint64_t>n)
+                v = <int32_t>rng_below(&state, <uint64_t>n)
+                if u != v and not csr_has_edge(indptr, indices, u, v) and not csr_has_edge(indptr, indices, v, u):
+                    break
+            else:
+                u = <int32_t>rng_below(&state, <uint64_t>n_source)
+                v = n_source + <int32_t>rng_below(&state, <uint64_t>(n - n_source))
+                if not (skip_diagonal and v - n_source == u) and not csr_has_edge(indptr, indices, u, v):
+                    break
             tries += 1
             if tries > _MAX_TRIES:
                 return 1

@@ -45,6 +45,9 @@ with its own :math:`\lambda_r`:
 * :func:`two_table_scores`, :func:`two_table_logistic_objective`,
   :func:`two_table_logistic_gradient` -- the objective and Eq. (2) per table;
 * :func:`two_table_sgd_edge_epoch` -- one edge-order SGD epoch;
+* :func:`two_table_sgd_vertex_epoch` -- one vertex-order SGD epoch;
+* :func:`reverse_negatives` -- a directed graph's direction-aware
+  negatives (the reverse of each one-way arc);
 * :func:`stack_tables` -- the footnote's "transformed undirected bipartite
   graph": one table of both, on which the estimators' solvers run.
 
@@ -95,7 +98,7 @@ __all__ = [
     "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "listed_coordinate_orders", "random_coordinate_orders",
     "hinge_diagnostics",
     "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
-    "stack_tables",
+    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -1228,6 +1231,129 @@ def two_table_sgd_edge_epoch(X, Y, positives, negatives, order, lr, *, weights=N
         X[u], Y[v] = ((1.0 - lr * share_x[u]) * xu - lr * g * yv,
                       (1.0 - lr * share_y[v]) * yv - lr * g * xu)
     return X, Y
+
+
+def two_table_sgd_vertex_epoch(X, Y, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03,
+                               lam_r=0.0, lam_r_context=None):
+    r"""One vertex-order SGD epoch with two tables: each vector, in the given order, steps along its Eq. (2).
+
+    The vectors are numbered as the rows of ``np.vstack([X, Y])``: ``k < n_U``
+    is :math:`x_k`, ``k >= n_U`` is :math:`y_{k - n_U}`.  A step uses the
+    gradient of :func:`two_table_logistic_gradient` at the current vectors
+    (those visited earlier have moved), with the vector's own table's
+    :math:`\lambda_r`:
+
+    .. math::
+
+        x_u \leftarrow x_u - \gamma\Big(\sum_{v} g_{uv}\,y_v + 2\lambda_r^U x_u\Big),\qquad
+        y_v \leftarrow y_v - \gamma\Big(\sum_{u} g_{uv}\,x_u + 2\lambda_r^V y_v\Big).
+
+    With one :math:`\lambda_r` this is :func:`sgd_vertex_epoch` on the
+    stacked table (:func:`stack_tables`).
+
+    Parameters
+    ----------
+    X, Y, positives, negatives, weights, lam_pos, lam_neg, lam_r, lam_r_context
+        As in :func:`two_table_logistic_objective`.
+    order : sequence of int
+        Stacked row indices in ``[0, n_U + n_V)``, in visiting order.
+    lr : float
+        The step :math:`\gamma`.
+
+    Returns
+    -------
+    (X, Y) : ndarrays of float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit import reference
+    >>> X, Y = np.array([[0.3, 0.1], [0.2, -0.1]]), np.array([[-0.1, 0.4], [0.5, 0.2]])
+    >>> pos, neg = [[0, 1], [1, 0]], [[0, 0]]
+    >>> X1, Y1 = reference.two_table_sgd_vertex_epoch(X, Y, pos, neg, [3, 0, 2, 1], 0.1, lam_r=0.2)
+    >>> Z, stacked = reference.stack_tables(X, Y, np.vstack([pos, neg]))
+    >>> Z1 = reference.sgd_vertex_epoch(Z, stacked[:2], stacked[2:], [3, 0, 2, 1], 0.1, lam_r=0.2)
+    >>> bool(np.allclose(np.vstack([X1, Y1]), Z1))
+    True
+    """
+    X, Y = _two_tables(X, Y)
+    lam_r_context = lam_r if lam_r_context is None else lam_r_context
+    pos = _table_pairs(positives, len(X), len(Y), "positives")
+    neg = _table_pairs(negatives, len(X), len(Y), "negatives")
+    w = _weights(weights, len(pos))
+    n_x = len(X)
+    # each vector's partners in the other table, with the pair's coefficient and its sign (+1: edge)
+    partners = [[] for _ in range(n_x + len(Y))]
+    for pairs, coefs, sign in ((pos, lam_pos * w, 1.0), (neg, np.full(len(neg), float(lam_neg)), -1.0)):
+        for (u, v), c in zip(pairs.tolist(), coefs.tolist()):
+            partners[u].append((n_x + v, c, sign))
+            partners[n_x + v].append((u, c, sign))
+    Z = np.vstack([X, Y])
+    for k in _order(order, len(Z), "vertex").tolist():
+        grad = 2.0 * (lam_r if k < n_x else lam_r_context) * Z[k]
+        for j, c, sign in partners[k]:
+            s = float(Z[k] @ Z[j])
+            # d/ds of -c log sigma(s) (edge) is -c sigma(-s); of -c log sigma(-s) (negative), c sigma(s)
+            grad += (-c * _sigma(-s) if sign > 0 else c * _sigma(s)) * Z[j]
+        Z[k] = Z[k] - lr * grad
+    return Z[:n_x], Z[n_x:]
+
+
+def reverse_negatives(arcs, share, per_positive, coins):
+    r"""A directed graph's direction-aware negatives: the reverse :math:`(v, u)` of each one-way arc.
+
+    An arc :math:`u \to v` is one-way when :math:`v \to u` is not among
+    ``arcs``.  With :math:`q` negatives per arc and the share :math:`\rho`,
+    each one-way arc gets :math:`\lfloor\rho q\rfloor` copies of its
+    reverse, and one more when its coin is below
+    :math:`\rho q - \lfloor\rho q\rfloor`: :math:`\rho q` in expectation.
+    ``LogisticEmbedding(reverse_negatives=rho)`` puts them in place of as
+    many uniform negatives, so that its objective (in expectation over the
+    coins) is :func:`two_table_logistic_objective` with
+
+    .. math::
+
+        -\lambda_- \sum_{(a,b)\in E_-^{\mathrm{unif}}} \log\sigma(-x_a\cdot y_b)
+        -\lambda_- \rho q \sum_{u\to v \text{ one-way}} \log\sigma(-x_v\cdot y_u)
+
+    as its negative part: the reverse of an arc is pushed below the arc
+    itself, which is what the direction task asks.
+
+    Parameters
+    ----------
+    arcs : (m, 2) array_like of int
+        The training arcs :math:`(u, v)`.
+    share : float in [0, 1]
+        :math:`\rho`.
+    per_positive : float
+        :math:`q`.
+    coins : sequence of float in [0, 1)
+        One per one-way arc, in the order of ``arcs``.
+
+    Returns
+    -------
+    (R, 2) ndarray of int64
+        The reverse pairs, arc by arc in the order of ``arcs``.
+
+    Examples
+    --------
+    >>> from lgekit.reference import reverse_negatives
+    >>> arcs = [[0, 1], [1, 0], [1, 2], [2, 3]]          # 0 <-> 1 reciprocated; 1 -> 2, 2 -> 3 one-way
+    >>> reverse_negatives(arcs, 0.25, 6, [0.9, 0.1]).tolist()   # rho q = 1.5: one copy, a second below 0.5
+    [[2, 1], [3, 2], [3, 2]]
+    """
+    arcs = np.asarray(arcs, dtype=np.int64).reshape(-1, 2)
+    present = set(map(tuple, arcs.tolist()))
+    expected = share * per_positive
+    whole = int(np.floor(expected))
+    out = []
+    coin = iter(coins)
+    for u, v in arcs.tolist():
+        if (v, u) in present:
+            continue                   # reciprocated: its reverse is an arc, not a negative
+        copies = whole + (1 if next(coin) < expected - whole else 0)
+        out.extend([(v, u)] * copies)
+    return np.array(out, dtype=np.int64).reshape(-1, 2)
 
 
 def stack_tables(X, Y, pairs):

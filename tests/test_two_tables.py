@@ -237,12 +237,11 @@ def test_hinge_gives_each_table_its_own_lambda(kind, directed):
         HingeEmbedding(dim=4, epochs=1, lam_r=1.0, lam_r_context=0.0).fit(graph)
 
 
-def test_two_table_refusals_name_the_parameter(directed):
-    with pytest.raises(InvalidParameterError, match="negatives must be 'fixed' for a directed or bipartite graph"):
-        LogisticEmbedding(dim=4, epochs=1, negatives="resample").fit(directed)
-    with pytest.raises(InvalidParameterError, match="lam_r_context must be None or equal to lam_r=0.1 with "
-                                                    "order='vertex'"):
-        LogisticEmbedding(dim=4, epochs=1, lam_r=0.1, lam_r_context=0.2, order="vertex").fit(directed)
+def test_two_table_options_are_accepted_and_bad_values_name_the_parameter(directed):
+    # the former refusals (issue 24): both now train; tests/test_directed_negatives.py certifies them
+    LogisticEmbedding(dim=4, epochs=1, negatives="resample", random_state=0).fit(directed)
+    LogisticEmbedding(dim=4, epochs=1, lam_r=0.1, lam_r_context=0.2, order="vertex", lr_offset=500.0,
+                      random_state=0).fit(directed)
     with pytest.raises(InvalidParameterError, match="lam_r_context"):
         LogisticEmbedding(lam_r_context=-1.0).fit(directed)
 

@@ -324,7 +324,13 @@ class BaseEmbedding(BaseEstimator):
         return callbacks
 
     def _training_data(self, X, rng):
-        return training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads)
+        self._pairs_options = self._pair_options()
+        return training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
+                             reverse_negatives=self._pairs_options["reverse_negatives"])
+
+    def _pair_options(self):
+        """The parameters that decide the training pairs themselves (a change rebuilds them from ``X``)."""
+        return {"reverse_negatives": getattr(self, "reverse_negatives", 0.0)}
 
     def _prepare_fit(self, X, callbacks, continue_):
         """Everything before the first epoch: validate, turn ``X`` into pairs, draw the seeds and the
@@ -332,7 +338,8 @@ class BaseEmbedding(BaseEstimator):
         self._validate_params()
         callbacks = self._check_callbacks(callbacks)
         solver = getattr(self, "solver_", None)
-        same_source = solver is not None and X is getattr(self, "_data_source", None)
+        same_source = (solver is not None and X is getattr(self, "_data_source", None)
+                       and getattr(self, "_pairs_options", None) == self._pair_options())
         # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
         prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
         if continue_:

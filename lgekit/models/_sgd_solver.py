@@ -5,7 +5,6 @@ import numpy as np
 
 from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
-from .._validation import InvalidParameterError
 from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
                          record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
@@ -48,15 +47,15 @@ class SGDSolver(Solver):
         The embedding is the stacked table of a directed or bipartite graph
         (:class:`~lgekit.models.TableLayout`): rows ``0..n_source-1`` the
         source/left vectors, the rest the target/right vectors.  It changes
-        nothing in the epochs except the regulariser, whose
-        :math:`\lambda_r` is ``lam_r`` on the first rows and
-        ``lam_r_context`` on the others: the edge order's per-vertex factors
-        ``2 lambda_r / c_x`` (computed here) and the diagnostics (each table's
-        rows through the kernel with its own :math:`\lambda_r`).  The vertex
-        order and ``negatives="resample"`` (which draws pairs over all rows)
-        are refused (:class:`~lgekit.InvalidParameterError`) with a stacked
-        table whose two :math:`\lambda_r` differ, respectively with any
-        stacked table.
+        two things.  The regulariser's :math:`\lambda_r` is ``lam_r`` on the
+        first rows and ``lam_r_context`` on the others: the edge order's
+        per-vertex factors ``2 lambda_r / c_x`` (computed here), the vertex
+        order's per-row ``row_lam_r`` and the diagnostics (each table's rows
+        through the kernel with its own :math:`\lambda_r`).  And
+        ``negatives="resample"`` draws each negative's source row uniformly
+        among the first table's rows and its target row among the second
+        table's (a directed graph's node never with itself), rejecting the
+        positives.
     lr, lr_offset : float
         Epoch ``t`` steps by :math:`\gamma_t = \mathrm{lr}\,(t + \mathrm{lr\_offset})^{-1/2}`.
     order : {"edge", "vertex"}
@@ -141,20 +140,12 @@ class SGDSolver(Solver):
         self._n_source = None if n_source is None else int(n_source)
         self._lam_r_context = lam_r_context
         self._per_row_lam_r = self._n_source is not None and lam_r_context != self._lam_r
-        if self._n_source is not None:
-            if not 0 < self._n_source < n:
-                raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
-            # what the two tables of a directed or bipartite graph cannot do, named before any training
-            if negatives == "resample":
-                raise InvalidParameterError(
-                    "negatives must be 'fixed' for a directed or bipartite graph, got 'resample' (the kernel "
-                    "resamples pairs over one table; pass an lgekit.split_edges split, whose negatives respect "
-                    "the graph's kind)", parameter="negatives", value=negatives, accepted="'fixed'")
-            if self._per_row_lam_r and order == "vertex":
-                raise InvalidParameterError(
-                    f"lam_r_context must be None or equal to lam_r={lam_r!r} with order='vertex' (the vertex "
-                    f"kernel applies one lam_r to every vector), got {lam_r_context!r}; use order='edge'",
-                    parameter="lam_r_context", value=lam_r_context, accepted=f"None or {lam_r!r}")
+        if self._n_source is not None and not 0 < self._n_source < n:
+            raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
+        # the last n_reverse negatives are a directed graph's reverse pairs (TrainingData): kept when resampling
+        self._n_reverse = int(data.n_reverse)
+        if not 0 <= self._n_reverse <= k:
+            raise ValueError(f"data.n_reverse must lie in [0, {k}] (the negatives), got {data.n_reverse}")
         self._order, self._negatives, self._weighting = order, negatives, weighting
         self.schedule = schedule
         self.lr, self.lr_offset = float(lr), float(lr_offset)
@@ -195,20 +186,43 @@ class SGDSolver(Solver):
         self._pos_incidence = self._neg_incidence = None
         self._work = self._vertex_work = None
         self._scratch = {}
+        self._skip_diagonal = False
         if negatives == "resample":
-            g = data.train_graph
-            self._graph_indptr = np.ascontiguousarray(g.indptr, dtype=np.int64)
-            self._graph_indices = np.ascontiguousarray(g.indices, dtype=np.int32)
-            n_possible = n * (n - 1) // 2 - g.n_edges
-            if k and n_possible <= 0:
-                raise ValueError("negatives='resample': the training graph is complete, there are no "
-                                 "non-edges to sample")
+            self._prepare_resampling(data)
         if order == "edge":
             # the epoch's visiting order: record indices (4 bytes a pair), not a copy of the records
             self._work = np.empty(max(m + k, 1), np.int32)
         self.record_diagnostics = bool(record_diagnostics)
         if state:
             self.set_state(state)
+
+    def _prepare_resampling(self, data):
+        """The adjacency the resampled negatives avoid, and a check that there is something to draw.
+
+        One table: the training graph's CSR (a pair is refused in either
+        orientation).  Two tables: the positives as a CSR over the stacked
+        rows, source row -> target rows (in the rows the solver trains, so it
+        holds after :func:`~lgekit.models.match_rows` renumbered them); a
+        directed graph's node is also refused as its own partner
+        (``skip_diagonal``: row ``u`` and row ``n_source + u`` are one node)."""
+        n, k = data.n_nodes, len(data.negatives) - self._n_reverse
+        if self._n_source is None:
+            g = data.train_graph
+            self._graph_indptr = np.ascontiguousarray(g.indptr, dtype=np.int64)
+            self._graph_indices = np.ascontiguousarray(g.indices, dtype=np.int32)
+            n_possible = n * (n - 1) // 2 - g.n_edges
+        else:
+            pos = np.unique(np.asarray(data.positives, dtype=np.int64), axis=0)   # sorted rows, sorted columns
+            self._graph_indptr = np.zeros(n + 1, np.int64)
+            np.cumsum(np.bincount(pos[:, 0], minlength=n), out=self._graph_indptr[1:])
+            self._graph_indices = np.ascontiguousarray(pos[:, 1], dtype=np.int32)
+            self._skip_diagonal = getattr(data.train_graph, "kind", None) == "directed"
+            ns = self._n_source
+            diagonal = min(ns, n - ns) if self._skip_diagonal else 0
+            n_possible = ns * (n - ns) - diagonal - len(pos)
+        if k and n_possible <= 0:
+            raise ValueError("negatives='resample': the training graph is complete, there are no "
+                             "non-edges to sample")
 
     def prepare(self):
         """Build what the epochs derive from the records: the pair counts (the regulariser's split) and
@@ -364,7 +378,7 @@ class SGDSolver(Solver):
         with ``negatives="resample"``, the negatives of the last epoch)."""
         return TrainingData(n_nodes=self.n_nodes, node_ids=self._node_ids, train_graph=self._train_graph,
                             positives=self.positives.astype(np.int64), pos_weights=np.array(self.positive_weights),
-                            negatives=self.negatives.astype(np.int64))
+                            negatives=self.negatives.astype(np.int64), n_reverse=self._n_reverse)
 
     def zero_objective(self):
         # sigma(0) = 1/2: every pair costs its coefficient times log 2
@@ -433,15 +447,18 @@ class SGDSolver(Solver):
     def epoch_negatives(self, epoch):
         """The negative pairs epoch ``epoch`` trains on: the fixed ones, or (``negatives="resample"``) the
         ones it draws from ``rng_stream(seed, 2 epoch + 1)``, computed without changing the solver."""
-        if self._negatives == "fixed" or not self._n_neg:
+        if self._negatives == "fixed" or self._n_neg == self._n_reverse:
             return self.negatives
-        out = np.empty((self._n_neg, 2), np.int32)
+        out = np.array(self.negatives)          # the reverse pairs at the end stay
         self._draw_negatives(out, epoch)
         out.flags.writeable = False
         return out
 
     def _draw_negatives(self, out, epoch):
-        if sample_negatives(out, self._graph_indptr, self._graph_indices, self.seed, epoch, self.n_threads):
+        """Fill ``out`` (the uniform negatives: all but the last ``n_reverse``) with epoch ``epoch``'s draw;
+        a stacked table's pairs join a source row to a target row (``sample_negatives``' two-table form)."""
+        if sample_negatives(out[:len(out) - self._n_reverse], self._graph_indptr, self._graph_indices, self.seed,
+                            epoch, self.n_threads, self._n_source or 0, self._skip_diagonal):
             raise ValueError("negatives='resample': could not find non-edge pairs (the training graph "
                              "is nearly complete)")
 
@@ -492,7 +509,7 @@ class SGDSolver(Solver):
             self._draw_positives(drawn, epoch)
             fill_pair_records(self._records, 0, drawn, self._lam_pos)
             del drawn
-        if self._negatives == "resample" and self._n_neg:
+        if self._negatives == "resample" and self._n_neg > self._n_reverse:
             # an 8-byte record is an int32 pair: draw straight into the records (if the draw fails, the
             # ValueError ends the fit; the negatives then are a mix of old and new ones, all valid pairs)
             self._draw_negatives(self._records[self._n_pos:].view(np.int32).reshape(self._n_neg, 2), epoch)
@@ -511,9 +528,10 @@ class SGDSolver(Solver):
                 self._vertex_work = (np.empty(max(n, 1), np.int32), np.empty(n + 2, np.int64),
                                      np.empty(max(n, 1), np.int32))
             order = permutation(n, self.seed, epoch, threads)
+            # two lambda_r: each vertex's step regularises with its own table's (row_lam_r)
             flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
                                      self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
-                                     self._lam_pos)
+                                     self._lam_pos, self.regularisation if self._per_row_lam_r else None)
         return EpochStatus(1 if flag else 0)
 
     def epoch_record(self, epoch, status):

@@ -13,15 +13,21 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._random import draw_seed
+from .._validation import InvalidParameterError
 from ..evaluation import sample_negative_pairs
 from ..graph import Graph
 from ..ids import concat_ids, match_ids, object_array, unique_sorter
 
-__all__ = ["TWO_TABLE_KINDS", "TableLayout", "TrainingData", "as_graph", "describe_input", "graph_node_ids",
-           "is_edge_split", "match_rows", "training_data"]
+__all__ = ["DIRECTED_REVERSE_SHARE", "TWO_TABLE_KINDS", "TableLayout", "TrainingData", "as_graph", "describe_input",
+           "graph_node_ids", "is_edge_split", "match_rows", "one_way_arcs", "reverse_negative_pairs",
+           "training_data"]
 
 #: the kinds of graph whose model learns two tables (sources / left nodes, targets / right nodes)
 TWO_TABLE_KINDS = ("directed", "bipartite")
+
+#: ``reverse_negatives=None`` on a directed graph: the share of each one-way arc's negatives that are its
+#: reverse pair (see ``benchmarks/README.md``, "Direction", for the measurements behind it)
+DIRECTED_REVERSE_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -41,7 +47,10 @@ class TrainingData:
     pos_weights : ndarray of shape (m,), float64
         Weight of each positive pair (1 for unweighted graphs).
     negatives : ndarray of shape (k, 2), int64
-        Negative pairs (no self-pairs).
+        Negative pairs (no self-pairs).  The last ``n_reverse`` of them are
+        the direction-aware ones (the reverses of one-way arcs,
+        :func:`reverse_negative_pairs`): a solver that resamples negatives
+        redraws only the others, the uniform ones.
     layout : TableLayout or None
         For a directed or bipartite graph, how the rows split into the two
         tables: ``n_nodes`` is then ``n_source + n_target``, the pairs are
@@ -62,6 +71,7 @@ class TrainingData:
     pos_weights: np.ndarray
     negatives: np.ndarray
     layout: object = None
+    n_reverse: int = 0
 
 
 @dataclass(frozen=True)
@@ -178,7 +188,7 @@ def as_graph(data):
                     f"or a scipy sparse adjacency matrix, got {type(data).__name__}")
 
 
-def training_data(data, rng, *, negatives_per_positive, n_threads):
+def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negatives=0.0):
     """The :class:`TrainingData` of ``fit``'s ``X``.
 
     Parameters
@@ -186,11 +196,18 @@ def training_data(data, rng, *, negatives_per_positive, n_threads):
     data : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
     rng : numpy.random.Generator
         Draws the seed of the negatives sampled for a graph (nothing is
-        drawn for a split, which brings its own).
+        drawn for a split, which brings its own), then, when reverse
+        negatives are asked for, the seed of their coins.
     negatives_per_positive : int
         Negative pairs drawn per edge for a graph.
     n_threads : int
         Threads of the negative sampler.
+    reverse_negatives : float in [0, 1] or None, default 0.0
+        The share :math:`\rho` of each one-way arc's negatives that are its
+        reverse pair (:func:`reverse_negative_pairs`); they replace as many
+        of the uniform negatives, so the number of pairs stays the same.
+        None: :data:`DIRECTED_REVERSE_SHARE` for a directed graph, 0
+        otherwise.
 
     Raises
     ------
@@ -198,6 +215,10 @@ def training_data(data, rng, *, negatives_per_positive, n_threads):
         Naming ``X``: no edges, pairs out of range or self-pairs, weights
         that are not finite and >= 0, a split whose positives are not its
         training graph's edges while that graph is weighted.
+    InvalidParameterError
+        ``reverse_negatives > 0`` for a graph that is not directed (an edge
+        of an undirected graph is its own reverse; a bipartite pair has no
+        reverse in the two tables).
     TypeError
         When ``data`` is none of the accepted forms.
     """
@@ -240,17 +261,85 @@ def training_data(data, rng, *, negatives_per_positive, n_threads):
                              f"{pairs[pairs[:, 0] == pairs[:, 1]][0].tolist()}; they are not allowed")
     if not np.all(np.isfinite(pos_weights)) or np.any(pos_weights < 0):
         raise ValueError("X: edge weights must be finite and >= 0")
+    share = _reverse_share(reverse_negatives, graph)
+    n_reverse = 0
+    if share > 0 and len(negatives):
+        reverse = reverse_negative_pairs(graph, positives, share, len(negatives) / len(positives),
+                                         np.random.default_rng(draw_seed(rng)))
+        # they replace uniform negatives (the last ones drawn; a split's are in random order): as many pairs
+        n_reverse = min(len(reverse), len(negatives))
+        negatives = np.concatenate([negatives[:len(negatives) - n_reverse], reverse[:n_reverse]])
     layout = TableLayout.of(graph)
     if layout is not None:
         # two tables (footnote 1): the pairs become rows of the stacked table, (u, n_source + v)
         return TrainingData(n_nodes=layout.n_rows, node_ids=layout.row_ids, train_graph=graph,
                             positives=layout.table_pairs(positives, "positive pairs"),
                             pos_weights=np.ascontiguousarray(pos_weights),
-                            negatives=layout.table_pairs(negatives, "negative pairs"), layout=layout)
+                            negatives=layout.table_pairs(negatives, "negative pairs"), layout=layout,
+                            n_reverse=n_reverse)
     return TrainingData(n_nodes=n, node_ids=np.asarray(graph.node_ids), train_graph=graph,
                         positives=np.ascontiguousarray(positives),
                         pos_weights=np.ascontiguousarray(pos_weights),
                         negatives=np.ascontiguousarray(negatives))
+
+
+def _reverse_share(value, graph):
+    """``reverse_negatives`` resolved for ``graph``: None is the directed default (0 for other kinds)."""
+    if value is None:
+        return DIRECTED_REVERSE_SHARE if graph.kind == "directed" else 0.0
+    value = float(value)
+    if value > 0 and graph.kind != "directed":
+        raise InvalidParameterError(
+            f"reverse_negatives must be None or 0 for {'an' if graph.kind == 'undirected' else 'a'} {graph.kind} "
+            f"graph, got {value!r}: only an arc of a directed graph has a reverse pair that is not itself (an "
+            "undirected edge is its own reverse; a bipartite pair joins a left node to a right one)",
+            parameter="reverse_negatives", value=value, accepted="None or 0 (undirected and bipartite graphs)")
+    return value
+
+
+def one_way_arcs(graph, arcs):
+    """The rows of ``arcs`` (graph indices) whose reverse is not an arc of the directed ``graph``, in order."""
+    arcs = np.asarray(arcs, dtype=np.int64).reshape(-1, 2)
+    return arcs[~graph.has_edges(arcs[:, ::-1])]
+
+
+def reverse_negative_pairs(graph, arcs, share, per_positive, rng):
+    r"""The direction-aware negatives of a directed graph: the reverse of each one-way arc.
+
+    Uniform negatives contain the reverse :math:`(v, u)` of an arc
+    :math:`u 	o v` only by chance (about :math:`|E_-| / n^2` of the time),
+    so nothing in the objective asks for :math:`x_u\cdot y_v > x_v\cdot y_u`.
+    Here a share :math:`ho` of the :math:`q` negatives of each one-way arc
+    (one whose reverse is not an arc of ``graph``) is its reverse pair:
+    :math:`\lfloor ho qfloor` copies, plus one more with probability
+    :math:`ho q - \lfloor ho qfloor` (a coin per arc from ``rng``), so
+    that each arc gets :math:`ho q` of them in expectation.  A reciprocated
+    arc gets none: its reverse is a positive.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+        The directed training graph.
+    arcs : (m, 2) array_like of int
+        The positive arcs, graph indices.
+    share : float in [0, 1]
+        :math:`ho`.
+    per_positive : float
+        :math:`q`, the negatives per positive arc.
+    rng : numpy.random.Generator
+        Draws the coins (one per one-way arc, in the order of ``arcs``).
+
+    Returns
+    -------
+    (R, 2) ndarray of int64
+        The pairs :math:`(v, u)`, grouped by arc in the order of ``arcs``
+        (:func:`lgekit.reference.reverse_negatives` with the same coins).
+    """
+    lonely = one_way_arcs(graph, arcs)
+    expected = share * per_positive
+    whole = int(np.floor(expected))
+    copies = whole + (rng.random(len(lonely)) < expected - whole)
+    return np.repeat(lonely[:, ::-1], copies, axis=0)
 
 
 def _few(values, k=5):

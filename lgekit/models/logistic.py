@@ -33,8 +33,7 @@ class LogisticEmbedding(BaseEmbedding):
         For a directed or bipartite graph (two tables, see Notes): the
         :math:`\lambda_r` of the context table ``context_embedding_``
         (Theorem 1's separate norm budget :math:`C_V`); None: ``lam_r``.
-        Ignored for an undirected graph.  Only ``order="edge"`` takes a
-        value different from ``lam_r``.
+        Ignored for an undirected graph.
     epochs : int, default 50
         Number of epochs run by :meth:`fit`.
     lr : float, default 1.0
@@ -50,7 +49,16 @@ class LogisticEmbedding(BaseEmbedding):
         much smaller lr, see Notes).
     negatives : {"fixed", "resample"}, default "fixed"
         ``"fixed"``: the negative pairs given (split) or drawn once;
-        ``"resample"``: as many fresh uniform non-edge pairs every epoch.
+        ``"resample"``: as many fresh uniform non-edge pairs every epoch
+        (for two tables, a source/left row and a target/right row).
+    reverse_negatives : float in [0, 1] or None, default None
+        Directed graphs only: the share :math:`\rho` of each one-way arc's
+        negatives that are its reverse pair (direction-aware negatives, see
+        Notes); they replace as many uniform ones.  None: 0.1 for a
+        directed graph (on email-Eu-core it raises the direction AP and
+        keeps the link-prediction AP within 0.01, ``benchmarks/README.md``,
+        "Direction"), 0 otherwise; a value > 0 for an undirected or
+        bipartite graph is refused.
     weighting : {"sample", "scale"}, default "sample"
         What edge weights do (nothing on an unweighted graph; a graph's
         weights are its ``weight`` edge attribute, the values of a sparse
@@ -197,8 +205,35 @@ class LogisticEmbedding(BaseEmbedding):
     n_target`` rows on the pairs :math:`(u, n_\mathrm{source} + v)`, the
     "transformed undirected bipartite graph" of the footnote, so every
     update rule above applies unchanged (see :mod:`lgekit.reference`,
-    "Two tables").  ``negatives="resample"`` is not available there (the
-    kernel's sampler draws pairs over one table).
+    "Two tables").  With ``negatives="resample"`` a negative joins a
+    uniform source/left row to a uniform target/right row (never a directed
+    graph's node to itself), as the split's negatives do.
+
+    Direction-aware negatives (directed graphs, ``reverse_negatives``
+    :math:`=\rho`).  Uniform negatives contain the reverse of an arc only by
+    chance, so nothing asks :math:`x_u\cdot y_v` to exceed
+    :math:`x_v\cdot y_u`.  With :math:`q = |E_-| / |E_+|` negatives per arc,
+    each one-way arc :math:`u\to v` (its reverse not a training arc,
+    :math:`E_1`) gets :math:`\rho q` copies of :math:`(v, u)` as negatives
+    in expectation (whole copies and a coin for the fraction, drawn once
+    from ``random_state``), replacing as many uniform ones.  The objective,
+    in expectation over the coins, is
+
+    .. math::
+
+        L = -\lambda_+ \sum_{(u,v)\in E_+} w_{uv}\log\sigma(x_u\cdot y_v)
+            -\lambda_- \sum_{(a,b)\in E_-^{\mathrm{unif}}} \log\sigma(-x_a\cdot y_b)
+            -\lambda_- \rho q \sum_{(u,v)\in E_1} \log\sigma(-x_v\cdot y_u)
+            + \lambda_r \sum_u \|x_u\|^2 + \lambda_r^{\mathrm{ctx}} \sum_v \|y_v\|^2,
+
+    with :math:`|E_-^{\mathrm{unif}}| = |E_-| - \rho q |E_1|`: the same
+    number of pairs and the same epoch as before
+    (:func:`lgekit.reference.reverse_negatives` builds them).  The
+    reverse pairs stay fixed when ``negatives="resample"`` redraws the
+    uniform ones.  A held-out arc whose reverse is a training arc gets its
+    own pair as a reverse negative: on a graph where most arcs are
+    reciprocated this lowers the link-prediction AP (see
+    ``benchmarks/README.md``, "Direction").
 
     Vertex order: each epoch visits the vertices in random order and steps
     :math:`x_u \leftarrow x_u - \gamma_t\,\partial L/\partial x_u` with the
@@ -310,7 +345,7 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.0, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True,
-                 lam_r_context=None):
+                 lam_r_context=None, reverse_negatives=None):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -330,6 +365,7 @@ class LogisticEmbedding(BaseEmbedding):
         self.verbose = verbose
         self.warm_start = warm_start
         self.diagnostics = diagnostics
+        self.reverse_negatives = reverse_negatives
 
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),
