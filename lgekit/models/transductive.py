@@ -141,18 +141,19 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from sklearn.linear_model import LogisticRegression
-    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.model_selection import GridSearchCV, KFold
     >>> from sklearn.pipeline import make_pipeline
     >>> from lgekit import LogisticEmbedding
     >>> from lgekit.datasets import planted_partition_graph
-    >>> from lgekit.models import NodeEmbedding
+    >>> from lgekit.models.transductive import NodeEmbedding
     >>> g = planted_partition_graph(n_nodes=120, n_labels=3, seed=0)
-    >>> y = np.asarray(g.labels.argmax(axis=1)).ravel()
+    >>> y = np.asarray(g.labels.argmax(axis=1)).ravel()       # one label per node
     >>> pipe = make_pipeline(NodeEmbedding(LogisticEmbedding(dim=8, epochs=5, random_state=0), graph=g),
     ...                      LogisticRegression())
-    >>> scores = cross_val_score(pipe, g.node_ids.reshape(-1, 1), y, cv=3)
-    >>> len(scores)
-    3
+    >>> grid = {"nodeembedding__model__lam_r": [0.1, 1.0]}
+    >>> search = GridSearchCV(pipe, grid, cv=KFold(3, shuffle=True, random_state=0))
+    >>> search.fit(g.node_ids.reshape(-1, 1), y).best_params_.keys()
+    dict_keys(['nodeembedding__model__lam_r'])
     """
 
     def __init__(self, model=None, graph=None, *, table="embedding", cache=True):
