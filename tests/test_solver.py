@@ -41,7 +41,9 @@ def test_estimators_keep_one_solver(split):
     for est in (model, hinge):
         private = {k for k in vars(est) if k.startswith("_")}
         assert private <= {"_dtype", "_rng", "_kernel_seed", "_data_source", "_id_lookup", "_run_start",
-                           "_initial_score", "_divergence_reference", "_divergence_solver"}, private
+                           "_initial_score", "_divergence_reference", "_divergence_solver",
+                           # what the training pairs were built with (a continued fit rebuilds the same ones)
+                           "_pairs_options", "_reverse_seed"}, private
 
 
 def test_sgd_solver_pairs_are_read_only_copies_of_the_training_pairs(split):

@@ -325,8 +325,12 @@ class BaseEmbedding(BaseEstimator):
 
     def _training_data(self, X, rng):
         self._pairs_options = self._pair_options()
-        return training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
-                             reverse_negatives=self._pairs_options["reverse_negatives"])
+        # a continued fit rebuilding its pairs reuses the first fit's coins: the same split, the same pairs
+        train = training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
+                              reverse_negatives=self._pairs_options["reverse_negatives"],
+                              reverse_seed=self.__dict__.get("_reverse_seed"))
+        self._reverse_seed = train.reverse_seed
+        return train
 
     def _pair_options(self):
         """The parameters that decide the training pairs themselves (a change rebuilds them from ``X``)."""
@@ -364,6 +368,7 @@ class BaseEmbedding(BaseEstimator):
             solver, same_source = None, False
             rng = check_random_state(self.random_state)
             self._rng = rng
+            self.__dict__.pop("_reverse_seed", None)
             train = self._training_data(X, rng)
             self._check_memory(train)
             self._kernel_seed = draw_seed(rng)

@@ -51,6 +51,9 @@ class TrainingData:
         the direction-aware ones (the reverses of one-way arcs,
         :func:`reverse_negative_pairs`): a solver that resamples negatives
         redraws only the others, the uniform ones.
+    reverse_seed : int or None
+        The seed of their coins (None when there are none): a continued fit
+        passes it back, so that the same split gives the same reverse pairs.
     layout : TableLayout or None
         For a directed or bipartite graph, how the rows split into the two
         tables: ``n_nodes`` is then ``n_source + n_target``, the pairs are
@@ -72,6 +75,7 @@ class TrainingData:
     negatives: np.ndarray
     layout: object = None
     n_reverse: int = 0
+    reverse_seed: object = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +192,7 @@ def as_graph(data):
                     f"or a scipy sparse adjacency matrix, got {type(data).__name__}")
 
 
-def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negatives=0.0):
+def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negatives=0.0, reverse_seed=None):
     """The :class:`TrainingData` of ``fit``'s ``X``.
 
     Parameters
@@ -208,6 +212,8 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
         of the uniform negatives, so the number of pairs stays the same.
         None: :data:`DIRECTED_REVERSE_SHARE` for a directed graph, 0
         otherwise.
+    reverse_seed : int or None, default None
+        The seed of the reverse pairs' coins; None: drawn from ``rng``.
 
     Raises
     ------
@@ -264,8 +270,10 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
     share = _reverse_share(reverse_negatives, graph)
     n_reverse = 0
     if share > 0 and len(negatives):
+        if reverse_seed is None:
+            reverse_seed = draw_seed(rng)
         reverse = reverse_negative_pairs(graph, positives, share, len(negatives) / len(positives),
-                                         np.random.default_rng(draw_seed(rng)))
+                                         np.random.default_rng(reverse_seed))
         # they replace uniform negatives (the last ones drawn; a split's are in random order): as many pairs
         n_reverse = min(len(reverse), len(negatives))
         negatives = np.concatenate([negatives[:len(negatives) - n_reverse], reverse[:n_reverse]])
@@ -276,7 +284,7 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
                             positives=layout.table_pairs(positives, "positive pairs"),
                             pos_weights=np.ascontiguousarray(pos_weights),
                             negatives=layout.table_pairs(negatives, "negative pairs"), layout=layout,
-                            n_reverse=n_reverse)
+                            n_reverse=n_reverse, reverse_seed=reverse_seed if n_reverse else None)
     return TrainingData(n_nodes=n, node_ids=np.asarray(graph.node_ids), train_graph=graph,
                         positives=np.ascontiguousarray(positives),
                         pos_weights=np.ascontiguousarray(pos_weights),
@@ -309,11 +317,18 @@ def reverse_negative_pairs(graph, arcs, share, per_positive, rng):
     Uniform negatives contain the reverse :math:`(v, u)` of an arc
     :math:`u 	o v` only by chance (about :math:`|E_-| / n^2` of the time),
     so nothing in the objective asks for :math:`x_u\cdot y_v > x_v\cdot y_u`.
-    Here a share :math:`ho` of the :math:`q` negatives of each one-way arc
+    Here a share :math:`
+ho` of the :math:`q` negatives of each one-way arc
     (one whose reverse is not an arc of ``graph``) is its reverse pair:
-    :math:`\lfloor ho qfloor` copies, plus one more with probability
-    :math:`ho q - \lfloor ho qfloor` (a coin per arc from ``rng``), so
-    that each arc gets :math:`ho q` of them in expectation.  A reciprocated
+    :math:`\lfloor 
+ho q
+floor` copies, plus one more with probability
+    :math:`
+ho q - \lfloor 
+ho q
+floor` (a coin per arc from ``rng``), so
+    that each arc gets :math:`
+ho q` of them in expectation.  A reciprocated
     arc gets none: its reverse is a positive.
 
     Parameters
@@ -323,7 +338,8 @@ def reverse_negative_pairs(graph, arcs, share, per_positive, rng):
     arcs : (m, 2) array_like of int
         The positive arcs, graph indices.
     share : float in [0, 1]
-        :math:`ho`.
+        :math:`
+ho`.
     per_positive : float
         :math:`q`, the negatives per positive arc.
     rng : numpy.random.Generator
