@@ -54,14 +54,34 @@ def adjacency_from_pairs(idx, weights, n, directed, duplicates):
             weights = weights[~loops]
     if not directed:
         u, v = np.minimum(u, v), np.maximum(u, v)
+    if weights is None:
+        upper = _unweighted(u, v, n, duplicates)
+    else:
+        upper = _weighted(u, v, np.asarray(weights, dtype=np.float64), n, duplicates)
+    return (upper if directed else SymmetricCSR(mirrored(upper))), n_loops
+
+
+def _unweighted(u, v, n, duplicates):
+    """CSR of the distinct pairs ``(u, v)``, each of weight 1 (a repeated edge stays 1)."""
+    # scipy's counting sort by row and per-row sort (coo -> csr) beat one sort of all the edge keys;
+    # summing the duplicates then counts them
+    upper = sp.coo_matrix((np.ones(len(u)), (u, v)), shape=(n, n)).tocsr()
+    upper.sum_duplicates()
+    if duplicates == "error" and upper.nnz != len(u):
+        k = int(np.flatnonzero(upper.data > 1)[0])  # the first repeated pair in row-major order
+        row = int(np.searchsorted(upper.indptr, k, side="right")) - 1
+        raise ValueError(f"edge ({row}, {int(upper.indices[k])}) is repeated and duplicates='error'")
+    upper.data[:] = 1.0
+    return upper
+
+
+def _weighted(u, v, weights, n, duplicates):
+    """CSR of the distinct pairs ``(u, v)``, a repeated pair's weights merged by ``duplicates``."""
     width = max(n, 1)
     key = u * width + v
-    if weights is None:
-        key = np.sort(key)  # a repeated edge weighs 1 whichever copy comes first: no order to keep
-    else:
-        # a stable order, so that the weights of a repeated edge are summed in the order given
-        order = np.argsort(key, kind="stable" if duplicates == "sum" else None)
-        key = key[order]
+    # a stable order, so that the weights of a repeated edge are summed in the order given
+    order = np.argsort(key, kind="stable" if duplicates == "sum" else None)
+    key = key[order]
     first = np.ones(len(key), dtype=bool)
     first[1:] = key[1:] != key[:-1]
     if duplicates == "error" and not first.all():
@@ -69,20 +89,16 @@ def adjacency_from_pairs(idx, weights, n, directed, duplicates):
         raise ValueError(f"edge ({k // width}, {k % width}) is repeated and duplicates='error'")
     starts = np.flatnonzero(first)
     rows, cols = key[starts] // width, key[starts] % width
-    if weights is None:
-        w = np.ones(len(starts))
-    else:
-        w_sorted = np.asarray(weights, dtype=np.float64)[order]
-        w = (np.maximum if duplicates == "max" else np.add).reduceat(w_sorted, starts) if len(starts) else np.zeros(0)
+    w = (np.maximum if duplicates == "max" else np.add).reduceat(weights[order], starts) if len(starts) else \
+        np.zeros(0)
     # the keys are sorted by row, then column: that is CSR order already
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-    upper = sp.csr_matrix((w, cols, indptr), shape=(n, n))
-    return (upper if directed else SymmetricCSR(mirrored(upper))), n_loops
+    return sp.csr_matrix((w, cols, indptr), shape=(n, n))
 
 
 class SymmetricCSR:
-    """A CSR matrix that :func:`_mirrored` made symmetric, handed to :class:`Graph` (which trusts it)."""
+    """A CSR matrix that :func:`mirrored` made symmetric: :class:`lgekit.Graph` need not check it again."""
 
     __slots__ = ("matrix",)
 
@@ -99,15 +115,14 @@ def mirrored(upper):
     searched or sorted for.
     """
     lower = upper.T.tocsr()  # the transpose, rows sorted (scipy's csr_tocsc)
-    n = upper.shape[0]
     up_ptr, low_ptr = upper.indptr.astype(np.int64), lower.indptr.astype(np.int64)
     indptr = up_ptr + low_ptr
     indices = np.empty(indptr[-1], dtype=np.int64)
     data = np.empty(indptr[-1], dtype=np.float64)
-    up_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(up_ptr))
-    low_rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(low_ptr))
-    up_at = np.arange(len(upper.indices), dtype=np.int64) + low_ptr[up_rows + 1]
-    low_at = np.arange(len(lower.indices), dtype=np.int64) + up_ptr[low_rows]
+    # entry p of upper row r goes after the whole lower row r: to p + low_ptr[r + 1]; entry q of lower
+    # row r goes before the upper row: to q + up_ptr[r]
+    up_at = np.arange(len(upper.indices), dtype=np.int64) + np.repeat(low_ptr[1:], np.diff(up_ptr))
+    low_at = np.arange(len(lower.indices), dtype=np.int64) + np.repeat(up_ptr[:-1], np.diff(low_ptr))
     indices[up_at], data[up_at] = upper.indices, upper.data
     indices[low_at], data[low_at] = lower.indices, lower.data
     return sp.csr_matrix((data, indices, indptr), shape=upper.shape)

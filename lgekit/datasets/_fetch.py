@@ -101,7 +101,7 @@ def cache_dir():
     env = os.environ.get("LGEKIT_CACHE")
     if env:
         return Path(env).expanduser()
-    import platformdirs
+    import platformdirs  # only when LGEKIT_CACHE is unset: the command line's start stays light
 
     return Path(platformdirs.user_cache_dir("lgekit"))
 
@@ -276,7 +276,7 @@ def _download(url, dest, timeout, progress):
         total = int(total) if total and total.isdigit() else None
         bar = None
         if progress:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # a download's progress bar only; tqdm.auto probes for Jupyter on import
 
             bar = tqdm(total=total, unit="B", unit_scale=True, desc=Path(url).name, leave=False)
         try:

@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, Interval, validate_arguments, validate_params
 from ..graph import Graph
+from ._generators import chung_lu_edges
 
 __all__ = [
     "erdos_renyi_graph",
@@ -238,7 +239,7 @@ def random_regular_graph(d, n, seed=None):
     >>> sorted(set(g.degrees.tolist()))
     [3]
     """
-    import networkx as nx
+    import networkx as nx  # optional, and slow to import; only this generator uses it
 
     d, n = int(d), int(n)
     if n and d >= n:
@@ -335,8 +336,6 @@ def chung_lu_graph(expected_degrees, seed=None):
 
 def _chung_lu_pairs(w, rng):
     """The edges of chung_lu_graph as an (m, 2) array of node indices (weights already checked)."""
-    from ._generators import chung_lu_edges
-
     total = float(w.sum())
     if len(w) < 2 or total <= 0:
         return np.empty((0, 2), np.int64)
