@@ -29,8 +29,9 @@ cdef inline Py_ssize_t shuffle_buckets(Py_ssize_t P) noexcept nogil:
 
 
 cdef inline Py_ssize_t shuffle_offsets_size(Py_ssize_t P) noexcept nogil:
-    """Length of the int64 ``off`` work array of ``shuffle_indices`` for P indices."""
-    return max(shuffle_chunks(P) * shuffle_buckets(P), 1)
+    """Length of the int64 ``off`` work array of ``shuffle_indices`` for P indices: the C * K
+    counters of the chunks and buckets, and K + 1 for their scan."""
+    return shuffle_chunks(P) * shuffle_buckets(P) + shuffle_buckets(P) + 1
 
 
 cdef inline void fisher_yates(int32_t* a, Py_ssize_t n, uint64_t state) noexcept nogil:

@@ -30,7 +30,7 @@ from libc.math cimport sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
-from lgekit._common cimport rng_stream, rng_below, rng_below2
+from lgekit._common cimport rng_next, rng_stream, rng_below, rng_below2
 from lgekit._intrinsics cimport LGK_PREFETCH, LGK_PREFETCHW
 
 
@@ -42,6 +42,121 @@ def shuffle_workspace_size(Py_ssize_t P):
     return shuffle_offsets_size(P)
 
 
+cdef enum:
+    _SERIAL_BELOW = 65536       # fewer entries than this: one thread (a parallel region costs more)
+    _FY_AHEAD = 16              # Fisher-Yates steps between prefetching a swap's target and swapping
+
+
+cdef inline int _threads_for(Py_ssize_t work, int n_threads) noexcept nogil:
+    return 1 if work < _SERIAL_BELOW or n_threads < 1 else n_threads
+
+
+cdef void column_scan(int64_t* cnt, Py_ssize_t R, Py_ssize_t K, int64_t* start, int n_threads) noexcept nogil:
+    """Exclusive prefix sums of a counting sort's counters, in column-major order, in parallel.
+
+    ``cnt`` holds R rows of K counters (``cnt[r K + b]``: how many items of row r, a chunk or a
+    thread's slice, go to column b, a bucket or a block).  Afterwards ``cnt[r K + b]`` is where row
+    r's first item of column b goes: column b starts at ``start[b]`` (columns in order, ``start[K]``
+    the total) and holds row 0's items, then row 1's, and so on.  ``start``: K + 1 int64.
+
+    Walking the counters column by column, as the definition reads, strides K entries a step (a
+    cache and TLB miss each for a large K).  Instead each thread takes a slice of the columns and
+    walks the rows in order, K / T contiguous counters a row: once to total its columns, then (after
+    the columns' starts, a scan of K contiguous numbers) to replace each counter by its offset.  The
+    sums are of integers, hence exact: the offsets are those of the serial walk."""
+    cdef Py_ssize_t T = _threads_for(R * K, n_threads), t, r, b, lo, hi
+    cdef int64_t total = 0, c
+    cdef int64_t* row
+    if T > K:
+        T = K if K > 0 else 1
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        lo = (K * t) // T
+        hi = (K * (t + 1)) // T
+        for b in range(lo, hi):
+            start[b] = 0
+        for r in range(R):
+            row = cnt + r * K
+            for b in range(lo, hi):
+                start[b] += row[b]
+    for b in range(K):
+        c = start[b]
+        start[b] = total
+        total += c
+    start[K] = total
+    for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+        lo = (K * t) // T
+        hi = (K * (t + 1)) // T
+        for r in range(R):
+            row = cnt + r * K
+            for b in range(lo, hi):
+                c = row[b]
+                row[b] = start[b]
+                start[b] += c
+    # the second pass left the end of column b in start[b], which is the start of column b + 1
+    for b in range(K, 0, -1):
+        start[b] = start[b - 1]
+    start[0] = 0
+
+
+cdef void fisher_yates_parallel(int32_t* a, Py_ssize_t n, uint64_t state, int32_t* swaps,
+                                int n_threads) noexcept nogil:
+    """``fisher_yates(a, n, state)``, the same permutation, with its random draws taken in parallel.
+
+    SplitMix64 is a counter: its d-th draw is a function of ``state + (d + 1) * gamma`` alone, and
+    the shuffle uses draw d for its steps 2 d + 1 (high half) and 2 d + 2 (low half), whatever came
+    before.  So every step's partner ``swaps[i]`` is computed first, by all threads; the swaps
+    themselves depend on one another and run in order, with the partners known in advance, so the
+    target entries are prefetched a few steps ahead and the loop rarely waits on memory.
+    ``swaps``: n int32."""
+    cdef Py_ssize_t T = _threads_for(n, n_threads), d, i, n_draws = n // 2
+    cdef uint64_t st, z
+    cdef int32_t tmp
+    if n < 2:
+        return
+    for d in prange(n_draws, num_threads=T, schedule="static"):
+        st = state + <uint64_t>d * <uint64_t>0x9E3779B97F4A7C15ULL
+        z = rng_next(&st)
+        swaps[2 * d + 1] = <int32_t>(((z >> 32) * <uint64_t>(2 * d + 2)) >> 32)
+        if 2 * d + 2 < n:
+            swaps[2 * d + 2] = <int32_t>(((z & <uint64_t>0xFFFFFFFFULL) * <uint64_t>(2 * d + 3)) >> 32)
+    for i in range(1, n):
+        if i + _FY_AHEAD < n:
+            LGK_PREFETCHW(a + swaps[i + _FY_AHEAD])
+        tmp = a[i]
+        a[i] = a[swaps[i]]
+        a[swaps[i]] = tmp
+
+
+def column_offsets(const int64_t[:, ::1] counts, int n_threads=1):
+    """The offsets ``column_scan`` computes for a counting sort (for tests): returns ``(offsets, start)``,
+    ``offsets[r, b]`` where row r's first item of column b goes and ``start[b]`` where column b begins
+    (``start[K]``: the total); independent of ``n_threads``."""
+    cdef Py_ssize_t R = counts.shape[0], K = counts.shape[1]
+    offsets = np.array(counts, dtype=np.int64, order="C")
+    start = np.zeros(K + 1, np.int64)
+    cdef int64_t[:, ::1] o = offsets
+    cdef int64_t[::1] st = start
+    if R > 0 and K > 0:
+        with nogil:
+            column_scan(&o[0, 0], R, K, &st[0], n_threads)
+    return offsets, start
+
+
+def shuffled_range(Py_ssize_t n, uint64_t state, int n_threads=1):
+    """0..n-1 shuffled by ``fisher_yates_parallel`` with the stream ``state`` (int32; for tests: the
+    permutation ``fisher_yates`` makes with that stream, for any ``n_threads``)."""
+    if not 0 <= n <= 2147483647:
+        raise ValueError(f"shuffled_range: n must be in [0, 2**31), got {n}")
+    out = np.arange(n, dtype=np.int32)
+    swaps = np.empty(max(n, 1), np.int32)
+    cdef int32_t[::1] a = out
+    cdef int32_t[::1] w = swaps
+    if n > 1:
+        with nogil:
+            fisher_yates_parallel(&a[0], n, state, &w[0], n_threads)
+    return out
+
+
 cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t seed, int n_threads,
                           bint scatter_only=False) noexcept nogil:
     """dst <- 0, 1, ..., P - 1 in a uniformly random order, in parallel, independent of n_threads.
@@ -51,13 +166,13 @@ cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t see
     input uses the stream rng_stream(rng_stream(seed, 0), c)); indices are scattered bucket by
     bucket, keeping input order within a bucket; each bucket is then Fisher-Yates shuffled with
     the stream rng_stream(rng_stream(seed, 1), b).  Given the bucket sizes every arrangement is
-    equally likely, so the result is a uniform permutation.  ``off``: C * K int64.
+    equally likely, so the result is a uniform permutation.  ``off``: ``shuffle_offsets_size(P)``
+    int64 (the C * K counters, chunk-major, and K + 1 for their scan).
     ``scatter_only``: stop before the buckets' Fisher-Yates (``_uniform_run`` shuffles each bucket
     right before running it, while it is in cache).
     """
     cdef Py_ssize_t C = shuffle_chunks(P), K = shuffle_buckets(P), c, b, i, lo, hi
     cdef uint64_t s_bucket = rng_stream(seed, 0), s_shuffle = rng_stream(seed, 1), st
-    cdef int64_t total = 0, t
     cdef int64_t* row
     cdef uint64_t b0, b1
     if P <= 0:
@@ -79,11 +194,7 @@ cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t see
             i = i + 2               # (not +=, which prange would take for a reduction)
         if i < hi:
             row[rng_below(&st, <uint64_t>K)] += 1
-    for b in range(K):
-        for c in range(C):
-            t = off[c * K + b]
-            off[c * K + b] = total
-            total += t
+    column_scan(off, C, K, off + C * K, n_threads)
     for c in prange(C, num_threads=n_threads, schedule="static"):
         row = off + c * K
         # the same stream again: redrawing a bucket costs less than storing it and reading it back
@@ -420,15 +531,17 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
     round_ptr[i]..round_ptr[i + 1] - 1.  ``dst``: P int32; ``bptr``: K (K + 1) / 2 + 1 and
     ``round_ptr``: K + 1 int64.  A record's block is looked up twice (count, then place) rather
     than kept: the lookup reads two int32 of the group table, which stays in cache, and keeping it
-    would cost 4 bytes a pair.  Returns 1 when out of memory, else 0."""
-    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, i, t, b, lo, hi
-    cdef int32_t* perm = <int32_t*>malloc((2 * n + K + K * K) * sizeof(int32_t))
+    would cost 4 bytes a pair.  Every step runs on the threads (the vertex shuffle's draws, the group
+    table, the counts and their scan); only the shuffle's swaps, a chain of n dependent exchanges in
+    a table that fits in cache, and the K-sized round table stay serial.  Returns 1 when out of
+    memory, else 0."""
+    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
+    cdef int32_t* perm = <int32_t*>malloc((3 * n + K + K * K) * sizeof(int32_t))
     cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
     cdef int32_t* group
     cdef int32_t* rounds
     cdef int32_t* blk
     cdef int64_t* row
-    cdef int64_t total = 0, c
     if perm == NULL or cnt == NULL:
         free(perm)
         free(cnt)
@@ -436,10 +549,10 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
     group = perm + n
     rounds = group + n
     blk = rounds + K
-    for i in range(n):
+    for i in prange(n, num_threads=Tn, schedule="static"):
         perm[i] = <int32_t>i
-    fisher_yates(perm, n, rng_stream(seed, 0))
-    for i in range(n):
+    fisher_yates_parallel(perm, n, rng_stream(seed, 0), blk + K * K, n_threads)
+    for i in prange(n, num_threads=Tn, schedule="static"):
         group[perm[i]] = <int32_t>(i % K)
     for i in range(K):
         rounds[i] = <int32_t>i
@@ -453,13 +566,7 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
         hi = (P * (t + 1)) // T
         for i in range(lo, hi):
             row[_record_block(records + i, group, blk, K)] += 1
-    for b in range(B):
-        bptr[b] = total
-        for t in range(T):
-            c = cnt[t * B + b]
-            cnt[t * B + b] = total
-            total += c
-    bptr[B] = total
+    column_scan(cnt, T, B, bptr, n_threads)
     for t in prange(T, num_threads=T, schedule="static", chunksize=1):
         row = cnt + t * B
         lo = (P * t) // T

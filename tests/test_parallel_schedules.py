@@ -1,0 +1,87 @@
+"""The schedules' parallel steps compute what their serial definitions do, bit for bit.
+
+The counting sorts' offsets (``column_scan``) and the vertex shuffle's draws
+(``fisher_yates_parallel``) moved onto the threads (issue 23); the orders built from
+them must not change, for any thread count, or a seeded fit would change."""
+import numpy as np
+import pytest
+
+from lgekit.models import _schedules
+
+from splitmix import SplitMix64
+
+
+def serial_column_offsets(counts):
+    """The definition: walk the counters column by column, row by row, keeping a running total."""
+    offsets = np.empty_like(counts)
+    total = 0
+    for b in range(counts.shape[1]):
+        for r in range(counts.shape[0]):
+            offsets[r, b] = total
+            total += counts[r, b]
+    return offsets
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (16, 4097), (70, 2000)])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_column_offsets_are_the_serial_scan(shape, threads):
+    # (16, 4097) and (70, 2000) hold more than 65,536 counters: the threads share the columns
+    counts = np.random.default_rng(sum(shape)).integers(0, 9, shape).astype(np.int64)
+    offsets, start = _schedules.column_offsets(counts, threads)
+    expected = serial_column_offsets(counts) if counts.size < 20_000 else None
+    if expected is None:      # the same definition in array form, for the large shapes
+        col_start = np.concatenate([[0], np.cumsum(counts.sum(axis=0))])
+        expected = col_start[:-1] + np.cumsum(counts, axis=0) - counts
+    np.testing.assert_array_equal(offsets, expected)
+    np.testing.assert_array_equal(start, np.concatenate([[0], np.cumsum(counts.sum(axis=0))]))
+
+
+def python_fisher_yates(n, state):
+    """``fisher_yates`` of _schedules.pxd from the Python SplitMix64 twin: steps i = 1, 2, ... swap a[i]
+    with a[j], j uniform in [0, i], two steps from one draw's two halves, a last odd step from its high half."""
+    rng = SplitMix64(0, 0)
+    rng.state = state
+    a = list(range(n))
+    i = 1
+    while i + 1 < n:
+        z = rng.next()
+        j0 = ((z >> 32) * (i + 1)) >> 32
+        j1 = ((z & 0xFFFFFFFF) * (i + 2)) >> 32
+        a[i], a[j0] = a[j0], a[i]
+        a[i + 1], a[j1] = a[j1], a[i + 1]
+        i += 2
+    if i < n:
+        j = ((rng.next() >> 32) * (i + 1)) >> 32
+        a[i], a[j] = a[j], a[i]
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 1000, 1001])
+def test_parallel_fisher_yates_is_the_serial_shuffle(n):
+    for state in (0, 12345, 2**64 - 1):
+        for threads in (1, 2):
+            assert _schedules.shuffled_range(n, state, threads).tolist() == python_fisher_yates(n, state)
+
+
+def test_parallel_fisher_yates_large_is_thread_independent():
+    # 200,001 vertices: above the one-thread threshold, odd (a last single step); the twin checks a prefix
+    # of the draws' effect through the whole permutation
+    n, state = 200_001, 987654321
+    one = _schedules.shuffled_range(n, state, 1)
+    assert one.tolist() == python_fisher_yates(n, state)
+    for threads in (2, 3, 4):
+        np.testing.assert_array_equal(_schedules.shuffled_range(n, state, threads), one)
+
+
+def test_permutation_is_thread_independent_with_a_parallel_scan():
+    # 3.2M indices: 49 chunks x 1,563 buckets = 76,587 counters, above the one-thread threshold of the scan
+    P = 3_200_000
+    one = _schedules.permutation(P, 5, 2, 1)
+    assert np.array_equal(np.sort(one), np.arange(P, dtype=np.int32))
+    for threads in (2, 3):
+        np.testing.assert_array_equal(_schedules.permutation(P, 5, 2, threads), one)
+
+
+def test_shuffled_range_rejects_a_negative_length():
+    with pytest.raises(ValueError, match="n must be in"):
+        _schedules.shuffled_range(-1, 0)
