@@ -24,6 +24,7 @@ _EXPORTS = {
     "Graph": ".graph", "GraphWarning": ".graph",
     "EdgeSplit": ".evaluation", "split_edges": ".evaluation",
     "LogisticEmbedding": ".models", "HingeEmbedding": ".models", "DivergenceError": ".models",
+    "NodeEmbedding": ".models",
 }
 _SUBMODULES = {"datasets", "evaluation", "metrics", "callbacks", "models", "theory", "experiments", "reference"}
 
@@ -31,7 +32,7 @@ __all__ = [
     "__version__", "show_versions",
     "Graph", "GraphWarning", "datasets",
     "EdgeSplit", "split_edges", "evaluation", "metrics",
-    "LogisticEmbedding", "HingeEmbedding", "DivergenceError", "callbacks",
+    "LogisticEmbedding", "HingeEmbedding", "NodeEmbedding", "DivergenceError", "callbacks",
     "theory", "experiments", "reference",
 ]
 

@@ -42,16 +42,17 @@ LOGISTIC = {
     "reverse_negatives": [Interval(Real, 0, 1, closed="both"), None],
 }
 
-#: ``lgekit.HingeEmbedding`` (DCD); its ``lam_r > 0`` is checked by the estimator (the dual box
-#: [0, lam / lam_r] of Eq. 4 needs it), beyond the common ``lam_r >= 0``
+#: ``lgekit.HingeEmbedding`` (DCD): ``lam_r > 0``, beyond the common ``lam_r >= 0``, because the dual
+#: box [0, lam / lam_r] of Eq. 4 needs it (and the context table's box the same of ``lam_r_context``)
 HINGE = {
     **COMMON,
+    "lam_r": [Interval(Real, 0, None, closed="neither")],
     "inner_passes": [Interval(Integral, 1, None, closed="left")],
     "inner_order": [Options(str, {"fixed", "random"})],
     "monotone": ["boolean"],
     "tol": [Interval(Real, 0, None, closed="left")],
-    # accepted for symmetry with LOGISTIC; HingeEmbedding takes only None or lam_r (checked by the estimator)
-    "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
+    # the context table's lambda_r (directed / bipartite graphs); None: lam_r
+    "lam_r_context": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 #: the estimators' default parameter values, by class name: the one place they are written down (the

@@ -208,7 +208,7 @@ def test_pair_csr_layout_keeps_every_occurrence():
 
 
 @pytest.mark.parametrize("params,err,match", [
-    (dict(lam_r=0.0), ValueError, "lam_r must be > 0"),
+    (dict(lam_r=0.0), ValueError, "lam_r must be a finite number > 0"),
     (dict(lam_r=-1.0), ValueError, "lam_r"),
     (dict(inner_passes=0), ValueError, "inner_passes"),
     (dict(inner_passes=1.5), TypeError, "inner_passes"),

@@ -233,7 +233,7 @@ def test_hinge_gives_each_table_its_own_lambda(kind, directed):
     np.testing.assert_allclose(solver.embedding, X, rtol=0, atol=1e-10)
     x, y = model.embedding_, model.context_embedding_
     assert model.history_[-1]["reg"] == pytest.approx(0.25 * np.sum(x * x) + 1.0 * np.sum(y * y), rel=1e-12)
-    with pytest.raises(InvalidParameterError, match="lam_r_context must be None or > 0"):
+    with pytest.raises(InvalidParameterError, match="lam_r_context must be a finite number > 0 or None"):
         HingeEmbedding(dim=4, epochs=1, lam_r=1.0, lam_r_context=0.0).fit(graph)
 
 

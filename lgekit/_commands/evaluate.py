@@ -193,19 +193,19 @@ def read_embedding(path, use_fit_record=True):
     with open(path, "rb") as fh:
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
-        from ..models import BaseEmbedding
-        from ..models._model_file import read_checked_npz
+        # lazy: the models (and the kernels) load only when a model file is read, not at CLI start
+        from ..models import model_file_from_arrays, read_checked_npz
 
         # checked reader: no pickle, no import, no header that allocates more than the file holds;
         # a truncated or garbage zip is a ValueError naming the file
         arrays = read_checked_npz(path)
         if "meta" in arrays and "embedding" in arrays:
-            model = BaseEmbedding._from_arrays(arrays, path)
-            two = getattr(model, "graph_kind_", "undirected") in _TWO_TABLES
-            return Embedding(np.asarray(model.embedding_), np.asarray(model.node_ids_),
-                             np.asarray(model.context_embedding_) if two else None,
-                             np.asarray(model.context_node_ids_) if two else None,
-                             getattr(model, "graph_kind_", "undirected"))
+            stored = model_file_from_arrays(arrays, path)
+            two = stored.graph_kind in _TWO_TABLES
+            return Embedding(np.asarray(stored.embedding), np.asarray(stored.node_ids),
+                             np.asarray(stored.context_embedding) if two else None,
+                             np.asarray(stored.context_node_ids) if two else None,
+                             stored.graph_kind)
         for key in ("embedding", "embedding_", "vectors"):
             if key in arrays:
                 return Embedding(arrays[key], arrays.get("node_ids"), arrays.get("context_embedding"),
@@ -221,7 +221,8 @@ def _read_npy(path):
     """A ``.npy`` array, its header checked against the file's size before anything is allocated."""
     import numpy as np
 
-    from ..models._model_file import MALFORMED_FILE_ERRORS
+    # lazy: the models load only when a .npy file is read, not at CLI start
+    from ..models import MALFORMED_FILE_ERRORS
 
     fmt = np.lib.format
     with open(path, "rb") as fh:

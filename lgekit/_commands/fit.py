@@ -1,8 +1,6 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
 import argparse
-import contextlib
 import json
-import logging
 import tempfile
 import textwrap
 import time
@@ -17,7 +15,6 @@ from ._common import (CommandError, add_kind_options, add_test_fraction_option, 
 
 __all__ = ["register", "run", "OUTPUT_FILES"]
 
-logger = logging.getLogger(__name__)
 
 _MODELS = {"logistic": "LogisticEmbedding", "hinge": "HingeEmbedding"}
 
@@ -165,29 +162,6 @@ def _open_out(args, names):
     return folder
 
 
-@contextlib.contextmanager
-def _divergence_said_once():
-    """Keep the estimator's WARNING about a divergence off the terminal: the command's error line says it.
-
-    The estimator logs the divergence and raises :class:`DivergenceError`
-    with the same message; a command that reports the error would otherwise
-    show it twice.
-    """
-    class _NoDivergence(logging.Filter):
-        def filter(self, record):
-            return " diverged at epoch " not in record.getMessage()
-
-    quiet = _NoDivergence()
-    handlers = logging.getLogger().handlers
-    for handler in handlers:
-        handler.addFilter(quiet)
-    try:
-        yield
-    finally:
-        for handler in handlers:
-            handler.removeFilter(quiet)
-
-
 def _word2vec_ok(ids):
     """word2vec's text format separates fields by whitespace: an id that is empty or holds some cannot be written."""
     return all(str(i) and not any(c.isspace() for c in str(i)) for i in ids)
@@ -302,8 +276,7 @@ def run(args):
         # test AP after every epoch (a two-table model's pairs score x_u . y_v; the callback knows)
         callbacks.append(LinkPredictionCallback(split, every=1, train=False))
     try:
-        with _divergence_said_once():
-            model.fit(data, callbacks=callbacks)
+        model.fit(data, callbacks=callbacks)
     except models.DivergenceError as exc:
         folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(exc.history), indent=1) + "\n")
         raise CommandError(f"training diverged: {exc} (history so far in {out / OUTPUT_FILES['history']})") from None

@@ -6,6 +6,8 @@
 * what they train on: :class:`TrainingData` and the two tables' :class:`TableLayout`
   (``_training_data.py``); model files and word2vec export (``_model_file.py``); divergence
   (``_divergence.py``); the machine's limits (``_machine.py``);
+* :class:`NodeEmbedding` (``transductive.py``): an estimator holding the graph and taking node ids
+  as ``X``, so that scikit-learn's model selection can tune it on node labels;
 * solvers (a fitted model's ``solver_``): :class:`SGDSolver` (``_sgd_solver.py``) and
   :class:`DCDSolver` (``_dcd_solver.py``), on the interface of :class:`Solver` (``_solver.py``);
 * kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, and the visiting orders and pair
@@ -21,8 +23,9 @@ from ._solver import EpochOrder, EpochStatus, Solver
 from ._training_data import TableLayout, TrainingData
 from .hinge import HingeEmbedding
 from .logistic import LogisticEmbedding
+from .transductive import NodeEmbedding
 
 __all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EpochOrder", "EpochStatus", "HingeEmbedding",
-           "LogisticEmbedding", "MALFORMED_FILE_ERRORS", "ModelFile", "SGDSolver", "Solver", "TableLayout",
+           "LogisticEmbedding", "MALFORMED_FILE_ERRORS", "ModelFile", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
            "TrainingData", "available_memory", "max_n_threads", "model_file_from_arrays", "read_checked_npz",
            "read_model_file"]

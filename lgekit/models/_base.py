@@ -150,12 +150,15 @@ class BaseEmbedding(BaseEstimator):
         pipe.fit(graph, y)          # y[i]: the label of graph's i-th node
         pipe.predict(graph)
 
-    ``score(split)`` is the test AP of an ``EdgeSplit``.  What does not work:
-    ``GridSearchCV``, ``cross_val_score`` and the other model-selection tools
-    index ``X`` by sample, and a graph is one object, not a sequence of
-    samples (splitting its edges is :func:`lgekit.split_edges`'s job, with
-    its leak checks).  Tune ``lam_r`` on a validation split carved out of the
-    training graph, and look at the test split once::
+    ``score(split)`` is the test AP of an ``EdgeSplit``.  ``GridSearchCV``,
+    ``cross_val_score`` and the other model-selection tools index ``X`` by
+    sample, and a graph is one object, not a sequence of samples: for node
+    classification wrap the estimator in :class:`lgekit.models.NodeEmbedding`,
+    which holds the graph and takes node ids as ``X`` (DeepWalk's transductive
+    protocol).  For link prediction (splitting edges is
+    :func:`lgekit.split_edges`'s job, with its leak checks) tune ``lam_r`` on a
+    validation split carved out of the training graph, and look at the test
+    split once::
 
         split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
         val = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=1)
@@ -229,10 +232,6 @@ class BaseEmbedding(BaseEstimator):
         if self.n_threads > 1 and not openmp_enabled():
             warnings.warn(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
                           "running on one thread", RuntimeWarning, stacklevel=4)
-        self._check_params()
-
-    def _check_params(self):
-        """What a model checks beyond its table (hook; none by default)."""
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, callbacks=None):
@@ -648,7 +647,6 @@ class BaseEmbedding(BaseEstimator):
         if reason is not None:
             advice, parameter = self._divergence_advice_for(record)
             msg = f"{type(self).__name__} diverged at epoch {epoch} (0-based): {reason}; {advice}"
-            logger.warning(msg)
             raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason, parameter=parameter)
         stop = False
         for cb in callbacks:

@@ -8,7 +8,6 @@ per-vertex pair layout (:func:`pair_csr`) and the stand-alone block solver
 import numpy as np
 
 from .. import _parameters
-from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
 from ._dcd_solver import DCDSolver, PairCSR, pair_csr, solve_vertex_svm
 
@@ -215,8 +214,9 @@ class HingeEmbedding(BaseEmbedding):
     scikit-learn: ``clone``, ``get_params``/``set_params`` and ``Pipeline``
     work (``fit`` ignores ``y``; ``transform(graph)`` gives one row per node
     in the graph's order); ``score(split)`` is the test AP.
-    ``GridSearchCV`` does not (it needs indexable ``X``): tune ``lam_r`` on a
-    validation split (see :class:`~lgekit.models.BaseEmbedding`,
+    For ``GridSearchCV`` over node labels use
+    :class:`~lgekit.models.NodeEmbedding`; for link prediction tune ``lam_r``
+    on a validation split (see :class:`~lgekit.models.BaseEmbedding`,
     "scikit-learn").
 
     References
@@ -270,18 +270,6 @@ class HingeEmbedding(BaseEmbedding):
         self.random_state = random_state
         self.verbose = verbose
         self.warm_start = warm_start
-
-    def _check_params(self):
-        """The table (checked by the base class) allows lam_r = 0 for both models; DCD needs lam_r > 0."""
-        if self.lam_r <= 0:
-            raise InvalidParameterError(
-                f"HingeEmbedding: lam_r must be > 0 for HingeEmbedding (the dual box is [0, lam / lam_r]), "
-                f"got {self.lam_r!r}", parameter="lam_r", value=self.lam_r, accepted="a finite number > 0")
-        if self.lam_r_context is not None and self.lam_r_context <= 0:
-            raise InvalidParameterError(
-                f"HingeEmbedding: lam_r_context must be None or > 0 (the context table's dual box is "
-                f"[0, lam / lam_r_context]), got {self.lam_r_context!r}", parameter="lam_r_context",
-                value=self.lam_r_context, accepted="None or a finite number > 0")
 
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.exceptions import NotFittedError
 
 from ..graph import Graph
 from ._base import BaseEmbedding
@@ -234,8 +235,6 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """The embedding rows of the node ids in ``X``, shape (k, ``n_features_out_``), float64."""
         if not hasattr(self, "model_"):
-            from sklearn.exceptions import NotFittedError
-
             raise NotFittedError("this NodeEmbedding is not fitted yet; call fit first")
         ids = self._ids(X)
         if self.table == "both":
