@@ -224,7 +224,7 @@ def sniff_delimiter(raw):
     newlines = np.flatnonzero(c == 10)
     starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
     ends -= (ends > starts) & (c[np.maximum(ends - 1, 0)] == 13) if len(c) else 0  # a \r\n line end
-    tabs = np.bincount(np.searchsorted(newlines, np.flatnonzero(c == 9)), minlength=len(starts))
+    tabs = _per_line(c == 9, newlines)
     filled = ends > starts
     # a line whose first and last bytes are visible holds all its tabs inside; the others (blank
     # lines, lines with surrounding whitespace) are few, and stripped one by one
@@ -243,6 +243,18 @@ def sniff_delimiter(raw):
 def _is_white(codes):
     """Which bytes are whitespace (space, tab, \\n, \\v, \\f, \\r)."""
     return (codes == 32) | ((codes >= 9) & (codes <= 13))
+
+
+def _per_line(mask, newlines):
+    """How many True entries of the byte mask ``mask`` fall on each line (lines end at ``newlines``).
+
+    One pass over the bytes (a sum per line), not a search per entry.
+    """
+    bounds = np.r_[0, newlines + 1]
+    counts = np.zeros(len(bounds), dtype=np.int64)
+    inside = bounds < len(mask)  # a file ending in a newline has an empty last line
+    counts[inside] = np.add.reduceat(mask.view(np.uint8), bounds[inside], dtype=np.int64)
+    return counts
 
 
 def _without_comments(raw):
@@ -407,15 +419,13 @@ def _fast_table(raw, allowed, int_cols, delimiter):
     if starts.size == 0:
         return None
     newlines = np.flatnonzero(c == 10)
-    line_of_start = np.searchsorted(newlines, starts)
-    n_lines = len(newlines) + 1
-    ntok = np.bincount(line_of_start, minlength=n_lines)
+    ntok = _per_line(start, newlines)
     nonblank = ntok > 0
-    k = int(ntok[line_of_start[0]])
+    k = int(ntok[nonblank][0])
     if k not in allowed or np.any(ntok[nonblank] != k):
         return None
     if d is not None:
-        ndel = np.bincount(np.searchsorted(newlines, np.flatnonzero(is_delim)), minlength=n_lines)
+        ndel = _per_line(is_delim, newlines)
         if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
             return None
         body = body.replace(delimiter.encode(), b" ")
@@ -740,14 +750,13 @@ def _fast_names(raw, delimiter, any_text=False):
     if starts.size == 0:
         return None
     newlines = np.flatnonzero(newline)
-    n_lines = len(newlines) + 1
-    ntok = np.bincount(np.searchsorted(newlines, starts), minlength=n_lines)
-    k = int(ntok[ntok > 0][0])
+    ntok = _per_line(start, newlines)
     filled = ntok > 0
+    k = int(ntok[filled][0])
     if k not in (2, 3) or np.any(ntok[filled] != k):
         return None
     if delimiter is not None:
-        ndel = np.bincount(np.searchsorted(newlines, np.flatnonzero(is_delim)), minlength=n_lines)
+        ndel = _per_line(is_delim, newlines)
         if np.any(ndel[filled] != k - 1) or np.any(ndel[~filled] != 0):
             return None  # an empty field: the careful path says which
     starts, ends = starts.reshape(-1, k), ends.reshape(-1, k)

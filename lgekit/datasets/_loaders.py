@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import Graph
+from ..adjacency import adjacency_from_pairs
+from ..graph import Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
-from ..labels import membership_from_ids
+from ..labels import label_matrix, membership_from_ids
 from ._edgelist import (
     DataFormatError,
     check_regular_file,
@@ -132,12 +133,19 @@ def _drop_self_loops(edges, weights, policy, path):
 
 
 def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
-    """Graph from index pairs into ``node_ids`` (Graph.from_scipy keeps the ids without looking them up again)."""
+    """Graph from index pairs into ``node_ids`` (numbered already: nothing is looked up again)."""
     n = len(node_ids)
-    data = np.ones(len(idx)) if weights is None else weights
-    adj = sp.coo_matrix((data, (idx[:, 0], idx[:, 1])), shape=(n, n))
-    return Graph.from_scipy(adj, node_ids=node_ids, labels=labels, label_names=label_names, directed=directed,
-                            weighted=weights is not None, duplicates="sum", name=name)
+    if weights is not None and not directed:
+        # the rows with u <= v first, then the others: the order in which a repeated edge's weights have
+        # always been summed here (floating-point sums of three or more depend on it)
+        order = np.r_[np.flatnonzero(idx[:, 0] <= idx[:, 1]), np.flatnonzero(idx[:, 0] > idx[:, 1])]
+        idx, weights = idx[order], weights[order]
+    adj, n_loops = adjacency_from_pairs(idx, weights, n, directed, "sum")
+    if n_loops:
+        warn_outside_lgekit(f"dropped {n_loops} self-loop(s)", GraphWarning)
+    lab, names = label_matrix(labels, label_names, node_ids, n)
+    return Graph(adj, node_ids=node_ids, labels=lab, label_names=names, directed=directed,
+                 weighted=weights is not None, name=name)
 
 
 def _labels_from_file(label_path, node_ids, delimiter):
