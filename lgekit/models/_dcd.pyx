@@ -349,8 +349,10 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         if indptr[u + 1] - indptr[u] > max_deg:
             max_deg = indptr[u + 1] - indptr[u]
     dtype = np.float32 if floating is float else np.float64
-    cdef floating[:, ::1] W = np.empty((nt, max(D, 1)), dtype=dtype)
-    cdef Py_ssize_t[:, ::1] P = np.empty((nt, max(max_deg, 1)), dtype=np.intp)
+    # one row a thread, each wider than needed by a cache line: a thread's w (written at every
+    # coordinate step) and its coordinate order never share a line with another thread's
+    cdef floating[:, ::1] W = np.empty((nt, max(D, 1) + 64 // sizeof(floating)), dtype=dtype)
+    cdef Py_ssize_t[:, ::1] P = np.empty((nt, max(max_deg, 1) + 64 // sizeof(Py_ssize_t)), dtype=np.intp)
     cdef double dummy_gap[1]
     cdef double* gp = &gap[0] if diagnostics else dummy_gap
     cdef double* vp = &viol[0] if diagnostics else dummy_gap
@@ -469,7 +471,7 @@ def vertex_certificates(floating[:, ::1] X, const int64_t[::1] indptr, const int
             or sign.shape[0] != nbr.shape[0]:
         raise ValueError("vertex_certificates: inconsistent array shapes")
     dtype = np.float32 if floating is float else np.float64
-    cdef floating[:, ::1] W = np.empty((nt, D), dtype=dtype)
+    cdef floating[:, ::1] W = np.empty((nt, D + 64 // sizeof(floating)), dtype=dtype)   # rows a cache line apart
     cdef const floating* Xp = &X[0, 0]
     with nogil:
         for u in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):

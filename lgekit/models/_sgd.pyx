@@ -88,6 +88,7 @@ cdef struct PairCoefs:
 
 cdef enum:
     _RUN_CHUNK = 512        # pairs gathered at a time (8 KiB of PairVisit: stays in L1 with the rows)
+    _RUN_STRIDE = 516       # PairVisits between two threads' buffers: a cache line more than a chunk
     _GATHER_AHEAD = 16      # records prefetched this many indices ahead of the gather
 
 
@@ -312,7 +313,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     REC = &records[0]
     W = &work[0]
     s_shuffle = rng_stream(s, 1)
-    bufs = <PairVisit*>malloc(n_threads * _RUN_CHUNK * sizeof(PairVisit))
+    bufs = <PairVisit*>malloc(n_threads * _RUN_STRIDE * sizeof(PairVisit))
     if bufs == NULL:
         return 2
     if not deterministic:
@@ -333,7 +334,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
                     if fp[0] == 0:
                         _shuffle_and_run(E, D, REC, W, 0 if b == 0 else ends[b - 1], ends[b],
                                          rng_stream(s_shuffle, <uint64_t>b), &cf, R, lr,
-                                         bufs + threadid() * _RUN_CHUNK, fp)
+                                         bufs + threadid() * _RUN_STRIDE, fp)
         free(BP)
         free(bufs)
         return flag
@@ -357,7 +358,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
                     for b in prange(RP[i], RP[i + 1], schedule="dynamic", chunksize=1):
                         if fp[0] == 0:
                             _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b),
-                                             &cf, R, lr, bufs + threadid() * _RUN_CHUNK, fp)
+                                             &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp)
     free(BP)
     free(bufs)
     return flag
@@ -409,7 +410,8 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     """One vertex-order epoch (Eq. 2 steps) in place, visiting the vertices in ``order``
     (``permutation(n, seed, epoch)``).  Returns 0, or 1 on a non-finite score.
 
-    ``scratch`` has shape (n_threads, D); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.
+    ``scratch`` has a row of at least D entries per thread (rows a cache line wider than D keep each
+    thread's gradient off the lines of the others); ``work_lvl``, ``work_items``: n entries; ``work_bptr``: n + 2.
     ``pos_coef``: the coefficient of each entry of the positive lists; empty: ``pos_scale`` for all.
     ``row_lam_r``: each vertex's own lambda_r (n entries; the two tables of a stacked table each have
     theirs), None: ``lam_r`` for all.
@@ -419,6 +421,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     cdef int* fp = &flag
     cdef floating* E = &emb[0, 0]
     cdef floating* S = &scratch[0, 0]
+    cdef Py_ssize_t S_stride = scratch.shape[1]
     cdef const int64_t* pp = &pos_indptr[0]
     cdef const int64_t* npt = &neg_indptr[0]
     cdef const int32_t* pn = &pos_nbr[0] if pos_nbr.shape[0] else NULL
@@ -430,8 +433,9 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
     cdef const double* RL = NULL
     if n == 0:
         return 0
-    if n_threads > scratch.shape[0]:
-        raise ValueError("scratch must have n_threads rows")
+    if n_threads > scratch.shape[0] or scratch.shape[1] < D:
+        raise ValueError(f"scratch must have at least n_threads = {n_threads} rows of at least D = {D} entries, "
+                         f"got shape ({scratch.shape[0]}, {scratch.shape[1]})")
     if row_lam_r is not None:
         if row_lam_r.shape[0] != n:
             raise ValueError(f"row_lam_r must have one entry per row ({n}), got {row_lam_r.shape[0]}")
@@ -447,7 +451,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
             for k in prange(n, num_threads=n_threads, schedule="static"):
                 if fp[0] == 0:
                     if _vertex_step(E, D, O[k], pp, pn, pc, pos_scale, npt, nn, lam_neg,
-                                    RL[O[k]] if RL != NULL else lam_r, lr, S + threadid() * D):
+                                    RL[O[k]] if RL != NULL else lam_r, lr, S + threadid() * S_stride):
                         fp[0] = 1
         else:
             L = vertex_levels(O, n, pp, pn, npt, nn, &work_lvl[0], BP, IT)
@@ -456,7 +460,7 @@ def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int3
                     for k in prange(BP[lev], BP[lev + 1], schedule="static"):
                         if fp[0] == 0:
                             if _vertex_step(E, D, IT[k], pp, pn, pc, pos_scale, npt, nn, lam_neg,
-                                            RL[IT[k]] if RL != NULL else lam_r, lr, S + threadid() * D):
+                                            RL[IT[k]] if RL != NULL else lam_r, lr, S + threadid() * S_stride):
                                 fp[0] = 1
     return flag
 

@@ -112,6 +112,23 @@ cdef void _vertex_diag(const floating* emb, Py_ssize_t D, Py_ssize_t u,
     lgk_ftz_end(fp_mode)
 
 
+cdef Py_ssize_t _longest_list(const int64_t[::1] indptr, int n_threads):
+    """max(indptr[u + 1] - indptr[u]): the longest incidence list (0 without vertices), each thread
+    taking a slice of the vertices."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, T = max(1, min(n_threads, n // 65536)), t, u, lo, hi, m
+    cdef int64_t[::1] best = np.zeros(T, np.int64)
+    with nogil:
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            lo = (n * t) // T
+            hi = (n * (t + 1)) // T
+            m = 0
+            for u in range(lo, hi):
+                if indptr[u + 1] - indptr[u] > m:
+                    m = indptr[u + 1] - indptr[u]
+            best[t] = m
+    return max(best) if T > 0 else 0
+
+
 def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                 double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
@@ -120,8 +137,9 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     """Per-vertex Eq. 2 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
 
     Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
-    embedding's precision (``scratch``: (n_threads, D) of the same dtype); the losses' weights,
-    the norms and all sums in double.
+    embedding's precision (``scratch``: (n_threads, >= D) of the same dtype, one row a thread; rows
+    wider than D by a cache line keep one thread's gradient off the line another thread is writing);
+    the losses' weights, the norms and all sums in double.
 
     For every vertex u: ``gnorm[u] = ||dL/dx_u||`` over all u's training pairs (the full
     gradient of Eq. 2, regulariser included), ``lpos[u] = -sum_{v in N+(u), v > u} c_uv log sigma(s)``,
@@ -140,20 +158,23 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     cdef const int32_t* pn = &pos_nbr[0] if pos_nbr.shape[0] else NULL
     cdef const int32_t* nn = &neg_nbr[0] if neg_nbr.shape[0] else NULL
     cdef const double* pc = &pos_coef[0] if pos_coef.shape[0] else NULL
+    cdef Py_ssize_t S_stride = scratch.shape[1]
     cdef bint want_grad = grad is not None
     cdef double* G = &grad[0, 0] if want_grad else NULL
     cdef double* gout
     if n_threads > scratch.shape[0] or scratch.shape[1] < D:
-        raise ValueError("scratch must have shape (n_threads, D)")
-    # per thread: the scores and loss weights of one partner list (see _vertex_diag)
-    cdef Py_ssize_t L = max(1, int(np.diff(pos_indptr).max(initial=0)), int(np.diff(neg_indptr).max(initial=0)))
-    cdef double[:, ::1] loss_buf = np.empty((n_threads, 2 * L))
+        raise ValueError(f"scratch must have at least n_threads = {n_threads} rows of at least D = {D} entries, "
+                         f"got shape ({scratch.shape[0]}, {scratch.shape[1]})")
+    # per thread: the scores and loss weights of one partner list (see _vertex_diag), a cache line apart
+    cdef Py_ssize_t L = max(1, _longest_list(pos_indptr, n_threads), _longest_list(neg_indptr, n_threads))
+    cdef Py_ssize_t LB_stride = 2 * L + 8
+    cdef double[:, ::1] loss_buf = np.empty((n_threads, LB_stride))
     cdef double* LB = &loss_buf[0, 0]
     with nogil:
         for u in prange(n, num_threads=n_threads, schedule="dynamic", chunksize=64):
             gout = G + u * D if want_grad else NULL
-            _vertex_diag(E, D, u, pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, S + threadid() * D,
-                         LB + threadid() * 2 * L, LB + threadid() * 2 * L + L, gout,
+            _vertex_diag(E, D, u, pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, S + threadid() * S_stride,
+                         LB + threadid() * LB_stride, LB + threadid() * LB_stride + L, gout,
                          &gnorm[0], &lpos[0], &lneg[0], &norm2[0])
 
 

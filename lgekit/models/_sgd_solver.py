@@ -421,8 +421,10 @@ class SGDSolver(Solver):
         return self._pos_incidence + self._neg_incidence
 
     def _rows(self, name):
-        """A (n_threads, dim) scratch array of the embedding's dtype, kept while n_threads stays."""
-        shape = (self.n_threads, self.dim)
+        """A scratch row of the embedding's dtype per thread, kept while n_threads stays: ``dim`` entries
+        and a cache line (64 bytes) more, so that no two threads' rows, written at every step, share a
+        cache line (which would move between their cores at every write)."""
+        shape = (self.n_threads, self.dim + 64 // self.embedding.dtype.itemsize)
         array = self._scratch.get(name)
         if array is None or array.shape != shape or array.dtype != self.embedding.dtype:
             array = self._scratch[name] = np.empty(shape, self.embedding.dtype)
@@ -536,7 +538,9 @@ class SGDSolver(Solver):
 
     def epoch_record(self, epoch, status):
         """The record of epoch ``epoch``: its step ``lr`` and, with ``record_diagnostics``, the
-        :meth:`diagnostics` (NaN and ``diverged`` when ``status`` is ``NONFINITE``)."""
+        :meth:`diagnostics` (NaN and ``diverged`` when ``status`` is ``NONFINITE``); without, the
+        ``mean_norm`` alone, computed on the epoch's threads (a serial NumPy pass over the table after
+        every parallel epoch would not scale with the epoch)."""
         record = {"lr": self.learning_rate(epoch)}
         if status:
             nan = float("nan")
@@ -544,6 +548,8 @@ class SGDSolver(Solver):
                           mean_grad_norm=nan, diverged=True)
         elif self.record_diagnostics:
             record.update(self.diagnostics())
+        else:
+            record["mean_norm"] = float(_sgd_diagnostics.row_norms(self.embedding, self.n_threads).mean())
         return record
 
     def objective_estimate(self, initial_score=None):
