@@ -37,6 +37,7 @@ import numpy as np
 
 from ._scoring import average_precision_pairs, average_precision_scores
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
+from .metrics import non_reciprocal_arcs
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
@@ -100,6 +101,13 @@ class LinkPredictionCallback(Callback):
         Name of the held-out field, ``"<heldout_name>_ap"``: pass ``"val"``
         when the split is a validation split carved out of a training graph
         (for early stopping), so records say ``"val_ap"``.
+    direction : bool, default False
+        Also record ``"<heldout_name>_direction_ap"`` (a directed split only):
+        the AP of each held-out one-way arc ``(u, v)`` against its reverse
+        ``(v, u)`` (:func:`lgekit.metrics.direction_average_precision`), the
+        direction task beside link prediction.  The arcs whose reverse is an
+        arc of the full graph have no direction to tell and are left out
+        (:func:`lgekit.metrics.non_reciprocal_arcs`, computed once).
 
     Notes
     -----
@@ -108,7 +116,7 @@ class LinkPredictionCallback(Callback):
     costs beside the epoch's ``"seconds"``.
     """
 
-    def __init__(self, split, every=1, train=True, train_sample=20000, seed=0, heldout_name="test"):
+    def __init__(self, split, every=1, train=True, train_sample=20000, seed=0, heldout_name="test", direction=False):
         for attr in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
             if not hasattr(split, attr):
                 raise TypeError(f"split must be an EdgeSplit (from lgekit.split_edges), "
@@ -126,6 +134,15 @@ class LinkPredictionCallback(Callback):
         if not isinstance(heldout_name, str) or not heldout_name.isidentifier():
             raise ValueError(f"heldout_name must be an identifier such as 'test' or 'val', got {heldout_name!r}")
         self.heldout_name = heldout_name
+        validate_params({"direction": ["boolean"]}, {"direction": direction}, caller=type(self).__name__)
+        if direction and getattr(split.graph, "kind", None) != "directed":
+            raise ValueError(f"direction=True needs a directed split (arcs and their reverses), got a split of a "
+                             f"{getattr(split.graph, 'kind', 'undirected')} graph")
+        self.direction = bool(direction)
+        self._one_way_arcs = non_reciprocal_arcs(split.graph, split.test_positives) if direction else None
+        if direction and not len(self._one_way_arcs):
+            raise ValueError("direction=True: every held-out arc of this split is reciprocated (or a self-loop), so "
+                             "no arc has a direction to tell; hold out more arcs")
         self._train_pairs = None
         self._checked_pairs = None
 
@@ -186,6 +203,9 @@ class LinkPredictionCallback(Callback):
         if self.train:
             record["train_ap"] = ap(train_pairs)
         record[f"{self.heldout_name}_ap"] = ap(test_pairs)
+        if self.direction:
+            arcs = self._one_way_arcs
+            record[f"{self.heldout_name}_direction_ap"] = ap((arcs, np.ascontiguousarray(arcs[:, ::-1])))
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False
 
