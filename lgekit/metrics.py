@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._random import check_random_state
-from ._scoring import pair_dots
+from ._scoring import average_precision_scores, pair_dots
 from ._validation import (
     InvalidParameterError,
     Interval,
@@ -123,7 +123,8 @@ def _labelled_scores(embedding, positives, negatives, context):
     return y, np.concatenate([pos, neg])
 
 
-def average_precision(embedding, positives, negatives, context=None):
+@validate_arguments({"n_threads": [Interval(Integral, 1, None, closed="left")]})
+def average_precision(embedding, positives, negatives, context=None, *, n_threads=1):
     """Average precision of ranking ``positives`` above ``negatives`` by ``x_u·x_v``.
 
     The paper's link-prediction metric (Gao et al. 2019, Section 3.2, footnote on AP): the
@@ -140,6 +141,10 @@ def average_precision(embedding, positives, negatives, context=None):
         Node index pairs (e.g. ``split.test_positives``, ``split.test_negatives``).
     context : array (n_nodes, dim), optional
         See :func:`pair_scores`.
+    n_threads : int, default 1
+        Threads that rank the negatives (see
+        :func:`average_precision_from_scores`); the result is the same for
+        any number.
 
     Returns
     -------
@@ -147,8 +152,8 @@ def average_precision(embedding, positives, negatives, context=None):
 
     Notes
     -----
-    Cost :math:`O(k \\cdot dim)` for the scores and :math:`O(k \\log k)` for
-    one sort of each class's scores (see :func:`average_precision_from_scores`).
+    Cost :math:`O(k \\cdot dim)` for the scores, then that of
+    :func:`average_precision_from_scores`.
 
     Examples
     --------
@@ -158,10 +163,11 @@ def average_precision(embedding, positives, negatives, context=None):
     1.0
     """
     pos, neg = _class_scores(embedding, positives, negatives, context)
-    return average_precision_from_scores(pos, neg)
+    return average_precision_scores(pos, neg, n_threads)
 
 
-def average_precision_from_scores(positive_scores, negative_scores):
+@validate_arguments({"n_threads": [Interval(Integral, 1, None, closed="left")]})
+def average_precision_from_scores(positive_scores, negative_scores, *, n_threads=1):
     """Average precision of scores of positive and negative examples (higher = more likely positive).
 
     With :math:`P` positives and, for a threshold :math:`t`, :math:`TP(t)` and
@@ -172,36 +178,39 @@ def average_precision_from_scores(positive_scores, negative_scores):
         AP = sum_t  (#positives scoring exactly t / P) * TP(t) / (TP(t) + FP(t))
 
     which is scikit-learn's ``average_precision_score`` (ties count as one
-    threshold), computed from one sort of each class's scores and binary
-    searches instead of a sort of all labelled scores and its input checks.
+    threshold).  Only the positives are sorted; :math:`FP(t)` comes from
+    placing every negative among the distinct positive scores, which the
+    threads share (``lgekit/_scoring.pyx``), instead of a sort of all
+    labelled scores.
 
     Parameters
     ----------
     positive_scores, negative_scores : 1-D arrays of finite reals, non-empty
+    n_threads : int, default 1
+        Threads that place the negatives.  The placements are counted, so
+        the result is the same, bit for bit, for any number.
 
     Returns
     -------
     float in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        When a class has no score or a score is not finite.
+
+    Notes
+    -----
+    Cost :math:`O(P \\log P)` to sort the :math:`P` positive scores and
+    about :math:`O(N)` to place the :math:`N` negatives (:math:`O(N \\log P)`
+    when the positive scores crowd together).
 
     Examples
     --------
     >>> average_precision_from_scores([3.0, 1.0], [2.0, 0.0])   # precisions 1 and 2/3
     0.8333333333333333
     """
-    pos = np.sort(np.asarray(positive_scores, dtype=np.float64).ravel())
-    neg = np.sort(np.asarray(negative_scores, dtype=np.float64).ravel())
-    if len(pos) == 0 or len(neg) == 0:
-        raise ValueError(f"need at least one positive and one negative score, got {len(pos)} and {len(neg)}")
-    if not (np.isfinite(pos[[0, -1]]).all() and np.isfinite(neg[[0, -1]]).all()):
-        raise ValueError("scores must be finite (NaN sorts last, so checking the ends suffices)")
-    last = np.ones(len(pos), dtype=bool)
-    last[:-1] = pos[1:] != pos[:-1]                      # last occurrence of each distinct score
-    thresholds = pos[last]
-    ends = np.flatnonzero(last) + 1
-    counts = np.diff(ends, prepend=0)
-    tp = len(pos) - np.searchsorted(pos, thresholds, side="left")
-    fp = len(neg) - np.searchsorted(neg, thresholds, side="left")
-    return float(np.sum(counts * (tp / (tp + fp))) / len(pos))
+    return average_precision_scores(positive_scores, negative_scores, n_threads)
 
 
 def roc_auc(embedding, positives, negatives, context=None):
