@@ -37,8 +37,10 @@ import numpy as np
 
 import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, datasets, split_edges
-from lgekit.models.hinge import _dcd  # the build the model runs (AVX2+FMA when the CPU has it)
+from lgekit._simd import load_kernel
 from lgekit.models._dcd_solver import MONOTONE_PASSES
+
+_dcd = load_kernel("lgekit.models._dcd")  # the build the models run (AVX2+FMA when the CPU has it)
 
 
 def dcd_update_seconds(model, epoch):

@@ -69,7 +69,9 @@ import numpy as np
 
 import lgekit
 from lgekit._openmp import max_threads
-from lgekit.models.logistic import _sgd  # the build the model runs (AVX2+FMA when the CPU has it)
+from lgekit._simd import load_kernel
+
+_sgd = load_kernel("lgekit.models._sgd")  # the build the models run (AVX2+FMA when the CPU has it)
 
 D = 100
 
