@@ -43,8 +43,11 @@ import numpy as np
 
 import lgekit
 from lgekit._openmp import max_threads
+from lgekit._simd import load_kernel
 from lgekit.datasets import chung_lu_graph, youtube_like_degrees
 from lgekit.models import _schedules
+
+_sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")   # the build the solver runs
 
 D = 100
 NEGATIVES = 4
@@ -173,7 +176,8 @@ def breakdown(graphs, threads, repeats):
     * call: ``partial_fit(epochs=1)`` around the call; epoch: its ``history_`` ``seconds`` (the solver's
       ``run_epoch``: the ordering and the update pass); per-call overhead: the difference (validation
       of the graph, the record, the callbacks' hooks);
-    * mean norm: the ``np.einsum`` row norms the estimator adds to a record without diagnostics;
+    * mean norm: the row norms the solver adds to a record without diagnostics (``row_norms`` of
+      ``_sgd_diagnostics`` on the epoch's threads; a serial ``np.einsum`` before issue 23's second round);
     * order: the uniform permutation alone (``_schedules.permutation``, hogwild; the kernel runs the
       buckets' Fisher-Yates fused with their updates, so this is an upper bound of its share), or
       the stratified order's block sort, which ``edge_epoch`` runs inside the epoch (deterministic:
@@ -209,7 +213,7 @@ def breakdown(graphs, threads, repeats):
                     calls.append(time.perf_counter() - start)
                     epochs.append(model.history_[-1]["seconds"])
                 emb = model.embedding_
-                norms = _median_seconds(lambda: np.einsum("ij,ij->i", emb, emb, dtype=np.float64), repeats)
+                norms = _median_seconds(lambda: _sgd_diagnostics.row_norms(emb, t), repeats)
                 order = (_median_seconds(lambda: _schedules.permutation(solver.n_pairs, solver.seed, 3, t), repeats)
                          if schedule == "hogwild" else None)
                 solver.diagnostics()                       # builds the incidence lists once

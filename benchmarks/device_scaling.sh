@@ -9,6 +9,9 @@
 # goes under $OUT (default out/device/results); each step has its own time limit so the whole stays
 # within ~7 minutes.  THREADS (default "1 2 4 8 16"), NODES (Chung-Lu, default 500000), REPEATS
 # (default 3) and JOBS (build, default: the cores) shrink it for a test run on a small machine.
+# AB=0 builds HEAD alone (no old.tar needed) and skips the A/B and the placement check: the
+# second round's run, which must fit about 5 minutes (THREADS="1 2 16"); BREAKDOWN_REPEATS and
+# BREAKDOWN_LIMIT (seconds) size its breakdown step.
 set -u
 ROOT=$(pwd)
 DEV=$ROOT/out/device
@@ -20,6 +23,10 @@ THREADS=${THREADS:-"1 2 4 8 16"}
 NODES=${NODES:-500000}
 REPEATS=${REPEATS:-3}
 JOBS=${JOBS:-$(nproc)}
+AB=${AB:-1}
+BREAKDOWN_REPEATS=${BREAKDOWN_REPEATS:-$REPEATS}
+BREAKDOWN_LIMIT=${BREAKDOWN_LIMIT:-60}
+SCALING_LIMIT=${SCALING_LIMIT:-200}
 MAXT=${THREADS##* }
 W=$(mktemp -d /tmp/lgekit-device.XXXXXX)
 export LGEKIT_DATA=$DEV/data
@@ -33,38 +40,48 @@ lscpu > "$OUT/lscpu.txt"; lscpu -e > "$OUT/lscpu-e.txt" 2>&1
 head -20 "$OUT/lscpu.txt"; cat "$OUT/lscpu-e.txt" | head -40
 python3 -c "import sys, numpy, scipy, Cython, setuptools; print(sys.version.split()[0], 'numpy', numpy.__version__, 'scipy', scipy.__version__, 'Cython', Cython.__version__, 'setuptools', setuptools.__version__)"
 
-step "unpack and build A (e5f8e3d) and B (HEAD) with -j $JOBS, side by side"
 mkdir -p "$W/A" "$W/B"
-tar -xf "$DEV/old.tar" -C "$W/A"; tar -xf "$DEV/head.tar" -C "$W/B"
-( cd "$W/A" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1; echo "A build: exit $?, $(( $(date +%s) - s )) s" ) &
-PA=$!
+tar -xf "$DEV/head.tar" -C "$W/B"
+if [ "$AB" = 1 ]; then
+    step "unpack and build A (e5f8e3d) and B (HEAD) with -j $JOBS, side by side"
+    tar -xf "$DEV/old.tar" -C "$W/A"
+    ( cd "$W/A" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1; echo "A build: exit $?, $(( $(date +%s) - s )) s" ) &
+    PA=$!
+else
+    step "build B (HEAD) with -j $JOBS"
+fi
 ( cd "$W/B" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-B.log" 2>&1; echo "B build: exit $?, $(( $(date +%s) - s )) s" ) &
 PB=$!
-wait "$PA"; wait "$PB"
-tail -2 "$OUT/build-A.log" "$OUT/build-B.log"
+[ "$AB" = 1 ] && wait "$PA"
+wait "$PB"
+tail -2 "$OUT/build-B.log"
 ls "$W/B/lgekit/models/"*.so | wc -l
 
 B() { ( cd "$W/B" && PYTHONPATH="$W/B:$PYTHONPATH" "$@" ); }
 
 step "scaling table (B), threads $THREADS, $REPEATS repeats"
-B timeout 200 python3 benchmarks/bench_scaling.py --threads $THREADS --repeats "$REPEATS" --nodes "$NODES" \
+B timeout "$SCALING_LIMIT" python3 benchmarks/bench_scaling.py --threads $THREADS --repeats "$REPEATS" --nodes "$NODES" \
     --rows sgd-hogwild sgd-deterministic dcd-deterministic --skip-model --json "$OUT/scaling.json" \
     > "$OUT/scaling.txt" 2>&1; echo "exit $?"; cat "$OUT/scaling.txt"
 
+if [ "$AB" = 1 ]; then
 step "A/B at $MAXT threads, Chung-Lu $NODES, hogwild and deterministic"
 B timeout 100 python3 benchmarks/bench_ab.py --tree A="$W/A" --tree B="$W/B" --no-build --workdir "$W/ab" \
     --graph chung-lu --nodes "$NODES" --threads "$MAXT" --schedules hogwild deterministic --rounds 3 --epochs 6 \
     --json "$OUT/ab.json" > "$OUT/ab.txt" 2>&1; echo "exit $?"; cat "$OUT/ab.txt"
+fi
 
 step "breakdown (B), BlogCatalog and Chung-Lu, threads 1 2 $MAXT"
-B timeout 60 python3 benchmarks/bench_scaling.py --breakdown --threads 1 2 "$MAXT" --repeats "$REPEATS" \
+B timeout "$BREAKDOWN_LIMIT" python3 benchmarks/bench_scaling.py --breakdown --threads 1 2 "$MAXT" --repeats "$BREAKDOWN_REPEATS" \
     --nodes "$NODES" --skip-model --json "$OUT/breakdown.json" > "$OUT/breakdown.txt" 2>&1
 echo "exit $?"; cat "$OUT/breakdown.txt"
 
+if [ "$AB" = 1 ]; then
 step "placement: OMP_PROC_BIND=close OMP_PLACES=cores, BlogCatalog SGD, 1 2 4 threads"
 B env OMP_PROC_BIND=close OMP_PLACES=cores timeout 40 python3 benchmarks/bench_scaling.py --graphs blogcatalog \
     --threads 1 2 4 --repeats "$REPEATS" --rows sgd-hogwild sgd-deterministic --skip-model \
     --json "$OUT/placement.json" > "$OUT/placement.txt" 2>&1; echo "exit $?"; cat "$OUT/placement.txt"
+fi
 
 step done
 rm -rf "$W"
