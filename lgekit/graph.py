@@ -547,7 +547,7 @@ class Graph:
         >>> Graph.from_networkx(nx.complete_bipartite_graph(2, 3), name="K23")  # nodes carry bipartite=0 or 1
         <Graph 'K23': 5 nodes (2 left, 3 right), 6 bipartite edges>
         """
-        import networkx as nx  # optional, and slow to import
+        import networkx as nx  # slow to import (about 0.3 s), and only networkx users need it
 
         if not isinstance(nx_graph, nx.Graph):
             raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
