@@ -37,7 +37,7 @@ import numpy as np
 
 from ._scoring import average_precision_pairs, average_precision_scores
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
-from .metrics import non_reciprocal_arcs
+from .metrics import node_classification_f1, non_reciprocal_arcs
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
@@ -241,8 +241,6 @@ class NodeClassificationCallback(Callback):
         self.kwargs = kwargs
 
     def on_epoch_end(self, model, epoch, record):
-        from .metrics import node_classification_f1
-
         if (epoch + 1) % self.every:
             return False
         scores = node_classification_f1(model.embedding_, self.labels, train_ratio=self.train_ratio,

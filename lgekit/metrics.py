@@ -8,6 +8,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.multiclass import OneVsRestClassifier
 
 from ._random import check_random_state
 from ._scoring import average_precision_scores, pair_dots
@@ -226,8 +230,6 @@ def roc_auc(embedding, positives, negatives, context=None):
     >>> roc_auc(x, [[0, 1]], [[0, 2], [1, 2]])
     1.0
     """
-    from sklearn.metrics import roc_auc_score
-
     y, scores = _labelled_scores(embedding, positives, negatives, context)
     return float(roc_auc_score(y, scores))
 
@@ -427,11 +429,6 @@ def _predict(classifier, x_test, y_test_counts, strategy):
 
 
 def _one_split(x, y, n_train, rng, strategy, C):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import f1_score
-    from sklearn.multiclass import OneVsRestClassifier
-
     perm = rng.permutation(x.shape[0])
     train, test = perm[:n_train], perm[n_train:]
     clf = OneVsRestClassifier(LogisticRegression(C=C, solver="liblinear",

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import lgekit
 from lgekit import Graph, datasets
 
 pd = pytest.importorskip("pandas", reason="pandas is optional (the test extra installs it)")
@@ -87,3 +88,16 @@ def test_load_takes_a_dataframe():
     same_graph(g, Graph.from_pandas(df, directed=True))
     with pytest.raises(TypeError, match="header, id_type, delimiter and format apply to files"):
         datasets.load(df, header=True)
+
+
+def test_fit_takes_a_dataframe_edge_list_as_from_pandas_reads_it():
+    # the estimators accept an edge-list DataFrame like every other edge list, a "weight" column included
+    df = pd.DataFrame({"source": ["a", "b", "c", "a", "d"], "target": ["b", "c", "d", "c", "e"],
+                       "weight": [1.0, 2.0, 1.0, 3.0, 1.0]})
+    direct = lgekit.LogisticEmbedding(dim=4, epochs=2, random_state=0).fit(df)
+    via_graph = lgekit.LogisticEmbedding(dim=4, epochs=2, random_state=0).fit(
+        lgekit.Graph.from_pandas(df, weight="weight"))
+    np.testing.assert_array_equal(direct.embedding_, via_graph.embedding_)
+    assert list(direct.node_ids_) == ["a", "b", "c", "d", "e"]
+    with pytest.raises(ValueError, match="source"):
+        lgekit.LogisticEmbedding(dim=4, epochs=1).fit(df.rename(columns={"source": "from"}))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._interop import is_dataframe
 from .._random import draw_seed
 from .._validation import InvalidParameterError
 from ..evaluation import sample_negative_pairs
@@ -188,8 +189,11 @@ def as_graph(data):
         return Graph.from_networkx(data)   # its "weight" attribute, as Graph.from_networkx reads it
     if _is_sparse_matrix(data):
         return Graph.from_scipy(data)
-    raise TypeError("X must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph "
-                    f"or a scipy sparse adjacency matrix, got {type(data).__name__}")
+    if is_dataframe(data):
+        # an edge list: "source" and "target" columns, and "weight" when there is one (as fit reads networkx)
+        return Graph.from_pandas(data, weight="weight" if "weight" in data.columns else None)
+    raise TypeError("X must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph, "
+                    f"a scipy sparse adjacency matrix or a pandas edge list, got {type(data).__name__}")
 
 
 def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negatives=0.0, reverse_seed=None):

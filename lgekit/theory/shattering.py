@@ -271,7 +271,7 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     --------
     >>> import networkx as nx
     >>> from lgekit import Graph
-    >>> g = Graph.from_networkx(nx.complete_bipartite_graph(3, 3))
+    >>> g = Graph.from_networkx(nx.complete_bipartite_graph(3, 3), bipartite=False)  # Claim 1's undirected graph
     >>> X = shattering_embedding(g, 1, seed=0)
     >>> check_shattering(g, 1, X).n_violated
     0
@@ -552,4 +552,6 @@ def adversarial_regular_graphs():
         "Q_4": nx.hypercube_graph(4),
         "K_5 + K_5": nx.disjoint_union(nx.complete_graph(5), nx.complete_graph(5)),
     }
-    return [(name, Graph.from_networkx(nx.convert_node_labels_to_integers(g))) for name, g in graphs.items()]
+    # bipartite=False: Claim 1 is about undirected d-regular graphs, whatever networkx's node attributes say
+    return [(name, Graph.from_networkx(nx.convert_node_labels_to_integers(g), bipartite=False))
+            for name, g in graphs.items()]
