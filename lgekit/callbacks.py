@@ -37,7 +37,7 @@ import numpy as np
 
 from ._scoring import average_precision_pairs, average_precision_scores
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
-from .metrics import node_classification_f1, non_reciprocal_arcs
+from .metrics import node_classification_f1
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
@@ -107,7 +107,7 @@ class LinkPredictionCallback(Callback):
         ``(v, u)`` (:func:`lgekit.metrics.direction_average_precision`), the
         direction task beside link prediction.  The arcs whose reverse is an
         arc of the full graph have no direction to tell and are left out
-        (:func:`lgekit.metrics.non_reciprocal_arcs`, computed once).
+        (:meth:`lgekit.EdgeSplit.direction_pairs`, found once).
 
     Notes
     -----
@@ -139,8 +139,8 @@ class LinkPredictionCallback(Callback):
             raise ValueError(f"direction=True needs a directed split (arcs and their reverses), got a split of a "
                              f"{getattr(split.graph, 'kind', 'undirected')} graph")
         self.direction = bool(direction)
-        self._one_way_arcs = non_reciprocal_arcs(split.graph, split.test_positives) if direction else None
-        if direction and not len(self._one_way_arcs):
+        self._direction_pairs = split.direction_pairs() if direction else None
+        if direction and not len(self._direction_pairs[0]):
             raise ValueError("direction=True: every held-out arc of this split is reciprocated (or a self-loop), so "
                              "no arc has a direction to tell; hold out more arcs")
         self._train_pairs = None
@@ -204,8 +204,7 @@ class LinkPredictionCallback(Callback):
             record["train_ap"] = ap(train_pairs)
         record[f"{self.heldout_name}_ap"] = ap(test_pairs)
         if self.direction:
-            arcs = self._one_way_arcs
-            record[f"{self.heldout_name}_direction_ap"] = ap((arcs, np.ascontiguousarray(arcs[:, ::-1])))
+            record[f"{self.heldout_name}_direction_ap"] = ap(self._direction_pairs)
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False
 

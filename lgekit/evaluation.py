@@ -23,7 +23,7 @@ from ._sampling import pairs_in_pattern, sample_pairs
 from ._validation import Interval, Options, check_pairs, validate_arguments
 from .graph import Graph
 
-__all__ = ["EdgeSplit", "LeakError", "sample_negative_pairs", "split_edges"]
+__all__ = ["EdgeSplit", "LeakError", "check_directed", "non_reciprocal_arcs", "sample_negative_pairs", "split_edges"]
 
 logger = logging.getLogger(__name__)
 
@@ -253,6 +253,55 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     return pairs
 
 
+# ---------------------------------------------------------------------- direction (directed graphs)
+def check_directed(graph, name="graph"):
+    """``graph`` if it is a directed :class:`Graph`, else TypeError / ValueError naming ``name``."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"{name} must be an lgekit.Graph, got {type(graph).__name__}")
+    kind = getattr(graph, "kind", "directed" if graph.is_directed else "undirected")
+    if kind != "directed":
+        raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got a {kind} "
+                         "graph; load it with directed=True")
+    return graph
+
+
+def non_reciprocal_arcs(graph, arcs):
+    """The arcs ``(u, v)`` of ``arcs`` whose reverse ``(v, u)`` is not an arc of ``graph``, self-loops dropped.
+
+    Only these arcs have a direction to tell: for a reciprocated pair both
+    orientations are edges, and a self-loop is its own reverse.
+
+    Parameters
+    ----------
+    graph : lgekit.Graph
+        Directed: the full graph (training and held-out arcs), so that an arc
+        reciprocated only by a held-out arc is dropped as well.
+    arcs : int array (k, 2)
+        Node index pairs (source, target), e.g. ``split.test_positives``.
+
+    Returns
+    -------
+    ndarray (k', 2) of int64
+        The kept arcs, in their original order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``graph`` is not a directed Graph; ``arcs`` is not a (k, 2) integer
+        array of indices of ``graph``.
+
+    Examples
+    --------
+    >>> g = Graph.from_edges([(0, 1), (1, 0), (1, 2)], directed=True)
+    >>> non_reciprocal_arcs(g, [[0, 1], [1, 2]]).tolist()
+    [[1, 2]]
+    """
+    graph = check_directed(graph)
+    a = check_pairs(arcs, graph.n_nodes, "arcs")
+    keep = (a[:, 0] != a[:, 1]) & ~graph.has_edges(np.ascontiguousarray(a[:, ::-1]))
+    return a[keep]
+
+
 # ---------------------------------------------------------------------- the split
 @dataclass(frozen=True, eq=False)
 class EdgeSplit:
@@ -292,6 +341,30 @@ class EdgeSplit:
     negatives_per_positive: int = 4
     keep_connected: bool = False
     negative_sampler: str = "uniform"
+
+    def direction_pairs(self):
+        """The direction task's held-out set: one-way arcs and their reverses (a directed split only).
+
+        Link prediction ranks ``test_positives`` against the uniform
+        ``test_negatives``; the direction task asks whether a model scores a
+        held-out arc ``(u, v)`` above its reverse ``(v, u)``.  Only an arc
+        whose reverse is not an arc of the full graph (and that is no
+        self-loop) has a direction to tell (:func:`non_reciprocal_arcs`).
+
+        Returns
+        -------
+        arcs, reverses : ndarray (k, 2) of int64
+            The held-out one-way arcs, in ``test_positives``' order, and the
+            same pairs turned round: the positives and negatives of
+            :func:`lgekit.metrics.direction_average_precision`.
+
+        Raises
+        ------
+        ValueError
+            The split is not of a directed graph.
+        """
+        arcs = non_reciprocal_arcs(self.graph, self.test_positives)
+        return arcs, np.ascontiguousarray(arcs[:, ::-1])
 
     def summary(self):
         """Counts of the split as a plain dict (for printing and records)."""

@@ -23,6 +23,7 @@ from ._validation import (
     validate_arguments,
     validate_params,
 )
+from .evaluation import check_directed, non_reciprocal_arcs
 from .graph import Graph
 from .labels import membership_from_pairs, membership_matrix
 
@@ -235,53 +236,6 @@ def roc_auc(embedding, positives, negatives, context=None):
 
 
 # ---------------------------------------------------------------------- direction (directed graphs)
-def _check_directed(graph, name="graph"):
-    if not isinstance(graph, Graph):
-        raise TypeError(f"{name} must be an lgekit.Graph, got {type(graph).__name__}")
-    kind = getattr(graph, "kind", "directed" if graph.is_directed else "undirected")
-    if kind != "directed":
-        raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got a {kind} "
-                         "graph; load it with directed=True")
-    return graph
-
-
-def non_reciprocal_arcs(graph, arcs):
-    """The arcs ``(u, v)`` of ``arcs`` whose reverse ``(v, u)`` is not an arc of ``graph``, self-loops dropped.
-
-    Only these arcs have a direction to tell: for a reciprocated pair both
-    orientations are edges, and a self-loop is its own reverse.
-
-    Parameters
-    ----------
-    graph : lgekit.Graph
-        Directed: the full graph (training and held-out arcs), so that an arc
-        reciprocated only by a held-out arc is dropped as well.
-    arcs : int array (k, 2)
-        Node index pairs (source, target), e.g. ``split.test_positives``.
-
-    Returns
-    -------
-    ndarray (k', 2) of int64
-        The kept arcs, in their original order.
-
-    Raises
-    ------
-    TypeError, ValueError
-        ``graph`` is not a directed Graph; ``arcs`` is not a (k, 2) integer
-        array of indices of ``graph``.
-
-    Examples
-    --------
-    >>> g = Graph.from_edges([(0, 1), (1, 0), (1, 2)], directed=True)
-    >>> non_reciprocal_arcs(g, [[0, 1], [1, 2]]).tolist()
-    [[1, 2]]
-    """
-    graph = _check_directed(graph)
-    a = check_pairs(arcs, graph.n_nodes, "arcs")
-    keep = (a[:, 0] != a[:, 1]) & ~graph.has_edges(np.ascontiguousarray(a[:, ::-1]))
-    return a[keep]
-
-
 def direction_average_precision(embedding, arcs, context=None, graph=None):
     r"""Can the scores tell an arc ``(u, v)`` from its reverse ``(v, u)``?  AP of the one against the other.
 
@@ -342,7 +296,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
     """
     x = _check_embedding(embedding)
     if graph is not None:
-        graph = _check_directed(graph)
+        graph = check_directed(graph)
         if graph.n_nodes != x.shape[0]:
             raise ValueError(f"graph has {graph.n_nodes} nodes but the embedding has {x.shape[0]} rows")
         a = non_reciprocal_arcs(graph, arcs)

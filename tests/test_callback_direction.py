@@ -48,3 +48,27 @@ def test_direction_is_refused_when_every_held_out_arc_is_reciprocated():
     split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
     with pytest.raises(ValueError, match="no arc has a direction to tell"):
         LinkPredictionCallback(split, direction=True)
+
+
+def test_the_split_holds_the_direction_task_beside_its_uniform_negatives(one_way_split):
+    split = one_way_split
+    arcs, reverses = split.direction_pairs()
+    # every held-out arc of a growing network is one-way: all of them, in order, and turned round
+    np.testing.assert_array_equal(arcs, split.test_positives)
+    np.testing.assert_array_equal(reverses, split.test_positives[:, ::-1])
+    assert not split.graph.has_edges(reverses).any()
+    # the link-prediction negatives stay the uniform ones
+    assert len(split.test_negatives) == 4 * len(split.test_positives)
+
+
+def test_direction_pairs_leave_out_reciprocated_arcs_and_refuse_an_undirected_split():
+    arcs = [(0, 1), (1, 0), (1, 2), (2, 3), (3, 4), (4, 0), (2, 4), (4, 2), (0, 3)]
+    graph = lgekit.Graph.from_edges(np.array(arcs), directed=True)
+    split = lgekit.split_edges(graph, test_fraction=0.5, seed=1)
+    kept, rev = split.direction_pairs()
+    reciprocated = {(0, 1), (1, 0), (2, 4), (4, 2)}
+    held = {tuple(p) for p in split.test_positives.tolist()}
+    assert {tuple(p) for p in kept.tolist()} == held - reciprocated
+    undirected = lgekit.split_edges(lgekit.Graph.from_networkx(nx.karate_club_graph()), test_fraction=0.2, seed=0)
+    with pytest.raises(ValueError, match="directed"):
+        undirected.direction_pairs()
