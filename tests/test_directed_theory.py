@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import lgekit
 from lgekit import theory
 from lgekit.evaluation import EdgeSplit, split_edges
-from lgekit.experiments.theory_directed import directed_claims
+from lgekit.experiments.check_directed import directed_claims
 from lgekit.theory.bounds import clipped_logistic_loss
 from lgekit.theory.rademacher import PairPattern, expected_spectral_norm
 
@@ -241,7 +241,7 @@ def test_claims_fail_without_measurements():
 
 def test_directed_check_is_registered(capsys):
     from lgekit._commands.theory import CHECKS
-    from lgekit.experiments.theory_checks import VERIFIERS
+    from lgekit.experiments.checks import VERIFIERS
 
     from lgekit import cli
 
@@ -256,7 +256,7 @@ def test_verify_directed_quick_end_to_end(tmp_path):
     """The quick check runs and every claim passes (needs the two-table model and bipartite splits)."""
     import io
 
-    from lgekit.experiments.theory_checks import run_verifier
+    from lgekit.experiments.checks import run_verifier
 
     stream = io.StringIO()
     status = run_verifier("directed", quick=True, seed=0, out=tmp_path, stream=stream)

@@ -6,8 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from lgekit.experiments import verdicts as V
-from lgekit.experiments.specs import cell_key, effective_spec
+from lgekit.experiments import figures as V
+from lgekit.experiments.plan import effective_spec
+from lgekit.experiments.spec import cell_key
 
 _counter = itertools.count()
 
@@ -163,7 +164,7 @@ def test_every_run_diverged_is_inconclusive_with_the_reasons():
 
 
 def test_verdicts_use_the_thresholds_of_the_spec():
-    from lgekit.experiments.specs import FIGURES
+    from lgekit.experiments.figures import FIGURES
 
     runs = [_run({"mean_norm": list(1 + 0.1 * np.sqrt(T))}, lam_r=0.0)]  # grows by 30%, slowing
     assert FIGURES["fig1"].thresholds == {"norm_growth_min": 0.05}
@@ -213,8 +214,9 @@ def test_dcd_insensitive_to_dim():
 def test_every_claim_has_a_rule_and_a_figure():
     assert set(V.CLAIMS) == {"norms_grow_slowing", "gradients_vanish", "small_lam_r_overfits",
                              "lam0_overfits_every_dim", "dcd_poor_near_zero", "dcd_insensitive_to_dim"}
+    assert set(V.RULES) == set(V.CLAIMS)
     for claim, spec in V.CLAIMS.items():
-        assert claim in effective_spec(spec["figure"]).claims
+        assert claim in effective_spec(spec.figure).claims
         assert V.judge(claim, []).status == V.INCONCLUSIVE
 
 
@@ -321,7 +323,7 @@ def runs_for(plan, out, name):
 
 def test_tiny_report_has_a_verdict_line_per_claim(tiny_sweep):
     plan, out, result, outputs = tiny_sweep
-    from lgekit.experiments.verdicts import CLAIMS
+    from lgekit.experiments.figures import CLAIMS
 
     md = (out / "report.md").read_text()
     html = (out / "report.html").read_text()
@@ -505,7 +507,7 @@ def test_exit_with_parent_ends_a_worker_whose_driver_is_already_gone():
 # ---------------------------------------------------------------------------- longest cells first (issue #14)
 def test_cells_are_dispatched_longest_first(monkeypatch, tmp_path):
     from lgekit.experiments import engine, tasks
-    from lgekit.experiments.specs import estimated_cost
+    from lgekit.experiments.plan import estimated_cost
 
     plan = tiny_plan(["fig4", "fig6"])
     order = engine.dispatch_order(plan.cells)

@@ -5,8 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from lgekit.experiments.plots import plot_figure
-from lgekit.experiments.specs import cell_key, effective_spec
+from lgekit.experiments.figures import plot_figure
+from lgekit.experiments.plan import effective_spec
+from lgekit.experiments.spec import cell_key
 
 _counter = itertools.count()
 T = np.arange(1, 21, dtype=float)

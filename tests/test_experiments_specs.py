@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lgekit.experiments import specs
-from lgekit.experiments.specs import (CLAIM_THRESHOLDS, FIGURES, THRESHOLDS, FigureSpec, Override, RecordSpec,
-                                      estimated_cost, expand)
+from lgekit.experiments import spec as specs
+from lgekit.experiments.figures import CLAIMS, FIGURES
+from lgekit.experiments.plan import estimated_cost, expand
+from lgekit.experiments.spec import THRESHOLDS, FigureSpec, Override, RecordSpec
 
 TINY_DATASET = {"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 200, "n_labels": 5, "seed": 0}}
 RECORD_KEYS = "ap_every, f1_epochs, final_train_ap, train_ap"
@@ -31,7 +32,7 @@ def test_misspelt_record_key_raises_naming_it_and_the_accepted_keys(bad):
 
 
 def test_misspelt_override_part_figure_and_model_parameter_raise():
-    with pytest.raises(ValueError, match=re.escape("unknown overrides['fig1'] key 'parms': accepted are grid, "
+    with pytest.raises(ValueError, match=re.escape("unknown overrides['fig1'] key 'parms': accepted are grid, note, "
                                                    "params, record")):
         expand(["fig1"], dataset=TINY_DATASET, overrides={"fig1": {"parms": {"epochs": 2}}})
     with pytest.raises(ValueError, match=r"unknown overrides figure key 'fig7': accepted are \*, fig1, .*fig6"):
@@ -55,7 +56,7 @@ def test_figure_spec_from_dict_rejects_unknown_keys_and_bad_thresholds():
     with pytest.raises(ValueError, match=r"unknown figure spec key 'claim': accepted are claims, grid, model, "
                                          r"name, note, paper, params, quick, record, thresholds, title"):
         FigureSpec.from_dict(dict(base, claim=["dcd_insensitive_to_dim"]))
-    with pytest.raises(ValueError, match=r"unknown quick key 'epochs': accepted are grid, params, record"):
+    with pytest.raises(ValueError, match=r"unknown quick key 'epochs': accepted are grid, note, params, record"):
         FigureSpec.from_dict(dict(base, quick={"epochs": 3}))
     with pytest.raises(ValueError, match=r"unknown fig6 threshold key 'min_dims': accepted are insensitive_range, "
                                          r"min_dim, noise_se, sensitive_range"):
@@ -127,15 +128,13 @@ def test_a_misspelt_override_used_to_run_silently_now_every_metric_is_recorded()
 
 # ---------------------------------------------------------------------------- thresholds in the spec
 def test_every_claim_has_its_thresholds_in_its_figure_spec_and_described():
-    from lgekit.experiments.verdicts import CLAIMS
-
-    assert set(CLAIM_THRESHOLDS) == set(CLAIMS)
+    assert {claim for spec in FIGURES.values() for claim in spec.claims} == set(CLAIMS)
     for name, spec in FIGURES.items():
-        needed = {t for claim in spec.claims for t in CLAIM_THRESHOLDS[claim]}
+        needed = {t for claim in spec.claims for t in CLAIMS[claim].reads}
         assert set(spec.thresholds) == needed, name
         for claim in spec.claims:
-            assert CLAIMS[claim]["figure"] == name
-    assert {t for names in CLAIM_THRESHOLDS.values() for t in names} == set(THRESHOLDS)
+            assert CLAIMS[claim].figure == name
+    assert {t for claim in CLAIMS.values() for t in claim.reads} == set(THRESHOLDS)
     assert all(THRESHOLDS.values())
 
 

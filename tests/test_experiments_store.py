@@ -8,9 +8,11 @@ import pathlib
 import numpy as np
 import pytest
 
-from lgekit.experiments import specs
-from lgekit.experiments.specs import cell_key, expand, resolve_figures
-from lgekit.experiments.store import ResultsStore, read_jsonl, strip_timings, to_json_safe
+from lgekit.experiments import spec as specs
+from lgekit.experiments.plan import expand, resolve_figures
+from lgekit.experiments.spec import cell_key
+from lgekit._json import to_json_safe
+from lgekit.experiments.store import ResultsStore, read_jsonl, strip_timings
 
 
 # ---------------------------------------------------------------------------- specs

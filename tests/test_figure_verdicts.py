@@ -16,8 +16,10 @@ import types
 import numpy as np
 import pytest
 
-from lgekit.experiments import verdicts as V
-from lgekit.experiments.specs import FIGURES, THRESHOLDS, cell_key, default_seeds, expand, sgd_lr_offset
+from lgekit.experiments import figures as V
+from lgekit.experiments.figures import FIGURES
+from lgekit.experiments.plan import expand
+from lgekit.experiments.spec import THRESHOLDS, cell_key, default_seeds, sgd_lr_offset
 
 _counter = itertools.count()
 T = 20
@@ -219,7 +221,7 @@ def test_cli_seeds_default_follows_the_mode(argv, seeds, tmp_path, monkeypatch):
 
 
 def test_python_reproduce_defaults_to_three_seeds_when_full(tmp_path, monkeypatch):
-    from lgekit.experiments import engine, report
+    from lgekit.experiments import report
 
     seen = {}
 
@@ -233,7 +235,7 @@ def test_python_reproduce_defaults_to_three_seeds_when_full(tmp_path, monkeypatc
         return real_expand(figures, **kwargs)
 
     monkeypatch.setattr(report, "expand", spy)
-    monkeypatch.setattr(engine, "run_sweep", fake_sweep)
+    monkeypatch.setattr(report, "run_sweep", fake_sweep)
     with pytest.raises(RuntimeError, match="stop here"):
         report.reproduce(["fig6"], quick=False, out=tmp_path)
     assert seen["seeds"] == 3

@@ -68,7 +68,7 @@ class _Stop(Exception):
 def test_dataset_name_wins_over_a_local_file(tmp_path, monkeypatch, data_dir):
     """Item 11: ``--dataset facebook`` beside a file called ``facebook`` runs the registered data set."""
     from lgekit.experiments import report
-    from lgekit.experiments.specs import expand
+    from lgekit.experiments.plan import expand
 
     monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
     monkeypatch.chdir(tmp_path)

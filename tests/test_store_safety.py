@@ -263,7 +263,7 @@ _FOREVER = """
 import os, sys, time
 from pathlib import Path
 from lgekit.experiments import engine
-from lgekit.experiments.specs import expand
+from lgekit.experiments.plan import expand
 
 def forever(config, marks=sys.argv[2], **kwargs):  # a default: the worker's own sys.argv is loky's
     Path(marks, f"cell-{os.getpid()}").write_text("")

@@ -13,10 +13,12 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import lgekit.experiments.theory_bound as reports
-from lgekit.experiments.reporting import FAIL, PASS, STATUSES, TheoryReport, Verdict, format_table, write_report_files
-from lgekit.experiments.theory_bound import bound_claims, fit_log_trend, rademacher_claims, verify_rademacher
-from lgekit.experiments.theory_capacity import capacity_claims, shattering_claims
+import lgekit.experiments.check_rademacher as reports
+from lgekit.experiments.verdict import FAIL, PASS, STATUSES, TheoryReport, Verdict, format_table, write_report_files
+from lgekit.experiments.check_bound import bound_claims
+from lgekit.experiments.check_capacity import capacity_claims
+from lgekit.experiments.check_rademacher import fit_log_trend, rademacher_claims, verify_rademacher
+from lgekit.experiments.check_shattering import shattering_claims
 from lgekit.theory.rademacher import bandeira_van_handel_estimate, bbk_estimate, khintchine_bound, paper_estimate
 
 
@@ -297,9 +299,10 @@ def test_capacity_penalty_claim_fails_when_the_grid_misses_the_threshold():
 
 # -- the one verdict type and the one writer, shared with the figures --------------------------------------------------
 def test_a_theory_verdict_and_a_figure_verdict_are_one_type():
-    from lgekit.experiments import verdicts as figure_verdicts
+    from lgekit.experiments import figures as figure_verdicts
+    from lgekit.experiments import verdict
 
-    assert figure_verdicts.Verdict is Verdict
+    assert verdict.Verdict is Verdict
     check = Verdict.check("khintchine-upper-bound", True, "max measured/bound = 0.9")
     assert (check.status, check.passed) == (PASS, True)
     assert check.line() == "PASS khintchine-upper-bound: max measured/bound = 0.9"
@@ -320,7 +323,7 @@ def test_verdict_rejects_a_status_outside_both_vocabularies(status):
 
 
 def test_a_figure_rule_returns_the_shared_verdict():
-    from lgekit.experiments import verdicts as figure_verdicts
+    from lgekit.experiments import figures as figure_verdicts
 
     v = figure_verdicts.norms_grow_slowing([])
     assert isinstance(v, Verdict) and v.status == figure_verdicts.INCONCLUSIVE and v.figure == "fig1"
@@ -344,29 +347,32 @@ def test_theory_report_text_ends_with_the_claim_lines_and_the_writer_is_atomic(t
     assert [p.name for p in written] == ["demo.txt", "demo.png"]
     assert (tmp_path / "new" / "demo.txt").read_text() == text
     assert (tmp_path / "new" / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(os.listdir(tmp_path / "new")) == ["demo.png", "demo.txt"]  # no temporary left behind
+    # no temporary left behind; the manifest lists the files lgekit wrote
+    assert sorted(os.listdir(tmp_path / "new")) == [".lgekit-manifest.json", "demo.png", "demo.txt"]
 
 
 def test_the_writer_leaves_the_old_file_when_drawing_fails(tmp_path):
     from matplotlib.figure import Figure
 
-    write_report_files(tmp_path, "f", text="old\n")
+    old = Figure()
+    old.subplots().plot([0, 1], [1, 0])
+    write_report_files(tmp_path, "f", text="old\n", figure=old, formats=(("png", {}),))
+    old_png = (tmp_path / "f.png").read_bytes()
 
     class Broken(Figure):
         def savefig(self, *args, **kwargs):
             raise RuntimeError("disk full")
 
-    (tmp_path / "f.png").write_bytes(b"old png")
     with pytest.raises(RuntimeError, match="disk full"):
-        write_report_files(tmp_path, "f", text="new\n", figure=Broken())
+        write_report_files(tmp_path, "f", text="new\n", figure=Broken(), formats=(("png", {}),))
     # the text was replaced whole; the figure kept its old content and no temporary is left
     assert (tmp_path / "f.txt").read_text() == "new\n"
-    assert (tmp_path / "f.png").read_bytes() == b"old png"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.png", "f.txt"]
+    assert (tmp_path / "f.png").read_bytes() == old_png
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lgekit-manifest.json", "f.png", "f.txt"]
 
 
 def test_main_parses_the_options_of_each_check(monkeypatch, tmp_path):
-    from lgekit.experiments import theory_checks
+    from lgekit.experiments import checks as theory_checks
 
     original = theory_checks.run_verifier
     calls = []
@@ -374,11 +380,43 @@ def test_main_parses_the_options_of_each_check(monkeypatch, tmp_path):
     assert theory_checks.main("bound", ["--quick", "--seed", "3", "--out", str(tmp_path),
                                         "--convention", "sorted"]) == 0
     assert theory_checks.main("capacity", []) == 0
-    assert calls == [("bound", {"quick": True, "seed": 3, "out": str(tmp_path), "convention": "sorted"}),
-                     ("capacity", {"quick": False, "seed": 0, "out": "lgekit-results/theory"})]
+    assert calls == [("bound", {"quick": True, "seed": 3, "out": str(tmp_path), "force": False,
+                                "convention": "sorted"}),
+                     ("capacity", {"quick": False, "seed": 0, "out": "lgekit-results/theory", "force": False})]
     with pytest.raises(SystemExit):  # --convention belongs to the bound check only
         theory_checks.main("shattering", ["--convention", "sorted"])
     with pytest.raises(ValueError, match="unknown theory check 'nonsense'"):
         theory_checks.main("nonsense", [])
     with pytest.raises(ValueError, match="unknown theory check"):
         original("nonsense")
+
+
+def test_theory_refuses_a_folder_of_the_users_unless_forced(monkeypatch, tmp_path, capsys):
+    """`lgekit theory --out DIR` refuses a folder holding files lgekit did not write before running the check;
+    --force writes into it, overwriting only CHECK.txt, and the user's files stay."""
+    from lgekit import cli
+    from lgekit.experiments import checks
+
+    ran = []
+
+    def fake_check(quick, seed):
+        ran.append((quick, seed))
+        report = TheoryReport(name="capacity")
+        report.add_claim("always", True, "fine")
+        return report
+
+    monkeypatch.setitem(checks.VERIFIERS, "capacity", fake_check)
+    for name, content in (("notes.md", "mine\n"), ("capacity.txt", "my own capacity notes\n")):
+        (tmp_path / name).write_text(content)
+    assert cli.main(["theory", "capacity", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "--force" in err and str(tmp_path) in err and err.count("\n") == 1
+    assert ran == []  # refused before the check ran
+    assert (tmp_path / "capacity.txt").read_text() == "my own capacity notes\n"
+    assert cli.main(["theory", "capacity", "--out", str(tmp_path), "--force", "--quick", "--seed", "4"]) == 0
+    assert ran == [(True, 4)]
+    assert "PASS always: fine" in (tmp_path / "capacity.txt").read_text()
+    assert (tmp_path / "notes.md").read_text() == "mine\n"
+    # a folder lgekit wrote is accepted again without --force
+    assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0
+    assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0

@@ -4,14 +4,14 @@
 Usage: python theory/verify_bound.py [--quick] [--out DIR] [--seed N] [--convention C]
 
 The same as ``lgekit theory bound``; the logic is
-``lgekit.experiments.theory_bound.verify_bound`` (see its docstring for every claim and threshold).
+``lgekit.experiments.check_bound.verify_bound`` (see its docstring for every claim and threshold).
 ``--convention`` (symmetric, random, sorted or source) chooses the A_sigma put into
 Theorem 1; the sensitivity table reports every one.  Exit status 0 when every
 claim passes, 1 otherwise.
 """
 import sys
 
-from lgekit.experiments.theory_checks import main
+from lgekit.experiments.checks import main
 
 if __name__ == "__main__":
     sys.exit(main("bound", description=__doc__))

@@ -4,14 +4,14 @@
 Usage: python theory/verify_directed.py [--quick] [--out DIR] [--seed N]
 
 The same as ``lgekit theory directed``; the logic is
-``lgekit.experiments.theory_directed.verify_directed`` (see its docstring for every claim and
+``lgekit.experiments.check_directed.verify_directed`` (see its docstring for every claim and
 threshold): the |U| x |V| matrix A_sigma of the theorem, the footnote-1 norm identity, and the
 bound against the measured gap on email-Eu-core (directed) and BlogCatalog's users x groups graph
 (bipartite).  Exit status 0 when every claim passes, 1 otherwise.
 """
 import sys
 
-from lgekit.experiments.theory_checks import main
+from lgekit.experiments.checks import main
 
 if __name__ == "__main__":
     sys.exit(main("directed", description=__doc__))

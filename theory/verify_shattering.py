@@ -4,12 +4,12 @@
 Usage: python theory/verify_shattering.py [--quick] [--out DIR] [--seed N]
 
 The same as ``lgekit theory shattering``; the logic is
-``lgekit.experiments.theory_capacity.verify_shattering`` (see its docstring for every claim and threshold).
+``lgekit.experiments.check_shattering.verify_shattering`` (see its docstring for every claim and threshold).
 Exit status 0 when every claim passes, 1 otherwise.
 """
 import sys
 
-from lgekit.experiments.theory_checks import main
+from lgekit.experiments.checks import main
 
 if __name__ == "__main__":
     sys.exit(main("shattering", description=__doc__))

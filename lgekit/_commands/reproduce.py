@@ -1,10 +1,11 @@
 """``lgekit reproduce``: the paper's Figures 1-6, a results store, and a report of verdicts."""
+import argparse
 import logging
 import shlex
 import sys
 
 from .._output_folder import FolderNotOursError, disk_error_message
-from ._common import CommandError, as_command_error
+from ._common import CommandError, as_command_error, load_graph
 
 __all__ = ["register", "run"]
 
@@ -30,8 +31,6 @@ a log or CI.
 
 
 def register(subparsers):
-    import argparse
-
     p = subparsers.add_parser(
         "reproduce", help="run the paper's Figures 1-6 and write figures and a report of verdicts",
         description="Run the experiments of Gao et al. (ICLR 2019), Figures 1-6, as a resumable sweep; draw "
@@ -70,8 +69,6 @@ def register(subparsers):
 
 
 def _positive_int(text):
-    import argparse
-
     try:
         value = int(text)
     except ValueError:
@@ -89,8 +86,6 @@ def check_dataset(dataset):
     be had (offline, download failed) is a one-message
     :class:`~lgekit._commands._common.CommandError` saying how to install it by hand.
     """
-    from ._common import load_graph
-
     if dataset is None:
         return None
     return load_graph(dataset, kind="data set file")
@@ -99,7 +94,7 @@ def check_dataset(dataset):
 def resolve_seeds(args):
     """``--seeds`` when given, else the mode's default: 3 when full (``--full``, or ``--dataset`` without
     ``--quick``), 1 when quick."""
-    from ..experiments.specs import default_seeds
+    from ..experiments.spec import default_seeds  # lazy: `lgekit --help` must not import NumPy
 
     if args.seeds is not None:
         return args.seeds
@@ -108,9 +103,10 @@ def resolve_seeds(args):
 
 
 def run(args):
+    # lazy: `lgekit --help` must not import NumPy
     from ..experiments import engine, resolve_figures
     from ..experiments.report import reproduce
-    from ..experiments.verdicts import REPRODUCED
+    from ..experiments.verdict import REPRODUCED
 
     with as_command_error(ValueError):
         figures = resolve_figures(args.figures)  # the ValueError names the bad one

@@ -2,17 +2,22 @@
 
 ::
 
-    lgekit theory rademacher|bound|directed|shattering|capacity [--quick] [--out DIR] [--seed N]
+    lgekit theory rademacher|bound|directed|shattering|capacity [--quick] [--out DIR] [--seed N] [--force]
     lgekit theory bound [--convention symmetric|random|sorted|source] ...
 
-Runs the same code as ``theory/verify_*.py`` (:func:`lgekit.experiments.theory_checks.run_verifier`):
+Runs the same code as ``theory/verify_*.py`` (:func:`lgekit.experiments.checks.run_verifier`):
 prints the tables, writes ``DIR/<check>.txt`` and ``DIR/<check>.png`` and
 ends with one ``PASS|FAIL <claim>: <numbers>`` line per claim.  Exit status 0
-when every claim passes, 1 otherwise.  ``--convention`` (``bound`` only)
+when every claim passes, 1 otherwise.  ``--out`` must be new, empty or a folder
+lgekit wrote (``--force`` writes into any folder, overwriting only CHECK.txt
+and CHECK.png).  ``--convention`` (``bound`` only)
 chooses the :math:`A_\\sigma` put into Theorem 1
 (:func:`lgekit.theory.theorem1_spectral_norm`); the report's sensitivity
 table shows all of them whatever the choice.
 """
+from .._output_folder import FolderNotOursError
+from ._common import CommandError
+
 __all__ = ["register", "run"]
 
 CHECKS = ("rademacher", "bound", "directed", "shattering", "capacity")
@@ -40,8 +45,12 @@ def register(subparsers):
     parser.add_argument("check", choices=CHECKS, metavar="CHECK", help="one of: " + ", ".join(CHECKS))
     parser.add_argument("--quick", action="store_true", help="the under-a-minute version")
     parser.add_argument("--out", default="lgekit-results/theory", metavar="DIR",
-                        help="folder for CHECK.txt and CHECK.png (default: ./lgekit-results/theory, beside the figures of lgekit reproduce)")
+                        help="folder for CHECK.txt and CHECK.png (default: ./lgekit-results/theory, beside the figures "
+                             "of lgekit reproduce)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into an output folder that holds files lgekit did not write (it overwrites "
+                             "CHECK.txt and CHECK.png; it never removes a file)")
     parser.add_argument("--convention", choices=CONVENTIONS, default=None,
                         help="bound only: the A_sigma put into Theorem 1 (default: symmetric, the one the theorem "
                              "needs for one vector per vertex; see lgekit.theory.theorem1_spectral_norm)")
@@ -50,8 +59,7 @@ def register(subparsers):
 
 
 def run(args):
-    from ..experiments.theory_checks import run_verifier
-    from ._common import CommandError
+    from ..experiments.checks import run_verifier  # lazy: `lgekit --help` must not import NumPy
 
     if args.seed < 0:
         raise CommandError(f"--seed must be a non-negative int, got {args.seed}")
@@ -60,4 +68,7 @@ def run(args):
         if args.check != "bound":
             raise CommandError(f"--convention applies to the bound check only, got it with {args.check!r}")
         kwargs["convention"] = args.convention
-    return run_verifier(args.check, quick=args.quick, seed=args.seed, out=args.out, **kwargs)
+    try:
+        return run_verifier(args.check, quick=args.quick, seed=args.seed, out=args.out, force=args.force, **kwargs)
+    except FolderNotOursError as exc:  # files of the user's in --out, refused before the check ran
+        raise CommandError(str(exc)) from None

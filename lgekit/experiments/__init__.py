@@ -1,4 +1,4 @@
-"""The paper's Figures 1-6: declarative specs, a resumable sweep engine, plots and a verdict report.
+"""The paper's Figures 1-6 and the theory checks: specs, a resumable sweep engine, plots, verdicts and reports.
 
 Typical use (what ``lgekit reproduce`` does)::
 
@@ -7,45 +7,41 @@ Typical use (what ``lgekit reproduce`` does)::
     result = experiments.run_sweep(plan.cells, "lgekit-results", n_jobs=2)
     experiments.write_outputs(plan, "lgekit-results")   # figures, report.md, report.html
 
-Modules: :mod:`~lgekit.experiments.specs` (figure specs as typed
-dataclasses, verdict thresholds, cell keys, the cost model),
-:mod:`~lgekit.experiments.store` (the crash-safe results store),
-:mod:`~lgekit.experiments.tasks` (one cell, recorded by the public callbacks),
-:mod:`~lgekit.experiments.engine` (local joblib processes or Dask, longest
-cells first; its progress display is :func:`lgekit._progress.sweep_progress`),
-:mod:`~lgekit.experiments.plots`, :mod:`~lgekit.experiments.verdicts` and
-:mod:`~lgekit.experiments.report`.
+One paper artefact, one module:
 
-The theory checks (``lgekit theory ...``, ``theory/verify_*.py``) run on the
-same harness: :mod:`~lgekit.experiments.theory_checks` (:func:`run_verifier`,
-the scripts' shared ``main``) over :mod:`~lgekit.experiments.theory_bound`
-(Theorem 1) and :mod:`~lgekit.experiments.theory_capacity` (Claim 1,
-capacity).  Figures and checks share one verdict type and one report writer,
-:mod:`~lgekit.experiments.reporting` (:class:`Verdict`: PASS/FAIL for a
-check, REPRODUCED/NOT REPRODUCED/INCONCLUSIVE for a figure).
+* Figure N is :mod:`~lgekit.experiments.figure1` ... :mod:`~lgekit.experiments.figure6`:
+  its spec, the claim as the paper words it, the rule that judges it and the
+  plot; :mod:`~lgekit.experiments.figures` gathers them.
+* ``lgekit theory CHECK`` is :mod:`~lgekit.experiments.check_rademacher`,
+  :mod:`~lgekit.experiments.check_bound`, :mod:`~lgekit.experiments.check_directed`,
+  :mod:`~lgekit.experiments.check_shattering` or
+  :mod:`~lgekit.experiments.check_capacity`, run by
+  :mod:`~lgekit.experiments.checks`; the bound and directed checks share the
+  λr sweep of :mod:`~lgekit.experiments.theorem1`.
+
+The machinery they share, one noun a module: :mod:`~lgekit.experiments.spec`
+(the spec types, the paper's settings, cell keys), :mod:`~lgekit.experiments.plan`
+(expanding figures into cells, their cost), :mod:`~lgekit.experiments.store`
+(the crash-safe results store), :mod:`~lgekit.experiments.tasks` (one cell,
+recorded by the public callbacks), :mod:`~lgekit.experiments.engine` (local
+processes or Dask, longest cells first), :mod:`~lgekit.experiments.aggregate`
+(runs, curves, summaries), :mod:`~lgekit.experiments.verdict` (the one verdict
+type -- PASS/FAIL for a check, REPRODUCED/NOT REPRODUCED/INCONCLUSIVE for a
+figure -- the claims, and the one report writer), :mod:`~lgekit.experiments.plotting`
+(the panels) and :mod:`~lgekit.experiments.report` (the reproduce report).
 """
-from .specs import FIGURES, FigureSpec, Plan, RecordSpec, cell_key, expand, resolve_figures
-from .reporting import STATUSES, TheoryReport, Verdict, write_report_files
+from .checks import VERIFIERS, run_verifier
+from .engine import run_sweep
+from .figures import FIGURES
+from .plan import Plan, expand, resolve_figures
+from .report import reproduce, write_outputs
+from .spec import FigureSpec, RecordSpec, cell_key
 from .store import ResultsStore, read_jsonl, strip_timings
+from .tasks import run_cell
+from .verdict import STATUSES, TheoryReport, Verdict, write_report_files
 
 __all__ = [
     "FIGURES", "FigureSpec", "Plan", "RecordSpec", "ResultsStore", "cell_key", "expand", "read_jsonl",
     "resolve_figures", "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
     "STATUSES", "TheoryReport", "Verdict", "write_report_files", "VERIFIERS", "run_verifier",
 ]
-
-
-def __getattr__(name):  # heavy parts (matplotlib, joblib, models) on first use only
-    if name == "run_sweep":
-        from .engine import run_sweep
-        return run_sweep
-    if name == "run_cell":
-        from .tasks import run_cell
-        return run_cell
-    if name in ("VERIFIERS", "run_verifier"):
-        from . import theory_checks
-        return getattr(theory_checks, name)
-    if name in ("write_outputs", "reproduce"):
-        from . import report
-        return getattr(report, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

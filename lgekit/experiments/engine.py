@@ -26,11 +26,13 @@ import traceback
 from dataclasses import dataclass, field
 
 from .._progress import sweep_progress
-from .specs import estimated_cost
+from .plan import estimated_cost
 from .store import ResultsStore
-from .tasks import run_cell
+from .spec import canonical_json
+from .tasks import load_dataset, run_cell
 
-__all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "exit_with_parent", "SchedulerUnreachable"]
+__all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "driver_graphs", "exit_with_parent",
+           "SchedulerUnreachable"]
 
 logger = logging.getLogger(__name__)
 
@@ -230,14 +232,37 @@ def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):
     return client, None
 
 
-def _iter_dask(todo, scheduler, n_jobs, verbose, timeout):
-    """Yield records as Dask workers finish them."""
+def driver_graphs(todo):
+    """The graph of each data set the cells of ``todo`` use, loaded here, on the driver.
+
+    Returns
+    -------
+    dict
+        Canonical data-set spec -> Graph.  A data set the driver cannot load
+        raises here, before any cell is sent.
+    """
+    specs = {}
+    for _, config in todo:
+        specs.setdefault(canonical_json(config["dataset"]), config["dataset"])
+    return {spec_json: load_dataset(spec) for spec_json, spec in specs.items()}
+
+
+def _iter_dask(todo, graphs, scheduler, n_jobs, verbose, timeout):
+    """Yield records as Dask workers finish them.
+
+    The driver has loaded each data set once (``graphs``, :func:`driver_graphs`)
+    and sends the graph to every worker (``client.scatter(..., broadcast=True)``):
+    a worker need not see the data (no shared file system, no ``LGEKIT_DATA``,
+    no network), and none downloads it again.
+    """
     client, cluster = connect(scheduler, n_jobs, timeout)
     try:
-        from distributed import as_completed
+        from distributed import as_completed  # lazy: distributed is an optional dependency
 
+        shipped = {spec_json: client.scatter(graph, broadcast=True) for spec_json, graph in graphs.items()}
         # a higher priority runs first: the scheduler keeps the longest-first order of ``todo``
         futures = [client.submit(run_cell, config, verbose=verbose, engine="dask",
+                                 graph=shipped[canonical_json(config["dataset"])],
                                  key=f"lgekit-cell-{key}", pure=False, priority=len(todo) - i)
                    for i, (key, config) in enumerate(todo)]
         by_key = {f.key: (key, config) for f, (key, config) in zip(futures, todo)}
@@ -304,7 +329,9 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
     scheduler : None, "local" or str
         ``None``: joblib/loky processes on this machine.  ``"local"``: start a
         ``distributed.LocalCluster``.  Otherwise a Dask scheduler address
-        (``tcp://HOST:PORT``) whose workers have lgekit installed.
+        (``tcp://HOST:PORT``) whose workers have lgekit installed.  With Dask
+        the data set is loaded here and its graph sent to the workers, which
+        need not see the data.
     force : bool
         Recompute cells that already have a record.
     verbose : int
@@ -348,7 +375,7 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
                         _store(run_cell(config, verbose=verbose, engine="local"), store, result, bar, costs)
                 else:
                     records = (_iter_local(todo, n_jobs, verbose) if scheduler is None
-                               else _iter_dask(todo, scheduler, n_jobs, verbose, timeout))
+                               else _iter_dask(todo, driver_graphs(todo), scheduler, n_jobs, verbose, timeout))
                     for record in _guard(records, result):
                         _store(record, store, result, bar, costs)
             finally:

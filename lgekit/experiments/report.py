@@ -6,7 +6,6 @@ figure (PNG + PDF), applies each claim's verdict rule and writes the report;
 ``lgekit reproduce``.
 """
 import base64
-import contextlib
 import datetime
 import html
 import json
@@ -14,12 +13,17 @@ import logging
 import re
 from pathlib import Path
 
+from .._json import to_json_safe
 from .aggregate import divergence_summary, format_spread, last_value, runs_for_figure
-from .specs import THRESHOLDS, dataset_label, default_seeds, expand
-from .store import ResultsStore, to_json_safe
-from .verdicts import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, judge
+from .engine import run_sweep
+from .figures import judge, plot_figure
+from .plan import expand
+from .plotting import save_figure
+from .spec import DEFAULT_DATASET, THRESHOLDS, dataset_label, default_seeds
+from .store import ResultsStore
+from .verdict import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
-__all__ = ["write_outputs", "reproduce", "Outputs"]
+__all__ = ["write_outputs", "reproduce", "Outputs", "figure_subtitle", "planned_files", "remove_stale_figures"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,9 +87,29 @@ def write_outputs(plan, out, *, result=None, command=None):
         return _write_outputs(plan, store, result, command)
 
 
-def _write_outputs(plan, store, result, command):
-    from .plots import plot_figure, save_figure
+def figure_subtitle(plan):
+    """The line under every figure's title: the data set (a synthetic stand-in said as such) and the mode.
 
+    A PNG shared alone must not pass for the paper's figure: quick mode draws a
+    1,000-node synthetic graph, on which the test AP is near 0.5.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> figure_subtitle(SimpleNamespace(dataset={"name": "blogcatalog", "kwargs": {}}, quick=False, seeds=[0, 1, 2]))
+    'data set: blogcatalog; full mode (the paper's epochs and grids), 3 seeds'
+    """
+    label = dataset_label(plan.dataset)
+    if plan.dataset.get("name", "").startswith("synthetic"):
+        label += (", a synthetic stand-in for BlogCatalog" if plan.dataset["name"] == DEFAULT_DATASET
+                  else ", a synthetic graph")
+    mode = ("quick mode (fewer epochs and grid points)" if plan.quick
+            else "full mode (the paper's epochs and grids)")
+    seeds = len(plan.seeds)
+    return f"data set: {label}; {mode}, {seeds} seed{'s' if seeds != 1 else ''}"
+
+
+def _write_outputs(plan, store, result, command):
     folder = store.folder
     outputs = Outputs()
     records = {}
@@ -101,7 +125,7 @@ def _write_outputs(plan, store, result, command):
     for name, entries in plan.figures.items():
         spec = plan.specs[name]
         runs = runs_for_figure(entries, records)
-        fig, drawn = plot_figure(name, runs, spec)
+        fig, drawn = plot_figure(name, runs, spec, figure_subtitle(plan))
         outputs.figures[name] = save_figure(fig, store.output, name)
         outputs.drawn[name] = drawn
         verdicts = [judge(claim, runs, spec.thresholds) for claim in spec.claims]
@@ -152,7 +176,7 @@ def _write_outputs(plan, store, result, command):
 
 #: the figure files a report writes (and only those are ever removed as stale)
 _FIGURE_FILE = re.compile(r"(fig[1-9][0-9]*)\.(?:png|pdf)")
-#: the formats each figure is saved in (:func:`lgekit.experiments.plots.save_figure`)
+#: the formats each figure is saved in (:func:`lgekit.experiments.plotting.save_figure`)
 FIGURE_FORMATS = ("png", "pdf")
 
 
@@ -281,8 +305,9 @@ def _markdown(sections, outputs, context):
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
         out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.status]} **{v.status}** |")
-    out += ["", "Each verdict applies the rule in `lgekit/experiments/verdicts.py` with the thresholds fixed in "
-            "advance in the figure's spec (`lgekit/experiments/specs.py`), listed under each figure.", ""]
+    out += ["", "Each verdict applies the rule in the figure's module (`lgekit/experiments/figure1.py` ... "
+            "`figure6.py`) with the thresholds fixed in advance in the figure's spec there, listed under each figure.",
+            ""]
     if outputs.all_diverged:
         out += [f"**Every run of {', '.join(outputs.all_diverged)} diverged**: those figures have no curve or point "
                 "to judge, and their verdicts are INCONCLUSIVE; the reasons recorded are under each figure.", ""]
@@ -347,8 +372,9 @@ def _html(sections, outputs, context, folder):
         parts.append(f"<tr><td>{e(v.figure)}</td><td>{e(v.statement)}</td>"
                      f"<td class='{v.status.split()[0]}'><b>{e(v.status)}</b></td></tr>")
     parts.append("</table>")
-    parts.append("<p>Each verdict applies the rule in <code>lgekit/experiments/verdicts.py</code> with the thresholds "
-                 "fixed in advance in the figure's spec, listed under each figure.</p>")
+    parts.append("<p>Each verdict applies the rule in the figure's module (<code>lgekit/experiments/figure1.py</code> "
+                 "... <code>figure6.py</code>) with the thresholds fixed in advance in the figure's spec there, listed "
+                 "under each figure.</p>")
     if outputs.all_diverged:
         parts.append(f"<p><b>Every run of {e(', '.join(outputs.all_diverged))} diverged</b>: those figures have no "
                      "curve or point to judge, and their verdicts are INCONCLUSIVE.</p>")
@@ -392,8 +418,6 @@ def _html(sections, outputs, context, folder):
 
 def _inline(text):
     """Markdown ``**bold**`` and `` `code` `` of the header lines, as HTML."""
-    import re
-
     text = html.escape(text)
     text = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", text)
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
@@ -412,16 +436,16 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, q
     out : str or path
         Output folder (results store, figures, reports).
     seeds : int, list of int or None
-        Seeds per grid point (see :func:`~lgekit.experiments.specs.expand`).
+        Seeds per grid point (see :func:`~lgekit.experiments.plan.expand`).
         ``None``: 3 in full mode, 1 in quick mode
-        (:func:`~lgekit.experiments.specs.default_seeds`), so that the full
+        (:func:`~lgekit.experiments.spec.default_seeds`), so that the full
         settings are judged over 3 seeds with their spread in the report.
     quick : bool or None
         Default: quick for the embedded default data set, full for a named one.
     n_jobs, scheduler, force, verbose, progress, timeout
         See :func:`lgekit.experiments.engine.run_sweep`.
     overrides : dict, optional
-        See :func:`lgekit.experiments.specs.expand`.
+        See :func:`lgekit.experiments.plan.expand`.
 
     Returns
     -------
@@ -432,8 +456,6 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, q
     RuntimeError
         When another run holds the lock of ``out``; nothing has been written then.
     """
-    from .engine import run_sweep
-
     if quick is None:
         quick = dataset is None
     if seeds is None:

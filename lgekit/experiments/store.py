@@ -33,51 +33,21 @@ run on the same folder is refused before it writes anything.
 import contextlib
 import json
 import logging
-import math
 import os
 import re
 import threading
 from pathlib import Path
 
 from .._atomic import atomic_write_text, temporary_target
+from .._json import to_json_safe
 from .._output_folder import MANIFEST_NAME, OutputFolder
 
-__all__ = ["ResultsStore", "read_jsonl", "to_json_safe", "strip_timings", "FINISHED_STATUSES"]
+__all__ = ["ResultsStore", "read_jsonl", "strip_timings", "FINISHED_STATUSES"]
 
 logger = logging.getLogger(__name__)
 
 #: records with these statuses are results; "error" cells are recomputed on the next run
 FINISHED_STATUSES = ("ok", "diverged")
-
-
-def to_json_safe(obj):
-    """Convert NumPy scalars/arrays to Python, and non-finite floats to ``None``.
-
-    Records must be strict JSON (readable by any parser); whether a run went
-    non-finite is recorded explicitly (``"diverged": true``), not as ``NaN``.
-    """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None
-    if isinstance(obj, dict):
-        return {str(k): to_json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_json_safe(v) for v in obj]
-    if np is not None:
-        if isinstance(obj, np.ndarray):
-            return to_json_safe(obj.tolist())
-        if isinstance(obj, np.bool_):
-            return bool(obj)
-        if isinstance(obj, np.integer):
-            return int(obj)
-        if isinstance(obj, np.floating):
-            obj = float(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if obj is None or isinstance(obj, (bool, int, float, str)):
-        return obj
-    return str(obj)
 
 
 def strip_timings(record):

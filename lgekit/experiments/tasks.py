@@ -26,7 +26,9 @@ times, host, process) is under ``"timings"``, so two records of the same cell
 compare equal after :func:`lgekit.experiments.store.strip_timings`.
 
 Data sets and splits are cached per process (a worker that runs many cells on
-the same graph loads and splits it once per seed).
+the same graph loads and splits it once per seed).  A worker that cannot see
+the data (a Dask cluster that shares no file system or environment with the
+driver) is handed the graph the driver loaded: ``run_cell(config, graph=...)``.
 """
 import contextlib
 import functools
@@ -46,6 +48,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .. import datasets, models
+from .._json import to_json_safe
 from .._openmp import openmp_enabled
 from .._show_versions import DEPENDENCIES
 from .._version import __version__
@@ -53,8 +56,7 @@ from ..callbacks import Callback, LinkPredictionCallback, NodeClassificationCall
 from ..evaluation import split_edges
 from ..metrics import average_precision, roc_auc
 from ..models import DivergenceError
-from .specs import MODELS, RecordSpec, canonical_json, cell_key
-from .store import to_json_safe
+from .spec import MODELS, RecordSpec, canonical_json, cell_key
 
 __all__ = ["run_cell", "load_dataset", "make_model", "recording_callbacks", "AtEpochs", "MODELS"]
 
@@ -70,6 +72,15 @@ def _load_dataset(spec_json):
     return datasets.load(Path(spec["path"]))
 
 
+#: canonical data-set spec -> the Graph the driver shipped with the cell (kept for the next cells of this worker)
+_shipped = {}
+
+
+def _graph(spec_json):
+    shipped = _shipped.get(spec_json)
+    return shipped if shipped is not None else _load_dataset(spec_json)
+
+
 def load_dataset(spec):
     """The Graph of a data-set spec (cached per process)."""
     return _load_dataset(canonical_json(spec))
@@ -77,8 +88,7 @@ def load_dataset(spec):
 
 @functools.lru_cache(maxsize=4)
 def _split(spec_json, split_json):
-    graph = _load_dataset(spec_json)
-    return split_edges(graph, **json.loads(split_json))
+    return split_edges(_graph(spec_json), **json.loads(split_json))
 
 
 def make_model(name, params):
@@ -136,7 +146,7 @@ def recording_callbacks(split, record, labels=None, seed=0):
     ----------
     split : EdgeSplit
     record : RecordSpec or dict
-        See :class:`lgekit.experiments.specs.RecordSpec` (a dict is checked:
+        See :class:`lgekit.experiments.spec.RecordSpec` (a dict is checked:
         an unknown key raises).
     labels : sparse matrix or None
         Node labels; without them no F1 is recorded.
@@ -237,13 +247,17 @@ def _captured_warnings():
         lg.propagate = old_propagate
 
 
-def run_cell(config, *, verbose=0, engine="local"):
+def run_cell(config, *, verbose=0, engine="local", graph=None):
     """Run one cell and return its record (never raises for a failing run).
 
     Parameters
     ----------
     config : dict
-        A cell configuration from :func:`lgekit.experiments.specs.expand`.
+        A cell configuration from :func:`lgekit.experiments.plan.expand`.
+    graph : Graph, optional
+        The graph of ``config["dataset"]`` as the driver loaded it
+        (:func:`load_dataset`): the worker uses it instead of loading the data
+        set itself, which it may not be able to see.
     verbose : int
         ``>= 2`` shows the model's per-epoch progress.
     engine : str
@@ -266,7 +280,11 @@ def run_cell(config, *, verbose=0, engine="local"):
         with threadpool_limits(limits=1), _captured_warnings() as messages:  # single-threaded: reproducible
             t0 = time.perf_counter()
             spec_json = canonical_json(config["dataset"])
-            graph = _load_dataset(spec_json)
+            if graph is not None and _shipped.get(spec_json) is not graph:
+                _shipped.clear()  # one data set at a time: a plan's cells share one
+                _shipped[spec_json] = graph
+                _split.cache_clear()
+            graph = _graph(spec_json)
             timings["load"] = time.perf_counter() - t0
             t0 = time.perf_counter()
             split = _split(spec_json, canonical_json(config["split"]))

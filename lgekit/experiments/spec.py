@@ -1,4 +1,4 @@
-"""The paper's Figures 1-6 as typed specs, and their expansion into cells.
+"""What a figure's runs are: typed specs, the paper's settings, and the identity of a cell.
 
 A *figure spec* (:class:`FigureSpec`) says which model is trained, with which
 fixed parameters, over which grid, for how many epochs, what each run must
@@ -8,10 +8,11 @@ dataclasses built from plain mappings by ``from_dict``, which rejects any key
 it does not know, naming it and the accepted ones: a misspelt record key
 cannot silently turn a metric off.
 
-:func:`expand` turns a selection of specs, a data set, a number of seeds and a
-mode (quick or full) into a :class:`Plan`: the distinct *cells* (one training
-run each, identified by the SHA-256 of its canonical JSON configuration) and,
-for each figure, which cells it draws and with which grid values.
+Each figure's spec lives in its own module (:mod:`~lgekit.experiments.figure1`
+... :mod:`~lgekit.experiments.figure6`), beside its claim, rule and plot; this
+module holds the types, the settings the figures share (below) and
+:func:`cell_key`, the SHA-256 of a cell's canonical JSON configuration.
+:func:`lgekit.experiments.plan.expand` turns a selection of specs into cells.
 
 Figures 1-3 draw the same runs (SGD, D = 100, λr ∈ {0, 0.2, 0.6, 1}), the
 D = 100 column of Figure 4 is those runs again, and Figure 5 at λr = 3 is
@@ -34,7 +35,6 @@ Demonstration. ICLR 2019 (arXiv:1802.03560).
 """
 import dataclasses
 import hashlib
-import itertools
 import json
 import math
 import numbers
@@ -42,13 +42,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._version import __version__
+from .. import datasets
+from .verdict import CLAIMS
 
 __all__ = [
-    "FIGURES", "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION", "THRESHOLDS", "CLAIM_THRESHOLDS",
-    "FULL_SEEDS", "QUICK_SEEDS", "default_seeds", "sgd_lr_offset",
-    "FigureSpec", "RecordSpec", "Override", "Plan", "canonical_json", "cell_key", "dataset_spec",
-    "effective_spec", "estimated_cost", "expand", "resolve_figures",
+    "DEFAULT_DATASET", "QUICK_DATASET_KWARGS", "SCHEMA_VERSION", "THRESHOLDS", "FULL_SEEDS", "QUICK_SEEDS",
+    "SPLIT", "MODELS", "default_seeds", "sgd_lr_offset", "sgd_note", "FigureSpec", "RecordSpec", "Override",
+    "merge_records", "canonical_json", "cell_key", "dataset_spec", "dataset_label", "SGD_RECORD", "DCD_RECORD",
+    "LAM_R_SGD", "SGD_DIMS", "SGD_QUICK_DIMS", "SGD_FIXED", "DCD_FIXED", "SGD_QUICK", "OVERFIT", "RISE",
+    "check_keys", "accepted_text",
 ]
 
 #: bumped whenever what a cell computes changes, so old records are not reused
@@ -80,11 +82,12 @@ SPLIT = {"test_fraction": 0.2, "negatives_per_positive": 4}
 MODELS = ("LogisticEmbedding", "HingeEmbedding")
 
 
-def _accepted(keys):
+def accepted_text(keys):
+    """The names ``keys``, sorted and comma-separated, for an error message."""
     return ", ".join(sorted(keys))
 
 
-def _check_keys(mapping, cls_or_keys, what):
+def check_keys(mapping, cls_or_keys, what):
     """Raise if ``mapping`` (a dict) has a key outside the accepted ones; returns the mapping."""
     if not isinstance(mapping, dict):
         raise TypeError(f"{what} must be a dict, got {type(mapping).__name__}: {mapping!r}")
@@ -92,7 +95,7 @@ def _check_keys(mapping, cls_or_keys, what):
                 else list(cls_or_keys))
     unknown = [k for k in mapping if k not in accepted]
     if unknown:
-        raise ValueError(f"unknown {what} key {unknown[0]!r}: accepted are {_accepted(accepted)}")
+        raise ValueError(f"unknown {what} key {unknown[0]!r}: accepted are {accepted_text(accepted)}")
     return mapping
 
 
@@ -148,11 +151,11 @@ class RecordSpec:
     @classmethod
     def from_dict(cls, mapping):
         """Build from a mapping; an unknown key is a ``ValueError`` naming it and the accepted keys."""
-        return cls(**_check_keys(dict(mapping), cls, "record"))
+        return cls(**check_keys(dict(mapping), cls, "record"))
 
     def updated(self, mapping):
         """A copy with the entries of ``mapping`` (keys checked as in :meth:`from_dict`)."""
-        return dataclasses.replace(self, **_check_keys(dict(mapping), type(self), "record"))
+        return dataclasses.replace(self, **check_keys(dict(mapping), type(self), "record"))
 
     def to_dict(self):
         return {"ap_every": self.ap_every, "train_ap": self.train_ap, "final_train_ap": self.final_train_ap,
@@ -198,17 +201,6 @@ THRESHOLDS = {
     "sensitive_range": "... and sensitive when the spread exceeds this",
 }
 
-#: claim -> the thresholds its rule reads (lgekit.experiments.verdicts)
-CLAIM_THRESHOLDS = {
-    "norms_grow_slowing": ("norm_growth_min",),
-    "gradients_vanish": ("vanish_ratio", "no_vanish_ratio"),
-    "small_lam_r_overfits": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se", "min_peak_epoch",
-                             "rise_min", "no_rise"),
-    "lam0_overfits_every_dim": ("overfit_drop", "no_overfit_drop", "early_fraction", "noise_se", "dims_above"),
-    "dcd_poor_near_zero": ("poor_gap", "not_poor_gap", "noise_se"),
-    "dcd_insensitive_to_dim": ("insensitive_range", "sensitive_range", "min_dim", "noise_se"),
-}
-
 
 # ---------------------------------------------------------------------------- figures
 @dataclass(frozen=True)
@@ -224,17 +216,23 @@ class Override:
         name adds a grid dimension).
     record : dict
         :class:`RecordSpec` fields.
+    note : str, default ""
+        Replaces the spec's note when not empty (what the quick mode changes
+        in the reasons the note gives).
     """
 
     params: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
     record: dict = field(default_factory=dict)
+    note: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.note, str):
+            raise TypeError(f"override note must be a str, got {self.note!r}")
         for part in ("params", "grid", "record"):
             if not isinstance(getattr(self, part), dict):
                 raise TypeError(f"override {part} must be a dict, got {getattr(self, part)!r}")
-        _check_keys(self.record, RecordSpec, "record")
+        check_keys(self.record, RecordSpec, "record")
         for name, values in self.grid.items():
             if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not list(values):
                 raise ValueError(f"grid {name!r} must be a non-empty list of values, got {values!r}")
@@ -244,7 +242,7 @@ class Override:
         """Build from ``{"params": ..., "grid": ..., "record": ...}`` (unknown keys rejected)."""
         if isinstance(mapping, Override):
             return mapping
-        return cls(**_check_keys(dict(mapping or {}), cls, what))
+        return cls(**check_keys(dict(mapping or {}), cls, what))
 
 
 @dataclass(frozen=True)
@@ -268,10 +266,10 @@ class FigureSpec:
     record : RecordSpec
         What every run records.
     claims : tuple of str
-        Verdict rules (keys of :data:`lgekit.experiments.verdicts.CLAIMS`).
+        The claims it is judged on (keys of :data:`lgekit.experiments.verdict.CLAIMS`).
     thresholds : dict
-        Threshold name -> value, for those rules: exactly the names
-        :data:`CLAIM_THRESHOLDS` lists for the claims.
+        Threshold name -> value, for those claims' rules: exactly the names
+        their :attr:`~lgekit.experiments.verdict.Claim.reads` list.
     quick : Override
         Applied in quick mode.
     note : str, default ""
@@ -303,10 +301,10 @@ class FigureSpec:
         object.__setattr__(self, "grid", {k: tuple(v) for k, v in self.grid.items()})
         object.__setattr__(self, "claims", tuple(self.claims))
         for claim in self.claims:
-            if claim not in CLAIM_THRESHOLDS:
-                raise ValueError(f"unknown claim {claim!r}: accepted are {_accepted(CLAIM_THRESHOLDS)}")
-        needed = {t for claim in self.claims for t in CLAIM_THRESHOLDS[claim]}
-        _check_keys(self.thresholds, sorted(needed), f"{self.name} threshold")
+            if claim not in CLAIMS:
+                raise ValueError(f"unknown claim {claim!r}: accepted are {accepted_text(CLAIMS)}")
+        needed = {t for claim in self.claims for t in CLAIMS[claim].reads}
+        check_keys(self.thresholds, sorted(needed), f"{self.name} threshold")
         missing = sorted(needed - set(self.thresholds))
         if missing:
             raise ValueError(f"{self.name}: thresholds {', '.join(missing)} are missing (fix every threshold in "
@@ -318,7 +316,7 @@ class FigureSpec:
     @classmethod
     def from_dict(cls, mapping):
         """Build from a plain mapping (unknown keys at any level are rejected, naming the accepted ones)."""
-        mapping = dict(_check_keys(dict(mapping), cls, "figure spec"))
+        mapping = dict(check_keys(dict(mapping), cls, "figure spec"))
         mapping["record"] = RecordSpec.from_dict(mapping.get("record", {}))
         mapping["quick"] = Override.from_dict(mapping.get("quick", {}), "quick")
         return cls(**mapping)
@@ -329,30 +327,33 @@ class FigureSpec:
         params = dict(self.params, **override.params)
         grid = dict(self.grid)
         grid.update({k: tuple(v) for k, v in override.grid.items()})
-        return dataclasses.replace(self, params=params, grid=grid, record=self.record.updated(override.record))
+        return dataclasses.replace(self, params=params, grid=grid, record=self.record.updated(override.record),
+                                   note=override.note or self.note)
 
     def to_dict(self):
         """Plain JSON data (for plan.json)."""
         return {"name": self.name, "paper": self.paper, "title": self.title, "model": self.model,
                 "params": dict(self.params), "grid": {k: list(v) for k, v in self.grid.items()},
                 "record": self.record.to_dict(), "claims": list(self.claims), "thresholds": dict(self.thresholds),
-                "quick": {"params": self.quick.params, "grid": self.quick.grid, "record": self.quick.record},
+                "quick": {"params": self.quick.params, "grid": self.quick.grid, "record": self.quick.record,
+                          "note": self.quick.note},
                 "note": self.note}
 
 
 #: what SGD runs record: test AP every epoch (Figs 3-4), and Micro/Macro-F1 at a few epochs when the
 #: graph carries labels (Fig 3); the model's own history gives the norms (Fig 1) and the
 #: stochastic-gradient norms (Fig 2)
-_SGD_RECORD = RecordSpec(ap_every=1, f1_epochs=(1, 2, 5, 10, 20, 50))
+SGD_RECORD = RecordSpec(ap_every=1, f1_epochs=(1, 2, 5, 10, 20, 50))
 #: what DCD runs record: train and test AP every epoch (so that a run that diverges shows what it
 #: reached before), and the train AP over every training pair at the end (Figs 5-6)
-_DCD_RECORD = RecordSpec(ap_every=1, train_ap=True, final_train_ap=True)
+DCD_RECORD = RecordSpec(ap_every=1, train_ap=True, final_train_ap=True)
 
-_LAM_R_SGD = (0.0, 0.2, 0.6, 1.0)
-_SGD_DIMS = (5, 10, 30, 100, 300)  # Figure 4's D
+LAM_R_SGD = (0.0, 0.2, 0.6, 1.0)
+SGD_DIMS = (5, 10, 30, 100, 300)  # Figure 4's D
+SGD_QUICK_DIMS = (5, 10, 30, 100)  # ... in quick mode
 
 
-def sgd_lr_offset(dims=_SGD_DIMS, reference_dim=100):
+def sgd_lr_offset(dims=SGD_DIMS, reference_dim=100):
     r"""The offset :math:`c` of the paper's SGD schedule :math:`\gamma_t = (t + c)^{-1/2}` for these D.
 
     The paper fixes the schedule's form and the initial coordinates (uniform
@@ -394,110 +395,42 @@ def sgd_lr_offset(dims=_SGD_DIMS, reference_dim=100):
 
 
 #: why Figures 1-4 use this c (the report prints it under each figure)
-_SGD_NOTE = ("SGD step γ_t = (t + c)^(-1/2), the paper's schedule (Sec. 3.2), which leaves c open; initial "
-             "coordinates uniform in [-0.1, 0.1] (the paper's Appendix). c = {c:g} = (max D / 100)^2 for Figure 4's "
-             "largest D = {d}: with that init ||x||^2 grows with D and a step moves x_u·x_v by about "
-             "γ_t g (||x_u||^2 + ||x_v||^2), so γ_0 = 100 / max D keeps the first steps at D = {d} as large as c = 1 "
-             "makes them at D = 100 (with c = 1, D = 300 diverges on BlogCatalog within 4 epochs). One c for every D "
-             "and for Figures 1-4, so that Figure 4 varies D alone and draws Figures 1-3's D = 100 runs "
-             "(measurements: benchmarks/README.md).")
+_SGD_NOTE_TEXT = ("SGD step γ_t = (t + c)^(-1/2), the paper's schedule (Sec. 3.2), which leaves c open; initial "
+                  "coordinates uniform in [-0.1, 0.1] (the paper's Appendix). c = {c:g} = (max D / 100)^2 for {fig4} "
+                  "largest D = {d}: with that init ||x||^2 grows with D and a step moves x_u·x_v by about "
+                  "γ_t g (||x_u||^2 + ||x_v||^2), so γ_0 = 100 / max D keeps the first steps at D = {d} as large as "
+                  "c = 1 makes them at D = 100 (with c = 1, D = 300 diverges on BlogCatalog within 4 epochs). One c "
+                  "for every D "
+                  "and for Figures 1-4, so that Figure 4 varies D alone and draws Figures 1-3's D = 100 runs "
+                  "(measurements: benchmarks/README.md).")
 #: lr = 1 and lr_offset = c make the model's step lr (t + c)^{-1/2} the paper's (t + c)^{-1/2}
-_SGD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "epochs": 50, "n_threads": 1, "lr": 1.0,
-              "lr_offset": sgd_lr_offset(), "init_scale": 0.1}
-_DCD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "n_threads": 1}
-_SGD_QUICK = Override(params={"epochs": 20}, record={"f1_epochs": [1, 5, 20]})
+SGD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "epochs": 50, "n_threads": 1, "lr": 1.0,
+             "lr_offset": sgd_lr_offset(), "init_scale": 0.1}
+DCD_FIXED = {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "n_threads": 1}
+
+
+def sgd_note(quick=False):
+    """Why Figures 1-4 use their step offset c, for the report; the quick mode's Figure 4 stops at a smaller D.
+
+    Examples
+    --------
+    >>> "Figure 4's largest D = 300" in sgd_note(), "Figure 4's largest D" in sgd_note(quick=True)
+    (True, False)
+    """
+    text = _SGD_NOTE_TEXT.format(c=sgd_lr_offset(), d=max(SGD_DIMS),
+                                 fig4="the full setting's Figure 4," if quick else "Figure 4's")
+    if quick:
+        text += (f" The quick mode keeps that c although its Figure 4 stops at D = {max(SGD_QUICK_DIMS)}, "
+                 "so that a quick run is the start of a full one.")
+    return text
+
+
+SGD_QUICK = Override(params={"epochs": 20}, record={"f1_epochs": [1, 5, 20]}, note=sgd_note(quick=True))
 #: Figs 3-4: overfitting is a drop of the test AP after an early peak, beyond seed noise
-_OVERFIT = {"overfit_drop": 0.01, "no_overfit_drop": 0.002, "early_fraction": 0.6, "noise_se": 2.0}
+OVERFIT = {"overfit_drop": 0.01, "no_overfit_drop": 0.002, "early_fraction": 0.6, "noise_se": 2.0}
 #: Fig 3 only: the paper's "starts to drop after 5~20 epochs" -- the test AP first rises for a few epochs; a
 #: curve that peaks at epoch 1-4 and falls from there is not the paper's (Fig 4's claim is the drop alone)
-_RISE = {"min_peak_epoch": 5, "rise_min": 0.01, "no_rise": 0.002}
-
-#: The six figures, keyed by name.
-FIGURES = {spec.name: spec for spec in [
-    FigureSpec(
-        name="fig1", paper="Figure 1",
-        title="Average L2 norm of the embedding vectors per epoch (SGD, D = {dim})",
-        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
-        quick=_SGD_QUICK, claims=("norms_grow_slowing",), thresholds={"norm_growth_min": 0.05},
-        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
-    ),
-    FigureSpec(
-        name="fig2", paper="Figure 2",
-        title="Average stochastic-gradient norm per epoch (SGD, D = {dim})",
-        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
-        quick=_SGD_QUICK, claims=("gradients_vanish",), thresholds={"vanish_ratio": 0.5, "no_vanish_ratio": 0.9},
-        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
-    ),
-    FigureSpec(
-        name="fig3", paper="Figure 3",
-        title="Test AP per epoch, and Micro/Macro-F1 at a few epochs (SGD, D = {dim})",
-        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD}, record=_SGD_RECORD,
-        quick=_SGD_QUICK, claims=("small_lam_r_overfits",), thresholds=dict(_OVERFIT, **_RISE),
-        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
-    ),
-    FigureSpec(
-        name="fig4", paper="Figure 4",
-        title="Test AP per epoch for several dimensions D, one panel per λr (SGD)",
-        model="LogisticEmbedding", params=dict(_SGD_FIXED), grid={"lam_r": _LAM_R_SGD, "dim": _SGD_DIMS},
-        record=dataclasses.replace(_SGD_RECORD, f1_epochs=()),
-        quick=Override(params={"epochs": 20}, grid={"lam_r": [0.0, 1.0], "dim": [5, 10, 30, 100]}),
-        claims=("lam0_overfits_every_dim",), thresholds=dict(_OVERFIT, dims_above=10),
-        note=_SGD_NOTE.format(c=sgd_lr_offset(), d=max(_SGD_DIMS)),
-    ),
-    FigureSpec(
-        name="fig5", paper="Figure 5",
-        title="DCD: train and test AP against λr (D = {dim}, {epochs} epochs)",
-        model="HingeEmbedding", params=dict(_DCD_FIXED),
-        grid={"lam_r": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)}, record=_DCD_RECORD,
-        quick=Override(params={"epochs": 10}, grid={"lam_r": [0.01, 0.1, 1.0, 10.0, 100.0]}),
-        claims=("dcd_poor_near_zero",), thresholds={"poor_gap": 0.05, "not_poor_gap": 0.01, "noise_se": 2.0},
-    ),
-    FigureSpec(
-        name="fig6", paper="Figure 6",
-        title="DCD: test AP against the dimension D (λr = {lam_r:g}, {epochs} epochs)",
-        model="HingeEmbedding", params=dict(_DCD_FIXED), grid={"dim": (10, 30, 100, 300, 1000, 1600)},
-        record=_DCD_RECORD, quick=Override(params={"epochs": 10}, grid={"dim": [10, 30, 100, 300]}),
-        claims=("dcd_insensitive_to_dim",),
-        thresholds={"insensitive_range": 0.02, "sensitive_range": 0.05, "min_dim": 30, "noise_se": 2.0},
-    ),
-]}
-
-_ALIASES = {"all": None}
-for _i in range(1, 7):
-    _ALIASES[str(_i)] = f"fig{_i}"
-    _ALIASES[f"fig{_i}"] = f"fig{_i}"
-    _ALIASES[f"figure{_i}"] = f"fig{_i}"
-
-
-def resolve_figures(names):
-    """Normalise figure names (``1``, ``fig1``, ``figure1``, ``all``) to spec keys, in order.
-
-    Parameters
-    ----------
-    names : list of str or None
-        ``None`` or empty: all six.
-
-    Returns
-    -------
-    list of str
-
-    Raises
-    ------
-    ValueError
-        For a name that is none of these (the message lists what is accepted).
-    """
-    if not names:
-        return list(FIGURES)
-    out = []
-    for name in names:
-        key = str(name).strip().lower().replace("-", "").replace("_", "").replace(" ", "")
-        if key not in _ALIASES:
-            raise ValueError(
-                f"unknown figure {name!r}: accepted are 1-6, fig1-fig6 or all"
-            )
-        resolved = list(FIGURES) if _ALIASES[key] is None else [_ALIASES[key]]
-        out.extend(r for r in resolved if r not in out)
-    return sorted(out)
+RISE = {"min_peak_epoch": 5, "rise_min": 0.01, "no_rise": 0.002}
 
 
 def canonical_json(obj):
@@ -542,8 +475,6 @@ def dataset_spec(dataset=None, *, quick=False):
     ValueError
         For a folder that is not an ASU data set folder.
     """
-    from .. import datasets
-
     if dataset is None:
         dataset = DEFAULT_DATASET
     # only a str may be a registered name: any other path-like is a path
@@ -560,224 +491,3 @@ def dataset_label(spec):
         extra = ", ".join(f"{k}={v}" for k, v in sorted(spec.get("kwargs", {}).items()))
         return f"{spec['name']} ({extra})" if extra else spec["name"]
     return Path(spec["path"]).name
-
-
-def _check_overrides(overrides):
-    """``{figure or "*": Override}`` from the mapping :func:`expand` accepts (keys checked)."""
-    if overrides is None:
-        return {}
-    _check_keys(overrides, ["*"] + list(FIGURES), "overrides figure")
-    return {name: Override.from_dict(layer, f"overrides[{name!r}]") for name, layer in overrides.items()}
-
-
-def effective_spec(name, *, quick=False, overrides=None):
-    """The spec of figure ``name``: quick overrides applied when ``quick``, then ``overrides``.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`FIGURES`.
-    quick : bool
-    overrides : dict or None
-        As in :func:`expand`.
-
-    Returns
-    -------
-    FigureSpec
-        With the title formatted from the resulting fixed parameters (e.g.
-        the number of epochs).
-    """
-    overrides = _check_overrides(overrides)
-    spec = FIGURES[name]
-    layers = ([spec.quick] if quick else []) + [overrides.get("*"), overrides.get(name)]
-    for layer in layers:
-        if layer is not None:
-            spec = spec.with_override(layer)
-    return dataclasses.replace(spec, title=spec.title.format(**spec.params))
-
-
-def _check_model_params(spec):
-    """Every fixed and grid parameter must be a parameter of the spec's model (no typo runs a default)."""
-    import inspect
-
-    from .. import models
-
-    cls = getattr(models, spec.model)
-    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-    for part, names in (("params", spec.params), ("grid", spec.grid)):
-        unknown = [k for k in names if k not in accepted]
-        if unknown:
-            raise ValueError(f"{spec.name}: unknown {part} key {unknown[0]!r} for {spec.model}: accepted are "
-                             f"{_accepted(accepted)}")
-    if "random_state" in spec.params or "random_state" in spec.grid:
-        raise ValueError(f"{spec.name}: random_state is set from the seeds (expand's seeds=), not in the spec")
-
-
-@dataclass
-class Plan:
-    """What a sweep will compute and draw.
-
-    Attributes
-    ----------
-    cells : dict
-        key -> configuration (plain JSON data), one entry per distinct run.
-    figures : dict
-        figure name -> list of ``{"key": ..., "seed": ..., **grid values}``.
-    specs : dict
-        figure name -> effective :class:`FigureSpec` (quick overrides applied).
-    dataset : dict
-        the data-set spec shared by every cell.
-    quick : bool
-    seeds : list of int
-    """
-
-    cells: dict = field(default_factory=dict)
-    figures: dict = field(default_factory=dict)
-    specs: dict = field(default_factory=dict)
-    dataset: dict = field(default_factory=dict)
-    quick: bool = False
-    seeds: list = field(default_factory=list)
-
-    def to_dict(self):
-        """Plain JSON data (plan.json)."""
-        return {"cells": self.cells, "figures": self.figures,
-                "specs": {name: spec.to_dict() for name, spec in self.specs.items()},
-                "dataset": self.dataset, "quick": self.quick, "seeds": self.seeds}
-
-
-def _round_f1_epochs(epochs, n_epochs):
-    return tuple(sorted({e for e in epochs if e <= n_epochs} | ({n_epochs} if epochs and n_epochs else set())))
-
-
-def expand(figures=None, *, dataset=None, seeds=1, quick=False, overrides=None):
-    """Expand figure specs into cells.
-
-    Parameters
-    ----------
-    figures : list of str or None
-        Figure names (see :func:`resolve_figures`); ``None`` means all six.
-    dataset : str, path, dict or None
-        Data set (see :func:`dataset_spec`), or an already built data-set spec.
-    seeds : int or list of int
-        ``n`` means seeds ``0 .. n-1``.  Each seed draws its own train/test
-        split and its own initialisation.
-    quick : bool
-        Apply each spec's ``quick`` overrides (fewer epochs, fewer grid points).
-    overrides : dict or None
-        Per-figure overrides ``{"fig1": {"params": {...}, "grid": {...},
-        "record": {...}}}`` applied last (used by tests to run specs at tiny
-        scale), or the same under the key ``"*"`` for every figure.
-
-    Returns
-    -------
-    Plan
-
-    Raises
-    ------
-    ValueError
-        For bad seeds, or an unknown key anywhere in ``overrides`` (figure,
-        part, record field, model parameter): the message names it and the
-        accepted keys.
-    """
-    names = resolve_figures(figures)
-    if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if seeds < 1:
-            raise ValueError(f"seeds must be a positive int or a list of ints, got {seeds}")
-        seeds = list(range(seeds))
-    else:
-        seeds = [int(s) for s in seeds]
-        if not seeds:
-            raise ValueError("seeds must not be empty")
-    overrides = _check_overrides(overrides)
-    specs = {name: effective_spec(name, quick=quick, overrides=overrides) for name in names}
-    for spec in specs.values():
-        _check_model_params(spec)
-    data = dataset if isinstance(dataset, dict) else dataset_spec(dataset, quick=quick)
-    plan = Plan(dataset=data, quick=bool(quick), seeds=seeds, specs=specs)
-    pending = []  # (figure, entry, run configuration without its record, record)
-    for name, spec in specs.items():
-        grid_names = list(spec.grid)
-        for values in itertools.product(*(spec.grid[g] for g in grid_names)):
-            point = dict(zip(grid_names, values))
-            for seed in seeds:
-                params = dict(spec.params)
-                params.update(point)
-                params["random_state"] = seed
-                record = dataclasses.replace(
-                    spec.record, f1_epochs=_round_f1_epochs(spec.record.f1_epochs, params.get("epochs", 0)))
-                run = {
-                    "schema": SCHEMA_VERSION,
-                    "lgekit": __version__,  # another release's results are never silently reused
-                    "dataset": data,
-                    "split": dict(SPLIT, seed=seed),
-                    "model": spec.model,
-                    "params": params,
-                }
-                pending.append((name, dict(point, seed=seed), run, record))
-    # one cell per distinct run; it records the union of what the figures drawing it need
-    merged = {}
-    for _, _, run, record in pending:
-        run_key = cell_key(run)
-        merged[run_key] = merge_records(merged[run_key], record) if run_key in merged else record
-    for name in names:
-        plan.figures[name] = []
-    for name, entry, run, _ in pending:
-        config = dict(run, record=merged[cell_key(run)].to_dict())
-        key = cell_key(config)
-        plan.cells[key] = config
-        plan.figures[name].append(dict(entry, key=key))
-    return plan
-
-
-# ---------------------------------------------------------------------------- cost model
-#: Relative costs, in units of one single-threaded SGD update of one training pair in one dimension.
-#: Only their ratios matter: they order cells (longest first), they do not predict a time.  The timings
-#: they come from are in benchmarks/README.md.
-#: Per pair and epoch the model's update costs ``dim + offset``: the offset is the per-pair work that
-#: does not depend on D (sampling, the sigmoid; for DCD the dual bookkeeping, larger).
-_EPOCH_OFFSET = {"LogisticEmbedding": 25.0, "HingeEmbedding": 120.0}
-#: preparing a fit, per pair (DCD builds its per-vertex sub-problems)
-_PREPARE = {"LogisticEmbedding": 25.0, "HingeEmbedding": 400.0}
-#: one link-prediction evaluation (test pairs and the train sample score x_u . x_v, then one sort), per
-#: training pair: this x (dim + 25)
-_AP_COST = 0.12
-#: one node-classification evaluation (one-vs-rest logistic regressions on the vectors): this x dim
-_F1_COST = 12.5
-
-
-def estimated_cost(config):
-    """A relative cost of a cell, to hand the longest cells out first.
-
-    Parameters
-    ----------
-    config : dict
-        A cell configuration (a ``Plan.cells`` value).
-
-    Returns
-    -------
-    float
-        The training pairs per positive edge (1 + negatives) x [the epochs x
-        a per-pair update cost affine in the dimension D, plus the fit's
-        preparation, plus the evaluations the record asks for: an AP every
-        ``ap_every`` epochs, an F1 at each of ``f1_epochs``].  The number of
-        positive edges is common to a plan's cells (one data set) and left
-        out.  What the parameters do to the run is ignored (a run that
-        diverges stops early).
-
-    Notes
-    -----
-    Cost: O(1).  The weights are relative costs (see ``_EPOCH_OFFSET``); they
-    order cells and are not a time estimate.
-    """
-    params = config["params"]
-    record = config.get("record", {})
-    model = config.get("model")
-    dim = float(params.get("dim", 100))
-    epochs = float(params.get("epochs", 1))
-    pairs = 1.0 + float(config.get("split", SPLIT).get("negatives_per_positive", 4))
-    cost = epochs * (dim + _EPOCH_OFFSET.get(model, 25.0)) + _PREPARE.get(model, 25.0)
-    every = int(record.get("ap_every", 0) or 0)
-    if every:
-        cost += math.ceil(epochs / every) * _AP_COST * (dim + 25.0)
-    cost += len(record.get("f1_epochs", ())) * _F1_COST * dim
-    return pairs * cost

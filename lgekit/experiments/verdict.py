@@ -1,4 +1,4 @@
-"""The one verdict type and the one report writer, shared by the figures and the theory checks.
+"""The one verdict type, the claims figures are judged on, and the one report writer.
 
 A :class:`Verdict` is the outcome of checking one claim of the paper.  Its
 ``status`` speaks one of two vocabularies, chosen by what kind of evidence
@@ -11,19 +11,27 @@ decides it (:data:`STATUSES` documents every value):
   thresholds fixed in advance, so it can also be undecided:
   :data:`REPRODUCED`, :data:`NOT_REPRODUCED` or :data:`INCONCLUSIVE`.
 
+A figure's :class:`Claim` is a sentence of the paper and the thresholds its
+rule reads; :func:`judged` turns a figure module's rule into a function of runs
+that resolves its thresholds and judges the empty and the all-diverged cases
+alike; the helpers below it (:func:`spread_rows`, :func:`overfit_summary`, ...)
+are the pieces the six rules share.
+
 :func:`write_report_files` writes a report's text and its figure atomically
 (temporary file, then rename, :mod:`lgekit._atomic`), whichever kind it is.
 :class:`TheoryReport` is a theory check's whole result: tables, verdicts, a
 figure.
 """
 import dataclasses
+import functools
 import math
 
 from .._output_folder import OutputFolder
+from .aggregate import divergence_summary, group, run_series, spread
 
 __all__ = [
     "PASS", "FAIL", "REPRODUCED", "NOT_REPRODUCED", "INCONCLUSIVE", "STATUSES", "Verdict", "TheoryReport",
-    "format_table", "write_report_files",
+    "Claim", "CLAIMS", "judged", "format_table", "write_report_files",
 ]
 
 PASS = "PASS"
@@ -102,6 +110,156 @@ class Verdict:
         if self.status in (PASS, FAIL):
             return f"{self.status} {self.claim}: {self.evidence}"
         return f"{self.statement} — observed: {self.evidence}: {self.status}"
+
+
+#: claim name -> :class:`Claim`; each figure module's claim enters it when it is defined
+CLAIMS = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A claim of the paper that a figure is judged on.
+
+    Attributes
+    ----------
+    name : str
+        Identifier, e.g. ``"norms_grow_slowing"``.
+    figure : str
+        The figure it is read from (``"fig1"`` ...).
+    statement : str
+        The claim as the paper words it, with its section and figure.
+    reads : tuple of str
+        The thresholds its rule reads (names of
+        :data:`lgekit.experiments.spec.THRESHOLDS`); the figure's spec must fix
+        each of them in advance.
+    """
+
+    name: str
+    figure: str
+    statement: str
+    reads: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "reads", tuple(self.reads))
+        CLAIMS[self.name] = self
+
+    def verdict(self, status, evidence, numbers, thresholds):
+        """A :class:`Verdict` of this claim."""
+        return Verdict(claim=self.name, status=status, evidence=evidence, statement=self.statement,
+                       figure=self.figure, numbers=numbers or {}, thresholds=dict(thresholds))
+
+    def thresholds_for(self, defaults, thresholds=None):
+        """The thresholds the rule reads: ``defaults`` (its figure spec's), with ``thresholds`` replacing some.
+
+        Raises
+        ------
+        ValueError
+            For a name in ``thresholds`` that no figure rule reads (names other
+            rules read are ignored: a figure's other claims' thresholds are
+            not this rule's business).
+        """
+        out = {name: defaults[name] for name in self.reads}
+        known = {name for claim in CLAIMS.values() for name in claim.reads}
+        for key, value in (thresholds or {}).items():
+            if key in self.reads:
+                out[key] = value
+            elif key not in known:
+                raise ValueError(f"unknown threshold {key!r} for {self.name}: it reads {', '.join(self.reads)}")
+        return out
+
+
+def judged(claim, spec):
+    """Decorate the rule of ``claim``: ``rule(runs, th)`` becomes ``rule(runs, thresholds=None)``.
+
+    The decorated rule takes its thresholds from ``spec`` (the figure's
+    :class:`~lgekit.experiments.spec.FigureSpec`), with ``thresholds``
+    replacing some, and answers ``INCONCLUSIVE`` without calling the rule when
+    there is no run to judge: no run at all, every run failed, or every run
+    diverged (the evidence then gives the recorded reasons).
+    """
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def rule(runs, thresholds=None):
+            th = claim.thresholds_for(spec.thresholds, thresholds)
+            judged_runs = [r for r in runs if r.get("status") != "error"]
+            if not judged_runs:
+                return claim.verdict(INCONCLUSIVE, "no runs" if not runs else "every run failed (see Errors)", {},
+                                     th)
+            if all(r.get("status") == "diverged" for r in judged_runs):
+                return claim.verdict(
+                    INCONCLUSIVE, f"every one of the {len(judged_runs)} runs diverged, so nothing can be judged: "
+                                  + divergence_summary(judged_runs), {"n_diverged": len(judged_runs)}, th)
+            return fn(runs, th)
+
+        return rule
+
+    return wrap
+
+
+# ---------------------------------------------------------------------------- what the six rules share
+def standard_error(std, n):
+    """``std / sqrt(n)``, 0 for one run: the noise an effect must exceed ``noise_se`` times."""
+    return std / math.sqrt(n) if n > 1 else 0.0
+
+
+def number(x, digits=3):
+    """``x`` to ``digits`` significant digits for evidence lines; ``"nan"`` for a missing value."""
+    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}g}"
+
+
+def lam_text(value):
+    """``"λr=0.2"``."""
+    return f"λr={value:g}"
+
+
+def spread_rows(runs, name, quantity, per_run):
+    """Per grid value of ``name``: the spread over seeds of ``per_run(run)`` over the finished runs.
+
+    Returns a list of ``{"point": "<name>=<value>", "quantity", **spread}``
+    (see :func:`lgekit.experiments.aggregate.spread`), which the report prints
+    as min / median / max beside the verdict.
+    """
+    rows = []
+    for value, rs in group([r for r in runs if r.get("status") == "ok"], name).items():
+        values = [per_run(r) for r in sorted(rs, key=lambda r: r.get("seed", 0))]
+        label = lam_text(value) if name == "lam_r" else f"D={value:g}"
+        rows.append(dict(spread([v for v in values if v is not None]), point=label, quantity=quantity))
+    return rows
+
+
+def ap_drop(run):
+    """Peak minus final test AP of one run (``None`` under 3 recorded values)."""
+    _, ys = run_series(run, "test_ap")
+    return max(ys) - ys[-1] if len(ys) >= 3 else None
+
+
+def final_metric(metric):
+    """``run -> run["metrics"][metric]`` as a float, ``None`` when not recorded."""
+    def value(run):
+        x = (run.get("metrics") or {}).get(metric)
+        return float(x) if x is not None else None
+    return value
+
+
+def overfit_summary(curve, th):
+    """Peak, first and final epoch/value, drop, rise and the noise margins of a test-AP curve (Figs 3-4)."""
+    peak_epoch, peak = curve.peak()
+    last_epoch, last = curve.final()
+    first_epoch, first = int(curve.epochs[0]), float(curve.mean[0])
+    n = int(curve.n[-1])
+    se = math.hypot(standard_error(curve.std_at(peak_epoch), n), standard_error(curve.std_at(last_epoch), n))
+    se_rise = math.hypot(standard_error(curve.std_at(peak_epoch), n), standard_error(curve.std_at(first_epoch), n))
+    out = {"peak": peak, "peak_epoch": peak_epoch, "last": last, "last_epoch": last_epoch, "first": first,
+           "first_epoch": first_epoch, "drop": peak - last, "rise": peak - first,
+           "margin": max(th["overfit_drop"], th["noise_se"] * se), "n_seeds": n}
+    if "rise_min" in th:
+        out["rise_margin"] = max(th["rise_min"], th["noise_se"] * se_rise)
+        # where the drop starts: the last epoch still within no_overfit_drop of the peak.  The argmax alone is
+        # fragile on a flat top (two epochs 2e-4 apart swap with the seeds); the plateau's end is not
+        near = curve.epochs[curve.mean >= peak - th["no_overfit_drop"]]
+        out["drop_start"] = int(near.max())
+    return out
 
 
 def _fmt(value):
@@ -245,9 +403,9 @@ class TheoryReport:
     def save(self, out_dir, force=False):
         """Write ``<name>.txt`` and ``<name>.png`` (if there is a plot) into ``out_dir``, atomically.
 
-        ``out_dir`` is claimed as an :class:`~lgekit._output_folder.OutputFolder`
-        (``force``: accept a folder holding other files).  Returns the list of
-        paths written.
+        ``out_dir`` is an :class:`~lgekit._output_folder.OutputFolder`, or a
+        path claimed as one (``force``: accept a folder holding other files).
+        Returns the list of paths written.
         """
         fig = None
         if self.plot is not None:
@@ -257,5 +415,6 @@ class TheoryReport:
 
             fig = Figure(figsize=(11, 4.2), layout="constrained")
             self.plot(fig)
-        output = OutputFolder(out_dir, force=force, command="lgekit theory")
+        output = (out_dir if isinstance(out_dir, OutputFolder)
+                  else OutputFolder(out_dir, force=force, command="lgekit theory"))
         return write_report_files(output, self.name, self.text(), fig, formats=(("png", {"dpi": 110}),))

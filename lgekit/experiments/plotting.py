@@ -1,14 +1,20 @@
-"""Figures 1-6 drawn from runs, laid out like the paper's panels.
+"""The panels Figures 1-6 are drawn with, and the conventions they share.
 
-Each ``plot_figN(runs, spec)`` returns ``(figure, drawn)``: the matplotlib
-Figure and a plain description of what was drawn (panels, axis labels,
-scales and limits, and per series its label, x, y, how many seeds and which
-runs diverged), which tests and the report inspect.
+Each figure module's ``plot(runs, spec, subtitle)`` returns ``(figure, drawn)``:
+the matplotlib Figure and a plain description of what was drawn (panels, axis
+labels, scales and limits, and per series its label, x, y, how many seeds and
+which runs diverged), which tests and the report inspect.
 
 Conventions:
 
+* The title is the figure's; the subtitle names the data set and the mode
+  (quick or full), so that a PNG shared alone says what it shows.
 * Curves are means over seeds with a band of ± one standard deviation
   (drawn when there are two seeds or more).  Epoch axes have integer ticks.
+* Quantities sampled at a few epochs (Figure 3's F1) are drawn as markers
+  joined by dotted lines, with a tick at each sampled epoch: the line between
+  two samples is not a measurement.
+* Log axes label their ticks in plain numbers (``2``, ``0.5``), not ``2 × 10⁰``.
 * Panels are lettered "(a)", "(b)", ... only when a figure has several.
 * Panels that are compared share their y-axis (Figure 4's λr panels).
 * Average precision against a grid parameter (Figures 5 and 6) is drawn on
@@ -27,16 +33,31 @@ import math
 import numpy as np
 
 from .aggregate import epoch_curve, group, last_value, point_summary
+from .verdict import write_report_files
 
-__all__ = ["plot_figure", "save_figure", "PLOTTERS"]
+__all__ = ["epoch_panel", "point_panel", "diverged_runs_panel", "with_diverged_panel", "new_figure", "panel_titles",
+           "lam_label", "dim_label", "has_history_key", "plain_log_ticks", "save_figure"]
 
 _DIVERGED_STYLE = {"marker": "x", "color": "tab:red", "markersize": 9, "markeredgewidth": 2, "linestyle": "none"}
 
 
 def _integer_epochs(ax):
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import MaxNLocator  # lazy, as every matplotlib import here: only drawing needs it
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def plain_log_ticks(axis):
+    """Label a log axis's ticks as plain numbers (``2``, ``0.05``), not ``2 × 10⁰``.
+
+    Minor ticks are labelled only where few decades show (matplotlib's
+    ``LogFormatter`` thresholds), so a short axis gets labels and a long one
+    is not crowded.
+    """
+    from matplotlib.ticker import LogFormatter
+
+    axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
 def _diverged_epoch(run):
@@ -58,7 +79,7 @@ def _mark_divergence(ax, epoch, reached, text, color="tab:red"):
         ax.annotate(text, (epoch, reached), textcoords="offset points", xytext=(4, 4), color=color, fontsize=8)
 
 
-def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, markers=False):
+def epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, markers=False):
     """One panel of per-epoch curves, one per group; returns its description."""
     panel = {"title": title, "xlabel": "epoch", "ylabel": ylabel, "xscale": "linear",
              "yscale": "log" if logy else "linear", "series": []}
@@ -70,7 +91,7 @@ def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, marker
                   "n_seeds": int(c.n.max()) if len(c) else 0, "n_diverged": c.n_diverged, "diverged": []}
         if len(c):
             ax.plot(c.epochs, c.mean, color=color, label=label, marker="o" if markers else None,
-                    markersize=4 if markers else None)
+                    markersize=5 if markers else None, linestyle=":" if markers else "-")
             if c.n.max() > 1:
                 ax.fill_between(c.epochs, c.mean - c.std, c.mean + c.std, color=color, alpha=0.2, linewidth=0)
         labelled = bool(len(c))
@@ -96,12 +117,17 @@ def _epoch_panel(ax, groups, key, label_of, title, ylabel, *, logy=False, marker
         panel["series"].append(series)
     if logy:
         ax.set_yscale("log")
-    _integer_epochs(ax)
+        plain_log_ticks(ax.yaxis)
+    sampled = sorted({x for s in panel["series"] for x in s["x"]})
+    if markers and sampled:  # a tick at each epoch the quantity was measured at
+        ax.set_xticks(sampled)
+    else:
+        _integer_epochs(ax)
     ax.set_title(title)
     ax.set_xlabel("epoch")
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
-    if groups:
+    if ax.get_legend_handles_labels()[0]:  # nothing labelled when every run failed
         ax.legend(fontsize=8)
     return panel
 
@@ -110,7 +136,7 @@ def _finite(value):
     return value is not None and not (isinstance(value, float) and not math.isfinite(value))
 
 
-def _point_panel(ax, groups, metrics, xlabel, title, *, logx=True, label_of=None):
+def point_panel(ax, groups, metrics, xlabel, title, *, logx=True, label_of=None):
     """One panel of final metrics against a grid parameter, AP on [0, 1]; returns its description."""
     panel = {"title": title, "xlabel": xlabel, "ylabel": "average precision",
              "xscale": "log" if logx else "linear", "yscale": "linear", "ylim": [0.0, 1.0], "series": []}
@@ -152,16 +178,18 @@ def _point_panel(ax, groups, metrics, xlabel, title, *, logx=True, label_of=None
         panel["diverged_x"] = sorted({d["x"] for d in diverged})
     if logx:
         ax.set_xscale("log")
+        plain_log_ticks(ax.xaxis)
     ax.set_ylim(0.0, 1.0)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("average precision")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="lower right")
     return panel
 
 
-def _diverged_runs_panel(ax, groups, label_of, title):
+def diverged_runs_panel(ax, groups, label_of, title):
     """Train/test AP per epoch of each diverged run, up to the epoch it diverged (marked on the x-axis)."""
     panel = {"title": title, "xlabel": "epoch", "ylabel": "average precision", "xscale": "linear",
              "yscale": "linear", "ylim": [0.0, 1.0], "series": []}
@@ -195,153 +223,62 @@ def _diverged_runs_panel(ax, groups, label_of, title):
 
 
 def _colors(n):
-    import matplotlib
+    import matplotlib  # lazy: only drawing needs it
 
     cmap = matplotlib.colormaps["viridis"]
     return [cmap(i / max(1, n - 1) * 0.9) for i in range(n)]
 
 
-def _lam_label(v):
+def lam_label(v):
     return f"λr = {v:g}"
 
 
-def _dim_label(v):
+def dim_label(v):
     return f"D = {v:g}"
 
 
-def _new(ncols, title, width=5.0, height=3.8, sharey=False):
+def new_figure(ncols, title, subtitle="", width=5.0, height=3.8, sharey=False):
+    """A Figure of ``ncols`` panels in a row, titled ``title`` with ``subtitle`` (the data set and mode) under it."""
     # a bare Figure (no pyplot): no global state, no GUI backend, nothing to close
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
+    fig = Figure(figsize=(width * ncols, height + (0.25 if subtitle else 0.0)), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False, sharey=sharey)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(title + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
     return fig, list(axes[0])
 
 
-def _titles(*titles):
+def panel_titles(*titles):
     """Panel titles, lettered "(a)", "(b)", ... only when there are several."""
     if len(titles) < 2:
         return list(titles)
     return [f"({chr(97 + i)}) {t}" for i, t in enumerate(titles)]
 
 
-def plot_fig1(runs, spec):
-    fig, (ax,) = _new(1, spec.title, width=6.0)
-    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_norm", _lam_label, "", "average ‖x_v‖₂")
-    return fig, {"panels": [panel]}
-
-
-def plot_fig2(runs, spec):
-    fig, (ax,) = _new(1, spec.title, width=6.0)
-    panel = _epoch_panel(ax, group(runs, "lam_r"), "mean_grad_norm", _lam_label, "",
-                         "average ‖∂L/∂x_u‖₂ (Eq. 2)", logy=True)
-    return fig, {"panels": [panel]}
-
-
-def _has(runs, key):
+def has_history_key(runs, key):
+    """Whether some run recorded ``key`` in its history."""
     return any(key in rec for run in runs for rec in run["history"])
 
 
-def plot_fig3(runs, spec):
-    with_f1 = _has(runs, "micro_f1")
-    fig, axes = _new(3 if with_f1 else 1, spec.title, width=5.0 if with_f1 else 6.0)
-    groups = group(runs, "lam_r")
-    titles = _titles("link prediction", *(["node classification"] * 2 if with_f1 else []))
-    panels = [_epoch_panel(axes[0], groups, "test_ap", _lam_label, titles[0], "test AP")]
-    if with_f1:
-        panels.append(_epoch_panel(axes[1], groups, "micro_f1", _lam_label, titles[1], "Micro-F1", markers=True))
-        panels.append(_epoch_panel(axes[2], groups, "macro_f1", _lam_label, titles[2], "Macro-F1", markers=True))
-    return fig, {"panels": panels}
-
-
-def plot_fig4(runs, spec):
-    by_lam = group(runs, "lam_r")
-    # the λr panels are compared with one another: one y-axis for all
-    fig, axes = _new(max(1, len(by_lam)), spec.title, width=4.2, sharey=True)
-    titles = _titles(*(_lam_label(lam) for lam in by_lam))
-    panels = []
-    for ax, title, (lam, rs) in zip(axes, titles, by_lam.items()):
-        panels.append(_epoch_panel(ax, group(rs, "dim"), "test_ap", _dim_label, title, "test AP"))
-    for ax in axes[1:]:
-        ax.set_ylabel("")
-    return fig, {"panels": panels, "sharey": True}
-
-
-def _with_diverged_panel(runs, spec, key, metrics, xlabel, title, label_of, decorate=None):
+def with_diverged_panel(runs, spec, subtitle, key, metrics, xlabel, title, label_of, decorate=None):
+    """Figures 5 and 6: final AP against a grid parameter, and a panel of the diverged runs when there are any."""
     groups = group(runs, key)
     any_diverged = any(r.get("status") == "diverged" for r in runs)
-    fig, axes = _new(2 if any_diverged else 1, spec.title, width=6.0 if not any_diverged else 5.5)
+    fig, axes = new_figure(2 if any_diverged else 1, spec.title, subtitle, width=6.0 if not any_diverged else 5.5)
     # alone, the panel needs no title: the figure's names D or λr already
-    titles = _titles(title, "diverged runs: AP per epoch until divergence") if any_diverged else [""]
-    panels = [_point_panel(axes[0], groups, metrics, xlabel, titles[0], label_of=label_of)]
+    titles = panel_titles(title, "diverged runs: AP per epoch until divergence") if any_diverged else [""]
+    panels = [point_panel(axes[0], groups, metrics, xlabel, titles[0], label_of=label_of)]
     if decorate is not None:
         decorate(axes[0], groups, panels[0])
     if any_diverged:
-        panels.append(_diverged_runs_panel(axes[1], groups, label_of, titles[1]))
+        panels.append(diverged_runs_panel(axes[1], groups, label_of, titles[1]))
     return fig, {"panels": panels}
-
-
-def plot_fig5(runs, spec):
-    return _with_diverged_panel(runs, spec, "lam_r", [("train_ap", "train AP"), ("test_ap", "test AP")], "λr",
-                                f"D = {spec.params.get('dim', '?'):g}", _lam_label)
-
-
-def plot_fig6(runs, spec):
-    floor = spec.thresholds.get("min_dim", 30)
-    tolerance = spec.thresholds.get("insensitive_range")
-
-    def spread_band(ax, groups, panel):
-        # the claim is about the spread over D >= floor: shade it, so its size is read against [0, 1]
-        means = {d: point_summary(rs, "test_ap")["mean"] for d, rs in groups.items() if d >= floor}
-        means = {d: m for d, m in means.items() if not math.isnan(m)}
-        if len(means) < 2:
-            return
-        lo, hi = min(means.values()), max(means.values())
-        text = f"spread over D ≥ {floor:g}: {hi - lo:.3f}"
-        if tolerance is not None:
-            text += f" (insensitive if ≤ {tolerance:g})"
-        ax.axhspan(lo, hi, xmin=0, xmax=1, color="tab:green", alpha=0.15, linewidth=0, label=text)
-        ax.legend(fontsize=8, loc="lower right")
-        panel["spread_band"] = [lo, hi]
-
-    return _with_diverged_panel(runs, spec, "dim", [("test_ap", "test AP")], "dimension D",
-                                f"λr = {spec.params.get('lam_r', '?'):g}", _dim_label, spread_band)
-
-
-PLOTTERS = {"fig1": plot_fig1, "fig2": plot_fig2, "fig3": plot_fig3, "fig4": plot_fig4,
-            "fig5": plot_fig5, "fig6": plot_fig6}
-
-
-def plot_figure(name, runs, spec):
-    """Draw figure ``name`` from ``runs``.
-
-    Parameters
-    ----------
-    name : str
-        ``"fig1"`` ... ``"fig6"``.
-    runs : list of dict
-        See :func:`lgekit.experiments.aggregate.runs_for_figure`.
-    spec : FigureSpec
-        The figure's effective spec (title, fixed parameters, thresholds).
-
-    Returns
-    -------
-    (matplotlib.figure.Figure, dict)
-        The figure and the description of what was drawn.
-    """
-    fig, drawn = PLOTTERS[name](runs, spec)
-    drawn["figure"] = name
-    drawn["title"] = spec.title
-    return fig, drawn
 
 
 def save_figure(fig, folder, name):
     """Write ``name.png`` and ``name.pdf`` into ``folder`` atomically; returns the two paths.
 
-    Through :func:`lgekit.experiments.reporting.write_report_files`, the
+    Through :func:`lgekit.experiments.verdict.write_report_files`, the
     writer the theory checks use too.
     """
-    from .reporting import write_report_files
-
     return write_report_files(folder, name, figure=fig)

@@ -1,11 +1,12 @@
 """Run one theory check: print its report, save its table and figure, return the exit status.
 
-The five checks (:data:`VERIFIERS`) live in
-:mod:`lgekit.experiments.theory_bound` (Theorem 1: ``rademacher``,
-``bound``), :mod:`lgekit.experiments.theory_directed` (Theorem 1 with two
-tables on directed and bipartite graphs: ``directed``) and
-:mod:`lgekit.experiments.theory_capacity` (Claim 1 and
-capacity: ``shattering``, ``capacity``); the mathematics they compute with
+Each check (:data:`VERIFIERS`) is one module named as the command line names
+it: :mod:`~lgekit.experiments.check_rademacher`,
+:mod:`~lgekit.experiments.check_bound` and
+:mod:`~lgekit.experiments.check_directed` (Theorem 1; the last two share the
+λr sweep of :mod:`~lgekit.experiments.theorem1`),
+:mod:`~lgekit.experiments.check_shattering` (Claim 1) and
+:mod:`~lgekit.experiments.check_capacity`; the mathematics they compute with
 is :mod:`lgekit.theory`.  :func:`run_verifier` is everything
 ``lgekit theory NAME`` and the ``theory/verify_*.py`` scripts do after
 parsing their arguments, and :func:`main` is the scripts' whole body.
@@ -14,11 +15,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from .theory_bound import verify_bound, verify_rademacher
-from .theory_capacity import verify_capacity, verify_shattering
-from .theory_directed import verify_directed
+from .._output_folder import OutputFolder
+from ..theory import CONVENTIONS
+from .check_bound import verify_bound
+from .check_capacity import verify_capacity
+from .check_directed import verify_directed
+from .check_rademacher import verify_rademacher
+from .check_shattering import verify_shattering
 
-__all__ = ["VERIFIERS", "run_verifier", "main"]
+__all__ = ["VERIFIERS", "DEFAULT_OUT", "FORCE_HELP", "run_verifier", "main"]
 
 #: check name -> the function that runs it and returns a TheoryReport
 VERIFIERS = {
@@ -31,9 +36,12 @@ VERIFIERS = {
 
 #: where the reports go unless ``out`` says otherwise: beside the figures of ``lgekit reproduce``
 DEFAULT_OUT = Path("lgekit-results") / "theory"
+#: the help of ``--force`` (``lgekit theory`` and the scripts)
+FORCE_HELP = ("write into an output folder that holds files lgekit did not write (it overwrites CHECK.txt and "
+              "CHECK.png; it never removes a file)")
 
 
-def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
+def run_verifier(name, quick=False, seed=0, out=None, stream=None, force=False, **kwargs):
     """Run one check, print its report, save ``<name>.txt`` and ``<name>.png``, return the exit status.
 
     Parameters
@@ -46,6 +54,10 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
         Output folder, created if needed (default ``./lgekit-results/theory``).
     stream : file, optional
         Where to print (default sys.stdout).
+    force : bool, default False
+        Write into a folder that holds files lgekit did not write
+        (``--force``); without it such a folder is refused before the check
+        runs (:class:`lgekit._output_folder.FolderNotOursError`).
     **kwargs
         Passed to the ``verify_*`` function.
 
@@ -58,13 +70,18 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
     ------
     ValueError
         For an unknown ``name``.
+    FolderNotOursError
+        When ``out`` holds files lgekit did not write and ``force`` is false
+        (raised before the check runs).
     """
     if name not in VERIFIERS:
         raise ValueError(f"unknown theory check {name!r}; choose from {sorted(VERIFIERS)}")
     stream = stream or sys.stdout
-    out = Path(out) if out is not None else DEFAULT_OUT
+    # claimed before the check runs: a folder of the user's is refused now, not after minutes of work
+    output = OutputFolder(out if out is not None else DEFAULT_OUT, force=force, command="lgekit theory")
+    output.check_writable([f"{name}.txt", f"{name}.png"])
     report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
-    written = report.save(out)
+    written = report.save(output)
     text = report.text()
     body, _, claims = text.rstrip("\n").rpartition("\n\n")
     print(body, file=stream)
@@ -76,7 +93,7 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, **kwargs):
 def main(check, argv=None, description=None):
     """The body of ``theory/verify_<check>.py``: parse ``argv`` and run :func:`run_verifier`.
 
-    Options: ``--quick``, ``--out DIR``, ``--seed N``, and for ``bound``
+    Options: ``--quick``, ``--out DIR``, ``--seed N``, ``--force``, and for ``bound``
     ``--convention`` (:data:`lgekit.theory.CONVENTIONS`).
 
     Parameters
@@ -105,13 +122,12 @@ def main(check, argv=None, description=None):
                         help=f"folder for {check}.txt and {check}.png (default: ./{DEFAULT_OUT.as_posix()}, beside "
                              "the figures of lgekit reproduce)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     kwargs = {}
     if check == "bound":
-        from ..theory import CONVENTIONS
-
         parser.add_argument("--convention", choices=CONVENTIONS, default="symmetric",
                             help="the A_sigma put into Theorem 1 (default: symmetric)")
     args = parser.parse_args(argv)
     if check == "bound":
         kwargs["convention"] = args.convention
-    return run_verifier(check, quick=args.quick, seed=args.seed, out=args.out, **kwargs)
+    return run_verifier(check, quick=args.quick, seed=args.seed, out=args.out, force=args.force, **kwargs)

@@ -1,4 +1,4 @@
-r"""The theory check of Theorem 1 in its own setting: directed and bipartite samples, two tables.
+r"""``lgekit theory directed``: Theorem 1 in its own setting: directed and bipartite samples, two tables.
 
 Theorem 1 (Gao et al., ICLR 2019, Section 3.1) is stated for ordered pairs
 :math:`(a, b) \in V \times U` with separate norm budgets :math:`C_U` and
@@ -15,18 +15,23 @@ to the measured gap.  The verdicts are judged by :func:`directed_claims`,
 which only reads measurements, so each can be shown to fail
 (``tests/test_directed_theory.py``).
 """
-import logging
 import math
 import time
 
 import numpy as np
 
+from .. import datasets
 from .._random import check_random_state
-from .reporting import TheoryReport, Verdict
+from ..datasets.generators import planted_partition_graph
+from ..evaluation import split_edges
+from ..graph import Graph
+from ..metrics import average_precision, direction_average_precision
+from ..theory import PairPattern, khintchine_bound, oriented_training_pairs, theorem1_pairs, theorem1_pattern
+from ..theory.bounds import LN2
+from .theorem1 import fit_across_lam_r
+from .verdict import TheoryReport, Verdict
 
 __all__ = ["verify_directed", "directed_claims", "users_groups_graph", "synthetic_directed_graph"]
-
-logger = logging.getLogger(__name__)
 
 #: relative accuracy of each spectral norm.  Tighter than the 1e-3 used elsewhere: Lanczos's residual test
 #: certifies *an* eigenvalue near the Ritz value, not the top one, and at 1e-3 it stopped 2.4 % low on one
@@ -60,9 +65,6 @@ def synthetic_directed_graph(n_nodes=1000, mean_degree=20, forward=0.85, seed=No
     lgekit.Graph
         Directed, named ``"synthetic-directed"``.
     """
-    from ..datasets.generators import planted_partition_graph
-    from ..graph import Graph
-
     if not 0 <= forward <= 1:
         raise ValueError(f"forward must be in [0, 1], got {forward!r}")
     rng = check_random_state(seed, "seed")
@@ -89,8 +91,6 @@ def users_groups_graph(graph, name=None):
         Bipartite (:meth:`lgekit.Graph.from_biadjacency`): the left side the
         graph's nodes (its ids), the right side the labels (their names).
     """
-    from ..graph import Graph
-
     if graph.labels is None:
         raise ValueError(f"graph {graph.name!r} has no node labels: no memberships to make a bipartite graph of")
     names = graph.label_names if graph.label_names is not None else np.arange(graph.n_labels)
@@ -100,8 +100,6 @@ def users_groups_graph(graph, name=None):
 
 def _load_graphs(quick, seed, data_home):
     """(directed graph, bipartite graph, notes): the real data when present, else seeded stand-ins."""
-    from .. import datasets
-
     notes = []
     try:
         directed = datasets.load("email-eu-core", directed=True, data_home=data_home, download=False)
@@ -216,7 +214,7 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
     data_home : path, optional
     lr_offset : float, default 100
         :math:`c` of the step :math:`(t + c)^{-1/2}`, as in
-        :func:`~lgekit.experiments.theory_bound.verify_bound`.
+        :func:`~lgekit.experiments.check_bound.verify_bound`.
     B : float, default 1
         The logistic loss is clipped at B, fixed in advance (above the zero
         embedding's :math:`\ln 2`).
@@ -265,18 +263,6 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
     carry most of the score, so :math:`C_V` and :math:`C_U` differ and the
     two-budget bound is the tighter one.
     """
-    from ..evaluation import split_edges
-    from ..metrics import average_precision, direction_average_precision
-    from ..models import DivergenceError, LogisticEmbedding
-    from ..theory.bounds import (
-        LN2,
-        generalization_gap,
-        norm_constants,
-        theorem1_bound,
-        theorem1_pattern,
-    )
-    from ..theory.rademacher import PairPattern, khintchine_bound
-
     rng = check_random_state(seed, "seed")
     seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
     if lam_rs is None:
@@ -293,7 +279,7 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
         m = int(len(split.train_positives) + len(split.train_negatives))
         pattern, scale = theorem1_pattern(split)
         n_rows, n_cols = pattern.shape
-        pairs = _pattern_pairs(split)
+        pairs = oriented_training_pairs(split)[0]
         dilation = PairPattern(np.column_stack([pairs[:, 0], n_rows + pairs[:, 1]]),
                                shape=(n_rows + n_cols, n_rows + n_cols), kind="homogeneous")
         # the same signs, draw by draw, for the |U| x |V| matrix and for its dilation (both patterns hold the
@@ -313,33 +299,28 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
             "Khintchine": khintchine_bound(pattern.max_degree, pattern.shape),
             "E||dilation||": float(dilated.mean()),
         })
-        for lam in lam_rs:
-            model = LogisticEmbedding(dim=dim, lam_pos=1.0, lam_neg=1.0, lam_r=float(lam), epochs=epochs,
-                                      lr_offset=lr_offset, random_state=seed_int, n_threads=n_threads)
-            t1 = time.perf_counter()
-            try:
-                model.fit(split)
-            except DivergenceError as exc:
-                logger.warning("%s, lam_r=%g diverged at epoch %s", graph.name, lam, exc.epoch)
-                rows.append({"graph": graph.name, "lam_r": float(lam), "diverged": True})
+        for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
+                                    lam_pos=1.0, lam_neg=1.0, lr_offset=lr_offset, seed=seed_int,
+                                    n_threads=n_threads, label=graph.name):
+            if fit.model is None:
+                rows.append({"graph": graph.name, "lam_r": fit.lam_r, "diverged": True})
                 continue
-            C_U, C_V = norm_constants(model)
-            gap = generalization_gap(model, split, B=B)
-            bound = theorem1_bound(gap.train_loss, m, spectral, C_U, C_V, B, delta=delta)
-            one_budget = spectral * (C_U + C_V) / m
+            model, gap, bound = fit.model, fit.gap, fit.bound
+            one_budget = spectral * (fit.C_U + fit.C_V) / m
             row = {
-                "graph": graph.name, "lam_r": float(lam), "diverged": False, "C_U": C_U, "C_V": C_V,
+                "graph": graph.name, "lam_r": fit.lam_r, "diverged": False, "C_U": fit.C_U, "C_V": fit.C_V,
                 "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
                 "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
                 "one-budget complexity": one_budget,
                 "two/one budget": bound.complexity / one_budget if one_budget else float("nan"),
                 "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
-                "test AP": average_precision(model.embedding_, *_score_pairs(graph, split), context=_ctx(model)),
+                "test AP": average_precision(model.embedding_, *_score_pairs(graph, split),
+                                             context=model.context_embedding_),
             }
             if graph.kind == "directed":
                 row["direction AP"] = direction_average_precision(model.embedding_, split.test_positives,
                                                                   context=model.context_embedding_, graph=graph)
-            row["fit s"] = time.perf_counter() - t1
+            row["fit s"] = fit.seconds()
             rows.append(row)
 
     report = TheoryReport(name="directed")
@@ -389,21 +370,8 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
     return report
 
 
-def _pattern_pairs(split):
-    """The training sample as (row, column) pairs of the |U| x |V| matrix."""
-    from ..theory.bounds import oriented_training_pairs
-
-    return oriented_training_pairs(split)[0]
-
-
-def _ctx(model):
-    return getattr(model, "context_embedding_", None)
-
-
 def _score_pairs(graph, split):
     """Held-out positives and negatives as (embedding row, context row) pairs of a two-table model."""
-    from ..theory.bounds import theorem1_pairs
-
     if graph.kind == "bipartite":
         return (theorem1_pairs(graph, split.test_positives, "test_positives"),
                 theorem1_pairs(graph, split.test_negatives, "test_negatives"))

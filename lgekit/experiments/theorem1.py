@@ -1,0 +1,95 @@
+r"""Theorem 1 measured on trained embeddings: the one :math:`\lambda_r` sweep of the bound and directed checks.
+
+For each :math:`\lambda_r` of a grid, :func:`fit_across_lam_r` trains
+:class:`~lgekit.models.LogisticEmbedding` on a split and measures what
+Theorem 1 (Gao et al., ICLR 2019, Section 3.1) speaks of: the norm budgets
+:math:`C_U, C_V` (:func:`lgekit.theory.norm_constants`; two tables for a
+directed or bipartite graph, one otherwise), the clipped training and held-out
+losses (:func:`lgekit.theory.generalization_gap`) and the bound's right-hand
+side (:func:`lgekit.theory.theorem1_bound`).  ``lgekit theory bound`` and
+``lgekit theory directed`` build their tables from these measurements.
+"""
+import dataclasses
+import logging
+import time
+
+from ..models import DivergenceError, LogisticEmbedding
+from ..theory import generalization_gap, norm_constants, theorem1_bound
+
+__all__ = ["Theorem1Fit", "fit_across_lam_r"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class Theorem1Fit:
+    """One :math:`\\lambda_r` of the sweep.
+
+    Attributes
+    ----------
+    lam_r : float
+    model : LogisticEmbedding or None
+        ``None`` when the fit diverged (then every measurement is ``None``).
+    C_U, C_V : float
+        Total squared norms of the two tables (equal for one table).
+    gap : lgekit.theory.GeneralizationGap
+    bound : lgekit.theory.Theorem1Bound
+    started : float
+        ``time.perf_counter()`` when the fit began: a caller that measures
+        more (e.g. an AP) reports the whole time with :meth:`seconds`.
+    """
+
+    lam_r: float
+    model: object = None
+    C_U: float = None
+    C_V: float = None
+    gap: object = None
+    bound: object = None
+    started: float = 0.0
+
+    def seconds(self):
+        """Seconds since the fit began."""
+        return time.perf_counter() - self.started
+
+
+def fit_across_lam_r(split, lam_rs, *, spectral, B, delta, dim, epochs, lam_pos, lam_neg, lr_offset, seed,
+                     n_threads=1, label=""):
+    r"""Train at each :math:`\lambda_r` and measure Theorem 1's terms; yields one :class:`Theorem1Fit` each.
+
+    Parameters
+    ----------
+    split : lgekit.EdgeSplit
+    lam_rs : sequence of float
+    spectral : float
+        :math:`\mathbb E\|A_\sigma\|_2` as it enters the theorem (its scale applied).
+    B, delta : float
+        The loss's clip and the confidence of the bound.
+    dim, epochs, lam_pos, lam_neg, lr_offset, n_threads
+        :class:`~lgekit.models.LogisticEmbedding`'s parameters.
+    seed : int
+        Its ``random_state``: the same at every :math:`\lambda_r`, so that the
+        fits differ by the penalty alone.
+    label : str
+        Names the graph in the warning of a diverged fit.
+
+    Yields
+    ------
+    Theorem1Fit
+        A diverged fit (:class:`lgekit.DivergenceError`) is logged and yielded
+        with ``model=None``; the sweep goes on.
+    """
+    m = int(len(split.train_positives) + len(split.train_negatives))
+    for lam in lam_rs:
+        model = LogisticEmbedding(dim=dim, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=float(lam), epochs=epochs,
+                                  lr_offset=lr_offset, random_state=seed, n_threads=n_threads)
+        started = time.perf_counter()
+        try:
+            model.fit(split)
+        except DivergenceError as exc:
+            logger.warning("%s, lam_r=%g diverged at epoch %s", label, lam, exc.epoch)
+            yield Theorem1Fit(float(lam), started=started)
+            continue
+        C_U, C_V = norm_constants(model)
+        gap = generalization_gap(model, split, B=B)
+        bound = theorem1_bound(gap.train_loss, m, spectral, C_U, C_V, B, delta=delta)
+        yield Theorem1Fit(float(lam), model, C_U, C_V, gap, bound, started)
