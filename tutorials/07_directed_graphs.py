@@ -31,7 +31,8 @@
 #
 # 1. **Does the second table buy anything?**  On email-Eu-core (who e-mails
 #    whom in a European research institution) we ask a question a symmetric
-#    score cannot answer: *given a held-out arc, which way does it go?*
+#    score cannot answer: *given a held-out arc, which way does it go?*  And
+#    what must the objective ask for the model to learn it?
 # 2. **What does Theorem 1 say now?**  Theorem 1 was *stated* for this case --
 #    pairs $(a, b)$ from two vertex sets with separate norm budgets $C_U$ and
 #    $C_V$.  Notebook 5 had to adapt it to one table; here it applies as
@@ -44,6 +45,7 @@
 import os
 
 import matplotlib.pyplot as plt
+import networkx as nx
 import numpy as np
 
 import lgekit
@@ -118,7 +120,7 @@ def claim(holds, what):
 
 # %%
 split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=SEED)
-direction_arcs = metrics.non_reciprocal_arcs(graph, split.test_positives)
+direction_arcs, _ = split.direction_pairs()      # held-out arcs without a reciprocal, and their reverses
 print(f"{len(split.train_positives):,} training arcs, {len(split.test_positives):,} held-out arcs, "
       f"{len(direction_arcs):,} of them without a reciprocal arc (the direction test set)")
 
@@ -163,7 +165,7 @@ claim(link_directed < link_undirected, "the directed model's link AP is a little
 # What the table shows (asserted): the directed model tells the direction
 # of held-out arcs better than chance, which the undirected model cannot do
 # at all -- its direction AP is exactly 0.5 (how much better, and against
-# what, is Exercise 1).  On email-Eu-core its link AP is a little *lower*: the undirected model pools the evidence of
+# what, is part 3).  On email-Eu-core its link AP is a little *lower*: the undirected model pools the evidence of
 # both directions into one vector per node (a reciprocated pair counts once,
 # and every arc informs both ends' single vector), while the directed model
 # splits it across two tables.  `benchmarks/bench_directed.py` measures both
@@ -199,7 +201,92 @@ assert np.mean(fwd > back) > 0.5 and np.array_equal(u_fwd, u_back)
 # given in the title.
 
 # %% [markdown]
-# ## 3. Theorem 1, as printed
+# ## 3. Asking the objective for direction
+#
+# **Claim: two tables make direction learnable; only the negatives make the
+# objective ask for it.**  The simplest direction predictor reads degrees:
+# node $u$'s "sender-ness" $r_u = (\text{out-degree} + 1) / (\text{in-degree}
+# + 1)$ in the *training* arcs, an arc $(u, v)$ scored $\log r_u - \log r_v$.
+# Against it, the same directed model twice.  With uniform negatives
+# (`reverse_negatives=0`, "before") the objective is footnote 1's
+#
+# $$L_0 = -\lambda_+\sum_{(u,v)\in E_+}\log\sigma(x_u\cdot y_v)
+#   - \lambda_-\sum_{(a,b)\in E_-}\log\sigma(-x_a\cdot y_b)
+#   + \lambda_r\Big(\sum_u\|x_u\|^2 + \sum_v\|y_v\|^2\Big),$$
+#
+# and the reverse $(v, u)$ of a training arc is in $E_-$ only by chance,
+# about $|E_-|/n^2$ of the time: nothing pushes $x_u\cdot y_v$ above
+# $x_v\cdot y_u$ in particular.  With `reverse_negatives=`$\rho$ ("after";
+# $\rho = 0.1$ is the default on a directed graph) a share $\rho$ of each
+# one-way training arc's $q = |E_-|/|E_+|$ negatives is its reverse, in place
+# of as many uniform ones (an epoch costs the same):
+#
+# $$L_\rho = -\lambda_+\sum_{E_+}\log\sigma(x_u\cdot y_v)
+#   - \lambda_-\sum_{E_-^{\rm unif}}\log\sigma(-x_a\cdot y_b)
+#   - \lambda_-\,\rho q\!\!\sum_{u\to v\ \text{one-way}}\!\!\log\sigma(-x_v\cdot y_u)
+#   + \lambda_r\Big(\sum_u\|x_u\|^2 + \sum_v\|y_v\|^2\Big).$$
+#
+# The held-out test is `split.direction_pairs()`: the held-out one-way arcs
+# and their reverses (the split's link-prediction negatives stay uniform).
+
+# %%
+def sender_ratio_scores(train_arcs, n_nodes, arcs):
+    """log r_u - log r_v for each arc (u, v), r = (out-degree + 1) / (in-degree + 1) in the training arcs."""
+    out_deg = np.bincount(train_arcs[:, 0], minlength=n_nodes)
+    in_deg = np.bincount(train_arcs[:, 1], minlength=n_nodes)
+    log_r = np.log((out_deg + 1.0) / (in_deg + 1.0))
+    return log_r[arcs[:, 0]] - log_r[arcs[:, 1]]
+
+
+arcs, reverses = split.direction_pairs()
+train_arcs = np.asarray(split.train_positives)
+ap_degree = metrics.average_precision_from_scores(sender_ratio_scores(train_arcs, graph.n_nodes, arcs),
+                                                  sender_ratio_scores(train_arcs, graph.n_nodes, reverses))
+by_rho = {}
+for rho in (0.0, 0.1, 0.25):
+    m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho, random_state=SEED).fit(split)
+    by_rho[rho] = (
+        metrics.average_precision(m.embedding_, split.test_positives, split.test_negatives,
+                                  context=m.context_embedding_),
+        metrics.direction_average_precision(m.embedding_, arcs, context=m.context_embedding_, graph=graph),
+    )
+print(f"{'predictor':<44}{'link AP':>9}{'direction AP':>14}")
+print(f"{'degree ratio (training arcs)':<44}{'-':>9}{ap_degree:>14.4f}")
+for rho, (link, direction) in by_rho.items():
+    label = f"directed, reverse_negatives={rho:g}" + ("  (before)" if rho == 0 else "  (default)" if rho == 0.1 else "")
+    print(f"{label:<44}{link:>9.4f}{direction:>14.4f}")
+directions = [d for _, d in by_rho.values()]
+links = [l for l, _ in by_rho.values()]
+claim(directions[0] < directions[1] < directions[2], "direction AP rises with the share of reverse negatives")
+claim(links[0] > links[1] > links[2], "link AP falls as the share of reverse negatives grows")
+claim(ap_degree > max(directions), "the degree ratio still beats the embedding on email-Eu-core")
+
+# %% [markdown]
+# **What the table shows** (asserted): asking for direction helps -- direction
+# AP rises with $\rho$ -- and costs link AP as $\rho$ grows, which is why the
+# default share is small (at this notebook's $\lambda_r = 0.1$ it costs more
+# link AP than at the $\lambda_r = 0.3$ that `benchmarks/bench_directed.py`
+# picks on a validation split).  On email-Eu-core the degree ratio still wins by a
+# wide margin.  Most of its arcs are reciprocated, so a reverse negative is
+# often the reverse of a pair the model saw both ways, and a bilinear score
+# $x_u\cdot y_v$ learns the pairs it saw rather than a per-node "sender-ness"
+# (a degree ratio is a per-node bias, which a dot product has no coordinate
+# reserved for).  On a graph whose arcs all point one way -- a growing
+# citation-like network -- the same model tells direction almost perfectly:
+
+# %%
+citation = lgekit.Graph.from_networkx(nx.gnc_graph(1000, seed=SEED))
+csplit = lgekit.split_edges(citation, test_fraction=0.2, seed=SEED)
+cmodel = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.3, random_state=SEED).fit(csplit)
+c_arcs, _ = csplit.direction_pairs()
+ap_citation = metrics.direction_average_precision(cmodel.embedding_, c_arcs, context=cmodel.context_embedding_,
+                                                  graph=citation)
+print(f"networkx.gnc_graph(1000): {citation.kind}, {citation.n_edges:,} arcs, none reciprocated; "
+      f"direction AP {ap_citation:.4f}")
+assert ap_citation > 0.95
+
+# %% [markdown]
+# ## 4. Theorem 1, as printed
 #
 # Theorem 1 (Section 3.1) samples labelled pairs $(a_i, b_i, y_i)$ from two
 # vertex sets and bounds every embedding with
@@ -253,7 +340,7 @@ print(f"||A|| = {norm_a:.6f}, ||dilation|| = {norm_dil:.6f}")
 assert np.isclose(norm_a, norm_dil, rtol=1e-5)
 
 # %% [markdown]
-# ## 4. A bipartite graph
+# ## 5. A bipartite graph
 #
 # A bipartite graph has two node sets with their own ids: node indices
 # `0..n_left-1` are the left side, `n_left..n_nodes-1` the right side, and the
@@ -287,56 +374,48 @@ claim(ap_members > 0.25, "the membership AP is above chance")
 # %% [markdown]
 # ## Exercises
 #
-# **Exercise 1 (a baseline for direction).**  Before crediting the
-# embedding, try the simplest direction predictor: node $u$'s "sender-ness"
-# $r_u = (\text{out-degree} + 1) / (\text{in-degree} + 1)$ in the *training*
-# arcs, and score an arc $(u, v)$ by $\log r_u - \log r_v$.  Write
-# `sender_scores(train_arcs, n_nodes, arcs)`.  The check cell computes its
-# direction AP on the same arcs with `metrics.average_precision_from_scores`,
-# and how often the reverse of a non-reciprocated training arc was drawn as a
-# training negative.  Does the directed embedding beat the baseline?  What is
-# the embedding trained to do, and what would it need to be trained on to
-# learn direction better?
+# **Exercise 1 (the price of asking).**  Part 3 showed three shares of
+# reverse negatives.  Write `direction_tradeoff(split, graph, rhos)` that fits
+# `LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho,
+# random_state=SEED)` on `split` for each `rho` and returns a list of
+# `(rho, link AP, direction AP)` (link AP: `metrics.average_precision` of the
+# held-out arcs against the split's negatives; direction AP:
+# `metrics.direction_average_precision` on `split.direction_pairs()[0]`).  The
+# check cell runs it for $\rho \in \{0, 0.5\}$.  How much link AP does each
+# point of direction AP cost?  Why does a large share hurt link prediction?
 
 # %% tags=["exercise"]
-def sender_scores(train_arcs, n_nodes, arcs):
-    raise NotImplementedError("exercise 7.1: log r_u - log r_v for each arc (u, v)")
+def direction_tradeoff(split, graph, rhos):
+    raise NotImplementedError("exercise 7.1: (rho, link AP, direction AP) for each share of reverse negatives")
 
 
 # %% tags=["solution"]
-def sender_scores(train_arcs, n_nodes, arcs):
-    out_deg = np.bincount(train_arcs[:, 0], minlength=n_nodes)
-    in_deg = np.bincount(train_arcs[:, 1], minlength=n_nodes)
-    log_r = np.log((out_deg + 1.0) / (in_deg + 1.0))
-    return log_r[arcs[:, 0]] - log_r[arcs[:, 1]]
-# On email-Eu-core the degree ratio wins by a wide margin: senders who write
-# more than they receive tend to be the source.  The embedding is not trained
-# on this question: its negatives are uniform non-arcs, and the reverse of a
-# training arc is drawn as a negative only by chance -- about |E-| / n^2 of the
-# time, a few per cent -- so nothing pushes x_u . y_v above x_v . y_u
-# specifically.  Adding the reversed non-reciprocated training arcs to the
-# negatives (split.train_negatives) is the obvious experiment; so is feeding
-# log r_u as a feature.  Two tables make direction *learnable*; they do not
-# make the objective ask for it.
+def direction_tradeoff(split, graph, rhos):
+    one_way, _ = split.direction_pairs()
+    rows = []
+    for rho in rhos:
+        m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho,
+                              random_state=SEED).fit(split)
+        link = metrics.average_precision(m.embedding_, split.test_positives, split.test_negatives,
+                                         context=m.context_embedding_)
+        direction = metrics.direction_average_precision(m.embedding_, one_way, context=m.context_embedding_,
+                                                        graph=graph)
+        rows.append((rho, link, direction))
+    return rows
+# Every reverse negative replaces a uniform one: half the negatives of a
+# one-way arc at rho = 0.5 are its own reverse, so the model sees fewer of the
+# non-arcs that link prediction ranks against, and its link AP falls while its
+# direction AP rises.  The exchange rate is poor on email-Eu-core, where most
+# arcs are reciprocated and the direction signal is a per-node degree ratio.
 
 # %% tags=["check"]
-train_arcs = np.asarray(split.train_positives)
-toy = sender_scores(np.array([[0, 1], [0, 2], [1, 2]]), 3, np.array([[0, 2]]))
-assert np.isclose(toy[0], np.log(3 / 1) - np.log(1 / 3)), "r_0 = (2 + 1) / (0 + 1), r_2 = (0 + 1) / (2 + 1)"
-score_fwd = sender_scores(train_arcs, graph.n_nodes, direction_arcs)
-score_back = sender_scores(train_arcs, graph.n_nodes, direction_arcs[:, ::-1])
-ap_degree = metrics.average_precision_from_scores(score_fwd, score_back)
-print(f"degree baseline direction AP {ap_degree:.4f} vs directed embedding {dir_directed:.4f}")
-assert np.allclose(score_back, -score_fwd) and ap_degree > 0.5
-claim(ap_degree > dir_directed, "the degree ratio beats the embedding")
-# how often is the reverse of a training arc a training negative?
-lonely = train_arcs[~graph.has_edges(train_arcs[:, ::-1])]          # arcs without a reciprocal
-negative_set = set(map(tuple, np.asarray(split.train_negatives).tolist()))
-drawn = np.mean([(v, u) in negative_set for u, v in lonely.tolist()])
-expected = len(split.train_negatives) / graph.n_nodes ** 2
-print(f"reverse of a non-reciprocated training arc drawn as a negative: {drawn:.1%} "
-      f"(|E-| / n^2 = {expected:.1%}; 4 / n would be {4 / graph.n_nodes:.2%})")
-assert 0.5 * expected < drawn < 2 * expected
+rows = direction_tradeoff(split, graph, [0.0, 0.5])
+for rho, link, direction in rows:
+    print(f"rho = {rho:g}: link AP {link:.4f}, direction AP {direction:.4f}")
+(_, link_0, dir_0), (_, link_5, dir_5) = rows
+assert len(rows) == 2 and all(0 <= v <= 1 for row in rows for v in row[1:])
+assert dir_5 > dir_0, "more reverse negatives must tell direction better"
+claim(link_5 < link_0, "a large share of reverse negatives costs link AP")
 
 # %% [markdown]
 # **Exercise 2 (two budgets or one).**  Footnote 1's transform embeds the
@@ -346,7 +425,7 @@ assert 0.5 * expected < drawn < 2 * expected
 # \frac{\|A\|}{m+m'}(C_U + C_V)$.  Write `complexities(norm_a, m, C_U, C_V)`
 # returning (two-budget complexity $\frac{2}{m+m'}\|A\|\sqrt{C_U C_V}$,
 # one-budget complexity).  The check cell evaluates them for the bipartite
-# model of part 4.  Which is smaller, always?  When are they equal?  Which
+# model of part 5.  Which is smaller, always?  When are they equal?  Which
 # side carries more squared norm per node, and why?
 
 # %% tags=["exercise"]
