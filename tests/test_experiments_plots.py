@@ -228,3 +228,70 @@ def test_rerun_into_a_folder_with_other_figures_removes_them(tmp_path):
                                              if f"fig{i}.{ext}" != "fig5.pdf")
     md = (tmp_path / "report.md").read_text()
     assert "Removed from this folder" in md and "fig1.png" in md
+
+
+# ---------------------------------------------------------------------------- figures that say what they show
+# issue 27 item 6
+def _all_figures_runs():
+    f1 = [None] * 20
+    f1[0], f1[4], f1[19] = 0.5, 0.6, 0.7
+    sgd = [_run({"mean_norm": list(T), "mean_grad_norm": list(1 / T), "test_ap": _overfit_curve(), "micro_f1": f1,
+                 "macro_f1": f1}, lam_r=lam, dim=30) for lam in (0.0, 1.0)]
+    return {"fig1": sgd, "fig2": sgd, "fig3": sgd, "fig4": sgd,
+            "fig5": _points("lam_r", {0.1: 0.6, 1.0: 0.8}), "fig6": _points("dim", {30: 0.8, 100: 0.8})}
+
+
+def test_every_figure_names_its_data_set_and_mode():
+    from types import SimpleNamespace
+
+    from lgekit.experiments.report import figure_subtitle
+
+    quick = figure_subtitle(SimpleNamespace(dataset={"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 1000,
+                                                                                                 "seed": 0}},
+                                            quick=True, seeds=[0]))
+    assert quick == ("data set: synthetic-blogcatalog (n_nodes=1000, seed=0), a synthetic stand-in for BlogCatalog; "
+                     "quick mode (fewer epochs and grid points), 1 seed")
+    full = figure_subtitle(SimpleNamespace(dataset={"path": "/data/my-graph.txt", "sha256": "0" * 64}, quick=False,
+                                           seeds=[0, 1, 2]))
+    assert full == "data set: my-graph.txt; full mode (the paper's epochs and grids), 3 seeds"
+    for name, runs in _all_figures_runs().items():
+        spec = effective_spec(name, quick=True)
+        fig, drawn = plot_figure(name, runs, spec, quick)
+        shown = " ".join(fig.get_suptitle().split())  # the subtitle wraps to the figure's width
+        assert shown == f"{spec.title} {quick}", name
+        assert drawn["subtitle"] == quick
+
+
+def test_log_axes_show_plain_tick_labels():
+    runs = _all_figures_runs()
+    fig, _ = plot_figure("fig2", runs["fig2"], effective_spec("fig2"))
+    _draw(fig)
+    y = fig.axes[0].yaxis
+    assert [y.get_major_formatter()(v, 0) for v in (0.01, 1.0, 10.0)] == ["0.01", "1", "10"]
+    y.axes.set_ylim(0.4, 2.2)  # under 1.5 decades: the minor ticks at 2, 3, 5 x a decade are labelled, plainly
+    assert [y.get_minor_formatter()(v, 0) for v in (0.5, 0.6, 2.0)] == ["0.5", "", "2"]
+    fig, _ = plot_figure("fig5", _points("lam_r", {0.01: 0.6, 1.0: 0.8, 100.0: 0.7}), effective_spec("fig5"))
+    _draw(fig)
+    x = fig.axes[0].xaxis  # 4 decades: decades only
+    assert [x.get_major_formatter()(v, 0) for v in (0.01, 100.0)] == ["0.01", "100"]
+    assert x.get_minor_formatter()(0.02, 0) == ""
+    labels = [t.get_text() for t in x.get_ticklabels() if t.get_text()]
+    assert labels and not [s for s in labels if "e" in s or "×" in s or "$" in s], labels
+
+
+def test_f1_sampled_at_a_few_epochs_is_drawn_as_markers_on_dotted_lines():
+    fig, drawn = plot_figure("fig3", _all_figures_runs()["fig3"], effective_spec("fig3", quick=True))
+    _draw(fig)
+    for ax in fig.axes[1:]:
+        assert list(ax.get_xticks()) == [1, 5, 20]
+        for line in ax.get_lines():
+            assert (line.get_marker(), line.get_linestyle()) == ("o", ":")
+    assert [line.get_marker() for line in fig.axes[0].get_lines()] == ["None", "None"]  # test AP: every epoch
+
+
+def test_the_note_names_figure_4s_largest_d_of_its_mode():
+    for name in ("fig1", "fig2", "fig3", "fig4"):
+        full, quick = effective_spec(name).note, effective_spec(name, quick=True).note
+        assert "Figure 4's largest D = 300" in full and "Figure 4's largest D" not in quick, name
+        assert "quick mode keeps that c although its Figure 4 stops at D = 100" in quick
+    assert max(effective_spec("fig4", quick=True).grid["dim"]) == 100

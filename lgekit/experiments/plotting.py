@@ -29,6 +29,7 @@ Conventions:
   divergence.
 """
 import math
+import textwrap
 
 import numpy as np
 
@@ -38,26 +39,41 @@ from .verdict import write_report_files
 __all__ = ["epoch_panel", "point_panel", "diverged_runs_panel", "with_diverged_panel", "new_figure", "panel_titles",
            "lam_label", "dim_label", "has_history_key", "plain_log_ticks", "save_figure"]
 
+#: characters of the subtitle per inch of figure width at the title's size (it wraps beyond)
+SUBTITLE_CHARS_PER_INCH = 11
+#: a log axis spanning at most this many decades labels its minor ticks too (:func:`plain_log_ticks`)
+MINOR_LABELS_DECADES = 1.5
+
 _DIVERGED_STYLE = {"marker": "x", "color": "tab:red", "markersize": 9, "markeredgewidth": 2, "linestyle": "none"}
 
 
 def _integer_epochs(ax):
-    from matplotlib.ticker import MaxNLocator  # lazy, as every matplotlib import here: only drawing needs it
+    from matplotlib.ticker import MaxNLocator  # lazy: only drawing needs matplotlib
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
 def plain_log_ticks(axis):
-    """Label a log axis's ticks as plain numbers (``2``, ``0.05``), not ``2 × 10⁰``.
+    """Label a log axis's ticks as plain numbers (``2``, ``0.05``), not ``2 × 10⁰`` or ``6e-01``.
 
-    Minor ticks are labelled only where few decades show (matplotlib's
-    ``LogFormatter`` thresholds), so a short axis gets labels and a long one
-    is not crowded.
+    Every decade is labelled; the minor ticks at 2, 3 and 5 times a decade too
+    when the axis spans at most :data:`MINOR_LABELS_DECADES` decades (a short
+    axis would otherwise show one label or none, a long one would be crowded).
     """
-    from matplotlib.ticker import LogFormatter
+    from matplotlib.ticker import FuncFormatter  # lazy, as every matplotlib import here: only drawing needs it
 
-    axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
-    axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+    def major(value, _):
+        return f"{value:g}"
+
+    def minor(value, _):
+        low, high = sorted(axis.get_view_interval())
+        if value <= 0 or low <= 0 or math.log10(high / low) > MINOR_LABELS_DECADES:
+            return ""
+        mantissa = value / 10.0 ** math.floor(math.log10(value) + 1e-9)
+        return f"{value:g}" if any(abs(mantissa - m) < 1e-6 for m in (2, 3, 5)) else ""
+
+    axis.set_major_formatter(FuncFormatter(major))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def _diverged_epoch(run):
@@ -242,9 +258,10 @@ def new_figure(ncols, title, subtitle="", width=5.0, height=3.8, sharey=False):
     # a bare Figure (no pyplot): no global state, no GUI backend, nothing to close
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width * ncols, height + (0.25 if subtitle else 0.0)), layout="constrained")
+    lines = textwrap.wrap(subtitle, width=int(SUBTITLE_CHARS_PER_INCH * width * ncols)) if subtitle else []
+    fig = Figure(figsize=(width * ncols, height + 0.2 * len(lines)), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False, sharey=sharey)
-    fig.suptitle(title + (f"\n{subtitle}" if subtitle else ""), fontsize=11)
+    fig.suptitle("\n".join([title] + lines), fontsize=11)
     return fig, list(axes[0])
 
 
