@@ -327,8 +327,8 @@ def test_tiny_report_has_a_verdict_line_per_claim(tiny_sweep):
 
     md = (out / "report.md").read_text()
     html = (out / "report.html").read_text()
-    for claim, spec in CLAIMS.items():
-        line = next(l for l in md.splitlines() if l.startswith("**Verdict:") and spec["statement"] in l)
+    for claim_spec in CLAIMS.values():
+        line = next(l for l in md.splitlines() if l.startswith("**Verdict:") and claim_spec.statement in l)
         assert line.rstrip().endswith(("REPRODUCED", "NOT REPRODUCED", "INCONCLUSIVE"))
     assert html.count("data:image/png;base64,") == 6
     assert len(outputs.verdicts) == len(CLAIMS)

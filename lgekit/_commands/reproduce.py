@@ -103,17 +103,14 @@ def resolve_seeds(args):
 
 
 def run(args):
-    # lazy: `lgekit --help` must not import NumPy
-    from ..experiments import engine, resolve_figures
-    from ..experiments.report import reproduce
-    from ..experiments.verdict import REPRODUCED
+    from ..experiments import engine, report, resolve_figures, verdict  # lazy: `lgekit --help` must not import NumPy
 
     with as_command_error(ValueError):
         figures = resolve_figures(args.figures)  # the ValueError names the bad one
     check_dataset(args.dataset)
     command = "lgekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
-        result, outputs = reproduce(
+        result, outputs = report.reproduce(
             figures, dataset=args.dataset, out=args.out, seeds=resolve_seeds(args), quick=args.quick,
             n_jobs=args.jobs, scheduler=args.scheduler, force=args.force, verbose=getattr(args, "verbose", 0),
             progress=True, command=command, timeout=args.scheduler_timeout,
@@ -148,5 +145,5 @@ def run(args):
             print(f"  {err['key'][:12]} {err['model']} {params}: {err.get('type')}: {err.get('message')}",
                   file=sys.stderr)
         return 1
-    logger.debug("verdicts reproduced: %d", sum(v.status == REPRODUCED for v in outputs.verdicts))
+    logger.debug("verdicts reproduced: %d", sum(v.status == verdict.REPRODUCED for v in outputs.verdicts))
     return 0

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 __all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve", "divergence_summary",
-           "divergence_reason", "last_value", "run_series", "spread", "format_spread"]
+           "divergence_reason", "diverged_epoch", "last_value", "run_series", "spread", "format_spread"]
 
 
 def runs_for_figure(entries, records_by_key):
@@ -39,8 +39,8 @@ def divergence_reason(run):
     return error.get("reason") or error.get("message")
 
 
-def _epoch_of(run):
-    """Completed epochs (1-based) at which a diverged run stopped, or None."""
+def diverged_epoch(run):
+    """Completed epochs (1-based) at which a diverged run stopped, or None when it recorded nothing."""
     if run.get("diverged_epoch") is not None:
         return int(run["diverged_epoch"]) + 1
     history = run.get("history") or []
@@ -49,7 +49,7 @@ def _epoch_of(run):
 
 def last_value(run, key):
     """(epoch, value) of the last finite ``key`` the run recorded (1-based epochs), or None."""
-    xs, ys = _series(run, key)
+    xs, ys = run_series(run, key)
     return (xs[-1], ys[-1]) if xs else None
 
 
@@ -62,7 +62,7 @@ def divergence_summary(runs, limit=3):
     diverged = [r for r in runs if r.get("status") == "diverged"]
     if not diverged:
         return "no run diverged"
-    epochs = sorted({e for e in (_epoch_of(r) for r in diverged) if e is not None})
+    epochs = sorted({e for e in (diverged_epoch(r) for r in diverged) if e is not None})
     reasons = {}
     for run in diverged:
         reason = run.get("divergence_reason") or divergence_reason(run) or "no reason recorded"
@@ -126,7 +126,8 @@ class Curve:
         return float(self.std[idx[0]]) if len(idx) else math.nan
 
 
-def _series(run, key):
+def run_series(run, key):
+    """(completed epochs, values) of history quantity ``key`` in one run, non-finite values left out."""
     xs, ys = [], []
     for rec in run["history"]:
         value = rec.get(key)
@@ -135,11 +136,6 @@ def _series(run, key):
         xs.append(int(rec["epoch"]) + 1)
         ys.append(float(value))
     return xs, ys
-
-
-def run_series(run, key):
-    """(completed epochs, values) of history quantity ``key`` in one run, non-finite values left out."""
-    return _series(run, key)
 
 
 def spread(values):
@@ -174,7 +170,7 @@ def epoch_curve(runs, key):
         if run.get("status") == "error":
             continue
         n_runs += 1
-        xs, ys = _series(run, key)
+        xs, ys = run_series(run, key)
         if run.get("status") == "diverged":
             n_div += 1
             diverged.append((np.array(xs, dtype=int), np.array(ys, dtype=float)))

@@ -27,7 +27,7 @@ from ..theory import (
     theorem1_spectral_norm,
 )
 from ..theory.bounds import LN2
-from .theorem1 import fit_across_lam_r
+from .theorem1 import fit_across_lam_r, penalty_claims
 from .verdict import TheoryReport, Verdict
 
 __all__ = ["verify_bound", "bound_claims"]
@@ -103,11 +103,8 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
          + (f"; VIOLATED at {[(i[0], i[1], round(i[2], 4), round(i[3], 4)) for i in violated]}" if violated else "")
          + f"; largest held-out/bound {max(i[2] / i[3] for i in informative):.3f}")
         if informative else "no row has a bound below B: nothing the bound could be caught violating"))
-    r0 = next((r for r in ok if r["lam_r"] == 0), None)
-    claims.append(Verdict.check(
-        "vacuous-without-regularization", r0 is not None and r0["vacuous"],
-        f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
-        f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged"))
+    penalty = penalty_claims(ok)
+    claims.append(penalty["vacuous"])
     below = [r for r in ok if r["mean ||x||^2"] < r["s*"]]
     claims.append(Verdict.check(
         "norm-threshold-reached", bool(below),
@@ -117,16 +114,7 @@ def bound_claims(spectral_rows, rows, planted_rows, degree_tolerance=0.15):
             f"(train {below[0]['train loss']:.3f} + complexity {below[0]['complexity']:.3f} + confidence "
             f"{below[0]['confidence']:.3f}) vs trivial {below[0]['trivial loss']:.3f}" if below else
             "; no lam_r reaches it")) if ok else "every fit diverged"))
-    comp = [r["complexity"] for r in ok]
-    claims.append(Verdict.check(
-        "complexity-falls-with-lam_r", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
-        "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in ok)))
-    if r0 is not None and len(ok) >= 2:
-        last = ok[-1]
-        claims.append(Verdict.check("gap-shrinks-with-lam_r", last["gap"] < r0["gap"],
-                            f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={last['lam_r']:g}: {last['gap']:.4f}"))
-    else:
-        claims.append(Verdict.check("gap-shrinks-with-lam_r", False, "lam_r=0 or a second lam_r missing or diverged"))
+    claims += [penalty["complexity"], penalty["gap"]]
     nonvac = [r for r in planted_rows if not r["vacuous"]]
     if planted_rows:
         Ms = sorted({r["M"] for r in planted_rows})

@@ -28,7 +28,7 @@ from ..graph import Graph
 from ..metrics import average_precision, direction_average_precision
 from ..theory import PairPattern, khintchine_bound, oriented_training_pairs, theorem1_pairs, theorem1_pattern
 from ..theory.bounds import LN2
-from .theorem1 import fit_across_lam_r
+from .theorem1 import fit_across_lam_r, penalty_claims
 from .verdict import TheoryReport, Verdict
 
 __all__ = ["verify_directed", "directed_claims", "users_groups_graph", "synthetic_directed_graph"]
@@ -174,22 +174,7 @@ def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE):
         if ok else "every fit diverged"))
     for name in names:
         sub = [r for r in ok if r["graph"] == name]
-        r0 = next((r for r in sub if r["lam_r"] == 0), None)
-        claims.append(Verdict.check(
-            f"vacuous-without-regularization[{name}]", r0 is not None and r0["bound"] >= r0["trivial loss"],
-            f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
-            f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged"))
-        comp = [r["complexity"] for r in sub]
-        claims.append(Verdict.check(
-            f"complexity-falls-with-lam_r[{name}]", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
-            "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in sub)))
-        if r0 is not None and len(sub) >= 2:
-            claims.append(Verdict.check(
-                f"gap-shrinks-with-lam_r[{name}]", sub[-1]["gap"] < r0["gap"],
-                f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={sub[-1]['lam_r']:g}: {sub[-1]['gap']:.4f}"))
-        else:
-            claims.append(Verdict.check(f"gap-shrinks-with-lam_r[{name}]", False,
-                                        "lam_r=0 or a second lam_r missing or diverged"))
+        claims.extend(penalty_claims(sub, suffix=f"[{name}]").values())
     return claims
 
 

@@ -33,7 +33,7 @@ import textwrap
 
 import numpy as np
 
-from .aggregate import epoch_curve, group, last_value, point_summary
+from .aggregate import diverged_epoch, epoch_curve, group, last_value, point_summary
 from .verdict import write_report_files
 
 __all__ = ["epoch_panel", "point_panel", "diverged_runs_panel", "with_diverged_panel", "new_figure", "panel_titles",
@@ -77,11 +77,8 @@ def plain_log_ticks(axis):
 
 
 def _diverged_epoch(run):
-    """Completed epochs (1-based) at which the run diverged."""
-    if run.get("diverged_epoch") is not None:
-        return int(run["diverged_epoch"]) + 1
-    history = run.get("history") or []
-    return int(history[-1]["epoch"]) + 1 if history else 1
+    """Completed epochs (1-based) at which the run diverged; 1 when it recorded nothing."""
+    return diverged_epoch(run) or 1
 
 
 def _mark_divergence(ax, epoch, reached, text, color="tab:red"):

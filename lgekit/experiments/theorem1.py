@@ -7,7 +7,8 @@ Theorem 1 (Gao et al., ICLR 2019, Section 3.1) speaks of: the norm budgets
 directed or bipartite graph, one otherwise), the clipped training and held-out
 losses (:func:`lgekit.theory.generalization_gap`) and the bound's right-hand
 side (:func:`lgekit.theory.theorem1_bound`).  ``lgekit theory bound`` and
-``lgekit theory directed`` build their tables from these measurements.
+``lgekit theory directed`` build their tables from these measurements, and
+judge what the penalty does along the grid with :func:`penalty_claims`.
 """
 import dataclasses
 import logging
@@ -15,8 +16,9 @@ import time
 
 from ..models import DivergenceError, LogisticEmbedding
 from ..theory import generalization_gap, norm_constants, theorem1_bound
+from .verdict import Verdict
 
-__all__ = ["Theorem1Fit", "fit_across_lam_r"]
+__all__ = ["Theorem1Fit", "fit_across_lam_r", "penalty_claims"]
 
 logger = logging.getLogger(__name__)
 
@@ -93,3 +95,44 @@ def fit_across_lam_r(split, lam_rs, *, spectral, B, delta, dim, epochs, lam_pos,
         gap = generalization_gap(model, split, B=B)
         bound = theorem1_bound(gap.train_loss, m, spectral, C_U, C_V, B, delta=delta)
         yield Theorem1Fit(float(lam), model, C_U, C_V, gap, bound, started)
+
+
+def penalty_claims(rows, suffix=""):
+    r"""What the penalty does along the :math:`\lambda_r` grid, judged from one graph's rows.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One per :math:`\lambda_r`, in grid order, of the fits that did not
+        diverge: ``"lam_r"``, ``"bound"``, ``"complexity"``, ``"gap"``,
+        ``"trivial loss"`` (the bound is vacuous at or above it, as
+        :meth:`lgekit.theory.Theorem1Bound.is_vacuous` says).
+    suffix : str, default ""
+        Appended to each claim's name (``"[email-eu-core]"``).
+
+    Returns
+    -------
+    dict
+        ``"vacuous"``: the bound at :math:`\lambda_r = 0` is at or above the
+        zero embedding's loss (``vacuous-without-regularization``);
+        ``"complexity"``: the complexity term falls strictly along the grid
+        (``complexity-falls-with-lam_r``); ``"gap"``: the measured gap at the
+        largest :math:`\lambda_r` is below that at 0 (``gap-shrinks-with-lam_r``).
+        Each a PASS/FAIL :class:`~lgekit.experiments.verdict.Verdict`.
+    """
+    r0 = next((r for r in rows if r["lam_r"] == 0), None)
+    vacuous = Verdict.check(
+        f"vacuous-without-regularization{suffix}", r0 is not None and r0["bound"] >= r0["trivial loss"],
+        f"lam_r=0: bound {r0['bound']:.3f} (complexity {r0['complexity']:.3f}) vs trivial loss "
+        f"{r0['trivial loss']:.3f}" if r0 else "lam_r=0 missing or diverged")
+    comp = [r["complexity"] for r in rows]
+    complexity = Verdict.check(
+        f"complexity-falls-with-lam_r{suffix}", len(comp) >= 2 and all(b < a for a, b in zip(comp, comp[1:])),
+        "complexity along lam_r: " + ", ".join(f"{r['lam_r']:g}: {r['complexity']:.3g}" for r in rows))
+    if r0 is not None and len(rows) >= 2:
+        gap = Verdict.check(f"gap-shrinks-with-lam_r{suffix}", rows[-1]["gap"] < r0["gap"],
+                            f"measured gap lam_r=0: {r0['gap']:.4f}, lam_r={rows[-1]['lam_r']:g}: "
+                            f"{rows[-1]['gap']:.4f}")
+    else:
+        gap = Verdict.check(f"gap-shrinks-with-lam_r{suffix}", False, "lam_r=0 or a second lam_r missing or diverged")
+    return {"vacuous": vacuous, "complexity": complexity, "gap": gap}
