@@ -434,7 +434,7 @@ def fit_growth_laws(t, norm):
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
 for lr in [0.25, 0.5, 1.0, 2.0]:
     try:
-        m = runs[0.0][0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, epochs=EPOCHS, random_state=SEED).fit(
+        m = runs[0.0][0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, lam_r=0.0, epochs=EPOCHS, random_state=SEED).fit(
             split, callbacks=[LinkPredictionCallback(split, train=False)])
     except lgekit.DivergenceError as exc:
         print(f"lr={lr:<5} diverged at epoch {exc.epoch} (mean norm {exc.history[-1]['mean_norm']:.3g})")

@@ -229,7 +229,8 @@ EPOCHS = 20 if FULL else 15
 LAM_RS = [0.0, 1.0, 3.0, 10.0]
 B = 1.0
 try:
-    lgekit.LogisticEmbedding(dim=DIM, lam_pos=1.0, lam_neg=1.0, epochs=EPOCHS, lr_offset=1, random_state=SEED).fit(split)
+    lgekit.LogisticEmbedding(dim=DIM, lam_pos=1.0, lam_neg=1.0, lam_r=0.0, epochs=EPOCHS, lr_offset=1,
+                             random_state=SEED).fit(split)
     diverged_at = None
 except lgekit.DivergenceError as exc:
     diverged_at = exc.epoch
