@@ -89,7 +89,7 @@ def notebook_widgets():
     in the middle of building the bar, and the half-built bar's clean-up
     prints a second traceback.
     """
-    from tqdm import notebook as tqdm_notebook
+    from tqdm import notebook as tqdm_notebook  # lazy: only a bar on display needs tqdm (not verbose=0, not a log)
 
     return getattr(tqdm_notebook, "IProgress", None) is not None
 
@@ -113,13 +113,13 @@ def tqdm_bar(stream, *, notebook=None, **kwargs):
     instead).
     """
     if (in_notebook() if notebook is None else notebook) and notebook_widgets():
-        from tqdm import notebook as tqdm_notebook
+        from tqdm import notebook as tqdm_notebook  # lazy: only a bar on display needs tqdm (not verbose=0, not a log)
 
         try:
             return tqdm_notebook.tqdm(**kwargs)
         except ImportError:  # ipywidgets too old for tqdm
             pass
-    from tqdm import std
+    from tqdm import std  # lazy: only a bar on display needs tqdm (not verbose=0, not a log)
 
     return std.tqdm(file=stream, dynamic_ncols=True, **kwargs)
 
@@ -276,7 +276,7 @@ class _BarProgress:
     """A tqdm bar behind the interface of :class:`CountLines`."""
 
     def __init__(self, bar, stream):
-        from tqdm import notebook, std
+        from tqdm import notebook, std  # lazy: only a bar on display needs tqdm (not verbose=0, not a log)
 
         self.bar, self.stream = bar, stream
         # a text bar shares its stream with the lines written above it; a notebook widget does not

@@ -208,7 +208,7 @@ def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):
         When the scheduler at the address does not answer within ``timeout`` seconds.
     """
     try:
-        import distributed
+        import distributed  # optional: the Dask engine's extra (lgekit[dist]), imported only to use it
     except ImportError:
         raise ImportError(
             "the Dask engine needs dask and distributed: python3 -m pip install 'lgekit[dist]' "

@@ -231,7 +231,7 @@ class ResultsStore:
             writing the same folder).
         """
         try:
-            import fcntl
+            import fcntl  # POSIX only: elsewhere the folder goes unlocked
         except ImportError:  # pragma: no cover - not POSIX: no locking
             yield
             return
