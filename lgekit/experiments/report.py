@@ -96,8 +96,8 @@ def figure_subtitle(plan):
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> figure_subtitle(SimpleNamespace(dataset={"name": "blogcatalog", "kwargs": {}}, quick=False, seeds=[0, 1, 2]))
-    'data set: blogcatalog; full mode (the paper's epochs and grids), 3 seeds'
+    >>> print(figure_subtitle(SimpleNamespace(dataset={"name": "blogcatalog", "kwargs": {}}, quick=False, seeds=[0, 1])))
+    data set: blogcatalog; full mode (the paper's epochs and grids), 2 seeds
     """
     label = dataset_label(plan.dataset)
     if plan.dataset.get("name", "").startswith("synthetic"):

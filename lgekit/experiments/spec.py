@@ -418,7 +418,7 @@ def sgd_note(quick=False):
     (True, False)
     """
     text = _SGD_NOTE_TEXT.format(c=sgd_lr_offset(), d=max(SGD_DIMS),
-                                 fig4="the full setting's Figure 4," if quick else "Figure 4's")
+                                 fig4="the full setting's Figure 4 and its" if quick else "Figure 4's")
     if quick:
         text += (f" The quick mode keeps that c although its Figure 4 stops at D = {max(SGD_QUICK_DIMS)}, "
                  "so that a quick run is the start of a full one.")
