@@ -136,7 +136,7 @@ def test_scripts_share_one_main(name):
     # each script is its docstring and a call of the shared main: the logic lives in lgekit.experiments
     source = (ROOT / "theory" / f"verify_{name}.py").read_text()
     code = [line for line in source.split('"""')[-1].splitlines() if line.strip()]
-    assert code == ["import sys", "from lgekit.experiments.theory_checks import main",
+    assert code == ["import sys", "from lgekit.experiments.checks import main",
                     'if __name__ == "__main__":', f'    sys.exit(main("{name}", description=__doc__))']
 
 

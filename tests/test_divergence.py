@@ -191,7 +191,7 @@ def test_lam_r_zero_tutorial_runs_are_not_flagged(data_dir, monkeypatch, schedul
 
 # ----------------------------------------------------------------- sweeps record the cell as diverged
 def test_sweep_marks_a_cell_diverged_by_the_objective_check(monkeypatch):
-    from lgekit.experiments.specs import expand
+    from lgekit.experiments.plan import expand
     from lgekit.experiments.tasks import run_cell
 
     # any objective is "10x" a reference scaled down a million times: the check fires at epoch 0

@@ -61,6 +61,7 @@ def run(args):
 
 def _entry(name):
     """The registry entry of ``name``; an unknown name is the user's error, said in one line."""
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     with as_command_error(ValueError):
@@ -69,6 +70,7 @@ def _entry(name):
 
 def _search_labels(data_home):
     """``[(folder, how it came to be searched)]``, in the loaders' search order."""
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     folders = datasets.search_path(data_home)
@@ -85,6 +87,7 @@ def _search_labels(data_home):
 
 def _where(name, data_home):
     """Where a data set was found, as ``(source, folder)``; a missing one says how to get it."""
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     entry = datasets.info(name)
@@ -109,6 +112,7 @@ def _format_table(header, rows, numeric=(1, 2, 3)):
 
 
 def _list(args):
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     rows = []
@@ -129,6 +133,7 @@ def _list(args):
 
 
 def _info(args):
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     entry = _entry(args.name)
@@ -163,6 +168,7 @@ def _info(args):
 
 
 def _fetch(args):
+    # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
 
     names = list(args.names)

@@ -83,6 +83,7 @@ def register(subparsers):
 
 
 def _read_word2vec(path):
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     with open(path, encoding="utf-8") as fh:
@@ -152,6 +153,7 @@ def _read_fit_folder(record, folder, path):
 
 def _split_context_rows(vectors, ids, path):
     """A two-table word2vec file of ``to_word2vec``: the rows named ``context:ID`` are the context table."""
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     names = np.asarray([str(i) for i in ids], dtype=object)
@@ -178,6 +180,7 @@ def read_embedding(path, use_fit_record=True):
     ------
     FileNotFoundError, ValueError
     """
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     path = Path(path).expanduser()
@@ -219,6 +222,7 @@ def read_embedding(path, use_fit_record=True):
 
 def _read_npy(path):
     """A ``.npy`` array, its header checked against the file's size before anything is allocated."""
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     # lazy: the models load only when a .npy file is read, not at CLI start
@@ -253,6 +257,7 @@ def align_embedding(vectors, ids, graph, side=None):
     ``side`` (``"left"`` or ``"right"``, bipartite graphs) aligns to that
     side's ids and order instead of every node's.
     """
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     vectors = np.asarray(vectors, dtype=np.float64)
@@ -317,6 +322,7 @@ def _score_tables(embedding, graph):
     left rows of ``x`` and right rows of ``context`` are filled (the others
     stay 0 and are never read: every pair is (left, right)).
     """
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
     if embedding.context is None:
@@ -343,8 +349,8 @@ _OPTIONS = {
 
 
 def run(args):
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
-
     from ..evaluation import sample_negative_pairs
     from ..metrics import average_precision, node_classification_f1, roc_auc
 

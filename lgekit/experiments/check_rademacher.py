@@ -21,6 +21,7 @@ from ..theory import (
     expected_spectral_norm,
     khintchine_bound,
     paper_estimate,
+    sqrt_max_degree_estimate,
 )
 from .verdict import TheoryReport, Verdict
 
@@ -274,9 +275,9 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
                 est = expected_spectral_norm(pattern, n_draws=draws, seed=rng, n_threads=n_threads, verbose=verbose)
                 D, m, dbar = pattern.max_degree, pattern.n_pairs, pattern.mean_degree
                 per.append({
-                    "E||A||": est.mean, "se": est.std_error, "min ratio": float(est.values.min()) / math.sqrt(D),
+                    "E||A||": est.mean, "se": est.std_error, "min ratio": float(est.values.min()) / sqrt_max_degree_estimate(D),
                     "D": D, "ratio": est.mean / math.sqrt(dbar), "paper": paper_estimate(m, n),
-                    "bvh": bandeira_van_handel_estimate(dbar), "sqrtD": math.sqrt(D), "bbk": bbk_estimate(D, dbar),
+                    "bvh": bandeira_van_handel_estimate(dbar), "sqrtD": sqrt_max_degree_estimate(D), "bbk": bbk_estimate(D, dbar),
                     "khin": khintchine_bound(D, pattern.shape),
                 })
 

@@ -21,7 +21,7 @@
 Pure mathematics: nothing here trains an estimator, plots or judges.  The
 checks that do -- tables, PASS/FAIL verdicts and figures, run by
 ``lgekit theory ...`` and ``theory/verify_*.py`` -- are in
-:mod:`lgekit.experiments.theory_checks`.
+:mod:`lgekit.experiments.checks`.
 """
 from .rademacher import (
     PairPattern,

@@ -112,11 +112,11 @@ it when :math:`C_U = C_V` (AM-GM).
 
 Caveats, stated once: the theorem is for a class fixed before seeing the
 data; plugging in the trained embedding's own :math:`C` (as
-:func:`~lgekit.experiments.theory_bound.verify_bound` does) is the usual heuristic reading and
+:func:`~lgekit.experiments.check_bound.verify_bound` does) is the usual heuristic reading and
 would need a union bound over a grid of :math:`C` values (a :math:`\ln\ln`
 term) to be rigorous.  The logistic loss is unbounded, so the theorem
 applies to a *clipped* logistic loss :math:`\min(l, B)` (still
-1-Lipschitz); :func:`~lgekit.experiments.theory_bound.verify_bound` fixes :math:`B = 1` in
+1-Lipschitz); :func:`~lgekit.experiments.check_bound.verify_bound` fixes :math:`B = 1` in
 advance, above the zero embedding's :math:`\ln 2`, and measures the clipped
 losses.  :func:`logistic_loss_bound` gives the data-dependent alternative
 :math:`B = \ln(1 + e^{R^2})` for which no pair of a given embedding is

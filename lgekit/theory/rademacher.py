@@ -832,7 +832,7 @@ def paper_estimate(n_pairs, n):
     row and column holds about :math:`m/n` pairs; see
     :func:`khintchine_bound`, which needs the *maximum* degree instead.  The
     paper's footnote 5 suspects the :math:`\sqrt{\ln n}` factor can be
-    removed (:func:`~lgekit.experiments.theory_bound.verify_rademacher` checks it).
+    removed (:func:`~lgekit.experiments.check_rademacher.verify_rademacher` checks it).
     """
     n_pairs = _check_at_least(n_pairs, "n_pairs", 0, "the number of sampled pairs")
     n = _check_at_least(n, "n", 1, "the number of vertices")
