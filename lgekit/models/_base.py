@@ -1,13 +1,8 @@
-"""The estimator base shared by every lgekit embedding model: fit, partial_fit, transform, score.
+"""The estimator base of every lgekit embedding model: validation, seeding, the epoch loop with its history,
+callbacks, progress and divergence checks, and the exits (``transform``, ``score``, ``score_pairs``).
 
-:class:`BaseEmbedding` does everything that is not the optimiser: parameter
-validation, seeding, initialising the embedding, the epoch loop with its
-history, callbacks, progress and divergence checks, and the exits
-(``transform``, ``score``, ``score_pairs``).  Turning the user's data into
-index pairs is :mod:`._training_data`'s job, the file formats are
-:mod:`._model_file`'s, and the epochs are the solver's (:mod:`._solver`):
-a model is its ``__init__``, its parameter table, its solver class and the
-arguments it passes to that solver.
+Data to index pairs is :mod:`._training_data`'s job, file formats :mod:`._model_file`'s, and the epochs the
+solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and its solver class.
 """
 import logging
 import math
@@ -178,14 +173,10 @@ class BaseEmbedding(BaseEstimator):
     """
 
     negatives_per_positive = 4
-    #: a mean row norm above this is divergence (scores ~1e16: sigmoids saturate, float32 overflows soon after)
+    # the divergence thresholds (the class docstring's "Divergence" says what each means)
     divergence_max_mean_norm = 1e8
-    #: an objective above this many times the larger of its starting and all-zero values is divergence
     divergence_objective_factor = 10.0
-    #: norm growth per epoch that, kept for ``divergence_growth_epochs`` epochs with a rising objective, is
-    #: divergence
     divergence_norm_growth = 1.5
-    #: the same without objective values in the records (e.g. ``diagnostics=False``)
     divergence_norm_growth_alone = 2.0
     divergence_growth_epochs = 3
     #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
