@@ -79,8 +79,8 @@ DEFAULTS = {
 #: parameters it sets (the others keep their defaults)
 PRESETS = {
     "paper": {
-        "description": "the paper's unregularised setting (Figures 1-3 at lambda_r = 0; D = 100, lambda_+ = 1, "
-                       "lambda_- = 0.03, step (t + 9)^-1/2 for SGD, 50 SGD / 20 DCD epochs), as lgekit reproduce "
+        "description": "the paper's unregularised setting (Figures 1-3 at lam_r = 0; D = 100, lam_pos = 1, "
+                       "lam_neg = 0.03, step (t + 9)^-1/2 for SGD, 50 SGD / 20 DCD epochs), as lgekit reproduce "
                        "runs it",
         "params": {
             "logistic": {"dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.0, "epochs": 50, "lr": 1.0,

@@ -27,21 +27,24 @@ _CONTEXT_PREFIX = "context:"
 
 _EPILOG = """\
 writes into DIR:
-  embedding.npz          the fitted model (lgekit.models.BaseEmbedding.load reads it back)
-  embedding.txt          the vectors in word2vec text format (first line: n_vectors dim); for a
-                         directed graph the sources' (out-) vectors, for a bipartite one the left nodes'
-  context_embedding.txt  directed or bipartite graphs only: the targets' (in-) vectors, or the right
-                         nodes', in the same format (gensim's KeyedVectors reads each file alone)
-  history.json           one record per epoch (objective, norms, test AP with --test-fraction, ...)
-  fit.json               the settings, the final metrics, the graph's kind and the files written
+
+- embedding.npz: the fitted model (lgekit.models.BaseEmbedding.load reads it back)
+- embedding.txt: the vectors in word2vec text format (first line: n_vectors dim); for a
+  directed graph the sources' (out-) vectors, for a bipartite one the left nodes'
+- context_embedding.txt: directed or bipartite graphs only, the targets' (in-) vectors or
+  the right nodes', in the same format (gensim's KeyedVectors reads each file alone)
+- history.json: one record per epoch (objective, norms, test AP with --test-fraction, ...)
+- fit.json: the settings, the final metrics, the graph's kind and the files written
+
 lgekit evaluate reads any of them.  A folder that holds files lgekit did not write is refused
 (--force writes there anyway); files of an earlier fit in DIR that this one does not write are
 removed, and only those (.lgekit-manifest.json lists what lgekit wrote, with hashes).
 
 presets (--preset NAME sets these; an option given on the line wins):
+
 {presets}
 
-example:
+examples:
   lgekit fit blogcatalog --model logistic --lam-r 0.6 --epochs 20 --test-fraction 0.2 --out emb/
   lgekit evaluate emb/embedding.npz blogcatalog --test-fraction 0.2 --labels
   lgekit fit email-eu-core --directed --model logistic --test-fraction 0.2 --out emb-directed/
@@ -51,10 +54,10 @@ example:
 def _presets_text():
     lines = []
     for name, preset in _parameters.PRESETS.items():
-        lines.append(textwrap.fill(f"{name}: {preset['description']}", width=96, initial_indent="  ",
-                                   subsequent_indent="    "))
+        lines.append(textwrap.fill(f"- {name}: {preset['description']}", width=96, initial_indent="",
+                                   subsequent_indent="  "))
         for model, params in preset["params"].items():
-            lines.append(f"    --model {model}: " + " ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
+            lines.append(f"  --model {model}: " + " ".join(f"--{k.replace('_', '-')} {v:g}" if isinstance(v, float)
                                                         else f"--{k.replace('_', '-')} {v}"
                                                         for k, v in params.items()))
     return "\n".join(lines)

@@ -124,7 +124,7 @@ def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE):
     Parameters
     ----------
     spectral_rows : list of dict
-        One per graph: ``"graph"``, ``"shape"`` (|U|, |V|), ``"E||A||"``,
+        One per graph: ``"graph"``, ``"shape"`` (``|U|``, ``|V|``), ``"E||A||"``,
         ``"min draw"``, ``"D_max"``, ``"Khintchine"``, ``"E||dilation||"``.
     rows : list of dict
         One per (graph, :math:`\lambda_r`): ``"graph"``, ``"lam_r"``,
