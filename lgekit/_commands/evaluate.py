@@ -197,18 +197,19 @@ def read_embedding(path, use_fit_record=True):
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
         # lazy: the models (and the kernels) load only when a model file is read, not at CLI start
-        from ..models import model_file_from_arrays, read_checked_npz
+        from ..models import BaseEmbedding, read_checked_npz
 
         # checked reader: no pickle, no import, no header that allocates more than the file holds;
         # a truncated or garbage zip is a ValueError naming the file
         arrays = read_checked_npz(path)
         if "meta" in arrays and "embedding" in arrays:
-            stored = model_file_from_arrays(arrays, path)
-            two = stored.graph_kind in _TWO_TABLES
-            return Embedding(np.asarray(stored.embedding), np.asarray(stored.node_ids),
-                             np.asarray(stored.context_embedding) if two else None,
-                             np.asarray(stored.context_node_ids) if two else None,
-                             stored.graph_kind)
+            # a model file: loaded as a model, so that every check of load (its class, parameters, shapes) applies
+            model = BaseEmbedding.load(path)
+            kind = getattr(model, "graph_kind_", "undirected")
+            two = kind in _TWO_TABLES
+            return Embedding(np.asarray(model.embedding_), np.asarray(model.node_ids_),
+                             np.asarray(model.context_embedding_) if two else None,
+                             np.asarray(model.context_node_ids_) if two else None, kind)
         for key in ("embedding", "embedding_", "vectors"):
             if key in arrays:
                 return Embedding(arrays[key], arrays.get("node_ids"), arrays.get("context_embedding"),
