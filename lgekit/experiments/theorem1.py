@@ -1,4 +1,4 @@
-r"""Theorem 1 measured on trained embeddings: the one :math:`\lambda_r` sweep of the bound and directed checks.
+r"""Theorem 1 on trained embeddings: the one :math:`\lambda_r` sweep of the bound and directed checks.
 
 For each :math:`\lambda_r` of a grid, :func:`fit_across_lam_r` trains
 :class:`~lgekit.models.LogisticEmbedding` on a split and measures what
