@@ -393,6 +393,10 @@ nb_execution_timeout = 600           # per cell
 nb_execution_raise_on_error = True   # a tutorial that fails fails the build ...
 nb_execution_show_tb = True          # ... and the log shows the cell and its traceback
 nb_merge_streams = True
+# No ipywidgets JavaScript: myst-nb would load RequireJS and the widget manager from a CDN, and the
+# site must work offline.  The norm dial (tutorial 08) is interactive in Jupyter; on the site it shows
+# the static figure it draws when executed.
+nb_ipywidgets_js = {}
 # Only the solution cells are folded (see _tutorial_notebooks), so the toggle can say what it hides.
 nb_code_prompt_show = "Show the solution"
 nb_code_prompt_hide = "Hide the solution"
