@@ -22,3 +22,22 @@ class SplitMix64:
     def below(self, n):
         """``rng_below``: an integer in [0, n) by multiply-shift."""
         return ((self.next() >> 32) * n) >> 32
+
+
+def fisher_yates(rng, n):
+    """``fisher_yates`` of _schedules.pxd on ``range(n)`` from ``rng`` (a :class:`SplitMix64`): steps i = 1, 2, ...
+    swap a[i] with a[j], j uniform in [0, i], two steps from one draw's two halves (``rng_below2``), a last
+    odd step from its high half (``rng_below``)."""
+    a = list(range(n))
+    i = 1
+    while i + 1 < n:
+        z = rng.next()
+        j0 = ((z >> 32) * (i + 1)) >> 32
+        j1 = ((z & 0xFFFFFFFF) * (i + 2)) >> 32
+        a[i], a[j0] = a[j0], a[i]
+        a[i + 1], a[j1] = a[j1], a[i + 1]
+        i += 2
+    if i < n:
+        j = rng.below(i + 1)
+        a[i], a[j] = a[j], a[i]
+    return a

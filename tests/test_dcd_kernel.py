@@ -15,7 +15,7 @@ from lgekit import reference
 from lgekit.models import _dcd, _schedules
 from lgekit.models.hinge import pair_csr
 
-from splitmix import SplitMix64
+from splitmix import SplitMix64, fisher_yates
 
 
 # --------------------------------------------------------------------------
@@ -294,20 +294,7 @@ def python_permutation(n, seed, epoch):
     nothing), i.e. the kernel's forward Fisher-Yates of bucket 0 with the stream
     ``rng_stream(rng_stream(rng_stream(seed, 2 epoch), 1), 0)``, from the Python SplitMix64 twin."""
     s = SplitMix64(seed, 2 * epoch).state
-    rng = SplitMix64(SplitMix64(s, 1).state, 0)
-    a = list(range(n))
-    i = 1
-    while i + 1 < n:                              # rng_below2: two bounds from one draw's two halves
-        z = rng.next()
-        j0 = ((z >> 32) * (i + 1)) >> 32
-        j1 = ((z & 0xFFFFFFFF) * (i + 2)) >> 32
-        a[i], a[j0] = a[j0], a[i]
-        a[i + 1], a[j1] = a[j1], a[i + 1]
-        i += 2
-    if i < n:
-        j = rng.below(i + 1)
-        a[i], a[j] = a[j], a[i]
-    return a
+    return fisher_yates(SplitMix64(SplitMix64(s, 1).state, 0), n)
 
 
 def test_stream_seed_is_the_kernels_rng_stream():

@@ -8,7 +8,7 @@ import pytest
 
 from lgekit.models import _schedules
 
-from splitmix import SplitMix64
+from splitmix import SplitMix64, fisher_yates
 
 
 def serial_column_offsets(counts):
@@ -41,19 +41,7 @@ def python_fisher_yates(n, state):
     with a[j], j uniform in [0, i], two steps from one draw's two halves, a last odd step from its high half."""
     rng = SplitMix64(0, 0)
     rng.state = state
-    a = list(range(n))
-    i = 1
-    while i + 1 < n:
-        z = rng.next()
-        j0 = ((z >> 32) * (i + 1)) >> 32
-        j1 = ((z & 0xFFFFFFFF) * (i + 2)) >> 32
-        a[i], a[j0] = a[j0], a[i]
-        a[i + 1], a[j1] = a[j1], a[i + 1]
-        i += 2
-    if i < n:
-        j = ((rng.next() >> 32) * (i + 1)) >> 32
-        a[i], a[j] = a[j], a[i]
-    return a
+    return fisher_yates(rng, n)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 1000, 1001])

@@ -227,18 +227,12 @@ def _read_npy(path):
     import numpy as np
 
     # lazy: the models load only when a .npy file is read, not at CLI start
-    from ..models import MALFORMED_FILE_ERRORS
+    from ..models import MALFORMED_FILE_ERRORS, read_npy_header
 
     fmt = np.lib.format
     with open(path, "rb") as fh:
         try:
-            version = fmt.read_magic(fh)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(fh)
-            elif version in ((2, 0), (3, 0)):
-                shape, _, dtype = fmt.read_array_header_2_0(fh)
-            else:
-                raise ValueError(f"unsupported .npy version {version}")
+            shape, dtype = read_npy_header(fh, "the array")
             size = path.stat().st_size - fh.tell()
             if dtype.hasobject:
                 raise ValueError("object arrays (pickles) are never loaded")

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .._output_folder import file_sha256   # one checksum for downloads and output manifests
 from ._edgelist import read_table
 from ._loaders import file_in, read_mat
 from ._registry import info
@@ -168,14 +169,6 @@ def data_files(name, data_home=None):
     return {f.name: file_in(folder, f.name) for f in entry.files}
 
 
-# ---------------------------------------------------------------------- checksums
-def file_sha256(path):
-    """SHA-256 hex digest of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def content_digest(path, kind):

@@ -45,7 +45,7 @@ from ..ids import object_array
 from ._training_data import TWO_TABLE_KINDS
 
 __all__ = ["FORMAT_VERSION", "MALFORMED_FILE_ERRORS", "ModelFile", "model_file_from_arrays", "read_checked_npz",
-           "read_model_file", "word2vec_names", "write_model_file", "write_word2vec"]
+           "read_model_file", "read_npy_header", "word2vec_names", "write_model_file", "write_word2vec"]
 
 # 2: the class is stored by its registry name, object node ids as typed JSON
 # 3: the graph's kind ("graph_kind"); directed and bipartite models add the second table
@@ -122,6 +122,22 @@ def read_checked_npz(path):
             raise ValueError(f"{path} is not a readable .npz model file ({type(exc).__name__}: {exc})") from exc
 
 
+def read_npy_header(fh, what):
+    """``(shape, dtype)`` from the header of the ``.npy`` array ``fh`` is positioned at (left after the header).
+
+    ValueError naming ``what`` for a version numpy's format does not define.
+    """
+    fmt = np.lib.format
+    version = fmt.read_magic(fh)
+    if version == (1, 0):
+        shape, _, dtype = fmt.read_array_header_1_0(fh)
+    elif version in ((2, 0), (3, 0)):
+        shape, _, dtype = fmt.read_array_header_2_0(fh)
+    else:
+        raise ValueError(f"{what}: unsupported .npy version {version}")
+    return shape, dtype
+
+
 def _read_npz_members(fh):
     fmt = np.lib.format
     zf = zipfile.ZipFile(fh)
@@ -141,13 +157,7 @@ def _read_npz_members(fh):
         elif info.file_size > _MAX_DEFLATE_RATIO * info.compress_size + 2**16:
             raise ValueError(f"member {key!r}: declares {info.file_size} bytes from {info.compress_size} compressed")
         with zf.open(info) as member:
-            version = fmt.read_magic(member)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(member)
-            elif version in ((2, 0), (3, 0)):
-                shape, _, dtype = fmt.read_array_header_2_0(member)
-            else:
-                raise ValueError(f"member {key!r}: unsupported .npy version {version}")
+            shape, dtype = read_npy_header(member, f"member {key!r}")
             header = member.tell()
         if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in "biufUS":
             raise ValueError(f"member {key!r}: dtype {dtype} is not a plain number or string type")
