@@ -10,6 +10,12 @@ scorers of the held-out pairs:
 * **degree rule**: ``log r_u - log r_v`` with ``r = (out-degree + 1) /
   (in-degree + 1)`` in the training arcs (tutorial 07's baseline); its link AP
   is that of the same score, meaningless for link prediction but printed;
+* **sender scores**: a direction-only reference, not an embedding: one score
+  ``a_u`` per node fitted by L2 logistic regression (Bradley-Terry) on the
+  training arcs without a reciprocal, ``P(u -> v) = sigmoid(a_u - a_v)``,
+  its inverse strength ``C`` chosen on the validation split from
+  ``SENDER_C_GRID`` (printed in the ``lam_r`` column) by direction AP.  What
+  a node-level "sender-ness" can do when it is trained for direction alone;
 * **undirected**: ``LogisticEmbedding`` on the training arcs with their
   direction dropped (one table; scores every arc and its reverse alike);
 * **directed, uniform**: the two-table model with ``reverse_negatives=0``
@@ -23,9 +29,14 @@ within 0.005 of the top one, the larger direction AP among those) from
 ``--lam-r-grid``, then refitted on the whole training split.
 
 * ``link AP``: held-out arcs against held-out non-arcs (chance 1/5);
-* ``direction AP``: held-out arcs without a reciprocal arc in the full graph
-  against their reverses (``lgekit.metrics.direction_average_precision``);
-  a one-table model gets exactly 0.5.
+* ``direction AP``: each held-out arc without a reciprocal arc in the full
+  graph scored by the model's log-odds that it points ``u -> v``,
+  ``s(u, v) - s(v, u)``, against its reverse's
+  (``lgekit.metrics.direction_average_precision``); a one-table model gets
+  exactly 0.5;
+* ``raw dir. AP``: the same arcs' raw scores ``s(u, v)`` pooled against the
+  reverses' ``s(v, u)`` (``score="raw"``, lgekit's first direction AP, which
+  issue 24 quoted).
 
 Each figure is the median over ``--seeds`` seeds (min-max beside it).  A
 second table does the same for the direction AP on a graph whose arcs all
@@ -45,6 +56,8 @@ import time
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
+from sklearn.linear_model import LogisticRegression
 
 import lgekit
 from lgekit import datasets
@@ -52,7 +65,8 @@ from lgekit.metrics import (average_precision, average_precision_from_scores, di
                             non_reciprocal_arcs)
 from lgekit.models import LogisticEmbedding
 
-ROWS = ("degree rule", "undirected", "directed, uniform", "directed, reverse")
+ROWS = ("degree rule", "sender scores", "undirected", "directed, uniform", "directed, reverse")
+SENDER_C_GRID = (0.1, 0.3, 1.0, 3.0)
 
 
 def undirected_training_graph(split):
@@ -71,25 +85,48 @@ def degree_scores(train_arcs, n_nodes, pairs):
     return log_r[pairs[:, 0]] - log_r[pairs[:, 1]]
 
 
+def sender_scores(train_graph, train_arcs, n_nodes, c):
+    """Bradley-Terry: one score a_u per node, P(u -> v | the pair is linked one way) = sigmoid(a_u - a_v),
+    fitted (L2, inverse strength ``c``) on the training arcs whose reverse is no training arc."""
+    arcs = non_reciprocal_arcs(train_graph, train_arcs)
+    k, rows = len(arcs), np.arange(len(arcs))
+    diff = sp.csr_matrix((np.r_[np.ones(k), -np.ones(k)], (np.r_[rows, rows], np.r_[arcs[:, 0], arcs[:, 1]])),
+                         shape=(k, n_nodes))
+    fit = LogisticRegression(C=c, fit_intercept=False, max_iter=5000).fit(sp.vstack([diff, -diff]),
+                                                                           np.r_[np.ones(k), np.zeros(k)])
+    return fit.coef_.ravel()
+
+
 def evaluate(row, split, full_graph, params, seed):
-    """(link AP, direction AP, fit seconds) of one scorer on ``split``'s held-out pairs."""
+    """(link AP, direction AP, raw direction AP, fit seconds) of one scorer on ``split``'s held-out pairs."""
     if row == "degree rule":
         n = full_graph.n_nodes
         arcs = non_reciprocal_arcs(full_graph, split.test_positives)
         link = average_precision_from_scores(degree_scores(split.train_positives, n, split.test_positives),
                                              degree_scores(split.train_positives, n, split.test_negatives))
+        # the rule is antisymmetric, so its raw scores are its log-odds and both direction APs agree
         direction = average_precision_from_scores(degree_scores(split.train_positives, n, arcs),
                                                   degree_scores(split.train_positives, n, arcs[:, ::-1]))
-        return link, direction, 0.0
+        return link, direction, direction, 0.0
+    if row == "sender scores":
+        t0 = time.perf_counter()
+        a = sender_scores(split.train_graph, split.train_positives, full_graph.n_nodes, params["lam_r"])
+        seconds = time.perf_counter() - t0
+        arcs = non_reciprocal_arcs(full_graph, split.test_positives)
+        pos, neg = np.asarray(split.test_positives), np.asarray(split.test_negatives)
+        link = average_precision_from_scores(a[pos[:, 0]] - a[pos[:, 1]], a[neg[:, 0]] - a[neg[:, 1]])
+        d = a[arcs[:, 0]] - a[arcs[:, 1]]
+        direction = average_precision_from_scores(d, -d)
+        return link, direction, direction, seconds
     data = undirected_training_graph(split) if row == "undirected" else split
     t0 = time.perf_counter()
     model = LogisticEmbedding(**params, random_state=seed, diagnostics=False).fit(data)
     seconds = time.perf_counter() - t0
     context = model.context_embedding_ if row != "undirected" else None
     link = average_precision(model.embedding_, split.test_positives, split.test_negatives, context=context)
-    direction = direction_average_precision(model.embedding_, split.test_positives, context=context,
-                                            graph=full_graph)
-    return link, direction, seconds
+    direction, raw = (direction_average_precision(model.embedding_, split.test_positives, context=context,
+                                                  graph=full_graph, score=score) for score in ("log_odds", "raw"))
+    return link, direction, raw, seconds
 
 
 def row_params(row, args):
@@ -105,8 +142,11 @@ def choose_lam_r(row, split, graph, args, seed):
     """The lam_r of ``--lam-r-grid`` with the best validation link AP (ties within 0.005: the better
     direction AP), on a split of ``split``'s training arcs."""
     val = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=1000 + seed)
+    grid = SENDER_C_GRID if row == "sender scores" else args.lam_r_grid
     scores = {lam: evaluate(row, val, split.train_graph, {**row_params(row, args), "lam_r": lam}, seed)[:2]
-              for lam in args.lam_r_grid}
+              for lam in grid}
+    if row == "sender scores":      # a direction-only model: its link AP means nothing
+        return max(scores, key=lambda lam: scores[lam][1])
     best = max(link for link, _ in scores.values())
     return max((lam for lam, (link, _) in scores.items() if link >= best - 0.005), key=lambda lam: scores[lam][1])
 
@@ -116,8 +156,9 @@ def one_seed(graph, seed, args, rows, tune):
     out = {"n_direction_arcs": len(non_reciprocal_arcs(graph, split.test_positives))}
     for row in rows:
         lam_r = args.lam_r if row == "degree rule" or not tune else choose_lam_r(row, split, graph, args, seed)
-        link, direction, seconds = evaluate(row, split, graph, {**row_params(row, args), "lam_r": lam_r}, seed)
-        out[row] = {"link AP": link, "direction AP": direction, "fit s": seconds, "lam_r": lam_r}
+        link, direction, raw, seconds = evaluate(row, split, graph, {**row_params(row, args), "lam_r": lam_r}, seed)
+        out[row] = {"link AP": link, "direction AP": direction, "raw dir. AP": raw, "fit s": seconds,
+                    "lam_r": lam_r}
     return out
 
 
@@ -161,7 +202,7 @@ def main(argv=None):
           f"epochs={args.epochs}), lam_r per seed {'on a validation split from ' + str(args.lam_r_grid) if not args.no_tune else '= ' + str(args.lam_r)}; "
           f"seeds 0..{args.seeds - 1}; held-out one-way arcs {statistics.median(r['n_direction_arcs'] for r in runs):.0f} "
           f"(median); {time.perf_counter() - t0:.0f} s")
-    med = print_table("", runs, ROWS, ("link AP", "direction AP", "fit s", "lam_r"))
+    med = print_table("", runs, ROWS, ("link AP", "direction AP", "raw dir. AP", "fit s", "lam_r"))
 
     gnc = lgekit.Graph.from_networkx(nx.gnc_graph(args.gnc_nodes, seed=0), name=f"gnc_graph({args.gnc_nodes})")
     gnc_rows = ("degree rule", "directed, uniform", "directed, reverse")

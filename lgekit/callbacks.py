@@ -103,8 +103,8 @@ class LinkPredictionCallback(Callback):
         (for early stopping), so records say ``"val_ap"``.
     direction : bool, default False
         Also record ``"<heldout_name>_direction_ap"`` (a directed split only):
-        the AP of each held-out one-way arc ``(u, v)`` against its reverse
-        ``(v, u)`` (:func:`lgekit.metrics.direction_average_precision`), the
+        the AP of each held-out one-way arc's log-odds ``s(u, v) - s(v, u)``
+        against its reverse's (:func:`lgekit.metrics.direction_average_precision`), the
         direction task beside link prediction.  The arcs whose reverse is an
         arc of the full graph have no direction to tell and are left out
         (:meth:`lgekit.EdgeSplit.direction_pairs`, found once).
@@ -204,7 +204,11 @@ class LinkPredictionCallback(Callback):
             record["train_ap"] = ap(train_pairs)
         record[f"{self.heldout_name}_ap"] = ap(test_pairs)
         if self.direction:
-            record[f"{self.heldout_name}_direction_ap"] = ap(self._direction_pairs)
+            # each one-way arc's log-odds s(u, v) - s(v, u) against its negation, as
+            # metrics.direction_average_precision ranks them by default
+            forward, backward = (scores(pairs) for pairs in self._direction_pairs)
+            record[f"{self.heldout_name}_direction_ap"] = average_precision_scores(
+                forward - backward, backward - forward, n_threads=threads)
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False
 

@@ -236,19 +236,40 @@ def roc_auc(embedding, positives, negatives, context=None):
 
 
 # ---------------------------------------------------------------------- direction (directed graphs)
-def direction_average_precision(embedding, arcs, context=None, graph=None):
+def direction_average_precision(embedding, arcs, context=None, graph=None, score="log_odds"):
     r"""Can the scores tell an arc ``(u, v)`` from its reverse ``(v, u)``?  AP of the one against the other.
 
-    Each arc is a positive and its reverse a negative, and the average
+    The paper's footnote 1 handles a directed graph with two vectors per
+    node, an out-vector :math:`x_u` (``embedding``) and an in-vector
+    :math:`y_v` (``context``), scoring :math:`s(u, v) = x_u^\top y_v`, which
+    can differ from :math:`s(v, u) = x_v^\top y_u`.  The direction task
+    takes a pair that is linked one way and asks *which way*.  Under the
+    logistic model, with arcs independent and
+    :math:`P(u \to v) = \sigma(s(u, v))`,
+
+    .. math::
+
+        \frac{P(u \to v,\ v \not\to u)}{P(v \to u,\ u \not\to v)}
+        = \frac{\sigma(s(u, v))\,\sigma(-s(v, u))}{\sigma(s(v, u))\,\sigma(-s(u, v))}
+        = e^{\,s(u, v) - s(v, u)},
+
+    so the model's log-odds that the arc points :math:`u \to v` is the
+    antisymmetric score :math:`d(u, v) = s(u, v) - s(v, u)` (``score=
+    "log_odds"``, the default).  Each arc's :math:`d(u, v)` is a positive,
+    its reverse's :math:`d(v, u) = -d(u, v)` a negative, and the average
     precision (:func:`average_precision_from_scores`) of the two sets is
-    returned.  The paper's footnote 1 handles a directed graph with two
-    vectors per node, an out-vector :math:`x_u` (``embedding``) and an
-    in-vector :math:`y_v` (``context``), scoring :math:`x_u^\top y_v`, which
-    can differ from :math:`x_v^\top y_u`.  A one-table (undirected) model
-    scores :math:`x_u^\top x_v = x_v^\top x_u`: every positive ties with its
-    negative, the precision is 1/2 at every threshold, and the AP is exactly
-    0.5 -- the chance level by construction.  A scorer that puts every arc
-    above every reverse gets 1.
+    returned: 1 when every arc's log-odds is positive, 1/2 when they are all
+    0.  A degree rule :math:`\log r_u - \log r_v` is such a score too.
+
+    ``score="raw"`` ranks the raw scores :math:`s(u, v)` of the arcs against
+    :math:`s(v, u)` of the reverses, pooled over all pairs: a pair whose
+    vectors are long outranks the reverse of a pair whose vectors are short,
+    so it mixes *is there a link* into *which way*.  It was lgekit's first
+    direction AP, kept to compare with records made with it.
+
+    A one-table (undirected) model scores :math:`x_u^\top x_v = x_v^\top
+    x_u`: every positive ties with its negative, and the AP is exactly 0.5
+    with either ``score`` -- the chance level by construction.
 
     Parameters
     ----------
@@ -263,6 +284,10 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
         The full directed graph.  When given, the arcs whose reverse is also
         an arc (or that are self-loops) are dropped first
         (:func:`non_reciprocal_arcs`): their direction is not a question.
+    score : {"log_odds", "raw"}, default "log_odds"
+        Rank each arc's log-odds :math:`s(u, v) - s(v, u)` against its
+        negation, or (``"raw"``) the pooled raw scores of arcs against those
+        of reverses.
 
     Returns
     -------
@@ -278,11 +303,10 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
 
     Notes
     -----
-    Cost :math:`O(k \cdot dim + k \log k)`.  The score of a pair is the
-    same as in :func:`average_precision`, so the link-prediction AP on the
-    held-out arcs (against ``split.test_negatives``) and this direction AP
-    measure the same model on two questions: *is there an arc?* and *which
-    way does it go?*
+    Cost :math:`O(k \cdot dim + k \log k)`.  The pair scores are those of
+    :func:`average_precision`, so the link-prediction AP on the held-out arcs
+    (against ``split.test_negatives``) and this direction AP measure the same
+    model on two questions: *is there an arc?* and *which way does it go?*
 
     Examples
     --------
@@ -294,6 +318,9 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
     >>> direction_average_precision(x, [[0, 1], [1, 2], [0, 2]])   # one table: symmetric scores
     0.5
     """
+    if score not in ("log_odds", "raw"):
+        raise ValueError(f"score must be 'log_odds' (each pair's s(u, v) - s(v, u)) or 'raw' (pooled raw scores), "
+                         f"got {score!r}")
     x = _check_embedding(embedding)
     if graph is not None:
         graph = check_directed(graph)
@@ -323,7 +350,10 @@ def direction_average_precision(embedding, arcs, context=None, graph=None):
             raise ValueError(f"context must have the embedding's shape {x.shape} (one in-vector per node), "
                              f"got {y.shape}")
     scores = pair_scores(x, np.concatenate([a, np.ascontiguousarray(a[:, ::-1])]), context=context)
-    return average_precision_from_scores(scores[:len(a)], scores[len(a):])
+    forward, backward = scores[:len(a)], scores[len(a):]
+    if score == "log_odds":
+        forward, backward = forward - backward, backward - forward
+    return average_precision_from_scores(forward, backward)
 
 
 # ---------------------------------------------------------------------- node classification

@@ -1,7 +1,8 @@
 """Direction AP (can the scores tell an arc from its reverse?) and link-prediction AP with two tables.
 
 Hypothesis: a scorer that puts every arc above every reverse gives exactly 1;
-any one-table (symmetric) scorer gives exactly 0.5.  Hand-computed examples
+any one-table (symmetric) scorer gives exactly 0.5; the default score is each
+arc's log-odds s(u, v) - s(v, u), "raw" pools the raw scores.  Hand-computed examples
 for the filtering of reciprocated arcs and for the two-table pair scores;
 every input error names its argument.
 """
@@ -55,22 +56,41 @@ def test_symmetric_scorer_gives_one_half(case, data):
     # one table: x_u . x_v = x_v . x_u bit for bit, so every arc ties with its reverse: precision 1/2 everywhere
     assert direction_average_precision(x, arcs) == 0.5
     assert direction_average_precision(x, arcs, context=x.copy()) == 0.5
+    assert direction_average_precision(x, arcs, score="raw") == 0.5
 
 
 @given(acyclic_arcs(), st.data())
-def test_direction_ap_is_the_ap_of_arcs_against_reverses(case, data):
+def test_direction_ap_is_the_ap_of_each_arcs_log_odds_against_its_negation(case, data):
     n, arcs = case
     shape = (n, 3)
     elements = st.floats(-5, 5, allow_nan=False, width=64)
     x = data.draw(arrays(np.float64, shape, elements=elements))
     y = data.draw(arrays(np.float64, shape, elements=elements))
-    expected = average_precision(x, arcs, arcs[:, ::-1].copy(), context=y)
-    assert direction_average_precision(x, arcs, context=y) == expected
     from sklearn.metrics import average_precision_score
 
-    scores = pair_scores(x, np.concatenate([arcs, arcs[:, ::-1]]), context=y)
+    fwd = pair_scores(x, arcs, context=y)
+    back = pair_scores(x, arcs[:, ::-1].copy(), context=y)
     labels = np.r_[np.ones(len(arcs)), np.zeros(len(arcs))]
-    assert expected == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    # default: the model's log-odds s(u, v) - s(v, u) that the arc points u -> v, against its negation
+    expected = average_precision_from_scores(fwd - back, back - fwd)
+    assert direction_average_precision(x, arcs, context=y) == expected
+    assert expected == pytest.approx(average_precision_score(labels, np.r_[fwd - back, back - fwd]), abs=1e-12)
+    # "raw": the pooled raw scores of the arcs against those of the reverses
+    raw = average_precision(x, arcs, arcs[:, ::-1].copy(), context=y)
+    assert direction_average_precision(x, arcs, context=y, score="raw") == raw
+    assert raw == pytest.approx(average_precision_score(labels, np.r_[fwd, back]), abs=1e-12)
+
+
+def test_log_odds_compares_each_pair_with_its_own_reverse_and_raw_pools_them():
+    # arc 0 -> 1 has long vectors (scores 10 one way, 9 the other); arc 2 -> 3 short ones (1 and 0):
+    # both point the right way, but pooled, the reverse 1 -> 0 (9) outranks the arc 2 -> 3 (1)
+    x = np.array([[10.0, 0.0], [9.0, 0.0], [1.0, 0.0], [0.0, 0.0]])
+    y = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])
+    arcs = [[0, 1], [2, 3]]
+    assert direction_average_precision(x, arcs, context=y) == 1.0
+    assert direction_average_precision(x, arcs, context=y, score="raw") < 1.0
+    with pytest.raises(ValueError, match="score must be 'log_odds'"):
+        direction_average_precision(x, arcs, context=y, score="difference")
 
 
 def test_graph_drops_reciprocated_arcs_and_self_loops():

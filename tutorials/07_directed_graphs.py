@@ -133,12 +133,15 @@ print(f"{len(split.train_positives):,} training arcs, {len(split.test_positives)
 # held-out pairs:
 #
 # * **link AP** -- held-out arcs against held-out non-arcs (chance $= 1/5$);
-# * **direction AP** -- every held-out arc $(u, v)$ without a reciprocal is a
-#   positive and its reverse $(v, u)$ a negative
+# * **direction AP** -- a held-out arc $(u, v)$ without a reciprocal is linked
+#   one way; which way?  With arcs independent and $P(u\to v) =
+#   \sigma(s(u, v))$, the model's odds that it points $u \to v$ rather than
+#   $v \to u$ are $\sigma(s_{uv})\sigma(-s_{vu}) / \sigma(s_{vu})\sigma(-s_{uv}) =
+#   e^{s(u, v) - s(v, u)}$.  So each arc's log-odds $s(u, v) - s(v, u)$ is a
+#   positive, its reverse's $s(v, u) - s(u, v)$ a negative
 #   (`metrics.direction_average_precision`).  For the one-table model
-#   $x_u\cdot x_v = x_v\cdot x_u$: each positive ties with its negative, the
-#   precision is $1/2$ at every threshold and the AP is **exactly 0.5**, by
-#   construction.
+#   $x_u\cdot x_v = x_v\cdot x_u$: every log-odds is 0, the precision is
+#   $1/2$ at every threshold and the AP is **exactly 0.5**, by construction.
 
 # %%
 directed = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, random_state=SEED).fit(split)
