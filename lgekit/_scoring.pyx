@@ -1,7 +1,12 @@
 # cython: language_level=3
 """Pair scores ``x_u . y_v`` for many pairs (the kernel behind
 :func:`lgekit.metrics.pair_scores`): one pass over the pairs, float64
-accumulation whatever the embedding's precision, no temporaries."""
+accumulation whatever the embedding's precision, no temporaries; and the
+average precision of scores ranked against each other.
+
+setup.py also builds it with AVX2 (``lgekit._scoring_avx2``, picked by
+:mod:`lgekit._simd`): for float32 embeddings its scores are the generic
+build's bit for bit, for float64 ones they may differ in the last bits (FMA)."""
 import numpy as np
 
 from cython.parallel cimport prange
@@ -9,7 +14,7 @@ from libc.math cimport isfinite
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, malloc, free
 from lgekit._common cimport floating
-from lgekit._intrinsics cimport LGK_PREFETCH
+from lgekit._intrinsics cimport LGK_AVX2_DOT_F64, LGK_PREFETCH, lgk_dotf_f64_avx2
 
 
 cdef enum:
@@ -24,6 +29,9 @@ cdef inline double _dot_f64(const floating* x, const floating* y, Py_ssize_t d) 
     long dependency chain of additions.  The order is fixed, so results do not depend on threads."""
     cdef double s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
     cdef Py_ssize_t j = 0
+    if floating is float:
+        if LGK_AVX2_DOT_F64:        # the same sums in vector registers (the AVX2 build only)
+            return lgk_dotf_f64_avx2(x, y, d)
     while j + 8 <= d:
         s0 += <double>x[j] * <double>y[j]
         s1 += <double>x[j + 1] * <double>y[j + 1]
@@ -165,17 +173,22 @@ cdef int _rank_histogram(const double* t, Py_ssize_t m, const double* scores, Py
     return bad
 
 
-def _ap_from_ranks(const double[::1] pos_sorted, hist):
-    """AP from the sorted positive scores and the negatives' rank histogram (see ``average_precision_scores``)."""
-    pos = np.asarray(pos_sorted)
+def _distinct(pos):
+    """The distinct values of the ascending ``pos`` and how many times each occurs (no second sort)."""
     last = np.ones(len(pos), dtype=bool)
     last[:len(pos) - 1] = pos[1:] != pos[:len(pos) - 1]    # last occurrence of each distinct score
-    thresholds = pos[last]
-    counts = np.diff(np.flatnonzero(last) + 1, prepend=0)
-    tp = len(pos) - np.searchsorted(pos, thresholds, side="left")
+    ends = np.flatnonzero(last) + 1
+    return np.ascontiguousarray(pos[last]), np.diff(ends, prepend=0)
+
+
+def _ap_from_ranks(Py_ssize_t n_pos, counts, hist):
+    """AP from the multiplicities of the distinct positive scores (ascending) and the negatives' rank
+    histogram among them (see ``average_precision_scores``)."""
+    # the positives at or above the j-th distinct score: all but those below it
+    tp = n_pos - (np.cumsum(counts) - counts)
     # a negative with rank r scores at least thresholds[0..r-1]: fp[j] = sum of hist[r] over r > j
     fp = np.cumsum(hist[::-1])[::-1][1:]
-    return float(np.sum(counts * (tp / (tp + fp))) / len(pos))
+    return float(np.sum(counts * (tp / (tp + fp))) / n_pos)
 
 
 def _sorted_positives(pos_scores):
@@ -216,8 +229,8 @@ def average_precision_scores(positive_scores, negative_scores, int n_threads=1):
     neg = np.ascontiguousarray(negative_scores, dtype=np.float64).ravel()
     if len(pos) == 0 or len(neg) == 0:
         raise ValueError(f"need at least one positive and one negative score, got {len(pos)} and {len(neg)}")
-    thresholds = np.ascontiguousarray(np.unique(pos))
-    return _ap_from_ranks(pos, _negative_ranks(thresholds, neg, n_threads))
+    thresholds, counts = _distinct(pos)
+    return _ap_from_ranks(len(pos), counts, _negative_ranks(thresholds, neg, n_threads))
 
 
 def average_precision_pairs(x, y, const int64_t[:, ::1] positives, const int64_t[:, ::1] negatives,

@@ -35,9 +35,12 @@ import warnings
 
 import numpy as np
 
-from ._scoring import average_precision_pairs, average_precision_scores
+from ._simd import load_kernel
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
 from .metrics import node_classification_f1
+
+# the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
+_scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["Callback", "LinkPredictionCallback", "NodeClassificationCallback", "EarlyStopping"]
 
@@ -184,7 +187,7 @@ class LinkPredictionCallback(Callback):
                                        self._checked(s.test_positives, s.test_negatives, len(emb))]
 
             def ap(pairs):
-                return average_precision_pairs(emb, emb, *pairs, n_threads=threads)
+                return _scoring.average_precision_pairs(emb, emb, *pairs, n_threads=threads)
             train_pairs, test_pairs = self._checked_pairs
         else:
             # a directed or bipartite graph's model scores x_u . y_v: its own pair scores, by node index
@@ -197,7 +200,7 @@ class LinkPredictionCallback(Callback):
                 return model.score_pairs(pairs, index=True)
 
             def ap(pairs):
-                return average_precision_scores(scores(pairs[0]), scores(pairs[1]), n_threads=threads)
+                return _scoring.average_precision_scores(scores(pairs[0]), scores(pairs[1]), n_threads=threads)
             train_pairs = self._train_sample() if self.train else None
             test_pairs = (s.test_positives, s.test_negatives)
         if self.train:
@@ -207,7 +210,7 @@ class LinkPredictionCallback(Callback):
             # each one-way arc's log-odds s(u, v) - s(v, u) against its negation, as
             # metrics.direction_average_precision ranks them by default
             forward, backward = (scores(pairs) for pairs in self._direction_pairs)
-            record[f"{self.heldout_name}_direction_ap"] = average_precision_scores(
+            record[f"{self.heldout_name}_direction_ap"] = _scoring.average_precision_scores(
                 forward - backward, backward - forward, n_threads=threads)
         record["eval_seconds"] = record.get("eval_seconds", 0.0) + (time.perf_counter() - start)
         return False

@@ -14,7 +14,7 @@ from sklearn.metrics import f1_score, roc_auc_score
 from sklearn.multiclass import OneVsRestClassifier
 
 from ._random import check_random_state
-from ._scoring import average_precision_scores, pair_dots
+from ._simd import load_kernel
 from ._validation import (
     InvalidParameterError,
     Interval,
@@ -26,6 +26,9 @@ from ._validation import (
 from .evaluation import check_directed, non_reciprocal_arcs
 from .graph import Graph
 from .labels import membership_from_pairs, membership_matrix
+
+# the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
+_scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
            "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1"]
@@ -105,7 +108,7 @@ def pair_scores(embedding, pairs, context=None):
     dtype = x.dtype if x.dtype == y.dtype and x.dtype in (np.float32, np.float64) else np.float64
     x = np.ascontiguousarray(x, dtype=dtype)
     y = x if context is None else np.ascontiguousarray(y, dtype=dtype)
-    return pair_dots(x, y, p)
+    return _scoring.pair_dots(x, y, p)
 
 
 def _class_scores(embedding, positives, negatives, context):
@@ -168,7 +171,7 @@ def average_precision(embedding, positives, negatives, context=None, *, n_thread
     1.0
     """
     pos, neg = _class_scores(embedding, positives, negatives, context)
-    return average_precision_scores(pos, neg, n_threads)
+    return _scoring.average_precision_scores(pos, neg, n_threads)
 
 
 @validate_arguments({"n_threads": [Interval(Integral, 1, None, closed="left")]})
@@ -215,7 +218,7 @@ def average_precision_from_scores(positive_scores, negative_scores, *, n_threads
     >>> average_precision_from_scores([3.0, 1.0], [2.0, 0.0])   # precisions 1 and 2/3
     0.8333333333333333
     """
-    return average_precision_scores(positive_scores, negative_scores, n_threads)
+    return _scoring.average_precision_scores(positive_scores, negative_scores, n_threads)
 
 
 def roc_auc(embedding, positives, negatives, context=None):

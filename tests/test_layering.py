@@ -65,6 +65,7 @@ LAYER_OF = {
     "lgekit._openmp": "foundation",         # compiled
     "lgekit._sampling": "foundation",       # compiled
     "lgekit._scoring": "foundation",        # compiled
+    "lgekit._scoring_avx2": "foundation",   # compiled: setup.py's AVX2 build of _scoring
     "lgekit.ids": "foundation",
     "lgekit._interop": "foundation",        # what networkx / pandas objects say, as arrays for the Graph
     "lgekit.reference": "foundation",       # plain NumPy, imports nothing of lgekit

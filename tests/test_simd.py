@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lgekit
 from lgekit import _simd
@@ -50,6 +52,32 @@ def test_avx2_build_matches_generic_build(monkeypatch, split, module, attrs, est
     np.testing.assert_allclose(result.embedding_, reference.embedding_, rtol=0, atol=1e-9)
     assert reference.history_[-1]["objective"] == pytest.approx(result.history_[-1]["objective"], rel=1e-9)
     assert all(generic is not fast for generic, fast in builds.values())
+
+
+@given(st.integers(1, 70), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_avx2_pair_scores_of_float32_rows_are_the_generic_bits(dim, n_pairs, seed):
+    # a product of two floats is exact in a double, so the AVX2 build's fused multiply-adds round as
+    # the generic build's multiply-then-add: the float32 scores (and so every AP) are the same bits,
+    # for every width (the 8-wide steps and the tail) and any thread count
+    fast = _variant_or_skip("lgekit._scoring")
+    generic = importlib.import_module("lgekit._scoring")
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((9, dim)) * rng.choice([1e-3, 1.0, 1e3])).astype(np.float32)
+    y = rng.standard_normal((9, dim)).astype(np.float32)
+    pairs = rng.integers(0, 9, (n_pairs, 2)).astype(np.int64)
+    expected = generic.pair_dots(x, y, pairs, 1)
+    np.testing.assert_array_equal(fast.pair_dots(x, y, pairs, 1), expected)
+    np.testing.assert_array_equal(fast.pair_dots(x, y, pairs, 3), expected)
+    exact = np.einsum("ij,ij->i", x[pairs[:, 0]].astype(np.float64), y[pairs[:, 1]].astype(np.float64))
+    np.testing.assert_allclose(expected, exact, rtol=1e-12, atol=1e-12 * np.abs(exact).max())
+
+
+def test_metrics_and_callbacks_use_the_chosen_scoring_build():
+    from lgekit import callbacks, metrics
+
+    assert metrics._scoring is callbacks._scoring
+    assert _simd.chosen_kernels()["_scoring"] == _simd.kernel_variant(metrics._scoring)
 
 
 def test_generic_choice_and_bad_value(monkeypatch):
