@@ -48,6 +48,7 @@ from lgekit.datasets import chung_lu_graph, youtube_like_degrees
 from lgekit.models import _schedules
 
 _sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")   # the build the solver runs
+_scoring = load_kernel("lgekit._scoring")
 
 D = 100
 NEGATIVES = 4
@@ -176,8 +177,8 @@ def breakdown(graphs, threads, repeats):
     * call: ``partial_fit(epochs=1)`` around the call; epoch: its ``history_`` ``seconds`` (the solver's
       ``run_epoch``: the ordering and the update pass); per-call overhead: the difference (validation
       of the graph, the record, the callbacks' hooks);
-    * mean norm: the row norms the solver adds to a record without diagnostics (``row_norms`` of
-      ``_sgd_diagnostics`` on the epoch's threads; a serial ``np.einsum`` before issue 23's second round);
+    * mean norm: the row norms the solver adds to a record without diagnostics (``row_sqnorms`` of
+      ``_scoring`` on the epoch's threads; a serial ``np.einsum`` before issue 23's second round);
     * order: the uniform permutation alone (``_schedules.permutation``, hogwild; the kernel runs the
       buckets' Fisher-Yates fused with their updates, so this is an upper bound of its share), or
       the stratified order's block sort, which ``edge_epoch`` runs inside the epoch (deterministic:
@@ -213,7 +214,7 @@ def breakdown(graphs, threads, repeats):
                     calls.append(time.perf_counter() - start)
                     epochs.append(model.history_[-1]["seconds"])
                 emb = model.embedding_
-                norms = _median_seconds(lambda: _sgd_diagnostics.row_norms(emb, t), repeats)
+                norms = _median_seconds(lambda: _scoring.row_sqnorms(emb, t), repeats)
                 order = (_median_seconds(lambda: _schedules.permutation(solver.n_pairs, solver.seed, 3, t), repeats)
                          if schedule == "hogwild" else None)
                 solver.diagnostics()                       # builds the incidence lists once

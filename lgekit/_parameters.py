@@ -26,6 +26,7 @@ COMMON = {
     "random_state": ["random_state"],
     "verbose": [Interval(Integral, 0, None, closed="left")],
     "warm_start": ["boolean"],
+    "diagnostics": ["boolean"],
 }
 
 #: ``lgekit.LogisticEmbedding`` (SGD)
@@ -35,7 +36,6 @@ LOGISTIC = {
     "lr_offset": [Interval(Real, 0, None, closed="neither")],
     "order": [Options(str, {"edge", "vertex"})],
     "negatives": [Options(str, {"fixed", "resample"})],
-    "diagnostics": ["boolean"],
     # the context table's lambda_r (directed / bipartite graphs); None: lam_r
     "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
     # the share of a one-way arc's negatives that are its reverse (directed graphs); None: the directed default
@@ -71,7 +71,7 @@ DEFAULTS = {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
         "inner_order": "fixed", "monotone": True, "weighting": "sample", "init_scale": 0.1, "tol": 1e-3,
         "dtype": "float32", "n_threads": 1, "schedule": "deterministic", "random_state": None, "verbose": 0,
-        "warm_start": False, "lam_r_context": None,
+        "warm_start": False, "diagnostics": True, "lam_r_context": None,
     },
 }
 

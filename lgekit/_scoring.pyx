@@ -76,6 +76,22 @@ def pair_dots(const floating[:, ::1] x, const floating[:, ::1] y, const int64_t[
     return out_arr
 
 
+def row_sqnorms(const floating[:, ::1] x, int n_threads=1):
+    """``||x_u||^2`` of every row in float64, the pair score ``x_u . x_u`` (the same sums as
+    ``pair_dots``), on ``n_threads``.  What the solvers need after every parallel epoch (DCD's
+    partner norms, a record's mean norm) without a serial NumPy pass over the whole table.  Each row
+    is one thread's, so the result does not depend on ``n_threads``."""
+    cdef Py_ssize_t u, n = x.shape[0], d = x.shape[1]
+    out_arr = np.zeros(n, dtype=np.float64)
+    cdef double[::1] out = out_arr
+    if n == 0 or d == 0:
+        return out_arr
+    with nogil:
+        for u in prange(n, num_threads=max(n_threads, 1), schedule="static"):
+            out[u] = _dot_f64(&x[u, 0], &x[u, 0], d)
+    return out_arr
+
+
 # ---------------------------------------------------------------------- average precision
 cdef inline Py_ssize_t _bisect_right(const double* t, Py_ssize_t m, double s) noexcept nogil:
     """The number of entries of t[0:m] (ascending) at most s, by a branch-free bisection."""

@@ -49,7 +49,8 @@ def find_data_dir():
     whatever the current folder), else None."""
     env = os.environ.get("LGEKIT_DATA")
     if env:
-        return Path(env) if Path(env).is_dir() else None
+        # absolute, so that a test that changes the working folder still finds a relative LGEKIT_DATA
+        return Path(env).resolve() if Path(env).is_dir() else None
     candidate = PROJECT_ROOT.parent / "shared" / "data"
     return candidate if candidate.is_dir() else None
 

@@ -61,6 +61,23 @@ def test_history_diagnostics_are_consistent(split):
     assert last["n_alpha_bound"] == np.count_nonzero(alpha == upper)
 
 
+@pytest.mark.parametrize("schedule, n_threads", [("deterministic", 1), ("deterministic", 3), ("hogwild", 1)])
+def test_without_diagnostics_the_same_embedding_and_the_certificates_alone(split, schedule, n_threads):
+    params = dict(dim=12, lam_r=1.0, epochs=3, dtype="float64", random_state=0, schedule=schedule, n_threads=n_threads)
+    full = HingeEmbedding(**params).fit(split)
+    lean = HingeEmbedding(**params, diagnostics=False).fit(split)
+    np.testing.assert_array_equal(lean.embedding_, full.embedding_)
+    np.testing.assert_array_equal(lean.dual_coef_, full.dual_coef_)
+    objective_keys = {"objective", "loss_pos", "loss_neg", "reg"}
+    for a, b in zip(lean.history_, full.history_):
+        assert not objective_keys & set(a) and objective_keys <= set(b)
+        assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items()
+                                                                 if k not in objective_keys | {"seconds"}}
+    # switched on between calls, the next record has the objective again (a setting, not a rebuild)
+    lean.set_params(diagnostics=True).partial_fit(split)
+    assert objective_keys <= set(lean.history_[-1])
+
+
 def test_x_u_is_the_dual_combination_of_its_partners(split):
     # after a sequential epoch the last vertex visited satisfies x_u = sum alpha s x_v exactly
     # (no neighbour moved after it); in general x_u was built from the neighbours of its visit

@@ -18,6 +18,7 @@ from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean
 from ._training_data import TrainingData
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
+_scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["DCDSolver", "PairCSR", "pair_csr", "solve_vertex_svm"]
 
@@ -261,6 +262,10 @@ class DCDSolver(Solver):
         drawing edges by weight; :meth:`training_data` keeps the raw weights).
     schedule : {"deterministic", "hogwild"}
     n_threads : int
+    record_diagnostics : bool, default True
+        Whether :meth:`epoch_record` holds the objective and its parts
+        (:meth:`diagnostics`, one more pass over the pairs) or only what
+        the epoch computed anyway (:meth:`certificates`).
     lam_r_context : float
         With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
         (the context table of a directed or bipartite graph; ignored
@@ -292,7 +297,7 @@ class DCDSolver(Solver):
     (0, ['alpha'])
     """
 
-    settings = ("n_threads", "schedule", "inner_passes", "tol", "inner_order", "monotone")
+    settings = ("n_threads", "schedule", "inner_passes", "tol", "inner_order", "monotone", "record_diagnostics")
     # pair_csr's peak per pair (two entries, each: keys, order and sorted copies ~70 B, then partner, sign,
     # weight, bound and dual 29 B) plus the objective's pair list (24 B)
     bytes_per_pair = 216
@@ -300,7 +305,8 @@ class DCDSolver(Solver):
                       "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, inner_passes, tol,
-                 inner_order, monotone, weighting, schedule, n_threads, n_source=None, state=None):
+                 inner_order, monotone, weighting, schedule, n_threads, record_diagnostics=True, n_source=None,
+                 state=None):
         super().__init__(embedding, seed, n_threads)
         if data.n_nodes != self.embedding.shape[0]:
             raise ValueError(f"data has {data.n_nodes} nodes but the embedding has {self.embedding.shape[0]} rows")
@@ -324,6 +330,7 @@ class DCDSolver(Solver):
         self.tol = float(tol)
         self.inner_order = inner_order
         self.monotone = bool(monotone)
+        self.record_diagnostics = bool(record_diagnostics)
         self._kept = None
         self._n_pos = len(data.positives)
         self._node_ids, self._train_graph = data.node_ids, data.train_graph
@@ -450,7 +457,12 @@ class DCDSolver(Solver):
         k = self.n_colors
         rank = permutation(k, stream_seed(self.seed, 2 * epoch + 1), 0)
         r = rank[colors]
-        order = np.ascontiguousarray(perm[np.argsort(r[perm], kind="stable")], dtype=np.int32)
+        keys = r[perm]
+        if k <= np.iinfo(np.int16).max:
+            # NumPy's stable sort of 16-bit keys is a radix sort, O(n), where int64 keys get a serial
+            # O(n log n) merge sort; a stable order is the same whichever sort computes it
+            keys = keys.astype(np.int16)
+        order = np.ascontiguousarray(perm[np.argsort(keys, kind="stable")], dtype=np.int32)
         block_ptr = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(np.bincount(r, minlength=k), out=block_ptr[1:])
         return EpochOrder(order, block_ptr, np.arange(k + 1, dtype=np.int64))
@@ -469,7 +481,7 @@ class DCDSolver(Solver):
         csr = self._csr
         n = X.shape[0]
         order = self.epoch_order(epoch)
-        sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        sqnorm = _scoring.row_sqnorms(X, self.n_threads)       # on the epoch's threads, not a serial einsum
         gap = np.zeros(n)
         viol = np.zeros(n)
         kept = np.zeros(n, np.int8)
@@ -485,15 +497,17 @@ class DCDSolver(Solver):
         return EpochStatus.OK
 
     def epoch_record(self, epoch, status):
-        """The record of epoch ``epoch``: the :meth:`diagnostics` (the dual counts and NaN elsewhere, and
-        ``diverged``, when ``status`` is ``NONFINITE``)."""
+        """The record of epoch ``epoch``: the :meth:`diagnostics` with ``record_diagnostics``, else the
+        :meth:`certificates` alone (the dual counts and NaN elsewhere, and ``diverged``, when ``status``
+        is ``NONFINITE``)."""
         if status:
             nan = float("nan")
             record = self.dual_counts()
-            record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan, duality_gap=nan,
-                          max_violation=nan, n_kept=0, diverged=True)
+            record.update(mean_norm=nan, duality_gap=nan, max_violation=nan, n_kept=0, diverged=True)
+            if self.record_diagnostics:
+                record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan)
             return record
-        return self.diagnostics()
+        return self.diagnostics() if self.record_diagnostics else self.certificates()
 
     def dual_counts(self):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
@@ -503,19 +517,13 @@ class DCDSolver(Solver):
         n_bound = int(np.count_nonzero((alpha == upper) & (upper > 0)))
         return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
 
-    def diagnostics(self):
-        """The record of the current embedding and duals: the objective (Eq. 3) and its parts, the mean
-        norm, the dual counts and the last epoch's certificates (``duality_gap``: mean over the
-        vertices with pairs of the block SVM's duality gap when it was solved; ``max_violation``: the
-        largest absolute projected gradient; NaN before any epoch ran)."""
-        X = self.embedding
-        n = X.shape[0]
-        sqnorm = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-        loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
-        if np.ndim(self._row_lam_r):
-            reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))          # each table its own lambda_r
-        else:
-            reg = 0.5 * self._lam_r * float(sqnorm.sum())
+    def certificates(self, sqnorm=None):
+        """What the last epoch computed anyway: the mean norm, the dual counts and the certificates
+        (``duality_gap``: mean over the vertices with pairs of the block SVM's duality gap when it was
+        solved; ``max_violation``: the largest absolute projected gradient; NaN before any epoch ran),
+        ``n_kept`` and ``diverged`` (False).  ``sqnorm``: the rows' squared norms, when known."""
+        if sqnorm is None:
+            sqnorm = _scoring.row_sqnorms(self.embedding, self.n_threads)
         record = self.dual_counts()
         if self._certificates is None:
             gap_mean = viol_max = float("nan")
@@ -523,11 +531,23 @@ class DCDSolver(Solver):
             gap, viol = self._certificates
             has = self._has_pairs
             gap_mean = float(gap[has].mean()) if has.any() else 0.0
-            viol_max = float(viol.max()) if n else 0.0
-        record.update(objective=loss_pos + loss_neg + reg, loss_pos=loss_pos, loss_neg=loss_neg, reg=reg,
-                      mean_norm=float(np.mean(np.sqrt(sqnorm))), duality_gap=gap_mean, max_violation=viol_max,
-                      n_kept=self._kept or 0,
-                      diverged=False)
+            viol_max = float(viol.max()) if len(viol) else 0.0
+        record.update(mean_norm=float(np.mean(np.sqrt(sqnorm))), duality_gap=gap_mean, max_violation=viol_max,
+                      n_kept=self._kept or 0, diverged=False)
+        return record
+
+    def diagnostics(self):
+        """The record of the current embedding and duals: the objective (Eq. 3) and its parts, then the
+        :meth:`certificates`."""
+        X = self.embedding
+        sqnorm = _scoring.row_sqnorms(X, self.n_threads)
+        loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
+        if np.ndim(self._row_lam_r):
+            reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))          # each table its own lambda_r
+        else:
+            reg = 0.5 * self._lam_r * float(sqnorm.sum())
+        record = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg}
+        record.update(self.certificates(sqnorm))
         return record
 
     def __repr__(self):

@@ -176,23 +176,3 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
             _vertex_diag(E, D, u, pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, S + threadid() * S_stride,
                          LB + threadid() * LB_stride, LB + threadid() * LB_stride + L, gout,
                          &gnorm[0], &lpos[0], &lneg[0], &norm2[0])
-
-
-def row_norms(const floating[:, ::1] emb, int n_threads=1):
-    """The Euclidean norm of each row of ``emb`` (float64, accumulated in float64 in column order), on
-    ``n_threads``: what an epoch's record needs for ``mean_norm`` when the diagnostics are off, without a
-    serial NumPy pass over the whole table after every parallel epoch.  Each row is one thread's, so
-    the result does not depend on ``n_threads``."""
-    cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], u, i
-    cdef double acc
-    norms = np.empty(n)
-    cdef double[::1] out = norms
-    if n == 0:
-        return norms
-    with nogil:
-        for u in prange(n, num_threads=max(n_threads, 1), schedule="static"):
-            acc = 0.0
-            for i in range(D):
-                acc = acc + <double>emb[u, i] * <double>emb[u, i]
-            out[u] = sqrt(acc)
-    return norms

@@ -13,6 +13,7 @@ from ._training_data import TrainingData
 # the AVX2+FMA builds when the CPU has them
 _sgd = load_kernel("lgekit.models._sgd")
 _sgd_diagnostics = load_kernel("lgekit.models._sgd_diagnostics")
+_scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["SGDSolver"]
 
@@ -549,7 +550,7 @@ class SGDSolver(Solver):
         elif self.record_diagnostics:
             record.update(self.diagnostics())
         else:
-            record["mean_norm"] = float(_sgd_diagnostics.row_norms(self.embedding, self.n_threads).mean())
+            record["mean_norm"] = float(np.sqrt(_scoring.row_sqnorms(self.embedding, self.n_threads)).mean())
         return record
 
     def objective_estimate(self, initial_score=None):
