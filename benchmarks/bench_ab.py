@@ -1,26 +1,32 @@
-"""A/B: time the same SGD workload on two builds of lgekit, in alternating rounds of one run.
+"""A/B: time the same workload on two builds of lgekit, in alternating rounds of one run.
 
 Two source trees side by side (default: commit e5f8e3d as A and HEAD as B; ``git archive`` of each
 into a temporary folder, so neither touches the working tree; ``--tree A=path --tree B=path`` for
 trees already unpacked, e.g. on a machine without ``.git``), each built in place
 (``python3 setup.py build_ext --inplace -j N``).  Every round runs one subprocess per tree, with
 ``PYTHONPATH`` set to that tree, so that the two builds never share a process, and alternates which
-tree goes first.  Each subprocess fits ``LogisticEmbedding`` (D = 100, float32, ``diagnostics=False``,
-4 negatives a positive) on the same graph, saved once by this process, and times its epochs the two
-ways issue 23 contrasts:
+tree goes first.  Each subprocess runs the ``--workloads`` on the same graph, saved once by this
+process: ``sgd-hogwild`` / ``sgd-deterministic`` fit ``LogisticEmbedding`` (D = 100, float32,
+``diagnostics=False``, 4 negatives a positive), ``dcd-deterministic`` ``HingeEmbedding`` (D = 100,
+float32, ``diagnostics=False`` where the tree has it), and each times its epochs the two ways issue
+23 contrasts:
 
 * ``fit``: the median of ``history_[i]["seconds"]`` over a ``fit`` of ``--epochs`` epochs (the first
   epoch, which pays for first touches of the work arrays, is left out);
 * ``partial``: the median over ``--epochs`` calls of ``partial_fit(epochs=1)``, each timed around
   the call (what ``bench_scaling.py`` times: it adds the per-call overhead of ``partial_fit``).
 
-It prints, per (schedule, threads, method), each tree's median throughput over the rounds, the
+``link-prediction`` times ``metrics.average_precision`` of the graph's edges against four uniform
+pairs each with a fixed random embedding (the link-prediction callback's work per epoch), per call.
+
+It prints, per (workload, threads, method), each tree's median throughput over the rounds, the
 per-round ratios B/A and their median (> 1: B is faster).  One sample = one positive and its four
 negatives (LINE's unit), so samples/s = edges / epoch seconds.
 
 Usage::
 
     python3 benchmarks/bench_ab.py --graph chung-lu --nodes 100000 --threads 1 2 --rounds 3
+    python3 benchmarks/bench_ab.py --commits 2d866a3 HEAD --graph blogcatalog --workloads link-prediction dcd-deterministic
     python3 benchmarks/bench_ab.py --tree A=/tmp/old --tree B=/tmp/new --threads 16 --json ab.json
 """
 import argparse
@@ -81,6 +87,43 @@ def save_graph(kind, n_nodes, path):
 
 
 # ---------------------------------------------------------------------- one tree, one round (subprocess)
+WORKLOADS = ("sgd-hogwild", "sgd-deterministic", "dcd-deterministic", "link-prediction")
+
+
+def _model(workload, threads, epochs):
+    """The estimator a workload fits, with the records' extra passes off where the tree's lgekit can."""
+    import lgekit
+
+    if workload.startswith("sgd-"):
+        return lgekit.LogisticEmbedding(dim=100, lam_r=0.6, epochs=epochs, n_threads=threads,
+                                        schedule=workload[4:], diagnostics=False, random_state=0)
+    params = dict(dim=100, lam_r=3.0, epochs=epochs, n_threads=threads, schedule="deterministic", random_state=0)
+    try:
+        return lgekit.HingeEmbedding(**params, diagnostics=False)
+    except TypeError:       # a tree from before HingeEmbedding(diagnostics=...): its records have the objective
+        return lgekit.HingeEmbedding(**params)
+
+
+def _link_prediction_seconds(g, threads, calls):
+    """Per-call seconds of ``metrics.average_precision`` (the callback's per-epoch work on a one-table model):
+    the graph's edges against four uniform pairs each, scored by a fixed random float32 embedding."""
+    import numpy as np
+
+    from lgekit import metrics
+
+    rng = np.random.default_rng(0)
+    emb = (rng.standard_normal((g.n_nodes, 100)) * 0.3).astype(np.float32)
+    pos = np.ascontiguousarray(g.edges(), dtype=np.int64)
+    neg = rng.integers(0, g.n_nodes, (4 * len(pos), 2), dtype=np.int64)
+    metrics.average_precision(emb, pos, neg, n_threads=threads)            # warm-up
+    out = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        metrics.average_precision(emb, pos, neg, n_threads=threads)
+        out.append(time.perf_counter() - start)
+    return out
+
+
 def worker(args):
     import numpy as np
     import scipy.sparse as sp
@@ -89,17 +132,21 @@ def worker(args):
 
     g = lgekit.Graph.from_scipy(sp.load_npz(args.graph_file))
     out = {"lgekit": str(Path(lgekit.__file__).resolve().parent), "n_edges": g.n_edges, "cells": []}
-    for schedule in args.schedules:
+    for workload in args.workloads:
         for t in args.threads:
-            model = lgekit.LogisticEmbedding(dim=100, lam_r=0.6, epochs=args.epochs + 1, n_threads=t,
-                                             schedule=schedule, diagnostics=False, random_state=0).fit(g)
+            if workload == "link-prediction":
+                calls = _link_prediction_seconds(g, t, args.epochs)
+                out["cells"].append({"workload": workload, "threads": t, "fit": float(np.median(calls)),
+                                     "partial": float(np.median(calls))})
+                continue
+            model = _model(workload, t, args.epochs + 1).fit(g)
             fit_epoch = float(np.median([r["seconds"] for r in model.history_[1:]]))
             calls = []
             for _ in range(args.epochs):
                 start = time.perf_counter()
                 model.partial_fit(g, epochs=1)
                 calls.append(time.perf_counter() - start)
-            out["cells"].append({"schedule": schedule, "threads": t, "fit": fit_epoch,
+            out["cells"].append({"workload": workload, "threads": t, "fit": fit_epoch,
                                  "partial": float(np.median(calls))})
     print(json.dumps(out))
 
@@ -107,7 +154,7 @@ def worker(args):
 def run_round(tree, args, graph_file):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--graph-file", str(graph_file),
-           "--epochs", str(args.epochs), "--threads", *map(str, args.threads), "--schedules", *args.schedules]
+           "--epochs", str(args.epochs), "--threads", *map(str, args.threads), "--workloads", *args.workloads]
     result = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tree)
     if result.returncode:
         raise SystemExit(f"bench_ab: the worker on {tree} failed:\n{result.stderr[-3000:]}")
@@ -141,7 +188,11 @@ def main(argv=None):
     parser.add_argument("--graph", choices=("chung-lu", "blogcatalog"), default="chung-lu")
     parser.add_argument("--nodes", type=int, default=500_000, help="Chung-Lu nodes (default 500,000)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
-    parser.add_argument("--schedules", nargs="+", choices=("hogwild", "deterministic"), default=["hogwild"])
+    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=None,
+                        help="what each round times (default sgd-hogwild): an SGD or DCD epoch, or link-prediction "
+                             "(metrics.average_precision of the graph's edges against 4 random pairs each)")
+    parser.add_argument("--schedules", nargs="+", choices=("hogwild", "deterministic"), default=None,
+                        help="SGD schedules: the same as --workloads sgd-<schedule> ...")
     parser.add_argument("--epochs", type=int, default=8, help="timed epochs a fit, and partial_fit calls (default 8)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--workdir", help="where to unpack and build (default: a temporary folder, removed)")
@@ -149,6 +200,8 @@ def main(argv=None):
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--graph-file", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    args.workloads = list(args.workloads or []) + [f"sgd-{s}" for s in args.schedules or []]
+    args.workloads = list(dict.fromkeys(args.workloads)) or ["sgd-hogwild"]
     if args.worker:
         return worker(args)
     if min(args.threads) < 1 or args.epochs < 1 or args.rounds < 1 or args.nodes < 100 or args.jobs < 1:
@@ -171,7 +224,7 @@ def main(argv=None):
         graph_file = work / "graph.npz"
         graph_name = save_graph(args.graph, args.nodes, graph_file)
         print(f"# {graph_name}; A = {labels['A']}, B = {labels['B']}; {args.rounds} rounds, {args.epochs} epochs a "
-              f"cell; D = 100 float32, no diagnostics", flush=True)
+              f"cell; D = 100 float32, no diagnostics; link-prediction 'samples' are scored pairs / 5", flush=True)
         rounds = []
         for r in range(args.rounds):
             order = "AB" if r % 2 == 0 else "BA"
@@ -179,11 +232,11 @@ def main(argv=None):
             rounds.append(got)
             line = []
             for a, b in zip(got["A"]["cells"], got["B"]["cells"]):
-                line.append(f"{a['schedule'][:3]}/{a['threads']}t fit {a['fit'] / b['fit']:.3f} "
+                line.append(f"{a['workload']}/{a['threads']}t fit {a['fit'] / b['fit']:.3f} "
                             f"partial {a['partial'] / b['partial']:.3f}")
             print(f"round {r + 1} ({order} first): B/A " + "; ".join(line), flush=True)
         edges = rounds[0]["A"]["n_edges"]
-        print(f"\n{'schedule':<14} {'threads':>7} {'method':<8} {'A M samples/s':>14} {'B M samples/s':>14} "
+        print(f"\n{'workload':<18} {'threads':>7} {'method':<8} {'A M samples/s':>14} {'B M samples/s':>14} "
               f"{'B/A per round':<26} {'median B/A':>10}")
         table = []
         for i, cell in enumerate(rounds[0]["A"]["cells"]):
@@ -191,11 +244,11 @@ def main(argv=None):
                 a = [rd["A"]["cells"][i][method] for rd in rounds]
                 b = [rd["B"]["cells"][i][method] for rd in rounds]
                 ratios = [x / y for x, y in zip(a, b)]
-                row = {"schedule": cell["schedule"], "threads": cell["threads"], "method": method,
+                row = {"workload": cell["workload"], "threads": cell["threads"], "method": method,
                        "A_samples_per_s": edges / statistics.median(a), "B_samples_per_s": edges / statistics.median(b),
                        "ratios": ratios, "median_ratio": statistics.median(ratios)}
                 table.append(row)
-                print(f"{row['schedule']:<14} {row['threads']:>7} {method:<8} {row['A_samples_per_s'] / 1e6:>14.2f} "
+                print(f"{row['workload']:<18} {row['threads']:>7} {method:<8} {row['A_samples_per_s'] / 1e6:>14.2f} "
                       f"{row['B_samples_per_s'] / 1e6:>14.2f} {' '.join(f'{x:.3f}' for x in ratios):<26} "
                       f"{row['median_ratio']:>10.3f}")
         if args.json:

@@ -11,7 +11,8 @@
 # (default 3) and JOBS (build, default: the cores) shrink it for a test run on a small machine.
 # AB=0 builds HEAD alone (no old.tar needed) and skips the A/B and the placement check: the
 # second round's run, which must fit about 5 minutes (THREADS="1 2 16"); BREAKDOWN_REPEATS and
-# BREAKDOWN_LIMIT (seconds) size its breakdown step.
+# BREAKDOWN_LIMIT (seconds) size its breakdown step.  AB_ARGS (bench_ab.py's workload options) and
+# AB_LIMIT (seconds) choose the A/B; PLACEMENT=0 skips the placement check.
 set -u
 ROOT=$(pwd)
 DEV=$ROOT/out/device
@@ -43,7 +44,7 @@ python3 -c "import sys, numpy, scipy, Cython, setuptools; print(sys.version.spli
 mkdir -p "$W/A" "$W/B"
 tar -xf "$DEV/head.tar" -C "$W/B"
 if [ "$AB" = 1 ]; then
-    step "unpack and build A (e5f8e3d) and B (HEAD) with -j $JOBS, side by side"
+    step "unpack and build A (old.tar) and B (head.tar) with -j $JOBS, side by side"
     tar -xf "$DEV/old.tar" -C "$W/A"
     ( cd "$W/A" && s=$(date +%s) && timeout 200 env LGEKIT_BUILD_JOBS=$JOBS python3 setup.py build_ext --inplace -j "$JOBS" > "$OUT/build-A.log" 2>&1; echo "A build: exit $?, $(( $(date +%s) - s )) s" ) &
     PA=$!
@@ -65,10 +66,10 @@ B timeout "$SCALING_LIMIT" python3 benchmarks/bench_scaling.py --threads $THREAD
     > "$OUT/scaling.txt" 2>&1; echo "exit $?"; cat "$OUT/scaling.txt"
 
 if [ "$AB" = 1 ]; then
-step "A/B at $MAXT threads, Chung-Lu $NODES, hogwild and deterministic"
-B timeout 100 python3 benchmarks/bench_ab.py --tree A="$W/A" --tree B="$W/B" --no-build --workdir "$W/ab" \
-    --graph chung-lu --nodes "$NODES" --threads "$MAXT" --schedules hogwild deterministic --rounds 3 --epochs 6 \
-    --json "$OUT/ab.json" > "$OUT/ab.txt" 2>&1; echo "exit $?"; cat "$OUT/ab.txt"
+AB_ARGS=${AB_ARGS:-"--graph chung-lu --nodes $NODES --threads $MAXT --workloads sgd-hogwild sgd-deterministic --rounds 3 --epochs 6"}
+step "A/B: $AB_ARGS"
+B timeout "${AB_LIMIT:-100}" python3 benchmarks/bench_ab.py --tree A="$W/A" --tree B="$W/B" --no-build --workdir "$W/ab" \
+    $AB_ARGS --json "$OUT/ab.json" > "$OUT/ab.txt" 2>&1; echo "exit $?"; cat "$OUT/ab.txt"
 fi
 
 step "breakdown (B), BlogCatalog and Chung-Lu, threads 1 2 $MAXT"
@@ -76,7 +77,7 @@ B timeout "$BREAKDOWN_LIMIT" python3 benchmarks/bench_scaling.py --breakdown --t
     --nodes "$NODES" --skip-model --json "$OUT/breakdown.json" > "$OUT/breakdown.txt" 2>&1
 echo "exit $?"; cat "$OUT/breakdown.txt"
 
-if [ "$AB" = 1 ]; then
+if [ "$AB" = 1 ] && [ "${PLACEMENT:-1}" = 1 ]; then
 step "placement: OMP_PROC_BIND=close OMP_PLACES=cores, BlogCatalog SGD, 1 2 4 threads"
 B env OMP_PROC_BIND=close OMP_PLACES=cores timeout 40 python3 benchmarks/bench_scaling.py --graphs blogcatalog \
     --threads 1 2 4 --repeats "$REPEATS" --rows sgd-hogwild sgd-deterministic --skip-model \
