@@ -354,3 +354,14 @@ def test_hinge_streams_do_not_depend_on_numpy_seed_sequences():
     assert not np.array_equal(a.epoch_order(4).order, a.epoch_order(5).order)
     sizes = [np.diff(a.epoch_order(t).block_ptr).tolist() for t in range(6)]
     assert len({tuple(s) for s in sizes}) > 1 and all(sorted(s) == sorted(sizes[0]) for s in sizes)
+
+
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.sampled_from([0.0, 1.0, 2.0])), max_size=300),
+       st.integers(1, 4))
+def test_dual_counts_match_numpy_for_any_thread_count(entries, n_threads):
+    alpha = np.array([min(a, u) for a, u in entries], dtype=np.float64)     # duals live in [0, upper]
+    upper = np.array([u for _, u in entries], dtype=np.float64)
+    expected = (int(np.count_nonzero(alpha == 0)), int(np.count_nonzero((alpha == upper) & (upper > 0))))
+    assert _dcd.dual_counts(alpha, upper, n_threads) == expected
+    with pytest.raises(ValueError, match="one entry per dual"):
+        _dcd.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)

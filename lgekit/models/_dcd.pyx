@@ -524,3 +524,20 @@ def hinge_losses(floating[:, ::1] X, const int64_t[:, ::1] pairs, const double[:
             pos[c] = sp
             neg[c] = sn
     return float(pos_arr.sum()), float(neg_arr.sum())
+
+
+def dual_counts(const double[::1] alpha, const double[::1] upper, int n_threads):
+    """``(n_zero, n_bound)``: the duals at 0 and those at a positive upper bound, counted on ``n_threads``
+    (integer sums: the same for any thread count).  An epoch record's counts without two serial NumPy
+    passes and their temporaries over every entry."""
+    cdef Py_ssize_t i, m = alpha.shape[0]
+    cdef int64_t n_zero = 0, n_bound = 0
+    if upper.shape[0] != m:
+        raise ValueError("dual_counts: upper needs one entry per dual")
+    with nogil:
+        for i in prange(m, num_threads=max(1, n_threads), schedule="static"):
+            if alpha[i] == 0:
+                n_zero += 1
+            elif alpha[i] == upper[i] and upper[i] > 0:
+                n_bound += 1
+    return int(n_zero), int(n_bound)

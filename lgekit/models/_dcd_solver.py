@@ -513,8 +513,7 @@ class DCDSolver(Solver):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
         its upper bound (the last two are the support vectors)."""
         alpha, upper = self._alpha, self._csr.upper
-        n_zero = int(np.count_nonzero(alpha == 0))
-        n_bound = int(np.count_nonzero((alpha == upper) & (upper > 0)))
+        n_zero, n_bound = _dcd.dual_counts(alpha, upper, self.n_threads)
         return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
 
     def certificates(self, sqnorm=None):
