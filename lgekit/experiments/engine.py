@@ -22,6 +22,7 @@ import logging
 import os
 import threading
 import time
+import warnings
 import traceback
 from dataclasses import dataclass, field
 
@@ -194,7 +195,18 @@ def _iter_local(todo, n_jobs, verbose):
     with parallel_config(backend="loky", initializer=exit_with_parent, initargs=(os.getpid(),)):
         parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", max_nbytes=None,
                             pre_dispatch="n_jobs")
-    yield from parallel(delayed(run_cell)(config, verbose=verbose, engine="loky") for key, config in todo)
+    records = parallel(delayed(run_cell)(config, verbose=verbose, engine="loky") for key, config in todo)
+    try:
+        for record in records:
+            yield record
+    finally:
+        # a sweep stopped early (an error storing a record, Ctrl-C) cancels the cells still running;
+        # joblib says so in a UserWarning about its input iterator, which is no advice to our user:
+        # the command's own message says what is stored and how to resume
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*tasks which were still being processed by the workers "
+                                                      r"have been cancelled", category=UserWarning)
+            records.close()
 
 
 def connect(scheduler, n_jobs, timeout=SCHEDULER_TIMEOUT):

@@ -262,7 +262,7 @@ class DCDSolver(Solver):
         drawing edges by weight; :meth:`training_data` keeps the raw weights).
     schedule : {"deterministic", "hogwild"}
     n_threads : int
-    record_diagnostics : bool, default True
+    record_diagnostics : bool
         Whether :meth:`epoch_record` holds the objective and its parts
         (:meth:`diagnostics`, one more pass over the pairs) or only what
         the epoch computed anyway (:meth:`certificates`).
@@ -305,7 +305,7 @@ class DCDSolver(Solver):
                       "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, inner_passes, tol,
-                 inner_order, monotone, weighting, schedule, n_threads, record_diagnostics=True, n_source=None,
+                 inner_order, monotone, weighting, schedule, n_threads, record_diagnostics, n_source=None,
                  state=None):
         super().__init__(embedding, seed, n_threads)
         if data.n_nodes != self.embedding.shape[0]:
