@@ -209,6 +209,14 @@ def test_fit_passes_model_parameters_and_refuses_the_wrong_model(graph_file, tmp
     params = json.loads((out / "fit.json").read_text())["params"]
     assert (params["lr"], params["lr_offset"], params["order"], params["diagnostics"], params["dtype"]) == (
         0.5, 3.0, "vertex", False, "float64")
+    summary = capsys.readouterr().out
+    assert "mean norm" in summary and "objective" not in summary      # no objective recorded, none printed
+    assert main(["fit", str(graph_file), "--model", "hinge", "--dim", "4", "--epochs", "1", "--no-diagnostics",
+                 "--out", str(tmp_path / "dcd")]) == 0
+    assert json.loads((tmp_path / "dcd" / "fit.json").read_text())["params"]["diagnostics"] is False
+    record = json.loads((tmp_path / "dcd" / "history.json").read_text())
+    record = record[-1] if isinstance(record, list) else record["history"][-1]
+    assert "objective" not in record and "duality_gap" in record
     capsys.readouterr()
     assert main(["fit", str(graph_file), "--model", "hinge", "--lr", "0.5", "--out", str(tmp_path / "h")]) == 2
     assert "--lr applies to --model logistic, not to --model hinge" in capsys.readouterr().err

@@ -316,8 +316,10 @@ def run(args):
     # have): only files the manifest proves lgekit wrote, unchanged since
     removed = folder.remove_stale(keep=set(files.values()))
     last = model.history_[-1] if model.history_ else {}
-    print(f"{type(model).__name__} on {args.graph}: {model.n_iter_} epochs, objective "
-          f"{last.get('objective', float('nan')):.6g}, mean norm {last.get('mean_norm', float('nan')):.4g}")
+    # without diagnostics the records hold no objective: say nothing of it rather than "nan"
+    objective = f", objective {last['objective']:.6g}" if "objective" in last else ""
+    print(f"{type(model).__name__} on {args.graph}: {model.n_iter_} epochs{objective}, mean norm "
+          f"{last.get('mean_norm', float('nan')):.4g}")
     for key, value in final.items():
         print(f"{key}: {value:.4f}")
     if note:
