@@ -87,7 +87,7 @@ def save_graph(kind, n_nodes, path):
 
 
 # ---------------------------------------------------------------------- one tree, one round (subprocess)
-WORKLOADS = ("sgd-hogwild", "sgd-deterministic", "dcd-deterministic", "link-prediction")
+WORKLOADS = ("sgd-hogwild", "sgd-deterministic", "sgd-blocks", "dcd-deterministic", "link-prediction")
 
 
 def _model(workload, threads, epochs):

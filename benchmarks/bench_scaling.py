@@ -5,7 +5,7 @@ warm-up, for 1, 2, 4, ... threads up to the machine's (``--threads`` to choose),
 interleaved round by round so that a drift of the machine's speed hits them alike.  Rows:
 
 * SGD (``LogisticEmbedding``, D=100, float32, ``diagnostics=False``, so an epoch is the update pass
-  plus its ordering) with the ``hogwild`` and ``deterministic`` schedules;
+  plus its ordering) with the ``hogwild``, ``deterministic`` and ``blocks`` schedules;
 * DCD (``HingeEmbedding``, D=100, float32, ``diagnostics=False``: the records keep the certificates the
   epoch computes, without the objective's pass over the pairs; before issue 23's third round the DCD
   rows timed that pass too) with both schedules;
@@ -54,7 +54,7 @@ _scoring = load_kernel("lgekit._scoring")
 
 D = 100
 NEGATIVES = 4
-ROWS = ("sgd-hogwild", "sgd-deterministic", "dcd-deterministic", "dcd-hogwild")
+ROWS = ("sgd-hogwild", "sgd-deterministic", "sgd-blocks", "dcd-deterministic", "dcd-hogwild")
 HOGWILD_WINDOW = 64
 
 
@@ -93,6 +93,7 @@ def models(threads):
         return lambda t: lgekit.HingeEmbedding(dim=D, lam_r=3.0, epochs=1, n_threads=t, schedule=schedule,
                                                diagnostics=False, random_state=0)
     return {("SGD", "hogwild"): sgd("hogwild"), ("SGD", "deterministic"): sgd("deterministic"),
+            ("SGD", "blocks"): sgd("blocks"),
             ("DCD", "deterministic"): dcd("deterministic"), ("DCD", "hogwild"): dcd("hogwild")}
 
 

@@ -62,7 +62,7 @@ B() { ( cd "$W/B" && PYTHONPATH="$W/B:$PYTHONPATH" "$@" ); }
 
 step "scaling table (B), threads $THREADS, $REPEATS repeats"
 B timeout "$SCALING_LIMIT" python3 benchmarks/bench_scaling.py --threads $THREADS --repeats "$REPEATS" --nodes "$NODES" \
-    --rows sgd-hogwild sgd-deterministic dcd-deterministic --skip-model --json "$OUT/scaling.json" \
+    --rows sgd-hogwild sgd-deterministic sgd-blocks dcd-deterministic --skip-model --json "$OUT/scaling.json" \
     > "$OUT/scaling.txt" 2>&1; echo "exit $?"; cat "$OUT/scaling.txt"
 
 if [ "$AB" = 1 ]; then

@@ -21,7 +21,7 @@ COMMON = {
     "init_scale": [Interval(Real, 0, None, closed="left")],
     "dtype": [DTypes("float32", "float64")],
     "n_threads": [Interval(Integral, 1, None, closed="left")],
-    "schedule": [Options(str, {"deterministic", "hogwild"})],
+    "schedule": [Options(str, {"deterministic", "hogwild"})],   # LogisticEmbedding adds "blocks"
     "weighting": [Options(str, {"sample", "scale"})],
     "random_state": ["random_state"],
     "verbose": [Interval(Integral, 0, None, closed="left")],
@@ -36,6 +36,8 @@ LOGISTIC = {
     "lr_offset": [Interval(Real, 0, None, closed="neither")],
     "order": [Options(str, {"edge", "vertex"})],
     "negatives": [Options(str, {"fixed", "resample"})],
+    # "blocks": the deterministic schedule's vertex-disjoint blocks without its barriers (edge order)
+    "schedule": [Options(str, {"deterministic", "hogwild", "blocks"})],
     # the context table's lambda_r (directed / bipartite graphs); None: lam_r
     "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
     # the share of a one-way arc's negatives that are its reverse (directed graphs); None: the directed default

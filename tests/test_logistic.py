@@ -276,7 +276,7 @@ def test_to_word2vec_rejects_whitespace_ids(tmp_path):
     ("init_scale", -0.1, r"init_scale must be .*got -0.1"),
     ("order", "random", r"order must be 'edge' or 'vertex', got 'random'"),
     ("negatives", "all", r"negatives must be 'fixed' or 'resample', got 'all'"),
-    ("schedule", "fast", r"schedule must be 'deterministic' or 'hogwild', got 'fast'"),
+    ("schedule", "fast", r"schedule must be 'blocks', 'deterministic' or 'hogwild', got 'fast'"),
     ("n_threads", 0, r"n_threads must be an int >= 1, got 0"),
     ("dtype", "float16", r"dtype must be 'float32' or 'float64', got 'float16'"),
     ("dtype", None, r"dtype must be 'float32' or 'float64', got None"),

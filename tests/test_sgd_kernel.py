@@ -15,6 +15,7 @@ import pytest
 from scipy import special, stats
 
 import lgekit
+from lgekit._validation import InvalidParameterError
 from lgekit import LogisticEmbedding, _sampling, reference
 from lgekit.models import _schedules, _sgd, _sgd_diagnostics
 
@@ -255,6 +256,45 @@ def test_hogwild_two_threads_runs_and_is_close(blocked_graph):
     assert np.all(np.isfinite(hog.embedding_))
     # different update interleavings: not equal, but the same objective level (within 5%)
     assert hog.history_[-1]["objective"] == pytest.approx(det.history_[-1]["objective"], rel=0.05)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocks_schedule_is_deterministic_on_one_thread_and_close_on_three(blocked_graph, dtype):
+    kw = dict(dim=64, epochs=3, lam_r=0.2, lr=0.5, random_state=3, dtype=dtype)
+    det = LogisticEmbedding(schedule="deterministic", **kw).fit(blocked_graph)
+    one = LogisticEmbedding(schedule="blocks", **kw).fit(blocked_graph)
+    assert det.solver_.n_groups >= 4            # several rounds: the barriers are what "blocks" drops
+    # one thread: the stratified sequence itself, bit for bit (and so the records too)
+    assert np.array_equal(one.embedding_, det.embedding_)
+    assert [r["objective"] for r in one.history_] == [r["objective"] for r in det.history_]
+    order_det, order_blocks = det.solver_.epoch_order(1), one.solver_.epoch_order(1)
+    assert np.array_equal(order_det.order, order_blocks.order)
+    assert np.array_equal(order_det.round_ptr, order_blocks.round_ptr)
+    three = LogisticEmbedding(schedule="blocks", n_threads=3, **kw).fit(blocked_graph)
+    assert np.all(np.isfinite(three.embedding_))
+    # lock-free across a round's boundary only: the same objective level as the barriers give (within 5%)
+    assert three.history_[-1]["objective"] == pytest.approx(det.history_[-1]["objective"], rel=0.05)
+
+
+def test_blocks_schedule_kernel_on_one_thread_matches_the_reference(medium_graph):
+    pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
+    order = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, n_groups=6)[0]
+    ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
+    out = start.copy()
+    assert _sgd.edge_epoch(out, records, None, EPOCH_LAMBDAS["lam_pos"], EPOCH_LAMBDAS["lam_neg"], n_pos, rfac,
+                           np.empty(len(records), np.int32), 21, 4, 0.4, 1, True, 6, barriers=False) == 0
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+
+
+def test_blocks_schedule_is_refused_where_it_has_no_meaning(blocked_graph):
+    with pytest.raises(InvalidParameterError, match="schedule='blocks' needs order='edge'"):
+        LogisticEmbedding(schedule="blocks", order="vertex", epochs=1).fit(blocked_graph)
+    with pytest.raises(InvalidParameterError, match="schedule"):
+        lgekit.HingeEmbedding(schedule="blocks", epochs=1).fit(blocked_graph)
+    from lgekit.models.transductive import _cache_key
+
+    assert _cache_key(LogisticEmbedding(schedule="blocks", n_threads=2, random_state=0), blocked_graph) is None
+    assert _cache_key(LogisticEmbedding(schedule="blocks", random_state=0), blocked_graph) is not None
 
 
 EPOCH_LAMBDAS = dict(lam_pos=1.0, lam_neg=0.3, lam_r=0.3)   # of the stand-alone epochs below

@@ -261,7 +261,8 @@ def log_sigmoid_float32(const float[::1] z, float[::1] out):
 
 def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::1] pos_coef, double lam_pos,
                double lam_neg, Py_ssize_t n_pos, const double[::1] rfac, int32_t[::1] work, uint64_t seed,
-               Py_ssize_t epoch, double lr, int n_threads=1, bint deterministic=True, Py_ssize_t n_groups=0):
+               Py_ssize_t epoch, double lr, int n_threads=1, bint deterministic=True, Py_ssize_t n_groups=0,
+               bint barriers=True):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
     ``records``: the P training pairs (see ``fill_pair_records``), the n_pos positives first.  Pair p's
@@ -274,6 +275,11 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
     permutation; the threads take its shuffle buckets (about 2,048 pairs each) four at a time, as they
     finish, and update without locks.  ``edge_order`` gives either sequence.
+
+    ``barriers=False`` (with ``deterministic``; the ``"blocks"`` schedule): the stratified sequence's
+    blocks handed out in round order without the barriers.  One thread runs the deterministic
+    sequence; several update without locks (not reproducible), but a thread meets another's rows
+    only where a block of the next round starts before the last of its round ends.
 
     Memory: besides ``work``, the shuffle's offsets (about P / 2**27 * P / 2**11 int64) or the block
     table, and 8 KiB of gathered pairs per thread.
@@ -352,6 +358,14 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
                                  bufs, fp)
                 if flag:
                     break
+        elif not barriers:
+            # blocks of one round share no row, so without the barriers two threads write the same
+            # row only at a round's boundary; a uniform order would have every thread write every
+            # row, each write moving the row's cache lines from the core that wrote it last
+            for b in prange(B, num_threads=n_threads, schedule="dynamic", chunksize=1):
+                if fp[0] == 0:
+                    _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b),
+                                     &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp)
         else:
             with parallel(num_threads=n_threads):
                 for i in range(K):

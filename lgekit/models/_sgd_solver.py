@@ -74,7 +74,10 @@ class SGDSolver(Solver):
         is larger than an unweighted one.  The diagnostics report that
         expected objective; the vertex order, a full-gradient method, uses the
         mean-1 weights directly.
-    schedule : {"hogwild", "deterministic"}
+    schedule : {"hogwild", "deterministic", "blocks"}
+        ``"blocks"``: the ``"deterministic"`` order's blocks without its
+        barriers (edge order only: the estimator refuses it with the vertex
+        order); on one thread the same bits as ``"deterministic"``.
     n_threads : int
     record_diagnostics : bool
         Whether an epoch's record (:meth:`epoch_record`) holds the
@@ -115,6 +118,7 @@ class SGDSolver(Solver):
     """
 
     settings = ("n_threads", "schedule", "lr", "lr_offset", "record_diagnostics")
+    schedules = ("deterministic", "hogwild", "blocks")
     # what the solver allocates per training pair once the input pairs exist (the memory check runs after
     # they are made): the 8-byte pair record, the epoch's int32 visiting order (4) and the diagnostics'
     # incidence lists (two int32 partners, 8), plus a float64 coefficient per positive on a weighted graph
@@ -472,7 +476,7 @@ class SGDSolver(Solver):
         ``negatives``, by default the current ones; pass
         ``epoch_negatives(epoch)`` for a resampling epoch not yet run, and
         ``epoch_positives(epoch)`` as ``positives`` for a sampling one);
-        ``"deterministic"`` gives the stratified order's blocks and rounds.
+        ``"deterministic"`` and ``"blocks"`` give the stratified order's blocks and rounds.
         Vertex order: a permutation of the vertices (one block).
         """
         if self._order == "vertex":
@@ -485,7 +489,7 @@ class SGDSolver(Solver):
                                self.negatives if negatives is None else negatives])
         order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
                                                             self.n_nodes, self.dim, self.seed, epoch,
-                                                            self._schedule == "deterministic")
+                                                            self._schedule != "hogwild")
         return EpochOrder(order, block_ptr, round_ptr)
 
     def run_epoch(self, epoch):
@@ -507,6 +511,7 @@ class SGDSolver(Solver):
         lr = self.learning_rate(epoch)
         threads = self.n_threads
         deterministic = self._schedule == "deterministic"
+        stratified = self._schedule != "hogwild"          # "blocks": the stratified blocks without barriers
         if self._alias is not None:
             drawn = np.empty((self._n_pos, 2), np.int32)
             self._draw_positives(drawn, epoch)
@@ -521,11 +526,15 @@ class SGDSolver(Solver):
         emb = self.embedding
         if self._order == "edge":
             flag = _sgd.edge_epoch(emb, self._records, self._epoch_pos_coef(), self._lam_pos, self._lam_neg,
-                                   self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, deterministic)
+                                   self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, stratified,
+                                   barriers=deterministic)
             if flag == 2:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")
         else:
+            if self._schedule == "blocks":
+                raise ValueError("schedule='blocks' runs the edge order's pair blocks; the vertex order takes "
+                                 "'deterministic' or 'hogwild'")
             n = self.n_nodes
             if self._vertex_work is None:
                 self._vertex_work = (np.empty(max(n, 1), np.int32), np.empty(n + 2, np.int64),

@@ -4,6 +4,7 @@ The estimator validates, seeds and records; its solver (:class:`~lgekit.models.S
 ``_sgd_solver.py``) holds the prepared pairs and runs the epochs.
 """
 from .. import _parameters
+from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
 from ._sgd_solver import SGDSolver
 
@@ -79,11 +80,15 @@ class LogisticEmbedding(BaseEmbedding):
     n_threads : int, default 1
         OpenMP threads for the epoch and the diagnostics; at most
         64 x ``os.cpu_count()`` (:func:`lgekit.models.max_n_threads`).
-    schedule : {"hogwild", "deterministic"}, default "hogwild"
+    schedule : {"hogwild", "deterministic", "blocks"}, default "hogwild"
         ``"hogwild"``: the pairs in a uniformly random order, threads
         without locks (not reproducible for ``n_threads > 1``);
         ``"deterministic"``: bit-identical results for any ``n_threads``
-        (a stratified pair order); see Notes.
+        (a stratified pair order); ``"blocks"``: the deterministic order's
+        blocks without its barriers, threads without locks (not
+        reproducible for ``n_threads > 1``; the fastest on graphs whose
+        table fits in the caches, such as BlogCatalog; edge order only);
+        see Notes.
     random_state : None, int or numpy.random.Generator
         Seeds the initialisation, the negatives drawn for a graph and the
         kernel's SplitMix64 streams.
@@ -296,6 +301,16 @@ class LogisticEmbedding(BaseEmbedding):
     than the highest level of the earlier vertices it shares a pair with),
     run in order with a barrier between levels; the same order as
     ``"hogwild"`` on one thread.
+    ``"blocks"`` (edge order) hands the threads the same blocks in the same
+    round order but does not wait at the end of a round: a thread that
+    finishes takes a block of the next round while others finish theirs.
+    Blocks of one round share no row, so two threads write the same row
+    only at a round's boundary, where ``"hogwild"`` has every thread write
+    every row and each write moves the row between the cores' caches.  On
+    one thread it is ``"deterministic"`` bit for bit; on more it is
+    lock-free SGD over the stratified order (not reproducible), with the
+    statistical caveat above.  ``benchmarks/README.md`` has the
+    measurements.
     float32 fits compute the sigmoid, and the diagnostics' log-sigmoid, in
     single precision (an inlined exponential; relative errors below 4e-7).
     Results differ between float32 and float64 and between builds with
@@ -370,6 +385,14 @@ class LogisticEmbedding(BaseEmbedding):
         self.warm_start = warm_start
         self.diagnostics = diagnostics
         self.reverse_negatives = reverse_negatives
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.schedule == "blocks" and self.order == "vertex":
+            raise InvalidParameterError(
+                "LogisticEmbedding: schedule='blocks' needs order='edge' (it runs the edge order's "
+                "pair blocks); with order='vertex' use 'deterministic' or 'hogwild', got 'blocks'",
+                parameter="schedule", value=self.schedule, accepted="'deterministic' or 'hogwild' with order='vertex'")
 
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),

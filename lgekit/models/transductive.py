@@ -54,14 +54,14 @@ def _cache_key(model, graph):
 
     Only a fit seeded by an int is the same fit twice: with ``random_state``
     None or a ``Generator`` every fit draws anew, and caching it would hide
-    that.  ``n_threads > 1`` with the ``"hogwild"`` schedule is not
-    reproducible either.
+    that.  ``n_threads > 1`` with the ``"hogwild"`` or ``"blocks"``
+    schedule is not reproducible either.
     """
     params = model.get_params(deep=False)
     seed = params.get("random_state")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         return None
-    if params.get("n_threads", 1) != 1 and params.get("schedule") == "hogwild":
+    if params.get("n_threads", 1) != 1 and params.get("schedule") in ("hogwild", "blocks"):
         return None
     fixed = tuple(sorted((name, repr(value)) for name, value in params.items() if name != "verbose"))
     return (_graph_fingerprint(graph), f"{type(model).__module__}.{type(model).__qualname__}", fixed)
