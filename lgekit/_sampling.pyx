@@ -213,6 +213,7 @@ def pairs_in_pattern(const index_t[::1] indptr, const index_t[::1] indices,
 
 cdef enum:
     _NEG_BLOCK = 16384      # rows of ``sample_negatives`` drawn from one stream
+    _ALIAS_BLOCK = 65536    # draws of ``sample_alias`` from one stream
     _MAX_TRIES = 100000     # draws for one pair before giving up (a nearly complete graph)
 
 
@@ -349,17 +350,45 @@ def alias_table(const double[::1] weights, double[::1] prob, int32_t[::1] alias)
     free(large)
 
 
-def sample_alias(int32_t[::1] out, const double[::1] prob, const int32_t[::1] alias, uint64_t seed, uint64_t k):
-    """Fill ``out`` with independent draws from the alias table (``alias_table``), reading the SplitMix64
-    stream ``rng_stream(seed, k)`` in order (two numbers a draw: the column, then the coin)."""
-    cdef Py_ssize_t j, m = prob.shape[0]
-    cdef uint64_t state = rng_stream(seed, k)
-    cdef int64_t i
+cdef inline int32_t _alias_draw(uint64_t* state, const double* prob, const int32_t* alias, uint64_t m) noexcept nogil:
+    """One draw from the alias table: a uniform column, then a coin against its ``prob``."""
+    cdef int64_t i = <int64_t>rng_below(state, m)
+    return <int32_t>i if rng_uniform(state) < prob[i] else alias[i]
+
+
+def sample_alias(int32_t[::1] out, const double[::1] prob, const int32_t[::1] alias, uint64_t seed, uint64_t k,
+                 int n_threads=1, const int32_t[:, ::1] rows=None, int32_t[:, ::1] out_rows=None):
+    """Fill ``out`` with independent draws from the alias table (``alias_table``), on ``n_threads``.
+
+    Block ``b`` of ``_ALIAS_BLOCK`` draws reads the SplitMix64 stream ``rng_stream(rng_stream(seed, k), b)``
+    in order (two numbers a draw: the column, then the coin), so the draws do not depend on
+    ``n_threads``.  With ``rows`` and ``out_rows`` (an edge list and an array of ``len(out)`` rows),
+    also ``out_rows[j] = rows[out[j]]``: an epoch's drawn edges, gathered by the threads that drew them.
+    """
+    cdef Py_ssize_t j, b, m = prob.shape[0], k_out = out.shape[0]
+    cdef Py_ssize_t n_blocks = (k_out + _ALIAS_BLOCK - 1) // _ALIAS_BLOCK
+    cdef uint64_t base = rng_stream(seed, k), state
+    cdef bint gather = rows is not None
+    cdef int32_t pick
     if alias.shape[0] != m:
         raise ValueError("sample_alias: prob and alias differ in length")
-    if out.shape[0] and m == 0:
+    if k_out and m == 0:
         raise ValueError("sample_alias: the table is empty")
+    if gather and (out_rows is None or out_rows.shape[0] != k_out or rows.shape[0] != m
+                   or out_rows.shape[1] != rows.shape[1]):
+        raise ValueError("sample_alias: rows needs one row per table entry and out_rows one row per draw, "
+                         "of the same width")
+    if k_out == 0:
+        return
     with nogil:
-        for j in range(out.shape[0]):
-            i = <int64_t>rng_below(&state, <uint64_t>m)
-            out[j] = <int32_t>i if rng_uniform(&state) < prob[i] else alias[i]
+        for b in prange(n_blocks, num_threads=max(n_threads, 1), schedule="static"):
+            state = rng_stream(base, <uint64_t>b)
+            for j in range(b * _ALIAS_BLOCK, min((b + 1) * _ALIAS_BLOCK, k_out)):
+                out[j] = _alias_draw(&state, &prob[0], &alias[0], <uint64_t>m)
+            if gather:
+                # a second loop: its loads are independent of one another, so their cache misses overlap,
+                # where inside the draw loop each would wait behind the draw's own misses
+                for j in range(b * _ALIAS_BLOCK, min((b + 1) * _ALIAS_BLOCK, k_out)):
+                    pick = out[j]
+                    out_rows[j, 0] = rows[pick, 0]
+                    out_rows[j, 1] = rows[pick, 1]

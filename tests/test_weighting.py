@@ -55,6 +55,26 @@ def test_alias_draws_match_the_distribution_and_are_reproducible():
     assert not np.array_equal(draws, again)
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 200_000), st.integers(1, 40), st.integers(0, 2**63 - 1))
+def test_alias_draws_and_their_rows_do_not_depend_on_the_thread_count(k, m, seed):
+    rng = np.random.default_rng(seed % 2**32)
+    w = rng.uniform(0.0, 5.0, m) + (np.arange(m) == 0)
+    prob, alias = np.empty(m), np.empty(m, np.int32)
+    _sampling.alias_table(w, prob, alias)
+    rows = rng.integers(0, 1000, (m, 2)).astype(np.int32)
+    draws = [np.empty(k, np.int32) for _ in range(3)]
+    gathered = [np.empty((k, 2), np.int32) for _ in range(3)]
+    for d, g, t in zip(draws, gathered, (1, 2, 5)):
+        _sampling.sample_alias(d, prob, alias, seed, 2, t, rows, g)
+    assert all(np.array_equal(draws[0], d) for d in draws[1:])
+    np.testing.assert_array_equal(gathered[0], rows[draws[0]])
+    assert all(np.array_equal(gathered[0], g) for g in gathered[1:])
+    if k:
+        with pytest.raises(ValueError, match="one row per draw"):
+            _sampling.sample_alias(draws[0], prob, alias, seed, 2, 1, rows, gathered[0][:-1])
+
+
 def _weighted_graph(seed=0, n=30, p=0.25):
     rng = np.random.default_rng(seed)
     g = nx.gnp_random_graph(n, p, seed=seed)

@@ -448,8 +448,9 @@ class SGDSolver(Solver):
 
     def _draw_positives(self, out, epoch):
         picks = np.empty(self._n_pos, np.int32)
-        sample_alias(picks, *self._alias, stream_seed(self.seed, 2 * epoch), 2)
-        np.take(self._source_positives, picks, axis=0, out=out)
+        # drawn and gathered on the epoch's threads (the draws do not depend on their number)
+        sample_alias(picks, *self._alias, stream_seed(self.seed, 2 * epoch), 2, self.n_threads,
+                     self._source_positives, out)
 
     def epoch_negatives(self, epoch):
         """The negative pairs epoch ``epoch`` trains on: the fixed ones, or (``negatives="resample"``) the
