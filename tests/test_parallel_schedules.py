@@ -5,6 +5,8 @@ The counting sorts' offsets (``column_scan``) and the vertex shuffle's draws
 them must not change, for any thread count, or a seeded fit would change."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lgekit.models import _schedules
 
@@ -73,3 +75,27 @@ def test_permutation_is_thread_independent_with_a_parallel_scan():
 def test_shuffled_range_rejects_a_negative_length():
     with pytest.raises(ValueError, match="n must be in"):
         _schedules.shuffled_range(-1, 0)
+
+
+@given(st.integers(0, 3000), st.integers(1, 40), st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 3, 8]))
+@settings(max_examples=40, deadline=None)
+def test_grouped_order_is_the_stable_argsort_by_ranked_group(n, k, seed, n_threads):
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n).astype(np.int32)
+    group = rng.integers(0, k, n).astype(np.int32)
+    rank = rng.permutation(k).astype(np.int32)
+    order, group_ptr = _schedules.grouped_order(perm, group, rank, n_threads)
+    np.testing.assert_array_equal(order, perm[np.argsort(rank[group][perm], kind="stable")])
+    np.testing.assert_array_equal(group_ptr, np.r_[0, np.cumsum(np.bincount(rank[group], minlength=k))])
+
+
+def test_grouped_order_above_the_serial_threshold_for_any_thread_count():
+    rng = np.random.default_rng(5)
+    n, k = 200_000, 57
+    perm, group, rank = (rng.permutation(n).astype(np.int32), rng.integers(0, k, n).astype(np.int32),
+                         rng.permutation(k).astype(np.int32))
+    expected = perm[np.argsort(rank[group][perm], kind="stable")]
+    for t in (1, 2, 5):
+        np.testing.assert_array_equal(_schedules.grouped_order(perm, group, rank, t)[0], expected)
+    with pytest.raises(ValueError, match="at least one group"):
+        _schedules.grouped_order(perm, group, np.empty(0, np.int32))

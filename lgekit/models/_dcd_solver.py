@@ -13,7 +13,7 @@ import numpy as np
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from .._validation import check_pairs
-from ._schedules import greedy_coloring, permutation, stream_seed
+from ._schedules import greedy_coloring, grouped_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
 
@@ -456,15 +456,9 @@ class DCDSolver(Solver):
         colors = self._colouring()
         k = self.n_colors
         rank = permutation(k, stream_seed(self.seed, 2 * epoch + 1), 0)
-        r = rank[colors]
-        keys = r[perm]
-        if k <= np.iinfo(np.int16).max:
-            # NumPy's stable sort of 16-bit keys is a radix sort, O(n), where int64 keys get a serial
-            # O(n log n) merge sort; a stable order is the same whichever sort computes it
-            keys = keys.astype(np.int16)
-        order = np.ascontiguousarray(perm[np.argsort(keys, kind="stable")], dtype=np.int32)
-        block_ptr = np.zeros(k + 1, dtype=np.int64)
-        np.cumsum(np.bincount(r, minlength=k), out=block_ptr[1:])
+        # the colour classes in the random order `rank`, each keeping perm's order: a counting sort on
+        # the epoch's threads (perm[argsort(rank[colors][perm], stable)], without a serial sort)
+        order, block_ptr = grouped_order(perm, colors, rank, self.n_threads)
         return EpochOrder(order, block_ptr, np.arange(k + 1, dtype=np.int64))
 
     # ------------------------------------------------------------------ epochs

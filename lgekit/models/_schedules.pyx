@@ -649,6 +649,40 @@ cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t*
     return L
 
 
+def grouped_order(const int32_t[::1] perm, const int32_t[::1] group, const int32_t[::1] rank, int n_threads=1):
+    """``perm`` grouped by group, the groups in the order ``rank`` gives them, stably: returns ``(order,
+    group_ptr)``, ``order`` the items of ``perm`` whose group g has ``rank[g] == 0`` (in ``perm``'s
+    order), then those of rank 1, and so on, the r-th at ``order[group_ptr[r]:group_ptr[r + 1]]``.
+    What ``perm[np.argsort(rank[group][perm], kind="stable")]`` gives, as a counting sort on
+    ``n_threads``: each thread counts and then scatters a contiguous slice of ``perm``, so the result
+    does not depend on the thread count.  ``rank``: a permutation of the k groups; ``group``: one
+    entry in ``[0, k)`` per item (the caller checked both)."""
+    cdef Py_ssize_t n = perm.shape[0], k = rank.shape[0], T = _threads_for(perm.shape[0], n_threads), t, i, r
+    if k < 1:
+        raise ValueError("grouped_order: rank must rank at least one group")
+    counts = np.zeros((T, k), np.int64)
+    order = np.empty(n, np.int32)
+    group_ptr = np.zeros(k + 1, np.int64)
+    cdef int64_t[:, ::1] c = counts
+    cdef int32_t[::1] out = order
+    cdef int64_t[::1] gp = group_ptr
+    cdef int32_t item
+    if n == 0:
+        return order, group_ptr
+    with nogil:
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            for i in range((n * t) // T, (n * (t + 1)) // T):
+                c[t, rank[group[perm[i]]]] += 1
+        column_scan(&c[0, 0], T, k, &gp[0], n_threads)
+        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
+            for i in range((n * t) // T, (n * (t + 1)) // T):
+                item = perm[i]
+                r = rank[group[item]]
+                out[c[t, r]] = item
+                c[t, r] += 1
+    return order, group_ptr
+
+
 def greedy_coloring(const int64_t[::1] indptr, const int32_t[::1] nbr, const int64_t[::1] visit):
     """Greedy proper colouring: each vertex of ``visit`` (in that order) takes
     the smallest colour none of its already-coloured neighbours has.
