@@ -375,3 +375,16 @@ def test_transform_finds_ids_beyond_int64_exactly():
     model = small(epochs=1).fit(g)
     rows = model.transform([big, 5])
     assert np.array_equal(rows, model.embedding_[[list(model.node_ids_).index(big), list(model.node_ids_).index(5)]])
+
+
+@pytest.mark.parametrize("estimator", [LogisticEmbedding, lgekit.HingeEmbedding])
+def test_the_no_openmp_warning_points_at_the_callers_line(monkeypatch, graph, estimator):
+    # a serial build warns that n_threads > 1 runs on one thread; the warning must name the user's line
+    # (the project's filterwarnings turns RuntimeWarnings raised *in* lgekit into errors), whichever
+    # methods of the estimator sit between
+    from lgekit.models import _base
+
+    monkeypatch.setattr(_base, "openmp_enabled", lambda: False)
+    with pytest.warns(RuntimeWarning, match="built without OpenMP") as caught:
+        estimator(dim=4, epochs=1, n_threads=2, lam_r=1.0, random_state=0).fit(graph)
+    assert [w.filename for w in caught] == [__file__]

@@ -1,9 +1,7 @@
 """The estimator base of every lgekit embedding model: validation, seeding, the epoch loop with its history,
 callbacks, progress and divergence checks, and the exits (``transform``, ``score``, ``score_pairs``).
-
 Data to index pairs is :mod:`._training_data`'s job, file formats :mod:`._model_file`'s, and the epochs the
-solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and its solver class.
-"""
+solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and its solver class."""
 import logging
 import math
 import numbers
@@ -16,6 +14,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .. import _parameters, _progress
+from ..graph import warn_outside_lgekit
 from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
@@ -221,8 +220,8 @@ class BaseEmbedding(BaseEstimator):
                 f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
         if self.n_threads > 1 and not openmp_enabled():
-            warnings.warn(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
-                          "running on one thread", RuntimeWarning, stacklevel=4)
+            warn_outside_lgekit(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
+                                "running on one thread", RuntimeWarning)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, *, callbacks=None):
