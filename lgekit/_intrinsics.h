@@ -83,7 +83,7 @@ static LGK_INLINE float lgk_dotf_avx2(const float* x, const float* y, Py_ssize_t
    s0..s3 the lanes of a, s4..s7 those of b), its tail into s0 and its final tree
    ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)).  The product of two floats is exact in a double
    (24 + 24 bits < 53), so an FMA there rounds as the multiply-then-add does: bit for bit the
-   generic build's scores, four times fewer instructions than gcc's scalar conversions. */
+   generic build's scores, four lanes at a time where gcc converts and multiplies element by element. */
 #define LGK_AVX2_DOT_F64 1
 static LGK_INLINE double lgk_dotf_f64_avx2(const float* x, const float* y, Py_ssize_t n) {
     __m256d a = _mm256_setzero_pd(), b = _mm256_setzero_pd();

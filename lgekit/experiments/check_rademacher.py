@@ -99,6 +99,22 @@ def _n_patterns(n, d, quick):
     return int(min(MAX_PATTERNS, max(1, budget // max(1, int(n * d)))))
 
 
+def _ratio_range(cells, column):
+    """min and max over ``cells`` of the measured E||A|| over ``column`` (NaN, NaN for no cell)."""
+    ratios = [r["E||A||"] / r[column] for r in cells]
+    return (min(ratios), max(ratios)) if ratios else (float("nan"), float("nan"))
+
+
+def _band_claim(name, cells, column, label, tolerance, regime, more=""):
+    """The claim that every cell's measured E||A|| is within ``tolerance`` of its ``column`` estimate."""
+    if not cells:
+        return Verdict.check(name, False, f"no cell with {regime}")
+    low, high = _ratio_range(cells, column)
+    return Verdict.check(name, max(abs(low - 1), abs(high - 1)) <= tolerance,
+                         f"{len(cells)} cells with {regime}: measured/{label} in [{low:.3f}, {high:.3f}] "
+                         f"(tolerance {tolerance:.0%})" + more)
+
+
 def rademacher_claims(rows, trends):
     r"""The verdicts of :func:`verify_rademacher` from its measurements (no computation of its own).
 
@@ -143,22 +159,11 @@ def rademacher_claims(rows, trends):
     claims.append(Verdict.check("paper-estimate-overestimates", bool(over) and ok_over,
                         "measured / sqrt(m ln n/n) from smallest to largest n: " + ", ".join(over)))
     dense = [r for r in rows if r["regime"] == "d>>ln n"]
-    claims.append(Verdict.check(
-        "bandeira-van-handel-2sqrt(d)",
-        bool(dense) and max(abs(r["E||A||"] / r["2 sqrt(d)"] - 1) for r in dense) <= 0.10,
-        f"{len(dense)} cells with d >= 3 ln n: measured/2sqrt(d) in "
-        f"[{min(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}, "
-        f"{max(r['E||A||'] / r['2 sqrt(d)'] for r in dense):.3f}] (tolerance 10%)" if dense else
-        "no cell with d >= 3 ln n"))
+    claims.append(_band_claim("bandeira-van-handel-2sqrt(d)", dense, "2 sqrt(d)", "2sqrt(d)", 0.10, "d >= 3 ln n"))
     sparse = [r for r in rows if r["regime"] == "d<=ln n"]
-    claims.append(Verdict.check(
-        "bbk-sparse",
-        bool(sparse) and max(abs(r["E||A||"] / r["BBK"] - 1) for r in sparse) <= 0.15,
-        f"{len(sparse)} cells with d <= ln n: measured/BBK in "
-        f"[{min(r['E||A||'] / r['BBK'] for r in sparse):.3f}, "
-        f"{max(r['E||A||'] / r['BBK'] for r in sparse):.3f}] (tolerance 15%); "
-        f"measured/sqrt(D_max) in [{min(r['E||A||'] / r['sqrt(D_max)'] for r in sparse):.3f}, "
-        f"{max(r['E||A||'] / r['sqrt(D_max)'] for r in sparse):.3f}]" if sparse else "no cell with d <= ln n"))
+    low, high = _ratio_range(sparse, "sqrt(D_max)")
+    claims.append(_band_claim("bbk-sparse", sparse, "BBK", "BBK", 0.15, "d <= ln n",
+                              f"; measured/sqrt(D_max) in [{low:.3f}, {high:.3f}]"))
     if trends:
         dmax, dmin = max(trends), min(trends)
         t_hi, t_lo = trends[dmax], trends[dmin]

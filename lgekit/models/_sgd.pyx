@@ -261,7 +261,7 @@ def log_sigmoid_float32(const float[::1] z, float[::1] out):
 
 def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::1] pos_coef, double lam_pos,
                double lam_neg, Py_ssize_t n_pos, const double[::1] rfac, int32_t[::1] work, uint64_t seed,
-               Py_ssize_t epoch, double lr, int n_threads=1, bint deterministic=True, Py_ssize_t n_groups=0,
+               Py_ssize_t epoch, double lr, int n_threads=1, bint stratified=True, Py_ssize_t n_groups=0,
                bint barriers=True):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
@@ -270,13 +270,13 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     ``lam_neg`` for a negative.  ``work``: P int32, receives the epoch's order (record indices).
     ``n_groups``: K, 0 for ``edge_group_count``.
 
-    ``deterministic``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
+    ``stratified``: the stratified sequence, K rounds of vertex-disjoint blocks; the threads
     share each round's blocks and meet at a barrier after it (disjoint blocks commute exactly, so
     the result is bit-identical for any n_threads).  Otherwise (hogwild): a uniformly random
     permutation; the threads take its shuffle buckets (about 2,048 pairs each) four at a time, as they
     finish, and update without locks.  ``edge_order`` gives either sequence.
 
-    ``barriers=False`` (with ``deterministic``; the ``"blocks"`` schedule): the stratified sequence's
+    ``barriers=False`` (with ``stratified``; the ``"blocks"`` schedule): the stratified sequence's
     blocks handed out in round order without the barriers.  One thread runs the deterministic
     sequence; several update without locks (not reproducible), but a thread meets another's rows
     only where a block of the next round starts before the last of its round ends.
@@ -322,7 +322,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     bufs = <PairVisit*>malloc(n_threads * _RUN_STRIDE * sizeof(PairVisit))
     if bufs == NULL:
         return 2
-    if not deterministic:
+    if not stratified:
         BP = <int64_t*>malloc(shuffle_offsets_size(P) * sizeof(int64_t))
         if BP == NULL:
             free(bufs)

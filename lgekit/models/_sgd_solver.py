@@ -513,6 +513,7 @@ class SGDSolver(Solver):
         threads = self.n_threads
         deterministic = self._schedule == "deterministic"
         stratified = self._schedule != "hogwild"          # "blocks": the stratified blocks without barriers
+        # (deterministic: also passed to the vertex order, where it means levels with barriers)
         if self._alias is not None:
             drawn = np.empty((self._n_pos, 2), np.int32)
             self._draw_positives(drawn, epoch)

@@ -149,8 +149,8 @@ class HingeEmbedding(BaseEmbedding):
         embedding (and from its duals if the data is the same object).
     diagnostics : bool, default True
         Compute the objective (Eq. 3) and its parts after every epoch: one
-        more pass over all pairs, a dot product each (about a fifth of an
-        epoch at ``inner_passes=1``).  With False the records hold the
+        more pass over all pairs, a dot product each (the epoch itself does
+        about ``4 + 4 * inner_passes``; see Notes).  With False the records hold the
         mean norm, the dual counts and the certificates, which the epoch
         computes anyway, but no "objective", "loss_pos", "loss_neg" or
         "reg"; the trained embedding is exactly the same.
