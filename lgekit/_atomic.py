@@ -11,13 +11,14 @@ libraries that infer a format from the suffix (``numpy.savez``,
 ``matplotlib.savefig``) still see it.
 """
 import contextlib
+import errno
 import os
 import re
 import secrets
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "TEMPORARY_PREFIX", "TEMPORARY_PATTERN",
-           "temporary_target"]
+__all__ = ["atomic_path", "atomic_write_bytes", "atomic_write_text", "atomic_create_bytes", "TEMPORARY_PREFIX",
+           "TEMPORARY_PATTERN", "temporary_target"]
 
 #: every temporary file lgekit writes starts with this
 TEMPORARY_PREFIX = ".lgekit-tmp."
@@ -120,6 +121,47 @@ def atomic_path(path, suffix=None, before_rename=None):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+#: what os.link raises on a file system without hard links (FAT, some network and FUSE file systems)
+_NO_HARD_LINKS = frozenset(code for code in (errno.EPERM, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", None),
+                                             errno.EXDEV, errno.EMLINK) if code is not None)
+
+
+def atomic_create_bytes(path, data):
+    """Create ``path`` holding ``data``, whole, unless a file of that name exists: then ``FileExistsError``.
+
+    Two processes creating the same file at once: one succeeds, the other
+    gets ``FileExistsError`` and nothing of its ``data`` is written (the
+    output folder's manifest, :mod:`lgekit._output_folder`, is created so).
+    The data goes to a temporary (as in :func:`atomic_path`), which is then
+    hard-linked into place: unlike a rename, a link never replaces a file.
+    On a file system without hard links ``path`` is created with ``O_EXCL``
+    and written in place (exclusive still, but a crash may leave it short).
+    """
+    path = Path(path)
+    tmp = path.parent / _temporary_name(path.name, None)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 def atomic_write_bytes(path, data):

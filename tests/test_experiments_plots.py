@@ -206,7 +206,7 @@ def test_rerun_into_a_folder_with_other_figures_removes_them(tmp_path):
     from lgekit.experiments import expand
     from lgekit.experiments.report import write_outputs
 
-    earlier = OutputFolder(tmp_path)  # an earlier run's figures, listed in the folder's manifest
+    earlier = OutputFolder(tmp_path, command="lgekit reproduce")  # an earlier run's figures, listed in the folder's manifest
     for i in range(1, 7):
         for ext in ("png", "pdf"):
             earlier.write_bytes(f"fig{i}.{ext}", b"old")

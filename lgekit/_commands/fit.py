@@ -1,5 +1,6 @@
 """``lgekit fit``: train one embedding on a graph; write the embedding and its history."""
 import argparse
+import contextlib
 import json
 import tempfile
 import textwrap
@@ -7,7 +8,7 @@ import time
 from numbers import Integral, Real
 
 from .. import _parameters
-from .._output_folder import FolderNotOursError, OutputFolder
+from .._output_folder import FolderLockedError, FolderNotOursError, OutputFolder, disk_error_message
 from .._progress import write_line
 from .._validation import DTypes, Interval, Options, make_constraint
 from ._common import (CommandError, add_kind_options, add_test_fraction_option, check_options, load_graph,
@@ -38,7 +39,8 @@ writes into DIR:
 
 lgekit evaluate reads any of them.  A folder that holds files lgekit did not write is refused
 (--force writes there anyway); files of an earlier fit in DIR that this one does not write are
-removed, and only those (.lgekit-manifest.json lists what lgekit wrote, with hashes).
+removed, and only those (.lgekit-manifest.json lists what each lgekit command wrote, with hashes:
+the results of lgekit reproduce or theory in DIR are kept).  One run writes into DIR at a time.
 
 presets (--preset NAME sets these; an option given on the line wins):
 
@@ -155,12 +157,19 @@ def _load(args):
     return load_graph(args.graph, graph_kind=kind)
 
 
-def _open_out(args, names):
-    """The output folder, claimed for lgekit (refused if it holds the user's files, unless --force)."""
+def _open_out(args, names, held):
+    """The output folder, claimed for lgekit (refused if it holds the user's files, unless --force) and locked.
+
+    The lock (the one ``lgekit reproduce`` takes) is entered on ``held``, an
+    :class:`contextlib.ExitStack` that the command keeps open until its last
+    file is written: a second run into the folder is refused here, before
+    training, instead of mixing its files with this one's.
+    """
     try:
         folder = OutputFolder(args.out, force=args.force, command="lgekit fit")
-        folder.check_writable(names)
-    except FolderNotOursError as exc:
+        held.enter_context(folder.lock())
+        folder.check_writable(names)   # under the lock: the manifest as the last writer left it
+    except (FolderNotOursError, FolderLockedError) as exc:
         raise CommandError(str(exc)) from None
     return folder
 
@@ -224,6 +233,17 @@ def _table_pairs(graph, pairs):
 
 
 def run(args):
+    with contextlib.ExitStack() as held:   # the output folder's lock, once taken, until the last file is written
+        try:
+            return _run(args, held)
+        except OSError as exc:   # a full disk: one line, as reproduce says it
+            message = disk_error_message(args.out, exc, "free some space and run the same command again")
+            if message is None:
+                raise
+            raise CommandError(message) from None
+
+
+def _run(args, held):
     # the scientific stack, here and not at the top: `lgekit --help` and option errors must not pay for it
     from .. import models
     from .._json import to_json_safe
@@ -256,7 +276,7 @@ def run(args):
     require_negatives(graph, args.graph)
     # after the load (a graph that fails to load leaves no folder behind), before the training (a folder that
     # cannot take the results is said before the work)
-    folder = _open_out(args, _planned_files(graph))
+    folder = _open_out(args, _planned_files(graph), held)
     out = folder.path
     params = {**preset, **given, "random_state": args.seed, "n_threads": args.threads,
               # 1: the preparation and the epochs' progress (a bar on a terminal, a line every few seconds in

@@ -5,7 +5,7 @@ import shlex
 import sys
 
 from .._output_folder import FolderNotOursError, disk_error_message
-from ._common import CommandError, as_command_error, load_graph
+from ._common import CommandError, as_command_error, load_graph, require_negatives, split_graph
 
 __all__ = ["register", "run"]
 
@@ -78,17 +78,26 @@ def _positive_int(text):
     return value
 
 
-def check_dataset(dataset):
+def check_dataset(dataset, test_fraction=None):
     """Load ``dataset`` once here, so that a bad name/path fails with a clear message before any work.
 
     It is resolved as every cell will resolve it (:func:`lgekit.datasets.resolve`:
     a registered name first, then a path); a registered data set that cannot
     be had (offline, download failed) is a one-message
     :class:`~lgekit._commands._common.CommandError` saying how to install it by hand.
+    A graph no cell can train on is refused here too, in one line, rather
+    than by every cell: one without a non-edge (a complete graph, e.g. one
+    edge), and, given the cells' ``test_fraction``, one whose split leaves
+    no training or no test edge (the split the cells draw, seed 0: its sizes
+    do not depend on the seed).
     """
     if dataset is None:
         return None
-    return load_graph(dataset, kind="data set file")
+    graph = load_graph(dataset, kind="data set file")
+    require_negatives(graph, str(dataset))
+    if test_fraction is not None:
+        split_graph(graph, test_fraction, 0, str(dataset))
+    return graph
 
 
 def resolve_seeds(args):
@@ -103,11 +112,11 @@ def resolve_seeds(args):
 
 
 def run(args):
-    from ..experiments import engine, report, resolve_figures, verdict  # lazy: `lgekit --help` must not import NumPy
+    from ..experiments import engine, report, resolve_figures, spec, verdict  # lazy: `lgekit --help` must not import NumPy
 
     with as_command_error(ValueError):
         figures = resolve_figures(args.figures)  # the ValueError names the bad one
-    check_dataset(args.dataset)
+    check_dataset(args.dataset, spec.SPLIT["test_fraction"])
     command = "lgekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         result, outputs = report.reproduce(

@@ -15,7 +15,7 @@ chooses the :math:`A_\\sigma` put into Theorem 1
 (:func:`lgekit.theory.theorem1_spectral_norm`); the report's sensitivity
 table shows all of them whatever the choice.
 """
-from .._output_folder import FolderNotOursError
+from .._output_folder import FolderLockedError, FolderNotOursError
 from ._common import CommandError
 
 __all__ = ["register", "run"]
@@ -70,5 +70,5 @@ def run(args):
         kwargs["convention"] = args.convention
     try:
         return run_verifier(args.check, quick=args.quick, seed=args.seed, out=args.out, force=args.force, **kwargs)
-    except FolderNotOursError as exc:  # files of the user's in --out, refused before the check ran
+    except (FolderNotOursError, FolderLockedError) as exc:  # --out not ours, or written by another run: before the check
         raise CommandError(str(exc)) from None

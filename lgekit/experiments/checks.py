@@ -79,9 +79,10 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, force=False, 
     stream = stream or sys.stdout
     # claimed before the check runs: a folder of the user's is refused now, not after minutes of work
     output = OutputFolder(out if out is not None else DEFAULT_OUT, force=force, command="lgekit theory")
-    output.check_writable([f"{name}.txt", f"{name}.png"])
-    report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
-    written = report.save(output)
+    with output.lock():   # one writer at a time: a second check into the folder is refused, not interleaved
+        output.check_writable([f"{name}.txt", f"{name}.png"])
+        report = VERIFIERS[name](quick=quick, seed=seed, **kwargs)
+        written = report.save(output)
     text = report.text()
     body, _, claims = text.rstrip("\n").rpartition("\n\n")
     print(body, file=stream)

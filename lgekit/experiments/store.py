@@ -26,16 +26,16 @@ harmless.  Leftover temporary files of an interrupted write are named
 target is a file the store or the report writes: the folder may hold the
 user's own files too, and they are never touched.
 
-One process at a time writes into a folder: :meth:`ResultsStore.lock` is held
-for a whole ``lgekit reproduce`` (plan, sweep, figures, report), so a second
-run on the same folder is refused before it writes anything.
+One process at a time writes into a folder: :meth:`ResultsStore.lock` (the
+output folder's lock, which ``lgekit fit`` takes too) is held for a whole
+``lgekit reproduce`` (plan, sweep, figures, report), so a second run on the
+same folder is refused before it writes anything.
 """
 import contextlib
 import json
 import logging
 import os
 import re
-import threading
 from pathlib import Path
 
 from .._atomic import atomic_write_text, temporary_target
@@ -113,8 +113,6 @@ class ResultsStore:
         self.folder = self.output.path
         self.cells_dir = self.folder / "cells"
         self.index_path = self.folder / "records.jsonl"
-        self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "file"}
-        self._held_guard = threading.Lock()
         self._warned = set()  # damaged cell files already reported
 
     def __repr__(self):
@@ -214,62 +212,23 @@ class ResultsStore:
                     removed += 1
         return removed
 
-    @contextlib.contextmanager
     def lock(self):
-        """Hold an exclusive lock on the folder (released automatically if the process dies).
+        """Hold the folder's exclusive lock (:meth:`lgekit._output_folder.OutputFolder.lock`).
 
-        The lock is re-entrant for the thread holding it through this same
-        store object: ``reproduce`` holds it for the whole command and hands
-        the store to :func:`~lgekit.experiments.engine.run_sweep` and
+        Re-entrant for the thread holding it through this same store:
+        ``reproduce`` holds it for the whole command and hands the store to
+        :func:`~lgekit.experiments.engine.run_sweep` and
         :func:`~lgekit.experiments.report.write_outputs`, which take it again.
-        Any other store object, thread or process is refused.
+        ``lgekit fit`` takes the same lock, so a fit and a sweep never write
+        one folder at once.
 
         Raises
         ------
-        RuntimeError
-            If another process, thread or store object holds it (two runs
-            writing the same folder).
+        lgekit._output_folder.FolderLockedError
+            A ``RuntimeError``: another process, thread or store object holds
+            it (two runs writing the same folder).
         """
-        try:
-            import fcntl  # POSIX only: elsewhere the folder goes unlocked
-        except ImportError:  # pragma: no cover - not POSIX: no locking
-            yield
-            return
-        owner = (os.getpid(), threading.get_ident())
-        with self._held_guard:
-            held = self._held
-            if held is not None and held["owner"][0] != owner[0]:
-                held = None  # a copy made by fork: the lock is the parent's, not ours
-            if held is not None:
-                if held["owner"] != owner:
-                    raise self._locked_error()
-                held["depth"] += 1
-            else:
-                fh = open(self.folder / ".lock", "a+")
-                try:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    fh.close()
-                    raise self._locked_error() from None
-                except BaseException:
-                    fh.close()
-                    raise
-                held = self._held = {"owner": owner, "depth": 1, "file": fh}
-        try:
-            yield
-        finally:
-            with self._held_guard:
-                held["depth"] -= 1
-                if held["depth"] == 0:
-                    if self._held is held:
-                        self._held = None
-                    held["file"].close()
-
-    def _locked_error(self):
-        return RuntimeError(
-            f"another lgekit process is writing into {str(self.folder)!r}; "
-            "wait for it to finish or use another --out folder"
-        )
+        return self.output.lock()
 
 
 #: targets whose temporaries clean_temporary_files may remove, in the folder and in cells/ ("write-probe":
