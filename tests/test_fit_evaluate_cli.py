@@ -156,9 +156,10 @@ def test_fit_lists_every_file_it_wrote(graph_file, tmp_path, capsys):
     assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
     wrote = capsys.readouterr().out.splitlines()[-1]
     assert wrote.startswith("wrote ")
-    # every file but the manifest (.lgekit-manifest.json: which files in the folder lgekit wrote)
+    # every file but the manifest (.lgekit-manifest.json: which files in the folder lgekit wrote) and the lock
+    # file (.lock: one run writes into the folder at a time)
     assert sorted(name.rsplit("/", 1)[-1] for name in wrote[len("wrote "):].split(", ")) == sorted(
-        p.name for p in out.iterdir() if p.name != ".lgekit-manifest.json")
+        p.name for p in out.iterdir() if p.name not in (".lgekit-manifest.json", ".lock"))
 
 
 def test_fit_leaves_no_folder_when_the_graph_fails_to_load(tmp_path, capsys):

@@ -72,7 +72,7 @@ def test_dataset_name_wins_over_a_local_file(tmp_path, monkeypatch, data_dir):
 
     monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "facebook").write_text("0 1\n1 2\n2 0\n")
+    (tmp_path / "facebook").write_text("0 1\n1 2\n2 3\n3 4\n4 0\n")  # a graph a cell can train on
     planned = []
 
     def fake_reproduce(figures, *, dataset, quick, **kwargs):  # stop before any cell runs
