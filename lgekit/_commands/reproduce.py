@@ -23,8 +23,9 @@ Finished cells are stored in OUT/cells/ as they complete; rerunning resumes
 (skips them), --force recomputes. The longest cells are started first. The
 report is OUT/report.md and OUT/report.html; figures of an earlier run into OUT
 that this report does not draw are removed. OUT must be new, empty or an
-lgekit results folder: OUT/.lgekit-manifest.json lists the files lgekit wrote
-with their hashes, and only those are ever replaced or removed. Progress goes
+lgekit results folder: OUT/.lgekit-manifest.json lists the files each lgekit
+command wrote with their hashes, and reproduce replaces or removes only its own.
+One run writes into OUT at a time. Progress goes
 to stderr: a bar on a terminal or in a notebook, one line every few seconds in
 a log or CI.
 """
