@@ -10,9 +10,11 @@ the command that wrote it and the SHA-256 of the content it wrote.
 The rule, applied by :class:`OutputFolder` and nowhere else: a path is
 deleted or overwritten only when it is
 
-* a regular file inside the folder: no symbolic link on the way (every
-  component below the folder is checked with ``lstat``), and its resolved
-  path under the resolved folder;
+* a regular file inside the folder: reached from the folder through real
+  folders only, each opened relative to the one before with ``O_NOFOLLOW``
+  (the file too), and hashed and deleted through that same folder
+  descriptor, so that no symbolic link on the way, even one swapped in
+  meanwhile, leads outside;
 * listed in the manifest by the command doing it (``fit`` never removes what
   ``reproduce`` or ``theory`` wrote);
 * of the content listed (its SHA-256 is one the manifest records; a file the
@@ -116,6 +118,9 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # a FIFO or a device in place of a file must not block an open
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+# reading and deleting relative to a folder descriptor (POSIX): a folder swapped for a link cannot redirect them
+_DIR_FD = os.open in os.supports_dir_fd and os.unlink in os.supports_dir_fd
 
 
 #: errors of the disk, not of lgekit (full, over quota, file too large, read-only): a command reports them in
@@ -389,37 +394,60 @@ class OutputFolder:
                 return prefix
         return None
 
-    def _regular_inside(self, name):
-        """Whether ``name`` is a regular file inside the folder: no link on the way, resolved under the folder."""
-        if self._link_on_the_way(name) is not None:
-            return False
-        path = self.path / name
-        try:
-            if not stat.S_ISREG(os.lstat(path).st_mode):
-                return False
-        except OSError:
-            return False
-        root = os.path.realpath(self.path)
-        return os.path.commonpath([root, os.path.realpath(path)]) == root
+    @contextlib.contextmanager
+    def _parent(self, name):
+        """``(dir_fd, base)``: the folder holding ``name``, reached without following a link, and the file's name.
 
-    def _content_sha256(self, name):
-        """The SHA-256 of the regular file ``name`` (not following a link), or None."""
+        Every folder on the way is opened relative to the one before it with
+        ``O_NOFOLLOW``, so that what is read or deleted through ``dir_fd`` is
+        inside the output folder even if a folder on the way is swapped for a
+        link meanwhile.  ``OSError`` when one is a link or no folder.  Where
+        the platform has no ``dir_fd`` functions, ``(None, path)`` after the
+        same check made by path.
+        """
+        *folders, base = name.split("/")
+        if not _DIR_FD:  # pragma: no cover - not POSIX
+            if self._link_on_the_way(name) is not None:
+                raise NotADirectoryError(errno.ENOTDIR, "a symbolic link on the way", name)
+            yield None, str(self.path / name)
+            return
+        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        try:
+            for part in folders:
+                inner = os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            yield fd, base
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _sha256_at(dir_fd, base):
+        """The SHA-256 of the regular file ``base`` in ``dir_fd`` (not following a link), or None."""
         digest = hashlib.sha256()
         try:
-            fd = os.open(self.path / name, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
-            with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                    return None
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    digest.update(block)
+            fd = os.open(base, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=dir_fd)
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
         return digest.hexdigest()
+
+    def _content_sha256(self, name):
+        """The SHA-256 of ``name`` when it is a regular file inside the folder, no link on the way; else None."""
+        try:
+            with self._parent(name) as (dir_fd, base):
+                return self._sha256_at(dir_fd, base)
+        except OSError:
+            return None
 
     def _proved(self, name, writers):
         """Whether ``name`` is listed by one of ``writers``, a regular file inside, with a listed hash."""
         entry = self.files.get(name)
-        if entry is None or entry["writer"] not in writers or not self._regular_inside(name):
+        if entry is None or entry["writer"] not in writers:
             return False
         return self._content_sha256(name) in entry["sha256"]
 
@@ -624,10 +652,12 @@ class OutputFolder:
         if entry is None or entry["writer"] != self.command:
             return False
         removed = False
-        if self._proved(name, {self.command}):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path / name)
-                removed = True
+        with contextlib.suppress(OSError):  # a link or no folder on the way: nothing of ours there
+            with self._parent(name) as (dir_fd, base):
+                # hashed and unlinked through one folder descriptor: what is deleted is what was proved ours
+                if self._sha256_at(dir_fd, base) in entry["sha256"]:
+                    os.unlink(base, dir_fd=dir_fd)
+                    removed = True
         del self.files[name]
         self._save()
         return removed

@@ -391,3 +391,29 @@ def test_the_manifest_is_created_once_when_two_runs_claim_a_folder_at_once(tmp_p
         lgekit._atomic.atomic_create_bytes(tmp_path / "first.txt", b"x")
     assert (tmp_path / "first.txt").read_text() == "the other run's"
     assert not list(tmp_path.glob(".lgekit-tmp.*"))
+
+
+@posix_only
+def test_a_folder_swapped_for_a_symlink_after_the_proof_redirects_nothing(tmp_path, monkeypatch):
+    """The file is hashed and deleted through one folder descriptor: a link swapped in between the two (the
+    race a check by path would lose) cannot send the deletion outside."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "D"
+    folder = OutputFolder(out, command="lgekit fit")
+    (out / "sub").mkdir()
+    folder.write_text("sub/f.txt", "same content")
+    (elsewhere / "f.txt").write_text("same content")     # the user's file, identical bytes
+    real = OutputFolder._sha256_at
+
+    def then_swap(dir_fd, base):
+        digest = real(dir_fd, base)
+        if not (out / "sub").is_symlink():
+            (out / "sub").rename(out / "sub.real")
+            (out / "sub").symlink_to(elsewhere, target_is_directory=True)
+        return digest
+
+    monkeypatch.setattr(OutputFolder, "_sha256_at", staticmethod(then_swap))
+    assert folder.remove("sub/f.txt") is True
+    assert (elsewhere / "f.txt").read_text() == "same content"
+    assert not (out / "sub.real" / "f.txt").exists()     # ours, deleted where it was proved
