@@ -325,7 +325,7 @@ class OutputFolder:
         if not (isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)):
             return None, "it is not an lgekit manifest"
         version = data.get("version")
-        if version not in _READ_VERSIONS:
+        if type(version) is not int or version not in _READ_VERSIONS:
             return None, f"its version is {version!r}, and this lgekit reads {' and '.join(map(str, _READ_VERSIONS))}"
         files = {}
         for name, value in data["files"].items():

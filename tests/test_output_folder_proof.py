@@ -164,7 +164,8 @@ def test_fit_into_a_reproduce_folder_keeps_every_result(ring, tmp_path, capsys):
     out = tmp_path / "res"
     reproduce(["fig6"], dataset=TINY_DATASET, out=out, quick=True, n_jobs=1, progress=False, overrides=TINY)
     results = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file() and p.name not in (MANIFEST_NAME, ".lock")}
-    assert {"report.md", "report.html", "fig6.png", "fig6.pdf", "records.jsonl", "plan.json", "summary.json"} <= set(results)
+    assert {"report.md", "report.html", "fig6.png", "fig6.pdf", "records.jsonl", "plan.json",
+            "summary.json"} <= set(results)
     assert _fit(ring, out) == 0
     assert "removed" not in capsys.readouterr().out
     assert {name: (out / name).read_bytes() for name in results} == results
@@ -193,7 +194,8 @@ def test_a_manifest_of_an_earlier_version_is_never_cleaned_up(ring, tmp_path, ca
     out.mkdir()
     (out / "report.md").write_text("# Reproducing\n")
     (out / "context_embedding.txt").write_text("2 4\n")
-    _manifest(out, {"report.md": [_sha(out / "report.md")], "context_embedding.txt": _sha(out / "context_embedding.txt")})
+    _manifest(out, {"report.md": [_sha(out / "report.md")],
+                    "context_embedding.txt": _sha(out / "context_embedding.txt")})
     assert _fit(ring, out) == 0
     assert (out / "report.md").exists() and (out / "context_embedding.txt").exists()
     # a name the command writes itself may be rewritten (lgekit wrote it; its commands write disjoint names)
@@ -341,7 +343,8 @@ def test_fit_on_a_full_disk_is_one_line(ring, tmp_path, capsys, monkeypatch, whe
     out = tmp_path / "emb"
     assert _fit(ring, out) == 2
     err = capsys.readouterr().err
-    assert _one_line(err, trained=True) and f"cannot write into {str(out)!r}: No space left on device (errno ENOSPC)" in err
+    assert _one_line(err, trained=True)
+    assert f"cannot write into {str(out)!r}: No space left on device (errno ENOSPC)" in err
     assert not list(out.glob(".lgekit-tmp.*"))
 
 

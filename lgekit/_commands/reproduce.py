@@ -113,7 +113,8 @@ def resolve_seeds(args):
 
 
 def run(args):
-    from ..experiments import engine, report, resolve_figures, spec, verdict  # lazy: `lgekit --help` must not import NumPy
+    # lazy: `lgekit --help` must not import NumPy
+    from ..experiments import engine, report, resolve_figures, spec, verdict
 
     with as_command_error(ValueError):
         figures = resolve_figures(args.figures)  # the ValueError names the bad one
