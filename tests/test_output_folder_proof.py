@@ -420,3 +420,16 @@ def test_a_folder_swapped_for_a_symlink_after_the_proof_redirects_nothing(tmp_pa
     assert folder.remove("sub/f.txt") is True
     assert (elsewhere / "f.txt").read_text() == "same content"
     assert not (out / "sub.real" / "f.txt").exists()     # ours, deleted where it was proved
+
+
+@posix_only
+def test_theory_is_refused_while_another_run_writes_its_folder(tmp_path, capsys, monkeypatch):
+    from lgekit.experiments import checks
+
+    ran = []
+    monkeypatch.setitem(checks.VERIFIERS, "capacity", lambda **kw: ran.append(kw))
+    out = tmp_path / "theory"
+    with OutputFolder(out, command="lgekit fit").lock():
+        assert main(["theory", "capacity", "--quick", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err) and "another lgekit process is writing into" in err and not ran
