@@ -208,7 +208,7 @@ def _entry(name, value, version):
             return f"the entry of {name!r} is neither a hash nor a list of hashes"
     else:
         if not isinstance(value, dict):
-            return f"the entry of {name!r} is neither an object with a writer and hashes"
+            return f"the entry of {name!r} is not an object with a writer and hashes"
         writer, hashes = value.get("writer"), value.get("sha256")
         if writer is not None and not (isinstance(writer, str) and writer):
             return f"the entry of {name!r} has a writer that is not a command name ({writer!r})"
