@@ -56,12 +56,13 @@ _NAMESPACES = {}
 def _namespace(number):
     """The notebook's imports, functions, classes and call-free constants: what a grader may read."""
     if number not in _NAMESPACES:
-        ns = {"__name__": f"tutorial_{number:02d}"}
+        ns = {"__name__": f"tutorial_{number:02d}", "FULL": False}     # the quick configuration's constants
         for cell in _tutorial(number):
-            if cell.cell_type != "code" or _tags(cell) & {"solution", "exercise", "check"}:
+            if cell.cell_type != "code" or _tags(cell) & {"solution", "check"}:
                 continue
             for node in ast.parse(cell.source).body:
-                definition = isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+                definition = (isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+                              and "exercise" not in _tags(cell))      # not the skeletons
                 constant = isinstance(node, (ast.Assign, ast.AnnAssign)) and not _has_call(node)
                 if definition or constant:
                     try:
@@ -370,3 +371,123 @@ def test_02_exercise_3_solution_passes():
 @pytest.mark.parametrize("wrong", AP_AT_NORM_WRONG, ids=list(AP_AT_NORM_WRONG))
 def test_02_exercise_3_rejects(wrong):
     _rejects(2, 3, "ap_at_norm", AP_AT_NORM_WRONG[wrong])
+
+
+# ---------------------------------------------------------------- tutorial 03
+
+NUCLEAR_WRONG = {
+    "R^T, not R^-T": """
+        def half_sq_norm(X, Y):
+            return 0.5 * (np.sum(X ** 2) + np.sum(Y ** 2))
+
+        def reparametrise(X, Y, R):
+            return X @ R, Y @ R.T
+        """,
+    "R^-1 without the transpose": """
+        def half_sq_norm(X, Y):
+            return 0.5 * (np.sum(X ** 2) + np.sum(Y ** 2))
+
+        def reparametrise(X, Y, R):
+            return X @ R, Y @ np.linalg.inv(R)
+        """,
+    "Frobenius norms, not squared": """
+        def half_sq_norm(X, Y):
+            return 0.5 * (np.linalg.norm(X) + np.linalg.norm(Y))
+
+        def reparametrise(X, Y, R):
+            return X @ R, Y @ np.linalg.inv(R).T
+        """,
+}
+
+
+def test_03_exercise_1_solution_passes():
+    grade, ns = _grader(3, 1)
+    _solution(3, 1, ns)
+    grade(ns["half_sq_norm"], ns["reparametrise"])
+
+
+@pytest.mark.parametrize("wrong", NUCLEAR_WRONG, ids=list(NUCLEAR_WRONG))
+def test_03_exercise_1_rejects(wrong):
+    grade, ns = _grader(3, 1)
+    _answer(NUCLEAR_WRONG[wrong], ns)
+    with pytest.raises(AssertionError):
+        grade(ns["half_sq_norm"], ns["reparametrise"])
+
+
+@pytest.fixture(scope="module")
+def pmi_context():
+    """A small graph's outer split, with the notebook's SPPMI of its training graph (what a leaky answer reads)."""
+    ns = _namespace(3)
+    graph = datasets.planted_partition_graph(n_nodes=150, n_labels=4, mean_degree=12, seed=0)
+    split = lgekit.split_edges(graph, seed=0)
+    lam, Q = ns["eigenpairs"](ns["shifted_ppmi"](split.train_graph, k=split.negatives_per_positive))
+    return {"graph": graph, "split": split, "lam": lam, "Q": Q, "sigma_max": abs(lam[0])}
+
+
+CHOOSE_WRONG = {
+    "D and tau chosen on the test pairs": """
+        def choose_on_validation(train_graph, seed):
+            def test_ap(X, Y):
+                return metrics.average_precision(X, split.test_positives, split.test_negatives, context=Y)
+            best_dim = max(DIMS, key=lambda d: test_ap(*factor(lam, Q, dim=d)))
+            best_frac = max(FRACS, key=lambda f: test_ap(*factor(lam, Q, shrink=f * sigma_max)))
+            return best_dim, best_frac
+        """,
+    "validation pairs pooled with the test pairs": """
+        def choose_on_validation(train_graph, seed):
+            inner = lgekit.split_edges(train_graph, test_fraction=0.2, seed=seed)
+            lam_i, Q_i = eigenpairs(shifted_ppmi(inner.train_graph, k=inner.negatives_per_positive))
+            pos = np.vstack([inner.test_positives, split.test_positives])
+            neg = np.vstack([inner.test_negatives, split.test_negatives])
+            ap = lambda X, Y: metrics.average_precision(X, pos, neg, context=Y)
+            best_dim = max(DIMS, key=lambda d: ap(*factor(lam_i, Q_i, dim=d)))
+            best_frac = max(FRACS, key=lambda f: ap(*factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))))
+            return best_dim, best_frac
+        """,
+    "a constant choice": """
+        def choose_on_validation(train_graph, seed):
+            return 30, 0.3
+        """,
+}
+
+
+def test_03_exercise_2_solution_passes(pmi_context):
+    split = pmi_context["split"]
+    choice = _grades(3, 2, "choose_on_validation", None, split.train_graph, split.test_positives, 1, **pmi_context)
+    assert choice[0] in (5, 10, 30, 100)
+
+
+@pytest.mark.parametrize("wrong", CHOOSE_WRONG, ids=list(CHOOSE_WRONG))
+def test_03_exercise_2_rejects(wrong, pmi_context):
+    split = pmi_context["split"]
+    _rejects(3, 2, "choose_on_validation", CHOOSE_WRONG[wrong], split.train_graph, split.test_positives, 1,
+             **pmi_context)
+
+
+SPEARMAN_WRONG = {
+    "Pearson, not Spearman": """
+        def degree_norm_spearman(X, degrees):
+            return float(np.corrcoef(degrees, np.linalg.norm(X, axis=1))[0, 1])
+        """,
+    "ranks that break ties by position": """
+        def degree_norm_spearman(X, degrees):
+            r1 = np.argsort(np.argsort(degrees))
+            r2 = np.argsort(np.argsort(np.linalg.norm(X, axis=1)))
+            return float(np.corrcoef(r1, r2)[0, 1])
+        """,
+    "Spearman of the raw rows, not their norms": """
+        from scipy.stats import spearmanr
+
+        def degree_norm_spearman(X, degrees):
+            return float(spearmanr(degrees, X[:, 0]).statistic)
+        """,
+}
+
+
+def test_03_exercise_3_solution_passes():
+    _grades(3, 3, "degree_norm_spearman", None)
+
+
+@pytest.mark.parametrize("wrong", SPEARMAN_WRONG, ids=list(SPEARMAN_WRONG))
+def test_03_exercise_3_rejects(wrong):
+    _rejects(3, 3, "degree_norm_spearman", SPEARMAN_WRONG[wrong])
