@@ -491,3 +491,263 @@ def test_03_exercise_3_solution_passes():
 @pytest.mark.parametrize("wrong", SPEARMAN_WRONG, ids=list(SPEARMAN_WRONG))
 def test_03_exercise_3_rejects(wrong):
     _rejects(3, 3, "degree_norm_spearman", SPEARMAN_WRONG[wrong])
+
+
+# ---------------------------------------------------------------- tutorial 04
+
+DCD_WRONG = {
+    "cyclic order, the seed ignored": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            q_diag = np.einsum("ij,ij->i", x_partners, x_partners)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                worst = 0.0
+                for j in range(len(s)):
+                    G = s[j] * (x @ x_partners[j]) - 1.0
+                    pg = min(G, 0.0) if alpha[j] <= 0 else (max(G, 0.0) if alpha[j] >= U[j] else G)
+                    worst = max(worst, abs(pg))
+                    new = min(max(alpha[j] - G / q_diag[j], 0.0), U[j])
+                    x += (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+                if worst <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
+    "a fixed number of passes, no stopping rule": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            rng = np.random.default_rng(seed)
+            q_diag = np.einsum("ij,ij->i", x_partners, x_partners)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, 501):
+                for j in rng.permutation(len(s)):
+                    G = s[j] * (x @ x_partners[j]) - 1.0
+                    new = min(max(alpha[j] - G / q_diag[j], 0.0), U[j])
+                    x += (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+            return x, alpha, n_pass
+        """,
+    "the duals not clipped to their box": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            rng = np.random.default_rng(seed)
+            q_diag = np.einsum("ij,ij->i", x_partners, x_partners)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                worst = 0.0
+                for j in rng.permutation(len(s)):
+                    G = s[j] * (x @ x_partners[j]) - 1.0
+                    worst = max(worst, abs(G))
+                    new = max(alpha[j] - G / q_diag[j], 0.0)
+                    x += (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+                if worst <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
+}
+
+
+def test_04_exercise_1_solution_passes():
+    _grades(4, 1, "dcd", None)
+
+
+@pytest.mark.parametrize("wrong", DCD_WRONG, ids=list(DCD_WRONG))
+def test_04_exercise_1_rejects(wrong):
+    _rejects(4, 1, "dcd", DCD_WRONG[wrong])
+
+
+@pytest.fixture(scope="module")
+def hinge_context():
+    graph = datasets.planted_partition_graph(n_nodes=120, n_labels=3, mean_degree=8, seed=0)
+    split = lgekit.split_edges(graph, seed=0)
+    model = lgekit.HingeEmbedding(dim=8, lam_r=3.0, epochs=2, random_state=0).fit(split)
+    return graph, split, model
+
+
+BLOCK_WRONG = {
+    "negatives only where u is the first end": """
+        def block_problem(model, split, u):
+            neg = split.train_negatives
+            pos_partners = np.asarray(split.train_graph.neighbors(u))
+            neg_partners = neg[neg[:, 0] == u, 1]
+            partners = np.r_[pos_partners, neg_partners]
+            signs = np.r_[np.ones(len(pos_partners), int), -np.ones(len(neg_partners), int)]
+            return model.embedding_[partners], signs
+        """,
+    "edges of the full graph": """
+        def block_problem(model, split, u):
+            neg = split.train_negatives
+            neg_partners = np.r_[neg[neg[:, 0] == u, 1], neg[neg[:, 1] == u, 0]]
+            pos_partners = np.asarray(graph.neighbors(u))
+            partners = np.r_[pos_partners, neg_partners]
+            signs = np.r_[np.ones(len(pos_partners), int), -np.ones(len(neg_partners), int)]
+            return model.embedding_[partners], signs
+        """,
+    "vectors not aligned with their signs": """
+        def block_problem(model, split, u):
+            neg = split.train_negatives
+            neg_partners = np.r_[neg[neg[:, 0] == u, 1], neg[neg[:, 1] == u, 0]]
+            pos_partners = np.asarray(split.train_graph.neighbors(u))
+            signs = np.r_[np.ones(len(pos_partners), int), -np.ones(len(neg_partners), int)]
+            return model.embedding_[np.r_[neg_partners, pos_partners]], signs
+        """,
+}
+
+
+def test_04_exercise_2_solution_passes(hinge_context):
+    graph, split, model = hinge_context
+    _grades(4, 2, "block_problem", None, model, split, graph=graph)
+
+
+@pytest.mark.parametrize("wrong", BLOCK_WRONG, ids=list(BLOCK_WRONG))
+def test_04_exercise_2_rejects(wrong, hinge_context):
+    graph, split, model = hinge_context
+    _rejects(4, 2, "block_problem", BLOCK_WRONG[wrong], model, split, graph=graph)
+
+
+NORM_BOUND_WRONG = {
+    "without 1 / lam_r": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            lam_of = np.where(np.asarray(signs) > 0, lam_pos, lam_neg)
+            return float((lam_of * np.linalg.norm(Z, axis=1)).sum())
+        """,
+    "lam_pos for every partner": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            return float(lam_pos * np.linalg.norm(Z, axis=1).sum() / lam_r)
+        """,
+    "a root of squares (not a bound)": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            lam_of = np.where(np.asarray(signs) > 0, lam_pos, lam_neg)
+            return float(np.sqrt(((lam_of * np.linalg.norm(Z, axis=1)) ** 2).sum()) / lam_r)
+        """,
+}
+
+
+def test_04_exercise_3_solution_passes():
+    _grades(4, 3, "norm_bound", None)
+
+
+@pytest.mark.parametrize("wrong", NORM_BOUND_WRONG, ids=list(NORM_BOUND_WRONG))
+def test_04_exercise_3_rejects(wrong):
+    _rejects(4, 3, "norm_bound", NORM_BOUND_WRONG[wrong])
+
+
+# ---------------------------------------------------------------- tutorial 05
+
+FIXED_DEGREE_WRONG = {
+    "the formula 2 sqrt(d), not a measurement": """
+        def norms_at_fixed_degree(ns, d, seed):
+            return np.full(len(ns), 2 * np.sqrt(d))
+        """,
+    "the paper's sqrt(d ln n)": """
+        def norms_at_fixed_degree(ns, d, seed):
+            return np.sqrt(d * np.log(np.asarray(ns, dtype=float)))
+        """,
+    "the densest row's norm, sqrt(D_max)": """
+        def norms_at_fixed_degree(ns, d, seed):
+            out = []
+            for n_i in ns:
+                est = theory.expected_spectral_norm(theory.erdos_renyi_pairs(n_i, d, seed=seed), n_draws=N_DRAWS,
+                                                    seed=seed + 1, shape=(n_i, n_i))
+                out.append(np.sqrt(est.max_degree))
+            return np.array(out)
+        """,
+}
+
+
+def test_05_exercise_1_solution_passes():
+    _grades(5, 1, "norms_at_fixed_degree", None)
+
+
+@pytest.mark.parametrize("wrong", FIXED_DEGREE_WRONG, ids=list(FIXED_DEGREE_WRONG))
+def test_05_exercise_1_rejects(wrong):
+    _rejects(5, 1, "norms_at_fixed_degree", FIXED_DEGREE_WRONG[wrong])
+
+
+@pytest.fixture(scope="module")
+def heavy_tailed_graph():
+    degrees = datasets.powerlaw_expected_degrees(400, 10.0, exponent=2.3)
+    return datasets.chung_lu_graph(degrees, seed=4)
+
+
+TWINS_WRONG = {
+    "Chung-Lu with the mean degree everywhere": """
+        def random_twins(train_graph, seed):
+            mean = np.full(train_graph.n_nodes, train_graph.degrees.mean())
+            return (datasets.chung_lu_graph(mean, seed=seed),
+                    datasets.gnm_random_graph(train_graph.n_nodes, train_graph.n_edges, seed=seed))
+        """,
+    "the real graph as its own Chung-Lu twin": """
+        def random_twins(train_graph, seed):
+            return train_graph, datasets.gnm_random_graph(train_graph.n_nodes, train_graph.n_edges, seed=seed)
+        """,
+    "G(n, m) with both directions counted": """
+        def random_twins(train_graph, seed):
+            return (datasets.chung_lu_graph(train_graph.degrees.astype(float), seed=seed),
+                    datasets.gnm_random_graph(train_graph.n_nodes, int(train_graph.degrees.sum()), seed=seed))
+        """,
+    "the degrees sorted, not per vertex": """
+        def random_twins(train_graph, seed):
+            return (datasets.chung_lu_graph(np.sort(train_graph.degrees).astype(float), seed=seed),
+                    datasets.gnm_random_graph(train_graph.n_nodes, train_graph.n_edges, seed=seed))
+        """,
+}
+
+
+def test_05_exercise_2_solution_passes(heavy_tailed_graph):
+    _grades(5, 2, "random_twins", None, heavy_tailed_graph)
+
+
+@pytest.mark.parametrize("wrong", TWINS_WRONG, ids=list(TWINS_WRONG))
+def test_05_exercise_2_rejects(wrong, heavy_tailed_graph):
+    _rejects(5, 2, "random_twins", TWINS_WRONG[wrong], heavy_tailed_graph)
+
+
+@pytest.fixture(scope="module")
+def bound_context(heavy_tailed_graph):
+    split = lgekit.split_edges(heavy_tailed_graph, seed=0)
+    model = lgekit.LogisticEmbedding(dim=8, lam_pos=1.0, lam_neg=1.0, lam_r=0.0, epochs=5, lr_offset=100,
+                                     random_state=0).fit(split)
+    X = model.embedding_
+    m = len(split.train_positives) + len(split.train_negatives)
+    A_norm = theory.theorem1_spectral_norm(split, n_draws=2, seed=0).value
+    gap = theory.generalization_gap(X, split, B=1.0)
+    rhs = theory.theorem1_bound(gap.train_loss, m, A_norm, *theory.norm_constants(X), 1.0, delta=0.05).rhs
+    return {"split": split, "m": m, "A_norm": A_norm, "B": 1.0}, X, rhs
+
+
+SCALED_WRONG = {
+    "norm constants of the unscaled matrix": """
+        def scaled_bound(X, c):
+            Xc = c * np.asarray(X, dtype=np.float64)
+            C_U, C_V = theory.norm_constants(X)
+            gap_c = theory.generalization_gap(Xc, split, B=B)
+            return theory.theorem1_bound(gap_c.train_loss, m, A_norm, C_U, C_V, B, delta=0.05).rhs
+        """,
+    "training loss of the unscaled matrix": """
+        def scaled_bound(X, c):
+            Xc = c * np.asarray(X, dtype=np.float64)
+            C_U, C_V = theory.norm_constants(Xc)
+            gap = theory.generalization_gap(X, split, B=B)
+            return theory.theorem1_bound(gap.train_loss, m, A_norm, C_U, C_V, B, delta=0.05).rhs
+        """,
+    "constants scaled by c, not c squared": """
+        def scaled_bound(X, c):
+            C_U, C_V = theory.norm_constants(X)
+            gap_c = theory.generalization_gap(c * np.asarray(X, dtype=np.float64), split, B=B)
+            return theory.theorem1_bound(gap_c.train_loss, m, A_norm, c * C_U, c * C_V, B, delta=0.05).rhs
+        """,
+}
+
+
+def test_05_exercise_3_solution_passes(bound_context):
+    context, X, rhs = bound_context
+    _grades(5, 3, "scaled_bound", None, X, rhs, **context)
+
+
+@pytest.mark.parametrize("wrong", SCALED_WRONG, ids=list(SCALED_WRONG))
+def test_05_exercise_3_rejects(wrong, bound_context):
+    context, X, rhs = bound_context
+    _rejects(5, 3, "scaled_bound", SCALED_WRONG[wrong], X, rhs, **context)
