@@ -751,3 +751,212 @@ def test_05_exercise_3_solution_passes(bound_context):
 def test_05_exercise_3_rejects(wrong, bound_context):
     context, X, rhs = bound_context
     _rejects(5, 3, "scaled_bound", SCALED_WRONG[wrong], X, rhs, **context)
+
+
+# ---------------------------------------------------------------- tutorial 06
+
+TWO_COMMUNITY_WRONG = {
+    "every label +1": """
+        def two_community_labels(pairs, s):
+            return np.ones(len(pairs), dtype=int)
+        """,
+    "the first end's sign only": """
+        def two_community_labels(pairs, s):
+            return s[pairs[:, 0]]
+        """,
+    "a sum, not a product": """
+        def two_community_labels(pairs, s):
+            return np.sign(s[pairs[:, 0]] + s[pairs[:, 1]])
+        """,
+}
+
+
+def test_06_exercise_1_solution_passes():
+    _grades(6, 1, "two_community_labels", None)
+
+
+@pytest.mark.parametrize("wrong", TWO_COMMUNITY_WRONG, ids=list(TWO_COMMUNITY_WRONG))
+def test_06_exercise_1_rejects(wrong):
+    _rejects(6, 1, "two_community_labels", TWO_COMMUNITY_WRONG[wrong])
+
+
+@pytest.fixture(scope="module")
+def labelled_regular():
+    return theory.random_labelled_regular_graph(200, 6, seed=0)
+
+
+BELOW_DEGREE_WRONG = {
+    "an error made by hand, never raised": """
+        def shatter_below_degree(graph, labels):
+            return theory.ShatteringError("no embedding below the degree")
+        """,
+    "raised by hand, not by the construction": """
+        def shatter_below_degree(graph, labels):
+            try:
+                raise theory.ShatteringError("no embedding below the degree")
+            except theory.ShatteringError as exc:
+                return exc
+        """,
+    "called at dim = d, where it succeeds": """
+        def shatter_below_degree(graph, labels):
+            try:
+                theory.shattering_embedding(graph, labels, dim=DEG, seed=SEED)
+            except theory.ShatteringError as exc:
+                return exc
+            return None
+        """,
+}
+
+
+def test_06_exercise_2_solution_passes(labelled_regular):
+    graph, labels = labelled_regular
+    _grades(6, 2, "shatter_below_degree", None, graph, labels, 5, DEG=6)
+
+
+@pytest.mark.parametrize("wrong", BELOW_DEGREE_WRONG, ids=list(BELOW_DEGREE_WRONG))
+def test_06_exercise_2_rejects(wrong, labelled_regular):
+    graph, labels = labelled_regular
+    _rejects(6, 2, "shatter_below_degree", BELOW_DEGREE_WRONG[wrong], graph, labels, 5, DEG=6)
+
+
+THRESHOLD_WRONG = {
+    "return min(grid)": """
+        def measured_threshold(g, y, grid):
+            return min(grid)
+        """,
+    "the first value that stops memorisation, from the top": """
+        def measured_threshold(g, y, grid):
+            d = int(g.degrees[0])
+            for lam in grid:
+                f = theory.fit_signed_pairs(g.edges(), y, g.n_nodes, 2 * d, lam_r=lam, seed=SEED, maxiter=500)
+                if f.frac_margin_gt1 < 0.01:
+                    return lam
+        """,
+}
+THRESHOLD_GRID = [0.8, 0.6, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05]
+
+
+@pytest.fixture(scope="module")
+def small_regular():
+    return theory.random_labelled_regular_graph(150, 4, seed=0)
+
+
+def test_06_exercise_3_solution_passes(small_regular):
+    g, y = small_regular
+    got = _grades(6, 3, "measured_threshold", None, g, y, THRESHOLD_GRID)
+    assert got not in (max(THRESHOLD_GRID), min(THRESHOLD_GRID)), "the toy case must separate the wrong answers"
+
+
+@pytest.mark.parametrize("wrong", THRESHOLD_WRONG, ids=list(THRESHOLD_WRONG))
+def test_06_exercise_3_rejects(wrong, small_regular):
+    g, y = small_regular
+    _rejects(6, 3, "measured_threshold", THRESHOLD_WRONG[wrong], g, y, THRESHOLD_GRID)
+
+
+# ---------------------------------------------------------------- tutorial 07
+
+@pytest.fixture(scope="module")
+def directed_context():
+    """A small directed graph with a direction to learn and a third of its arcs reciprocated (as in e-mail)."""
+    one_way = _namespace(7)["synthetic_directed_graph"](n_nodes=150, mean_degree=8, seed=0).edges()
+    arcs = np.r_[one_way, one_way[: len(one_way) // 3, ::-1]]
+    graph = lgekit.Graph.from_edges(arcs, nodes=150, directed=True)
+    return graph, lgekit.split_edges(graph, seed=0)
+
+
+TRADEOFF_WRONG = {
+    "reverse_negatives never passed": """
+        def direction_tradeoff(split, graph, rhos):
+            one_way, _ = split.direction_pairs()
+            m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, random_state=SEED).fit(split)
+            link = metrics.average_precision(m.embedding_, split.test_positives, split.test_negatives,
+                                             context=m.context_embedding_)
+            direction = metrics.direction_average_precision(m.embedding_, one_way, context=m.context_embedding_,
+                                                            graph=graph)
+            return [(rho, link, direction) for rho in rhos]
+        """,
+    "link AP without the context table": """
+        def direction_tradeoff(split, graph, rhos):
+            one_way, _ = split.direction_pairs()
+            rows = []
+            for rho in rhos:
+                m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho,
+                                      random_state=SEED).fit(split)
+                link = metrics.average_precision(m.embedding_, split.test_positives, split.test_negatives)
+                direction = metrics.direction_average_precision(m.embedding_, one_way, context=m.context_embedding_,
+                                                                graph=graph)
+                rows.append((rho, link, direction))
+            return rows
+        """,
+    "link AP on the training pairs": """
+        def direction_tradeoff(split, graph, rhos):
+            one_way, _ = split.direction_pairs()
+            rows = []
+            for rho in rhos:
+                m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho,
+                                      random_state=SEED).fit(split)
+                link = metrics.average_precision(m.embedding_, split.train_positives, split.train_negatives,
+                                                 context=m.context_embedding_)
+                direction = metrics.direction_average_precision(m.embedding_, one_way, context=m.context_embedding_,
+                                                                graph=graph)
+                rows.append((rho, link, direction))
+            return rows
+        """,
+    "the raw scores pooled, not each arc's log-odds": """
+        def direction_tradeoff(split, graph, rhos):
+            one_way, _ = split.direction_pairs()
+            rows = []
+            for rho in rhos:
+                m = LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=LAM_R, reverse_negatives=rho,
+                                      random_state=SEED).fit(split)
+                link = metrics.average_precision(m.embedding_, split.test_positives, split.test_negatives,
+                                                 context=m.context_embedding_)
+                direction = metrics.direction_average_precision(m.embedding_, one_way, context=m.context_embedding_,
+                                                                graph=graph, score="raw")
+                rows.append((rho, link, direction))
+            return rows
+        """,
+}
+
+
+def test_07_exercise_1_solution_passes(directed_context):
+    graph, split = directed_context
+    _grades(7, 1, "direction_tradeoff", None, split, graph, [0.0, 0.5])
+
+
+@pytest.mark.parametrize("wrong", TRADEOFF_WRONG, ids=list(TRADEOFF_WRONG))
+def test_07_exercise_1_rejects(wrong, directed_context):
+    graph, split = directed_context
+    _rejects(7, 1, "direction_tradeoff", TRADEOFF_WRONG[wrong], split, graph, [0.0, 0.5])
+
+
+COMPLEXITIES_WRONG = {
+    "the two formulas swapped": """
+        def complexities(norm_a, m, C_U, C_V):
+            return norm_a * (C_U + C_V) / m, 2 * norm_a * np.sqrt(C_U * C_V) / m
+        """,
+    "the one-budget formula for both": """
+        def complexities(norm_a, m, C_U, C_V):
+            one = norm_a * (C_U + C_V) / m
+            return one, one
+        """,
+    "the geometric mean without the factor 2": """
+        def complexities(norm_a, m, C_U, C_V):
+            return norm_a * np.sqrt(C_U * C_V) / m, norm_a * (C_U + C_V) / m
+        """,
+}
+
+
+def test_07_exercise_2_solution_passes():
+    _grades(7, 2, "complexities", None)
+
+
+@pytest.mark.parametrize("wrong", COMPLEXITIES_WRONG, ids=list(COMPLEXITIES_WRONG))
+def test_07_exercise_2_rejects(wrong):
+    _rejects(7, 2, "complexities", COMPLEXITIES_WRONG[wrong])
+
+
+def test_the_swapped_formulas_pass_the_old_equal_budget_case():
+    """Why exercise 2's grader uses C_U != C_V: on the old check's case the swapped answer is indistinguishable."""
+    ns = _answer(COMPLEXITIES_WRONG["the two formulas swapped"], _namespace(7))
+    assert np.allclose(ns["complexities"](3.0, 10, 4.0, 4.0), (2.4, 2.4))
