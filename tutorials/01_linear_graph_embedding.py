@@ -531,7 +531,7 @@ def grade_exercise_3(preferential_attachment):
     degrees = rng.integers(1, 50, size=30)
     pairs = rng.integers(0, 30, size=(40, 2))
     got = preferential_attachment(degrees, pairs)
-    want = [degrees[a] * degrees[b] for a, b in pairs]
+    want = degrees[pairs[:, 0]] * degrees[pairs[:, 1]]
     assert np.shape(got) == (len(pairs),) and np.allclose(got, want), f"degree products {np.asarray(got)[:5]}..., expected {want[:5]}..."
 
 

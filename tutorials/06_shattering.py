@@ -276,7 +276,7 @@ def grade_exercise_1(two_community_labels):
     s_toy = rng.choice([-1, 1], size=20)
     pairs_toy = rng.integers(0, 20, size=(30, 2))
     got = two_community_labels(pairs_toy, s_toy)
-    want = [s_toy[a] * s_toy[b] for a, b in pairs_toy]
+    want = s_toy[pairs_toy[:, 0]] * s_toy[pairs_toy[:, 1]]
     assert np.shape(got) == (len(pairs_toy),) and np.array_equal(got, want), (
         f"labels {np.asarray(got)[:6]}..., expected s_a s_b = {want[:6]}...")
 
