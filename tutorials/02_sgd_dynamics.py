@@ -429,6 +429,7 @@ print(f"fitted edges {last_record['fitted_pos']:.3f}, fitted negatives {last_rec
 assert np.isclose(last_record["fitted_pos"], np.mean(sig(-s_pos) < 0.05)), "fitted_pos: sigma(-s) < 0.05 on edges"
 assert np.isclose(last_record["fitted_neg"], np.mean(sig(s_neg) < 0.05)), "fitted_neg: sigma(s) < 0.05 on negatives"
 claim(probe.history_[0]["fitted_pos"] < last_record["fitted_pos"], "edges get fitted as training goes on")
+claim(last_record["fitted_neg"] < 0.5 * last_record["fitted_pos"], "the negatives are fitted far less than the edges")
 
 # %% [markdown]
 # **Exercise 2 (is the growth logarithmic?).**  Write
@@ -459,23 +460,30 @@ def fit_growth_laws(t, norm):
 
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
+by_lr = {}                                   # lr -> (final mean norm, epoch of the best test AP), or None: diverged
 for lr in [0.25, 0.5, 1.0, 2.0]:
     try:
         m = runs[0.0][0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, lam_r=0.0, epochs=EPOCHS, random_state=SEED).fit(
             split, callbacks=[LinkPredictionCallback(split, train=False)])
     except lgekit.DivergenceError as exc:
         print(f"lr={lr:<5} diverged at epoch {exc.epoch} (mean norm {exc.history[-1]['mean_norm']:.3g})")
+        by_lr[lr] = None
         continue
     axes[0].plot(*series(m, "mean_norm"), label=f"lr = {lr:g}")
     ep, ap = series(m, "test_ap")
     axes[1].plot(ep, ap, label=f"lr = {lr:g}")
     print(f"lr={lr:<5} final mean norm {m.history_[-1]['mean_norm']:.3f}  best test AP {ap.max():.4f} "
           f"(epoch {ep[np.argmax(ap)]})  final {ap[-1]:.4f}")
+    by_lr[lr] = (m.history_[-1]["mean_norm"], ep[np.argmax(ap)])
 axes[0].set(xlabel="epoch", ylabel="mean norm")
 axes[1].set(xlabel="epoch", ylabel="test AP")
 axes[0].legend()
 plt.tight_layout()
 plt.show()
+stable = [v for v in by_lr.values() if v is not None]
+claim(all(a[0] < b[0] and a[1] > b[1] for a, b in zip(stable, stable[1:])),
+      "a larger step: a larger final norm and an earlier peak of the test AP")
+claim(by_lr[2.0] is None, "lr = 2 diverges")
 # A larger step reaches large norms sooner, and its test AP peaks earlier and
 # falls sooner; a smaller step moves along a similar path more slowly.  To a
 # first approximation what matters is how far the iterates travelled (their

@@ -487,3 +487,4 @@ two, one = complexities(bspec.value, bm, cu, cv)
 print(f"C_U = {cu:.1f} over {members.n_left} left nodes, C_V = {cv:.1f} over {members.n_right} right nodes")
 print(f"two budgets: {two:.4f}   one budget (footnote 1's transform): {one:.4f}   ratio {two / one:.4f}")
 assert two <= one and cv / members.n_right > 10 * cu / members.n_left
+claim(two / one > 0.95, "C_U and C_V are close enough that the saving is small in total")
