@@ -448,6 +448,15 @@ CHOOSE_WRONG = {
         def choose_on_validation(train_graph, seed):
             return 30, 0.3
         """,
+    "chosen on the training edges themselves, no inner split": """
+        def choose_on_validation(train_graph, seed):
+            lam_t, Q_t = eigenpairs(shifted_ppmi(train_graph))
+            negatives = lgekit.split_edges(train_graph, test_fraction=0.0, seed=seed).train_negatives
+            ap = lambda X, Y: metrics.average_precision(X, train_graph.edges(), negatives, context=Y)
+            best_dim = max(DIMS, key=lambda d: ap(*factor(lam_t, Q_t, dim=d)))
+            best_frac = max(FRACS, key=lambda f: ap(*factor(lam_t, Q_t, shrink=f * abs(lam_t[0]))))
+            return best_dim, best_frac
+        """,
 }
 
 

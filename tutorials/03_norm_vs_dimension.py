@@ -475,8 +475,10 @@ def grade_exercise_2(choose_on_validation, train_graph, test_positives, seed):
     The value cannot tell an honest choice from one made on the test pairs (both are members of the grids),
     so the method is checked: every call of ``metrics.average_precision`` is watched, there must be one per
     candidate at least, and every positive it scores must be an edge of ``train_graph`` -- never one of the
-    held-out ``test_positives``.  (Negatives are not checked against the test pairs: an honest inner split
-    may draw a held-out edge as a negative, since it is not an edge of the training graph.)
+    held-out ``test_positives`` -- held out of it: at most half of its edges (an inner split holds out a
+    fifth; scoring all of them measures the fit, not the generalization).  (Negatives are not checked
+    against the test pairs: an honest inner split may draw a held-out edge as a negative, since it is not
+    an edge of the training graph.)
     """
     scored = []
     real_average_precision = metrics.average_precision
@@ -499,6 +501,8 @@ def grade_exercise_2(choose_on_validation, train_graph, test_positives, seed):
         touched = held_out & {tuple(sorted(p)) for p in positives.tolist()}
         assert not touched, f"the selection scored {len(touched)} held-out test edges: the leak of notebook 1"
         assert train_graph.has_edges(positives).all(), "the validation positives must be edges of the training graph"
+        assert len(positives) <= 0.5 * train_graph.n_edges, (
+            f"{len(positives)} of the training graph's {train_graph.n_edges} edges scored: hold some out (an inner split)")
     return choice
 
 
