@@ -55,7 +55,7 @@ FULL = os.environ.get("LGEKIT_TUTORIAL_FULL") == "1"
 SEED = 0
 DIM = 100
 EPOCHS = 50 if FULL else 30
-LAM_RS = [0.0, 0.2, 0.6, 1.0]  # the paper's values for Figures 1-3
+LAM_RS = [0.0, 0.2, 0.6, 1.0]  # the paper's Figure 4 values (its text names lambda_r only there), reused for Figures 1-3
 
 
 # the real graph when its files are on this machine, else a synthetic stand-in (and a note saying so)
@@ -84,7 +84,8 @@ def claim(holds, what):
 #
 # **Claim: everything below is a property of SGD, not of one lucky seed.**  We
 # train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$, $D = 100$) for
-# each $\lambda_r$ of the paper with three model seeds (the split is fixed;
+# each $\lambda_r$ of the paper's Figure 4 (0, 0.2, 0.6, 1: the only $\lambda_r$ values its text
+# names; it does not list those of Figures 1-3) with three model seeds (the split is fixed;
 # the seed draws the initial vectors and the pair order).  The figures show
 # the mean over the seeds and a band of $\pm$ one standard deviation, one
 # colour per $\lambda_r$ in every figure.  Everything we plot comes from the
@@ -392,6 +393,32 @@ plt.show()
 # little, so most of the remaining gradient comes from the edges not yet fitted.
 
 # %% tags=["check"]
+def grade_exercise_1(FittedFraction):
+    """Exercise 1 on a random embedding whose scores spread far past +-log 19, with pairs of its own.
+
+    On it every slip gives another fraction: a threshold on the score (0.05) instead of on sigma, the two
+    sides swapped, counts instead of fractions, or the notebook's ``split`` read instead of the pairs the
+    callback was given.
+    """
+    rng = np.random.default_rng(3)
+    X_toy = 1.8 * rng.normal(size=(30, 3))               # scores spread over about -10 ... 10
+    pos = rng.integers(0, 30, size=(40, 2))
+    neg = rng.integers(0, 30, size=(60, 2))
+    model = type("FittedModel", (), {})()                # on_epoch_end reads only model.embedding_
+    model.embedding_ = X_toy
+    record = {"epoch": 0}
+    FittedFraction(pos, neg).on_epoch_end(model, 0, record)
+    sig = lambda z: 1 / (1 + np.exp(-z))
+    s_pos = (X_toy[pos[:, 0]] * X_toy[pos[:, 1]]).sum(axis=1)
+    s_neg = (X_toy[neg[:, 0]] * X_toy[neg[:, 1]]).sum(axis=1)
+    want_pos, want_neg = np.mean(sig(-s_pos) < 0.05), np.mean(sig(s_neg) < 0.05)
+    assert 0 < want_pos < 1 and 0 < want_neg < 1 and want_pos != want_neg    # the toy case separates the slips
+    assert "fitted_pos" in record and "fitted_neg" in record, "on_epoch_end must add both keys to the record"
+    assert np.isclose(record["fitted_pos"], want_pos), f"fitted_pos {record['fitted_pos']}, expected {want_pos:.3f}"
+    assert np.isclose(record["fitted_neg"], want_neg), f"fitted_neg {record['fitted_neg']}, expected {want_neg:.3f}"
+
+
+grade_exercise_1(FittedFraction)
 probe = lgekit.LogisticEmbedding(dim=16, lam_r=0.0, epochs=8, random_state=SEED)
 probe.fit(split, callbacks=[FittedFraction(split.train_positives, split.train_negatives)])
 sig = lambda z: 1 / (1 + np.exp(-z))
@@ -402,6 +429,7 @@ print(f"fitted edges {last_record['fitted_pos']:.3f}, fitted negatives {last_rec
 assert np.isclose(last_record["fitted_pos"], np.mean(sig(-s_pos) < 0.05)), "fitted_pos: sigma(-s) < 0.05 on edges"
 assert np.isclose(last_record["fitted_neg"], np.mean(sig(s_neg) < 0.05)), "fitted_neg: sigma(s) < 0.05 on negatives"
 claim(probe.history_[0]["fitted_pos"] < last_record["fitted_pos"], "edges get fitted as training goes on")
+claim(last_record["fitted_neg"] < 0.5 * last_record["fitted_pos"], "the negatives are fitted far less than the edges")
 
 # %% [markdown]
 # **Exercise 2 (is the growth logarithmic?).**  Write
@@ -432,23 +460,30 @@ def fit_growth_laws(t, norm):
 
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.5))
+by_lr = {}                                   # lr -> (final mean norm, epoch of the best test AP), or None: diverged
 for lr in [0.25, 0.5, 1.0, 2.0]:
     try:
         m = runs[0.0][0] if lr == 1.0 else lgekit.LogisticEmbedding(dim=DIM, lr=lr, lam_r=0.0, epochs=EPOCHS, random_state=SEED).fit(
             split, callbacks=[LinkPredictionCallback(split, train=False)])
     except lgekit.DivergenceError as exc:
         print(f"lr={lr:<5} diverged at epoch {exc.epoch} (mean norm {exc.history[-1]['mean_norm']:.3g})")
+        by_lr[lr] = None
         continue
     axes[0].plot(*series(m, "mean_norm"), label=f"lr = {lr:g}")
     ep, ap = series(m, "test_ap")
     axes[1].plot(ep, ap, label=f"lr = {lr:g}")
     print(f"lr={lr:<5} final mean norm {m.history_[-1]['mean_norm']:.3f}  best test AP {ap.max():.4f} "
           f"(epoch {ep[np.argmax(ap)]})  final {ap[-1]:.4f}")
+    by_lr[lr] = (m.history_[-1]["mean_norm"], ep[np.argmax(ap)])
 axes[0].set(xlabel="epoch", ylabel="mean norm")
 axes[1].set(xlabel="epoch", ylabel="test AP")
 axes[0].legend()
 plt.tight_layout()
 plt.show()
+stable = [v for v in by_lr.values() if v is not None]
+claim(all(a[0] < b[0] and a[1] > b[1] for a, b in zip(stable, stable[1:])),
+      "a larger step: a larger final norm and an earlier peak of the test AP")
+claim(by_lr[2.0] is None, "lr = 2 diverges")
 # A larger step reaches large norms sooner, and its test AP peaks earlier and
 # falls sooner; a smaller step moves along a similar path more slowly.  To a
 # first approximation what matters is how far the iterates travelled (their
@@ -458,11 +493,33 @@ plt.show()
 # DivergenceError, whose .history keeps the records up to the blow-up.
 
 # %% tags=["check"]
-t_check = np.arange(1.0, 31.0)
-exact = fit_growth_laws(t_check, 2.0 * t_check ** 0.3)
-assert np.isclose(exact["power"][1], 0.3) and exact["power"][2] < 1e-9, "a pure power law must be fitted exactly"
-exact = fit_growth_laws(t_check, 1.0 + 0.5 * np.log(t_check))
-assert np.isclose(exact["log"][1], 0.5) and exact["log"][2] < 1e-9, "a pure a + b log t must be fitted exactly"
+def grade_exercise_2(fit_growth_laws):
+    """Exercise 2 on exact laws and on a noisy curve, where log units and original units give other numbers.
+
+    Exact laws must be fitted exactly, with c (not log c) and p; on the noisy curve each fit must be the
+    least-squares line the exercise names and each RMS the residual of that fit in the curve's own units
+    (an RMS taken in log units, or c returned as log c, differs there).
+    """
+    t = np.arange(1.0, 31.0)
+    exact = fit_growth_laws(t, 2.0 * t ** 0.3)
+    c, p, rms = exact["power"]
+    assert np.isclose(p, 0.3) and np.isclose(c, 2.0) and rms < 1e-9, f"2 t^0.3 fitted as {c} t^{p} (rms {rms})"
+    exact = fit_growth_laws(t, 1.0 + 0.5 * np.log(t))
+    a, b, rms = exact["log"]
+    assert np.isclose(a, 1.0) and np.isclose(b, 0.5) and rms < 1e-9, f"1 + 0.5 log t fitted as {a} + {b} log t"
+    noisy = 3.0 * t ** 0.4 * np.exp(0.1 * np.random.default_rng(2).normal(size=len(t)))
+    laws = fit_growth_laws(t, noisy)
+    p_ls, logc_ls = np.polyfit(np.log(t), np.log(noisy), 1)
+    b_ls, a_ls = np.polyfit(np.log(t), noisy, 1)
+    (a, b, rms_log), (c, p, rms_pow) = laws["log"], laws["power"]
+    assert np.allclose([a, b], [a_ls, b_ls]), f"a + b log t: ({a}, {b}), least squares gives ({a_ls}, {b_ls})"
+    assert np.allclose([c, p], [np.exp(logc_ls), p_ls]), f"c t^p: ({c}, {p}), the log-log line gives ({np.exp(logc_ls)}, {p_ls})"
+    for name, rms, fitted in [("log", rms_log, a_ls + b_ls * np.log(t)), ("power", rms_pow, np.exp(logc_ls) * t ** p_ls)]:
+        want = np.sqrt(np.mean((noisy - fitted) ** 2))
+        assert np.isclose(rms, want), f"{name} fit: RMS {rms}, expected {want} (in the curve's units, not log units)"
+
+
+grade_exercise_2(fit_growth_laws)
 
 e, norm_mean, _ = seed_band(runs[0.0], "mean_norm")
 late = e > EPOCHS // 2
@@ -523,6 +580,24 @@ plt.show()
 # norm, extra length buys memorisation, not prediction.
 
 # %% tags=["check"]
+def grade_exercise_3(ap_at_norm):
+    """Exercise 3 on a hand-made history: a norm that rises, dips and rises again, with APs far apart.
+
+    Targets between two epochs must be interpolated (the AP of the next epoch is a skipped step), the first
+    crossing counts (not a later one, not np.interp over a curve that is not increasing), and a norm never
+    reached, or passed before the first record, gives nan.
+    """
+    model = type("History", (), {})()
+    norms, aps = [1.0, 2.0, 4.0, 3.0, 6.0], [0.50, 0.70, 0.60, 0.40, 0.30]
+    model.history_ = [{"epoch": e, "mean_norm": n, "test_ap": a} for e, (n, a) in enumerate(zip(norms, aps))]
+    for target, want in [(2.0, 0.70), (1.5, 0.60), (3.0, 0.65), (3.5, 0.625)]:
+        got = ap_at_norm(model, target)
+        assert np.isclose(got, want), f"norm {target}: {got}, expected {want} (interpolated at the first crossing)"
+    assert np.isnan(ap_at_norm(model, 7.0)), "a norm never reached gives nan"
+    assert np.isnan(ap_at_norm(model, 0.5)), "a norm passed before the first record gives nan"
+
+
+grade_exercise_3(ap_at_norm)
 m0, m2 = runs[0.0][0], runs[0.2][0]
 k = 5
 assert np.isclose(ap_at_norm(m0, m0.history_[k]["mean_norm"]), m0.history_[k]["test_ap"]), \

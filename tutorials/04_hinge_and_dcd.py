@@ -448,6 +448,34 @@ def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
 # dependent, which is why the check compares x, not alpha.
 
 # %% tags=["check"]
+def grade_exercise_1(dcd):
+    """Exercise 1 on a random 50-partner problem: the solution, the box, the stopping rule and the random order.
+
+    The value alone cannot show the method: a fixed number of passes, or a cyclic order that ignores the
+    seed, reach the same x.  So a loose tolerance must stop sooner than a tight one (the stopping rule is
+    used), the largest projected gradient at the returned duals must be about the tolerance or below, and
+    two seeds must stop at different points (the order is drawn from the seed).
+    """
+    rng = np.random.default_rng(12)
+    Xp = rng.normal(size=(50, 10))
+    s_toy = np.where(rng.random(50) < 0.3, 1, -1)
+    U_toy = np.where(s_toy > 0, 1.0, 0.3) / 0.5
+    x_ref = solve_vertex_svm(Xp, s_toy, lam_pos=1.0, lam_neg=0.3, lam_r=0.5, tol=1e-10)[0]
+    x_tight, alpha_tight, passes_tight = dcd(Xp, s_toy, U_toy, tol=1e-9, seed=0)
+    assert np.abs(x_tight - x_ref).max() < 1e-6, "at tol = 1e-9 dcd's x must match solve_vertex_svm within 1e-6"
+    assert np.all((alpha_tight >= 0) & (alpha_tight <= U_toy)), "every dual must stay in its box [0, U_j]"
+    assert np.allclose(x_tight, (alpha_tight * s_toy) @ Xp), "x must equal sum_j alpha_j s_j x_j"
+    loose = [dcd(Xp, s_toy, U_toy, tol=0.05, seed=seed) for seed in (0, 1)]
+    assert all(1 <= r[2] < passes_tight for r in loose), (
+        f"passes at tol = 0.05: {[r[2] for r in loose]}, at 1e-9: {passes_tight}: stop when the pass's max |PG| <= tol")
+    for x_l, alpha_l, _ in loose:
+        G = s_toy * (Xp @ x_l) - 1.0
+        pg = np.where(alpha_l <= 0, np.minimum(G, 0), np.where(alpha_l >= U_toy, np.maximum(G, 0), G))
+        assert np.abs(pg).max() < 1.0, "at the returned duals the projected gradient is far from the tolerance"
+    assert not np.allclose(loose[0][0], loose[1][0]), "seeds 0 and 1 stopped at the same x: permute with the seed"
+
+
+grade_exercise_1(dcd)
 rng_check = np.random.default_rng(SEED)
 Xp = rng_check.normal(size=(50, 10))
 s_check = np.where(rng_check.random(50) < 0.3, 1, -1)
@@ -491,10 +519,29 @@ def block_problem(model, split, u):
 # from convergence (what the duality_gap record summarises over all vertices).
 
 # %% tags=["check"]
+def grade_exercise_2(block_problem, model, split):
+    """Exercise 2: each (partner vector, sign) of u's block, against the model's own pair list ``pair_csr_``.
+
+    Compared as multisets of (sign, vector) rows, for the hub and for the first vertices, so that a missing
+    side of the negatives (u in the second column), edges of the full graph, or vectors not aligned with
+    their signs are all caught, not only the count of each sign.
+    """
+    csr = model.pair_csr_
+    hub = int(np.argmax(split.train_graph.degrees))
+    for u in sorted({hub, *range(min(12, split.train_graph.n_nodes))}):
+        Z_u, signs_u = block_problem(model, split, u)
+        row = slice(csr.indptr[u], csr.indptr[u + 1])
+        want = sorted((int(sg), tuple(np.round(model.embedding_[v].astype(np.float64), 6)))
+                      for v, sg in zip(csr.nbr[row], csr.sign[row]))
+        got = sorted((int(sg), tuple(np.round(np.asarray(z, dtype=np.float64), 6))) for z, sg in zip(Z_u, signs_u))
+        assert len(got) == len(want), f"vertex {u}: {len(got)} pairs, the model has {len(want)}"
+        assert [g[0] for g in got] == [w[0] for w in want], f"vertex {u}: wrong numbers of edges and negatives"
+        assert got == want, f"vertex {u}: the partners' vectors do not match their signs"
+
+
+grade_exercise_2(block_problem, hinge, split)
 u_hub = int(np.argmax(split.train_graph.degrees))
 Z_hub, signs_hub = block_problem(hinge, split, u_hub)
-row = slice(hinge.pair_csr_.indptr[u_hub], hinge.pair_csr_.indptr[u_hub + 1])   # the model's own list of u's pairs
-assert sorted(signs_hub.tolist()) == sorted(hinge.pair_csr_.sign[row].tolist()), "wrong set of pairs for u"
 x_block, _, _, passes_u = solve_vertex_svm(Z_hub, signs_hub, lam_pos=hinge.lam_pos, lam_neg=hinge.lam_neg,
                                            lam_r=hinge.lam_r, tol=1e-8)
 x_model = hinge.embedding_[u_hub].astype(np.float64)
@@ -532,6 +579,26 @@ def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
 # A large lam_r keeps the factor small and the iteration contracting.
 
 # %% tags=["check"]
+def grade_exercise_3(norm_bound):
+    """Exercise 3 on random blocks with both signs, lam_pos != lam_neg and lam_r != 1.
+
+    The bound must be the triangle inequality's, (1/lam_r) sum_j lam_{s_j} ||x_j||, and hold for the exact
+    block solutions: a bound without 1/lam_r, with one lambda for every partner, or with a root of squares
+    (which is not a bound) gives another number.
+    """
+    rng = np.random.default_rng(8)
+    for trial in range(3):
+        Z_toy = rng.normal(size=(9, 4)) * rng.uniform(0.5, 3.0, size=(9, 1))
+        signs_toy = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1])
+        lam_pos, lam_neg, lam_r = 1.0, 0.3, [0.5, 2.0, 0.05][trial]
+        want = (lam_pos * np.linalg.norm(Z_toy[:3], axis=1).sum() + lam_neg * np.linalg.norm(Z_toy[3:], axis=1).sum()) / lam_r
+        got = norm_bound(Z_toy, signs_toy, lam_pos, lam_neg, lam_r)
+        assert np.isclose(got, want), f"norm_bound of a random block: {got}, expected {want}"
+        x_exact = solve_vertex_svm(Z_toy, signs_toy, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r, tol=1e-9)[0]
+        assert np.linalg.norm(x_exact) <= got * (1 + 1e-9), "the bound must hold for the block's exact solution"
+
+
+grade_exercise_3(norm_bound)
 # the bound holds for the exact solution of any block: here every 25th vertex's block of the fitted model,
 # read from the model's own pair list (pair_csr_), solved to convergence
 csr = hinge.pair_csr_
@@ -545,5 +612,3 @@ for u in range(0, split.train_graph.n_nodes, 25):
     ratios.append(np.linalg.norm(x_u) / norm_bound(Z_u, signs_u, hinge.lam_pos, hinge.lam_neg, hinge.lam_r))
 print(f"||x_u|| / bound over {len(ratios)} blocks: max {max(ratios):.3f}, median {np.median(ratios):.4f}")
 assert max(ratios) <= 1.0, "the bound must hold for every block"
-toy = norm_bound(np.array([[3.0, 4.0], [0.0, 2.0]]), np.array([1, -1]), 1.0, 0.5, 2.0)
-assert np.isclose(toy, (1.0 * 5.0 + 0.5 * 2.0) / 2.0), f"norm_bound of a 2-partner toy block: {toy}"

@@ -267,6 +267,21 @@ def two_community_labels(pairs, s):
 # from noise; dimension-based capacity cannot (both are realisable in D = d).
 
 # %% tags=["check"]
+def grade_exercise_1(two_community_labels):
+    """Exercise 1 on random pairs and random vertex signs, where s_a s_b, all ones, s_a and s_a + s_b all differ.
+
+    (On the real check below a constant +1 labelling would pass: its norm lower bound is 1 as well.)
+    """
+    rng = np.random.default_rng(9)
+    s_toy = rng.choice([-1, 1], size=20)
+    pairs_toy = rng.integers(0, 20, size=(30, 2))
+    got = two_community_labels(pairs_toy, s_toy)
+    want = s_toy[pairs_toy[:, 0]] * s_toy[pairs_toy[:, 1]]
+    assert np.shape(got) == (len(pairs_toy),) and np.array_equal(got, want), (
+        f"labels {np.asarray(got)[:6]}..., expected s_a s_b = {want[:6]}...")
+
+
+grade_exercise_1(two_community_labels)
 s_v = np.random.default_rng(SEED).choice([-1, 1], size=graph.n_nodes)
 y_struct = two_community_labels(pairs, s_v)
 assert y_struct.shape == (len(pairs),) and set(np.unique(y_struct)) <= {-1, 1}
@@ -310,6 +325,7 @@ for dim in dims:
     f = theory.fit_signed_pairs(pairs, labels, graph.n_nodes, dim, lam_r=0.0, seed=SEED, maxiter=500)
     frac.append(f.frac_margin_gt1)
     print(f"(b) D={dim:<3} margin>1 on {f.frac_margin_gt1:6.1%}   loss {f.loss:.4f}")
+claim(np.all(np.diff(frac) >= 0) and frac[-1] == 1.0, "capacity rises with D and saturates by D = d")
 fig, ax = plt.subplots(figsize=(5.5, 3.3))
 ax.plot(dims, frac, "o-")
 ax.axvline(DEG, color="k", ls=":", label="D = d (Claim 1)")
@@ -324,9 +340,33 @@ plt.show()
 # unconverged fit can only under-state the capacity.)
 
 # %% tags=["check"]
-err = shatter_below_degree(graph, labels)
+def grade_exercise_2(shatter_below_degree, graph, labels, dim):
+    """Exercise 2: the ShatteringError that ``theory.shattering_embedding`` itself raises at ``dim`` = d - 1.
+
+    A type check alone passes an error object made by hand.  So the error must have been raised (it carries
+    a traceback), from inside ``shattering_embedding`` (one of the traceback's frames), with the message the
+    construction gives for this graph and labelling.
+    """
+    err = shatter_below_degree(graph, labels)
+    assert isinstance(err, theory.ShatteringError), f"expected the ShatteringError, got {err!r}"
+    frames = []
+    tb = err.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    assert "shattering_embedding" in frames, (
+        f"this error was not raised by theory.shattering_embedding (traceback frames: {frames}): call the construction")
+    try:
+        theory.shattering_embedding(graph, labels, dim=dim, seed=SEED)
+    except theory.ShatteringError as fresh:
+        assert str(err) == str(fresh), "the error's message differs from the construction's at dim = d - 1"
+    else:
+        raise AssertionError(f"the construction succeeds at dim = {dim} on this graph: no error to return")
+    return err
+
+
+err = grade_exercise_2(shatter_below_degree, graph, labels, DEG - 1)
 print(f"dim = d - 1: {type(err).__name__}: {str(err).splitlines()[0][:100] if err else ''}")
-assert isinstance(err, theory.ShatteringError), "the construction at dim = d - 1 should raise ShatteringError here"
 
 # %% [markdown]
 # **Exercise 3 (does the threshold scale like $1/\sqrt d$?).**  The lower
@@ -335,7 +375,8 @@ assert isinstance(err, theory.ShatteringError), "the construction at dim = d - 1
 # `measured_threshold(g, y, grid)`: going down the descending `grid`, the
 # smallest $\lambda_r$ before memorisation comes back (at least 1% of the
 # labels fitted with margin $> 1$ by `fit_signed_pairs` at $D = 2d$,
-# `maxiter=500`).  The check cell compares it with
+# `maxiter=500`, `seed=SEED`).  The check cell verifies the answer with two
+# fits of its own (at the returned value and at the next one down) and compares it with
 # `np.log(2) / theory.shattering_norm_lower_bound(g, y)` for
 # $d \in \{4, 8, 16\}$ (random regular graphs with the same $n$).  The bound is
 # only a sufficient condition: is the measured threshold below it?
@@ -362,11 +403,30 @@ def measured_threshold(g, y, grid):
 # are harder to memorise at a given norm budget.
 
 # %% tags=["check"]
+def grade_exercise_3(measured_threshold, g, y, grid):
+    """Exercise 3: the returned grid value stops memorisation (< 1 % of margins > 1) and the next one down does not.
+
+    A value of the grid alone proves nothing (``min(grid)`` or ``max(grid)`` is one): two fits of the
+    grader's own, at D = 2d, maxiter = 500, seed = SEED, check that the answer is where memorisation
+    comes back.
+    """
+    d = int(g.degrees[0])
+    got = measured_threshold(g, y, grid)
+    assert got in grid, f"measured_threshold returned {got!r}, not a value of the grid"
+    fit = lambda lam: theory.fit_signed_pairs(g.edges(), y, g.n_nodes, 2 * d, lam_r=lam, seed=SEED, maxiter=500)
+    assert fit(got).frac_margin_gt1 < 0.01, f"at lam_r = {got} 1% or more of the labels are still memorised"
+    k = grid.index(got)
+    if k + 1 < len(grid):
+        below = grid[k + 1]
+        assert fit(below).frac_margin_gt1 >= 0.01, f"at lam_r = {below} < {got} memorisation is still gone: go lower"
+    return got
+
+
 grid = [0.8, 0.6, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05]
 for d in [4, 8, 16]:
     g_d, y_d = theory.random_labelled_regular_graph(N, d, seed=SEED)
     predicted = np.log(2) / theory.shattering_norm_lower_bound(g_d, y_d)
-    measured = measured_threshold(g_d, y_d, grid)
+    measured = grade_exercise_3(measured_threshold, g_d, y_d, grid) if d == 4 else measured_threshold(g_d, y_d, grid)
     print(f"d={d:<3} sufficient threshold ln2/lower = {predicted:.3f}   measured {measured}")
     assert measured in grid, "measured_threshold returns a grid value (the strongest penalty kills memorisation)"
     claim(measured <= predicted, "the measured threshold is below the sufficient one")
