@@ -15,23 +15,20 @@ Whenever it balks, a plain line-by-line parser reads the file again and
 either returns the same arrays or raises a :class:`DataFormatError` naming
 the file, the line and what was expected.
 """
-import gzip
-import io
 import logging
-import os
 import re
-import stat
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
 
+from .._input_file import (MAX_GUNZIPPED_BYTES, DataFormatError, check_regular_file, gunzip_cap,
+                           open_regular_file, read_input_bytes)
 from ..graph import GraphWarning, warn_outside_lgekit
 from ..ids import text_array
 
 __all__ = [
-    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
+    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "PARSE_BYTES_PER_BYTE", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
     "read_bytes", "read_edge_list", "read_edge_table", "read_id_list", "read_label_file", "read_table",
     "read_text_bytes", "sniff_delimiter",
 ]
@@ -60,98 +57,42 @@ HEADER_NAMES = frozenset({
 })
 
 
-class DataFormatError(ValueError):
-    """A data file is malformed.  The message names the file, the line (when known) and what was expected.
-
-    Attributes
-    ----------
-    path : pathlib.Path or None
-    line : int or None
-        1-based line number in the (decompressed) file.
-    """
-
-    def __init__(self, message, *, path=None, line=None):
-        self.path = None if path is None else Path(path)
-        self.line = line
-        where = ""
-        if path is not None:
-            where = f"{path}, line {line}: " if line is not None else f"{path}: "
-        super().__init__(where + message)
-
-
 # ---------------------------------------------------------------------- raw bytes
-def check_regular_file(path):
-    """``path`` as a Path, if it names a regular file (symlinks followed); otherwise an error at once.
+#: the memory a text file costs per byte while it is parsed, at most: the fast readers build several arrays as
+#: long as the text (bytes, masks, token offsets); measured peaks are 16x (random ids) to 25x ("1 2" lines),
+#: see benchmarks/README.md ("Memory of reading an edge list")
+PARSE_BYTES_PER_BYTE = 32
 
-    A device (``/dev/zero``, read until memory runs out), a FIFO (blocks
-    until a writer comes) or a socket is never opened.
-
-    Raises
-    ------
-    FileNotFoundError
-        Nothing is there.
-    DataFormatError
-        A folder, or a file that is not a regular one.
-    """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if stat.S_ISDIR(mode):
-        raise DataFormatError("is a folder, expected a file", path=path)
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
-        raise DataFormatError(f"is {kind}, not a regular file; lgekit reads regular files and folders only (copy "
-                              "the data into a file first)", path=path)
-    return path
-
-
-#: the most bytes a gzip file may decompress to by default (4 GiB): a few kilobytes of gzip can expand to any
-#: size, and the text is held in memory whole.  The environment variable LGEKIT_MAX_GUNZIPPED_BYTES changes it.
-MAX_GUNZIPPED_BYTES = 4 * 2**30
-
-
-def gunzip_cap():
-    """The most bytes a gzip file may decompress to: ``$LGEKIT_MAX_GUNZIPPED_BYTES``, else :data:`MAX_GUNZIPPED_BYTES`."""
-    value = os.environ.get("LGEKIT_MAX_GUNZIPPED_BYTES", "").strip()
-    if not value:
-        return MAX_GUNZIPPED_BYTES
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"LGEKIT_MAX_GUNZIPPED_BYTES must be a positive whole number of bytes, got {value!r}")
-    return int(value)
+# what the first bytes of a compressed file say it is, and how to unpack it by hand (only gzip is read)
+_COMPRESSED = ((b"BZh", "bzip2", "bunzip2 -k FILE"), (b"\xfd7zXZ\x00", "xz", "unxz -k FILE"),
+               (b"PK\x03\x04", "zip", "unzip FILE"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE"),
+               (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x FILE"), (b"\x04\x22\x4d\x18", "lz4", "unlz4 FILE"))
 
 
 def read_bytes(path):
     """The bytes of ``path``, gunzipped when it is a gzip file (by suffix or magic number).
 
-    Only regular files are read (:func:`check_regular_file`), and a gzip file
-    may decompress to at most :func:`gunzip_cap` bytes (4 GiB unless the
-    environment variable ``LGEKIT_MAX_GUNZIPPED_BYTES`` says otherwise).
+    The file is read by :func:`lgekit._input_file.read_input_bytes`: regular
+    files only; refused from its size when parsing it would need more memory
+    than the machine has left (:data:`PARSE_BYTES_PER_BYTE` per byte); a
+    gzip file unpacked block by block up to :func:`gunzip_cap` (4 GiB unless
+    ``LGEKIT_MAX_GUNZIPPED_BYTES`` says otherwise) or what the memory allows;
+    a NUL byte refused at the first block holding one.  Gzip is the only
+    compression read: a bzip2, xz, zip, zstd, 7-Zip or lz4 file is refused,
+    saying how to unpack it.
 
     Raises
     ------
     FileNotFoundError, DataFormatError
-        See :func:`check_regular_file`; a corrupt gzip file, or one beyond the cap.
     """
-    path = check_regular_file(path)
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b" or path.suffix == ".gz":
-        cap = gunzip_cap()
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-                raw = stream.read(cap + 1)  # every member of a multi-member file, as gzip.decompress reads them
-        except (OSError, EOFError, zlib.error) as exc:
-            raise DataFormatError(
-                f"corrupt or truncated gzip file ({exc}); download it again, or decompress it by hand to see what is wrong",
-                path=path,
-            ) from None
-        if len(raw) > cap:
-            raise DataFormatError(f"the gzip file decompresses to more than {cap:,} bytes, the cap on what lgekit "
-                                  "decompresses; decompress it by hand, or raise the cap with the environment "
-                                  "variable LGEKIT_MAX_GUNZIPPED_BYTES", path=path)
-    return raw
+    path = Path(path)
+    with open_regular_file(path) as fh:
+        head = fh.read(8)
+    for magic, name, how in _COMPRESSED:
+        if head.startswith(magic):
+            raise DataFormatError(f"a {name}-compressed file (by its first bytes); lgekit reads plain text and gzip "
+                                  f"(.gz) only: unpack it first ({how})", path=path)
+    return read_input_bytes(path, bytes_per_byte=PARSE_BYTES_PER_BYTE, what="a text file", text=True, gunzip=None)
 
 
 def read_text_bytes(path, raw=None):
