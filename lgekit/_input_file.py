@@ -101,16 +101,22 @@ def check_regular_file(path):
     return path
 
 
-def open_regular_file(path):
-    """``path`` opened for reading in binary, if it is a regular file; refused otherwise, without blocking.
+def open_regular_file(path, *, bytes_per_byte=None, max_bytes=None, what="the file"):
+    """``path`` opened for reading in binary, if it is a regular file within the bound; refused otherwise, at once.
 
     The path is checked (:func:`check_regular_file`), then opened without
     blocking and checked again on the descriptor: a FIFO put in its place in
-    between is refused, not waited on.
+    between is refused, not waited on.  With ``bytes_per_byte`` or
+    ``max_bytes`` (see :func:`read_input_bytes`) the file's size is checked
+    against the bound before anything is read.
 
     Returns
     -------
     file object (binary, seekable)
+
+    Raises
+    ------
+    FileNotFoundError, DataFormatError
     """
     path = check_regular_file(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -119,9 +125,13 @@ def open_regular_file(path):
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: no such file") from None
     try:
-        problem = _refuse_mode(path, os.fstat(fd).st_mode)
+        info = os.fstat(fd)
+        problem = _refuse_mode(path, info.st_mode)
         if problem is not None:
             raise problem
+        if bytes_per_byte is not None or max_bytes is not None:
+            limit, why = _bound(max_bytes, bytes_per_byte or 1, what)
+            _check_size(path, info.st_size, limit, why)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -130,9 +140,15 @@ def open_regular_file(path):
         raise
 
 
+def _check_size(path, size, limit, why):
+    if limit is not None and size > limit:
+        raise DataFormatError(f"the file holds {format_bytes(size)} ({size:,} bytes), more than "
+                              f"{format_bytes(limit)} ({limit:,} bytes): {why}", path=path)
+
+
 def memory_bound(bytes_per_byte=1):
-    """``(bytes, why)``: the most bytes of a file that may be read when reading it needs ``bytes_per_byte`` of
-    memory for each byte; ``(None, None)`` when the platform does not say how much memory is left."""
+    """``(bytes, why)``: the most bytes of a file that may be read when reading it needs ``bytes_per_byte``
+    of memory for each byte; ``(None, None)`` when the platform does not say how much memory is left."""
     available, source = available_memory()
     if available is None:
         return None, None
@@ -155,7 +171,7 @@ def _bound(max_bytes, bytes_per_byte, what):
     """``(limit, why)``: the smaller of the caller's bound and the memory's (None: no bound known)."""
     limit, why = memory_bound(bytes_per_byte)
     if max_bytes is not None and (limit is None or max_bytes <= limit):
-        return max_bytes, f"the most {what} may hold"
+        return max_bytes, f"{max_bytes:,} bytes is the most {what} may hold"
     return limit, why
 
 
@@ -213,9 +229,7 @@ def read_input_bytes(path, *, bytes_per_byte=1, max_bytes=None, what="the file",
         # UTF-16 holds NUL bytes: its byte-order mark is left to the caller, which refuses it with advice
         text = text and head not in _UTF16_BOMS
         if not gunzip:
-            if limit is not None and size > limit:
-                raise DataFormatError(f"the file holds {format_bytes(size)} ({size:,} bytes), more than "
-                                      f"{format_bytes(limit)} ({limit:,} bytes): {why}", path=path)
+            _check_size(path, size, limit, why)
             blocks, total = [head], len(head)
             if text:
                 _check_text(head, path, ())

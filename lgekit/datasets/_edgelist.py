@@ -28,7 +28,8 @@ from ..graph import GraphWarning, warn_outside_lgekit
 from ..ids import text_array
 
 __all__ = [
-    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "PARSE_BYTES_PER_BYTE", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
+    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "PARSE_BYTES_PER_BYTE", "Table",
+    "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
     "read_bytes", "read_edge_list", "read_edge_table", "read_id_list", "read_label_file", "read_table",
     "read_text_bytes", "sniff_delimiter",
 ]
@@ -238,8 +239,11 @@ def _split_quoted(body, delimiter, path, lineno):
     """Fields of a line holding a double quote: CSV quoting (``"a, b"``, ``""`` for a quote)."""
     fields = []
     i, n = 0, len(body)
+    # whitespace around a field is dropped, but a tab that separates fields is no whitespace
+    # ('"alice"\t"bob"', R's write.table(sep="\t"))
+    space = _WHITESPACE if delimiter is None else _WHITESPACE.replace(delimiter, "")
     while True:
-        while i < n and body[i] in _WHITESPACE:
+        while i < n and body[i] in space:
             i += 1
         if delimiter is None and i >= n:
             break
@@ -259,7 +263,7 @@ def _split_quoted(body, delimiter, path, lineno):
                 i = j + 1
                 break
             field = "".join(parts)
-            while i < n and body[i] in _WHITESPACE:
+            while i < n and body[i] in space:
                 i += 1
             if i < n and delimiter is not None and body[i] != delimiter or (
                     delimiter is None and i < n and body[i - 1] not in _WHITESPACE):
@@ -272,7 +276,7 @@ def _split_quoted(body, delimiter, path, lineno):
             else:
                 j = body.find(delimiter, i)
                 j = n if j < 0 else j
-                field = body[i:j].strip(_WHITESPACE)
+                field = body[i:j].strip(space)
             if '"' in field:
                 raise DataFormatError(f"field {len(fields) + 1} ({field!r}): a quote inside an unquoted field; "
                                       "quote the whole field and double the inner quote (\"a \"\"b\"\"\")",

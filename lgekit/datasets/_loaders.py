@@ -21,11 +21,13 @@ ASU folder
     Repository), comma or whitespace separated, 1-based integer ids.
 """
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._input_file import memory_bound, open_regular_file
 from ..adjacency import adjacency_from_pairs
 from ..graph import Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
@@ -54,6 +56,22 @@ logger = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------- .mat
+# the file's bytes, and the CSR copy of the adjacency made from them: the memory a .mat file needs per byte
+_MAT_BYTES_PER_BYTE = 4
+# bytes per entry of a dense matrix as read (float64)
+_MAT_ENTRY_BYTES = 8
+
+
+def _check_mat_sizes(path, variables, used):
+    """Refuse a dense ``used`` variable whose declared shape (``whosmat``) would not fit the memory left."""
+    limit, why = memory_bound(_MAT_ENTRY_BYTES)
+    for name, shape, kind in variables:
+        if name in used and kind != "sparse" and limit is not None and math.prod(shape) > limit:
+            raise DataFormatError(f"variable {name!r} declares a dense {kind} matrix of shape {shape} "
+                                  f"({math.prod(shape):,} entries), more than the memory left allows: {why}",
+                                  path=path)
+
+
 def read_mat(path, *, network_key="network", group_key="group", bipartite=False):
     """Read a DeepWalk/node2vec ``.mat`` file.
 
@@ -70,7 +88,15 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
 
     path = check_regular_file(path)
     try:
-        contents = scipy.io.loadmat(str(path))
+        # only the two variables used are read (a file's other variables, compressed, may unpack to gigabytes),
+        # and only when their declared sizes fit the memory left
+        with open_regular_file(path, bytes_per_byte=_MAT_BYTES_PER_BYTE, what="a .mat file") as fh:
+            variables = scipy.io.whosmat(fh)
+            _check_mat_sizes(path, variables, (network_key, group_key))
+            fh.seek(0)
+            contents = scipy.io.loadmat(fh, variable_names=[network_key, group_key])
+    except DataFormatError:
+        raise
     except NotImplementedError:
         raise DataFormatError(
             "MATLAB v7.3 (HDF5) .mat files are not supported; re-save it in MATLAB with save(..., '-v7')",
@@ -81,7 +107,7 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
             f"not a readable MATLAB .mat file: the file is truncated or corrupt ({type(exc).__name__}: {exc})",
             path=path,
         ) from exc
-    found = sorted(k for k in contents if not k.startswith("__"))
+    found = sorted(name for name, _, _ in variables)
     if network_key not in contents:
         raise DataFormatError(
             f"no variable {network_key!r} (the adjacency matrix, DeepWalk convention); variables found: {found}",
