@@ -25,8 +25,8 @@ def register(subparsers):
         help="list, describe and download the registered data sets",
         description=(
             "List the registered data sets and where they are available locally, describe one, or download "
-            "one from its publisher (verified by SHA-256). Files are looked for in --data-home, else "
-            "$LGEKIT_DATA, else ../shared/data beside the lgekit source checkout (not the current folder), else "
+            "one from its publisher (verified by SHA-256). Files are looked for in --data-home alone, else in "
+            "$LGEKIT_DATA, then ../shared/data beside the lgekit source checkout (not the current folder), then "
             "the user cache ($LGEKIT_CACHE)."
         ),
     )
@@ -77,8 +77,9 @@ def _search_labels(data_home):
     if data_home is not None:
         return [(folders[0], "--data-home")]
     labels = []
-    for folder in folders[:-1]:
-        labels.append((folder, "$LGEKIT_DATA" if os.environ.get("LGEKIT_DATA") else
+    env = os.environ.get("LGEKIT_DATA")
+    for i, folder in enumerate(folders[:-1]):
+        labels.append((folder, "$LGEKIT_DATA" if env and i == 0 else
                        "../shared/data beside the lgekit source checkout"))
     labels.append((folders[-1], "the user cache ($LGEKIT_CACHE)" if os.environ.get("LGEKIT_CACHE") else
                    "the user cache"))

@@ -590,6 +590,53 @@ def _is_header(first, second):
             or (len(second) == 3 and bool(_NUMBER_RE.fullmatch(second[2]))))
 
 
+# header names that say which end of an edge a column holds (HEADER_NAMES has them all)
+_TARGET_NAMES = frozenset({"to", "target", "dst", "destination", "to_id", "target_id", "head"})
+_SOURCE_NAMES = frozenset({"from", "source", "src", "from_id", "source_id", "tail"})
+
+
+def _header_doubt(fields, header):
+    """Why a first line taken as a header deserves a warning (None when it is a plain ``source target``).
+
+    Two cases a user must see: the names put the target first (``to from``:
+    lgekit reads the first column as the source whatever the header says,
+    which reverses every arc of a directed graph), and a header guessed only
+    from its neighbour (its fields are not column names, so it may be an
+    edge between nodes so named).
+    """
+    names = [f.lower() for f in fields]
+    if names[0] in _TARGET_NAMES or names[1] in _SOURCE_NAMES:
+        return ("was taken as a header that names the first column as the edges' target: lgekit reads the first "
+                "column as the source of each edge and the second as its target, whatever the header says (arcs "
+                "u -> v with directed=True); swap the columns if the file lists target, source")
+    if header is None and not all(name in HEADER_NAMES for name in names):
+        return ("was taken as a header and skipped (its fields are not numbers, the next line's are); pass "
+                "header=False to read it as an edge between nodes of those names, or header=True to say it is "
+                "a header")
+    return None
+
+
+def _check_one_reading(path, raw, delimiter):
+    """Refuse a first data line that a sniffed ``,`` ``;`` ``|`` and whitespace would split in two different ways.
+
+    ``n;1 n;2`` is the ``;``-separated fields ``n``, ``1 n``, ``2`` (an id
+    and a weight) or the whitespace-separated ids ``n;1`` and ``n;2``: when
+    every whitespace-separated token holds the delimiter between two other
+    characters, no guess is safe.  (``1, 2`` and ``Jean Valjean,Myriel``
+    read one way only: a delimiter at a token's end, a token without it.)
+    """
+    first = next(_data_lines(path, raw, None), None) if b'"' not in raw[:4096] else None
+    if first is None:
+        return
+    lineno, tokens, text = first
+    if len(tokens) >= 2 and all(delimiter in t.strip(delimiter) for t in tokens):
+        fields = _split_fields(text, delimiter, path, lineno)
+        raise DataFormatError(f"{text[:80]!r} reads two ways: {delimiter!r}-separated, the fields {fields[:4]}, or "
+                              f"whitespace-separated, the fields {tokens[:4]}; say which: lgekit.datasets.load(path, "
+                              f"delimiter={delimiter!r}) or delimiter='whitespace'",
+                              path=path, line=lineno)
+
+
 def _blank_line(raw, lineno):
     """``raw`` with line ``lineno`` (1-based) emptied, every other line where it was."""
     start = 0
@@ -627,11 +674,16 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
     raw = read_text_bytes(path)
     sniffed = delimiter is None
     delimiter = sniff_delimiter(raw) if sniffed else check_delimiter(delimiter)
+    if sniffed and delimiter in (",", ";", "|"):
+        _check_one_reading(path, raw, delimiter)
     if header is not False:
         lines = _data_lines(path, raw, delimiter)
         first, second = next(lines, None), next(lines, None)
         if first is not None and (header or _is_header(first[1], None if second is None else second[1])):
             logger.info("%s: line %d taken as a header: %s", path, first[0], first[2][:80])
+            doubt = _header_doubt(first[1], header)
+            if doubt:
+                warn_outside_lgekit(f"{path}, line {first[0]}: {first[2][:80]!r} {doubt}", GraphWarning)
             raw = _blank_line(raw, first[0])
     if id_type != "str":
         fast = _fast_table(raw, (2, 3), 2, delimiter)

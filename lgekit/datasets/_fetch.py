@@ -6,8 +6,8 @@ files wins):
 1. ``data_home`` when given (nothing else is searched);
 2. ``$LGEKIT_DATA``, a local mirror laid out like ``../shared/data``
    (``blogcatalog/edges.csv``, ``ppi/Homo_sapiens.mat``, ...);
-3. when ``LGEKIT_DATA`` is unset and lgekit runs from a source checkout, the
-   checkout's sibling ``../shared/data``;
+3. when lgekit runs from a source checkout, the checkout's sibling
+   ``../shared/data`` (after ``$LGEKIT_DATA``, as the README says);
 4. the user cache: ``$LGEKIT_CACHE``, else
    ``platformdirs.user_cache_dir("lgekit")``.
 
@@ -124,17 +124,16 @@ def search_path(data_home=None):
     env = os.environ.get("LGEKIT_DATA")
     if env:
         folders.append(Path(env).expanduser())
-    else:
-        checkout = _checkout_data_dir()
-        if checkout is not None:
-            folders.append(checkout)
+    checkout = _checkout_data_dir()
+    if checkout is not None and checkout not in folders:
+        folders.append(checkout)
     folders.append(cache_dir())
     return folders
 
 
 def find_data_home(data_home=None):
-    """The folder data sets are read from first: ``data_home``, else ``$LGEKIT_DATA``, else a checkout's
-    ``../shared/data``, else the user cache (which may not exist yet).
+    """The folder data sets are looked for in first: ``data_home``, else ``$LGEKIT_DATA``, else a checkout's
+    ``../shared/data``, else the user cache (which may not exist yet); :func:`search_path` lists them all.
 
     Examples
     --------

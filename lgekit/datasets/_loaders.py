@@ -158,6 +158,40 @@ def _drop_self_loops(edges, weights, policy, path):
     return edges, weights
 
 
+def _shown(value):
+    """A node id as the plain Python value (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_weight_sums(idx, weights, node_ids, directed, table):
+    """Refuse an edge listed several times whose weights add up past the largest float, naming its lines.
+
+    A repeated edge's weights are added (:func:`_graph_from_indices`); two
+    lines of weight ``1e308`` would give ``inf``, refused later with no file
+    or line.  The weights are positive, so when their total is finite no
+    pair's sum can overflow: the check costs one sum.
+    """
+    if weights is None:
+        return
+    with np.errstate(over="ignore"):
+        if np.isfinite(weights.sum()):
+            return
+    keep = idx[:, 0] != idx[:, 1]  # self-loops are dropped, never added
+    pairs = idx if directed else np.sort(idx, axis=1)
+    _, group = np.unique(pairs, axis=0, return_inverse=True)
+    group = group.ravel()
+    with np.errstate(over="ignore"):
+        sums = np.bincount(group[keep], weights=weights[keep], minlength=int(group.max()) + 1)
+    bad = np.flatnonzero(~np.isfinite(sums))
+    if bad.size:
+        rows = np.flatnonzero((group == bad[0]) & keep)
+        lines = ", ".join(str(table.line_of(int(r))) for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+        u, v = (_shown(node_ids[i]) for i in idx[rows[0]])
+        table.fail(int(rows[0]), f"edge ({u!r}, {v!r}) is listed {len(rows)} times (lines {lines}) and its weights "
+                                 "add up to more than the largest float (about 1.8e308); a repeated edge's weights "
+                                 "are added: scale the weights down")
+
+
 def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
     """Graph from index pairs into ``node_ids`` (numbered already: nothing is looked up again)."""
     n = len(node_ids)
@@ -257,6 +291,8 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
         return _bipartite_edge_list(path, edges, weights, labels, name)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
     node_ids, idx = sorted_ids(edges)
+    if self_loops == "warn":  # rows still match the file's lines
+        _check_weight_sums(idx, weights, node_ids, directed, table)
     node_ids = _compact(node_ids)
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
@@ -342,6 +378,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
     node_ids, _ = read_id_list(paths["nodes.csv"], delimiter=delimiter, what="node ids")
     edges, weights, edge_table = read_edge_table(paths["edges.csv"], delimiter=delimiter, header=False, id_type="int")
     idx = _check_edges_known(edge_table, edges, node_ids, paths["nodes.csv"].name)
+    _check_weight_sums(idx, weights, node_ids, directed, edge_table)
     group_ids, _ = read_id_list(paths["groups.csv"], delimiter=delimiter, what="group ids")
     member_table = read_table(paths["group-edges.csv"], allowed=(2,), int_cols=2, delimiter=delimiter,
                               what="node id, group id")
