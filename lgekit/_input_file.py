@@ -24,6 +24,7 @@ evaluate``'s embedding files and the results store's cell records:
   given by mistake) is refused at the first block that holds one.
 """
 import gzip
+import hashlib
 import os
 import stat
 import zlib
@@ -31,8 +32,8 @@ from pathlib import Path
 
 from ._memory import MEMORY_ENV, available_memory, format_bytes
 
-__all__ = ["BLOCK_BYTES", "DataFormatError", "MAX_GUNZIPPED_BYTES", "check_regular_file", "gunzip_cap",
-           "memory_bound", "open_regular_file", "read_input_bytes"]
+__all__ = ["BLOCK_BYTES", "DataFormatError", "MAX_GUNZIPPED_BYTES", "check_regular_file", "file_sha256",
+           "gunzip_cap", "memory_bound", "open_regular_file", "read_input_bytes"]
 
 #: bytes read (or unpacked) at a time: the granularity at which a bound or a NUL byte stops a read
 BLOCK_BYTES = 1 << 20
@@ -283,3 +284,35 @@ def _gunzip(fh, path, limit, why, text):
         raise DataFormatError(f"the gzip file decompresses to more than {format_bytes(limit)} ({limit:,} bytes), "
                               f"refused after that much: {why}", path=path)
     return b"".join(blocks)
+
+
+def file_sha256(path, *, gunzip=False):
+    """The SHA-256 (hex) of a regular file's content, read in blocks (constant memory).
+
+    With ``gunzip=True``, of the bytes a gzip file unpacks to (at most
+    :func:`gunzip_cap` of them): a data set's file may be kept gzipped.
+
+    Raises
+    ------
+    FileNotFoundError, DataFormatError
+        Not a regular file (a FIFO is never waited on); a corrupt or
+        oversized gzip file.
+    """
+    digest = hashlib.sha256()
+    with open_regular_file(path) as fh:
+        if not gunzip:
+            for block in iter(lambda: fh.read(BLOCK_BYTES), b""):
+                digest.update(block)
+            return digest.hexdigest()
+        cap, total = gunzip_cap(), 0
+        try:
+            with gzip.GzipFile(fileobj=fh) as stream:
+                for block in iter(lambda: stream.read(BLOCK_BYTES), b""):
+                    total += len(block)
+                    if total > cap:
+                        raise DataFormatError(f"the gzip file decompresses to more than {cap:,} bytes, the cap on "
+                                              "what lgekit decompresses (LGEKIT_MAX_GUNZIPPED_BYTES)", path=path)
+                    digest.update(block)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DataFormatError(f"corrupt or truncated gzip file ({exc})", path=path) from None
+    return digest.hexdigest()

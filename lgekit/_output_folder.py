@@ -44,12 +44,12 @@ Typical use::
 """
 import contextlib
 import errno
-import hashlib
 import json
 import os
 from pathlib import Path
 
 from ._atomic import atomic_path, atomic_write_text, temporary_target
+from ._input_file import file_sha256  # every file lgekit reads is read by that module (regular files only)
 
 __all__ = ["OutputFolder", "FolderNotOursError", "MANIFEST_NAME", "DISK_ERRNOS", "disk_error_message", "file_sha256"]
 
@@ -94,15 +94,6 @@ def disk_error_message(folder, exc, resume=""):
 
 class FolderNotOursError(ValueError):
     """The folder holds files lgekit cannot prove it wrote, and writing there was not forced."""
-
-
-def file_sha256(path):
-    """The SHA-256 (hex) of a file's content, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _check_name(name):

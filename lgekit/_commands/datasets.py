@@ -97,6 +97,10 @@ def _where(name, data_home):
     folder = datasets.locate(name, data_home)
     if folder is None:
         return "missing", f"no (lgekit datasets fetch {name})"
+    # files of the right names are not the data set: their digests must be the registry's
+    differ = [f for f, problem in datasets.verify(name, data_home).items() if problem is not None]
+    if differ:
+        return "modified", f"no: {folder} is a modified copy ({', '.join(differ)})"
     for home, label in _search_labels(data_home):
         if folder.parent == home:
             return label.split(" (")[0].replace(" beside the lgekit source checkout", ""), str(folder)
@@ -127,6 +131,11 @@ def _list(args):
         print("  $LGEKIT_DATA: not set")
     for home, label in _search_labels(args.data_home):
         print(f"  {label}: {home}{'' if home.is_dir() else ' (does not exist)'}")
+    if any(row[-1] == "modified" for row in rows):
+        print("a modified copy: its files' SHA-256 are not the registry's (`lgekit datasets info NAME --verify` shows "
+              "them), so lgekit refuses to read it under the registered name, whose results it would be stored and "
+              "reported as; load it by path to use it as your own data, or `lgekit datasets fetch NAME --force` for "
+              "the publisher's files")
     if any(row[-1] == "missing" for row in rows):
         print("a missing data set: `lgekit datasets fetch NAME` downloads it into the user cache (or --data-home DIR); "
               "or set LGEKIT_DATA to a folder laid out as NAME/FILES (`lgekit datasets info NAME` lists them)")
@@ -158,7 +167,7 @@ def _info(args):
     if entry.notes:
         out += ["", "notes:", wrap(entry.notes)]
     source, where = _where(entry.name, args.data_home)
-    out += ["", f"available: {where}" if source in ("missing", "embedded") else f"available: {where} (found in {source})"]
+    out += ["", f"available: {where}" if source in ("missing", "embedded", "modified") else f"available: {where} (found in {source})"]
     print("\n".join(out))
     if args.verify and not entry.embedded:
         status = datasets.verify(entry.name, args.data_home)
