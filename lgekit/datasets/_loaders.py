@@ -20,14 +20,17 @@ ASU folder
     (BlogCatalog3, Flickr, YouTube from the ASU Social Computing Data
     Repository), comma or whitespace separated, 1-based integer ids.
 """
+import io
 import logging
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._input_file import memory_bound, open_regular_file
+from .._memory import format_bytes
 from ..adjacency import adjacency_from_pairs
 from ..graph import Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
@@ -58,18 +61,81 @@ logger = logging.getLogger(__name__)
 # ---------------------------------------------------------------------- .mat
 # the file's bytes, and the CSR copy of the adjacency made from them: the memory a .mat file needs per byte
 _MAT_BYTES_PER_BYTE = 4
-# bytes per entry of a dense matrix as read (float64)
-_MAT_ENTRY_BYTES = 8
+# MAT v5 (the format of scipy.io.savemat and MATLAB's -v7): element types and array classes used below
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
+_MX_SPARSE = 5
+# bytes per element of each numeric class (mxDOUBLE .. mxUINT64), as read
+_MX_ITEMSIZE = {6: 8, 7: 4, 8: 1, 9: 1, 10: 2, 11: 2, 12: 4, 13: 4, 14: 8, 15: 8}
+_MX_NAMES = {5: "sparse", 6: "double", 7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32",
+             13: "uint32", 14: "int64", 15: "uint64"}
 
 
-def _check_mat_sizes(path, variables, used):
-    """Refuse a dense ``used`` variable whose declared shape (``whosmat``) would not fit the memory left."""
-    limit, why = memory_bound(_MAT_ENTRY_BYTES)
-    for name, shape, kind in variables:
-        if name in used and kind != "sparse" and limit is not None and math.prod(shape) > limit:
-            raise DataFormatError(f"variable {name!r} declares a dense {kind} matrix of shape {shape} "
-                                  f"({math.prod(shape):,} entries), more than the memory left allows: {why}",
-                                  path=path)
+def _mat_header(body, order):
+    """``(name, class, dims, nzmax, complex)`` from the start of an miMATRIX element's body (its first sub-elements)."""
+    fields = []
+    pos = 0
+    for _ in range(3):  # array flags, dimensions, name
+        first = int.from_bytes(body[pos:pos + 4], order)
+        if first >> 16:  # a small element: its size and type share the first word, data in the next four bytes
+            size, data, pos = first >> 16, body[pos + 4:pos + 8], pos + 8
+        else:
+            size = int.from_bytes(body[pos + 4:pos + 8], order)
+            data, pos = body[pos + 8:pos + 8 + size], pos + 8 + size + (-size % 8)
+        fields.append(data[:size])
+    flags, dims, name = fields
+    if len(flags) < 8 or len(dims) < 8:
+        raise ValueError("a variable's header is truncated")
+    word = int.from_bytes(flags[:4], order)
+    dims = tuple(int.from_bytes(dims[i:i + 4], order, signed=True) for i in range(0, len(dims) - 3, 4))
+    return name.decode("latin-1"), word & 0xFF, dims, int.from_bytes(flags[4:8], order), bool(word & 0x800)
+
+
+def _mat_subset(fh, path, used):
+    """``(bytes, names)``: a MAT v5 file holding only the ``used`` variables of ``fh``, each checked to fit the
+    memory first, and the names of every variable of ``fh``.
+
+    Another variable is skipped without being decompressed, and a used one
+    is refused from its declared size (dense: its shape; sparse: its
+    ``nzmax``) before anything allocates it.  ``(None, None)`` for a file that
+    is not MAT v5 (v4, v7.3: left to scipy, which says what it is).
+    """
+    header = fh.read(128)
+    if len(header) < 128 or header[124:126] not in (b"\x00\x01", b"\x01\x00") or header[126:128] not in (b"IM", b"MI"):
+        return None, None
+    order = "little" if header[126:128] == b"IM" else "big"
+    limit, why = memory_bound(1)
+    kept, names = [header], []
+    while True:
+        tag = fh.read(8)
+        if len(tag) < 8:
+            break
+        kind, size = int.from_bytes(tag[:4], order), int.from_bytes(tag[4:], order)
+        payload = fh.read(size)
+        if len(payload) < size:
+            raise ValueError("the file is truncated")
+        if kind == _MI_COMPRESSED:
+            unpack = zlib.decompressobj()
+            body = unpack.decompress(payload[:4096], 4096)  # the tag and the first sub-elements: a few dozen bytes
+            kind, body = int.from_bytes(body[:4], order), body[8:]
+        else:
+            body = payload
+        if kind != _MI_MATRIX:
+            continue
+        name, mclass, dims, nzmax, is_complex = _mat_header(body, order)
+        names.append(name)
+        if name not in used:
+            continue
+        if mclass == _MX_SPARSE:
+            need = nzmax * (8 * (1 + is_complex) + 4) + (dims[-1] + 1) * 8
+        else:
+            need = math.prod(dims) * _MX_ITEMSIZE.get(mclass, 8) * (1 + is_complex)
+        if limit is not None and need > limit:
+            shape = "x".join(map(str, dims))
+            raise DataFormatError(f"variable {name!r} declares a {shape} {_MX_NAMES.get(mclass, 'matrix')} matrix "
+                                  f"{'of ' + format(nzmax, ',') + ' entries ' if mclass == _MX_SPARSE else ''}"
+                                  f"({format_bytes(need)}), more than the memory left: {why}", path=path)
+        kept.append(tag + payload)
+    return b"".join(kept), names
 
 
 def read_mat(path, *, network_key="network", group_key="group", bipartite=False):
@@ -91,10 +157,10 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
         # only the two variables used are read (a file's other variables, compressed, may unpack to gigabytes),
         # and only when their declared sizes fit the memory left
         with open_regular_file(path, bytes_per_byte=_MAT_BYTES_PER_BYTE, what="a .mat file") as fh:
-            variables = scipy.io.whosmat(fh)
-            _check_mat_sizes(path, variables, (network_key, group_key))
+            subset, names = _mat_subset(fh, path, (network_key, group_key))
             fh.seek(0)
-            contents = scipy.io.loadmat(fh, variable_names=[network_key, group_key])
+            contents = scipy.io.loadmat(fh if subset is None else io.BytesIO(subset),
+                                        variable_names=[network_key, group_key])
     except DataFormatError:
         raise
     except NotImplementedError:
@@ -107,7 +173,7 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
             f"not a readable MATLAB .mat file: the file is truncated or corrupt ({type(exc).__name__}: {exc})",
             path=path,
         ) from exc
-    found = sorted(name for name, _, _ in variables)
+    found = sorted(names if names is not None else (k for k in contents if not k.startswith("__")))
     if network_key not in contents:
         raise DataFormatError(
             f"no variable {network_key!r} (the adjacency matrix, DeepWalk convention); variables found: {found}",
