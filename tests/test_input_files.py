@@ -198,6 +198,17 @@ def test_a_text_file_beyond_the_memory_is_refused_from_its_size(tmp_path, monkey
     assert datasets.load(f).n_edges == 100_000
 
 
+def test_the_careful_reader_is_bounded_by_its_own_cost(tmp_path, monkeypatch):
+    quoted, plain = tmp_path / "q.txt", tmp_path / "p.txt"
+    quoted.write_text("".join(f'"{i}" "{i + 1}"\n' for i in range(10_000)))   # quotes: the line-by-line reader
+    plain.write_bytes(b" " * (quoted.stat().st_size - 4) + b"1 2\n")          # as large, for the fast reader
+    monkeypatch.setenv("LGEKIT_AVAILABLE_MEMORY", str(48 * quoted.stat().st_size))  # 32x fits, 64x does not
+    assert datasets.load(plain).n_edges == 1
+    with pytest.raises(DataFormatError, match=r"q\.txt: the text \([0-9,]+ bytes\) needs the careful line-by-line "
+                                              r"reader .* which would not fit: reading it needs about 64 bytes"):
+        datasets.load(quoted)
+
+
 def test_a_gzip_file_is_unpacked_only_as_far_as_the_memory_allows(tmp_path, monkeypatch):
     f = tmp_path / "ones.txt.gz"
     f.write_bytes(gzip.compress(b"1 2\n" * (8 * 2**20), compresslevel=1))   # 32 MiB unpacked, far under 4 GiB

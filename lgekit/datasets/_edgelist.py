@@ -23,13 +23,13 @@ from pathlib import Path
 import numpy as np
 
 from .._input_file import (MAX_GUNZIPPED_BYTES, DataFormatError, check_regular_file, gunzip_cap,
-                           open_regular_file, read_input_bytes)
+                           memory_bound, open_regular_file, read_input_bytes)
 from ..graph import GraphWarning, warn_outside_lgekit
 from ..ids import text_array
 
 __all__ = [
-    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "PARSE_BYTES_PER_BYTE", "Table",
-    "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
+    "CAREFUL_BYTES_PER_BYTE", "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS",
+    "PARSE_BYTES_PER_BYTE", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
     "read_bytes", "read_edge_list", "read_edge_table", "read_id_list", "read_label_file", "read_table",
     "read_text_bytes", "sniff_delimiter",
 ]
@@ -63,6 +63,20 @@ HEADER_NAMES = frozenset({
 #: long as the text (bytes, masks, token offsets); measured peaks are 16x (random ids) to 25x ("1 2" lines),
 #: see benchmarks/README.md ("Memory of reading an edge list")
 PARSE_BYTES_PER_BYTE = 32
+
+#: the memory the careful line-by-line reader costs per byte of text, at most: Python strings and lists per
+#: field (measured up to 46x on 'id name' lines of 4 bytes, see benchmarks/README.md)
+CAREFUL_BYTES_PER_BYTE = 64
+
+
+def _check_careful_memory(path, raw):
+    """Refuse, before it starts, a careful (line-by-line) read that would not fit the memory left."""
+    limit, why = memory_bound(CAREFUL_BYTES_PER_BYTE)
+    if limit is not None and len(raw) > limit:
+        raise DataFormatError(f"the text ({len(raw):,} bytes) needs the careful line-by-line reader (quotes, mixed "
+                              f"or unusual ids), which would not fit: {why.replace('of the file', 'of text')}; "
+                              "simplify the file (no quotes, integer ids) for the fast reader", path=path)
+
 
 # what the first bytes of a compressed file say it is, and how to unpack it by hand (only gzip is read)
 _COMPRESSED = ((b"BZh", "bzip2", "bunzip2 -k FILE"), (b"\xfd7zXZ\x00", "xz", "unxz -k FILE"),
@@ -472,6 +486,7 @@ def read_table(path, *, allowed=(2,), int_cols=2, delimiter=None, what="values",
     fast = _fast_table(raw, allowed, int_cols, delimiter)
     if fast is not None:
         return Table(path, raw, fast[0], fast[1])
+    _check_careful_memory(path, raw)
     values, k, lines = _slow_table(path, raw, allowed, int_cols, delimiter, what)
     return Table(path, raw, values, k, lines)
 
@@ -697,6 +712,7 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
         if named is not None:
             edges, weights, k = named
             return _check_weights(edges, weights, Table(path, raw, None, k))
+    _check_careful_memory(path, raw)
     return _slow_edges(path, raw, delimiter, id_type, tab_sniffed=sniffed and delimiter == "\t")
 
 
@@ -923,6 +939,7 @@ def read_label_file(path, *, delimiter=None, node_type=None):
             values = fast[0]
             return values[:, 0].copy(), values[:, 1].copy(), None
     sep = "whitespace" if delimiter is None else repr(delimiter)
+    _check_careful_memory(path, raw)
     nodes, labels, lines = [], [], []
     for lineno, fields, line in _data_lines(path, raw, delimiter):
         if len(fields) < 2 or any(f == "" for f in fields):
