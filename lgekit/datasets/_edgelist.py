@@ -178,6 +178,9 @@ def sniff_delimiter(raw):
     body = _without_comments(raw)
     c = np.frombuffer(body, dtype=np.uint8)
     newlines = np.flatnonzero(c == 10)
+    want = first.count(b"\t")
+    if _tab_rows(body, c, newlines, want):
+        return "\t"
     starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
     ends -= (ends > starts) & (c[np.maximum(ends - 1, 0)] == 13) if len(c) else 0  # a \r\n line end
     tabs = _per_line(c == 9, newlines)
@@ -186,7 +189,6 @@ def sniff_delimiter(raw):
     # lines, lines with surrounding whitespace) are few, and stripped one by one
     outer = np.zeros(len(starts), dtype=bool)
     outer[filled] = _is_white(c[starts[filled]]) | _is_white(c[ends[filled] - 1])
-    want = first.count(b"\t")
     if np.any(tabs[filled & ~outer] != want):
         return None
     for i in np.flatnonzero(outer).tolist():
@@ -194,6 +196,28 @@ def sniff_delimiter(raw):
         if line and line.count(b"\t") != want:
             return None
     return "\t"
+
+
+def _tab_rows(body, c, newlines, want):
+    """Whether the data lines are consecutive, each with ``want`` tabs inside and no whitespace at either end.
+
+    The usual TSV file, recognised from the tabs' positions in O(lines)
+    (:func:`_on_their_lines`); when it says no, :func:`sniff_delimiter`
+    counts line by line, which also accepts lines with surrounding
+    whitespace and blank lines among the rows.
+    """
+    tabs = np.flatnonzero(c == 9)
+    if tabs.size == 0:
+        return False
+    lines_start, lines_end = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
+    first, last = (int(i) for i in np.searchsorted(newlines, tabs[[0, -1]]))
+    starts, ends = lines_start[first:last + 1], lines_end[first:last + 1]
+    if not _on_their_lines(tabs, want, last - first + 1, starts, ends):
+        return False
+    ends = ends - ((ends > starts) & (c[np.maximum(ends - 1, 0)] == 13))  # a \r\n line end
+    if np.any(ends <= starts) or np.any(_is_white(c[starts]) | _is_white(c[ends - 1])):
+        return False
+    return not (body[:lines_start[first]].strip(b" \t\r\n\f\v") or body[lines_end[last]:].strip(b" \t\r\n\f\v"))
 
 
 def _is_white(codes):
@@ -378,15 +402,20 @@ def _fast_table(raw, allowed, int_cols, delimiter):
     if starts.size == 0:
         return None
     newlines = np.flatnonzero(c == 10)
-    ntok = _per_line(start, newlines)
-    nonblank = ntok > 0
-    k = int(ntok[nonblank][0])
-    if k not in allowed or np.any(ntok[nonblank] != k):
+    k = _rows_in_order(starts, newlines, c.size, None if d is None else np.flatnonzero(is_delim))
+    if k is None:  # blank lines among the rows, or rows that differ: counted line by line
+        ntok = _per_line(start, newlines)
+        nonblank = ntok > 0
+        k = int(ntok[nonblank][0])
+        if k not in allowed or np.any(ntok[nonblank] != k):
+            return None
+        if d is not None:
+            ndel = _per_line(is_delim, newlines)
+            if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
+                return None
+    elif k not in allowed:
         return None
     if d is not None:
-        ndel = _per_line(is_delim, newlines)
-        if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
-            return None
         body = body.replace(delimiter.encode(), b" ")
     if k > int_cols:
         # the values are parsed as float64, so the id columns are checked to hold only integer
@@ -414,6 +443,38 @@ def _fast_table(raw, allowed, int_cols, delimiter):
         if not np.all(np.isfinite(ids)) or np.any(ids != np.round(ids)) or np.any(np.abs(ids) >= 2.0**53):
             return None  # a float64 no longer tells neighbouring integers apart: the slow path parses them exactly
     return values, k
+
+
+def _rows_in_order(starts, newlines, n, delimiters=None):
+    """``k`` when the data lines are consecutive and each holds exactly ``k`` tokens (and ``k - 1`` delimiters,
+    none elsewhere); else None, and the caller counts line by line.
+
+    The usual table (a block of comment lines, then rows) is recognised from
+    the positions alone, in O(rows): with ``k`` tokens on the first row and
+    ``k`` times as many tokens as rows from the first to the last, the
+    sorted token starts fall ``k`` to a row exactly when each row's first
+    token is on or after its line's start and its last before its line's end.
+    """
+    lines_start = np.r_[0, newlines + 1]
+    lines_end = np.r_[newlines, n]
+    first, last = (int(i) for i in np.searchsorted(newlines, starts[[0, -1]]))
+    k = int(np.searchsorted(starts, lines_end[first]))
+    rows = last - first + 1
+    if not (_on_their_lines(starts, k, rows, lines_start[first:last + 1], lines_end[first:last + 1])
+            and (delimiters is None or _on_their_lines(delimiters, k - 1, rows, lines_start[first:last + 1],
+                                                       lines_end[first:last + 1]))):
+        return None
+    return k
+
+
+def _on_their_lines(positions, per, rows, lines_start, lines_end):
+    """Whether the sorted ``positions`` are ``per`` on each of ``rows`` lines in order (bounds given), no more."""
+    if positions.size != per * rows:
+        return False
+    if per == 0:
+        return True
+    grid = positions.reshape(rows, per)
+    return bool(np.all(grid[:, 0] >= lines_start) and np.all(grid[:, -1] < lines_end))
 
 
 def _slow_table(path, raw, allowed, int_cols, delimiter, what):
