@@ -1,6 +1,6 @@
 """What reading a file costs before it is read: the bounds of ``lgekit/_input_file.py`` (issue 33).
 
-Two tables:
+Three tables:
 
 1. The peak memory of reading an edge list (``read_edge_table``, traced by
    :mod:`tracemalloc`, which sees NumPy's buffers), per byte of the text, for
@@ -12,8 +12,13 @@ Two tables:
    (``check_local_copy``): the first call hashes the files, later calls in the
    same process find the answer by (path, size, mtime, inode); and the content
    digest that a copy in the publisher's formatting needs instead.
+3. (``--speed``) An integer edge list of 1.5M edges (SNAP's layout: a ``#``
+   header, tab-separated) read by ``datasets.load`` against ``numpy.loadtxt``
+   + ``Graph.from_edges``, and against ``datasets.load`` with the table's
+   shape counted line by line (what the O(rows) recognition of the usual
+   table replaced), in interleaved rounds; medians (issue 35, item 8).
 
-    LGEKIT_DATA=../shared/data python3 benchmarks/bench_inputs.py [--mib 16]
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_inputs.py [--mib 16] [--speed] [--rounds 5]
 """
 import argparse
 import os
@@ -97,12 +102,50 @@ def check_table():
               f"{(time.perf_counter() - t) * 1e3:.0f} ms, once per process")
 
 
+def speed_table(rounds):
+    from lgekit import Graph
+    from lgekit.datasets import _edgelist
+
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "edges.txt"
+        np.savetxt(path, rng.integers(0, 200_000, size=(1_500_000, 2)), fmt="%d", delimiter="\t",
+                   header="FromNodeId\tToNodeId", comments="# ")
+        shapes = _edgelist._rows_in_order, _edgelist._tab_rows
+
+        def per_line():
+            _edgelist._rows_in_order, _edgelist._tab_rows = (lambda *a, **k: None), (lambda *a, **k: False)
+            try:
+                return datasets.load(path)
+            finally:
+                _edgelist._rows_in_order, _edgelist._tab_rows = shapes
+
+        rows = {"numpy.loadtxt + Graph.from_edges": lambda: Graph.from_edges(np.loadtxt(path, dtype=np.int64)),
+                "datasets.load": lambda: datasets.load(path),
+                "datasets.load, shape counted per line": per_line}
+        times = {name: [] for name in rows}
+        warnings.simplefilter("ignore")  # the random graph's few self-loops, dropped with a warning each time
+        for _ in range(rounds):
+            for name, call in rows.items():
+                t = time.perf_counter()
+                call()
+                times[name].append(time.perf_counter() - t)
+    base = np.median(times["numpy.loadtxt + Graph.from_edges"])
+    print(f"\n1.5M integer edges (tab-separated, '#' header), median of {rounds} interleaved rounds")
+    for name, values in times.items():
+        print(f"{name:<40}{np.median(values):>8.3f} s{np.median(values) / base:>8.2f}x")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mib", type=int, default=16, help="size of each generated edge list (default 16)")
+    parser.add_argument("--speed", action="store_true", help="also time an integer edge list of 1.5M edges")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the --speed table (default 5)")
     args = parser.parse_args()
     memory_table(args.mib)
     check_table()
+    if args.speed:
+        speed_table(args.rounds)
 
 
 if __name__ == "__main__":
