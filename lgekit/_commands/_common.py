@@ -12,13 +12,14 @@ must stay fast.
 import argparse
 import contextlib
 import logging
+import math
 import sys
 import warnings
 
 from .._validation import validate_params
 
 __all__ = ["CommandError", "KIND_OPTIONS", "add_kind_options", "add_test_fraction_option", "as_command_error", "check_options", "input_notes", "load_graph",
-           "output_folder", "require_negatives", "split_graph", "unavailable_message"]
+           "output_folder", "positive_seconds", "require_negatives", "split_graph", "unavailable_message"]
 
 
 class CommandError(Exception):
@@ -70,6 +71,17 @@ def output_folder(text):
         raise argparse.ArgumentTypeError(f"expected a folder, got {text!r}; an empty path is not taken for the "
                                          "current folder: write '.' for it")
     return text
+
+
+def positive_seconds(text):
+    """A duration option (``--timeout SECONDS``): a positive, finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text!r}")
+    return value
 
 
 def add_kind_options(parser, when=""):

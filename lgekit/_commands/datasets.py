@@ -10,7 +10,7 @@ import logging
 import os
 import textwrap
 
-from ._common import CommandError, as_command_error, unavailable_message
+from ._common import CommandError, as_command_error, positive_seconds, unavailable_message
 
 __all__ = ["register", "run"]
 
@@ -45,7 +45,7 @@ def register(subparsers):
     p_fetch.add_argument("--data-home", metavar="DIR", default=None,
                          help="download into DIR/<name>/ (default: the user cache)")
     p_fetch.add_argument("--force", action="store_true", help="download even if the files are already present")
-    p_fetch.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    p_fetch.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="SECONDS",
                          help="network timeout per request (default: 30)")
     parser.set_defaults(func=run, _parser=parser)
     return parser

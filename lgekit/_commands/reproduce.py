@@ -1,12 +1,11 @@
 """``lgekit reproduce``: the paper's Figures 1-6, a results store, and a report of verdicts."""
 import argparse
 import logging
-import math
 import shlex
 import sys
 
 from .._output_folder import FolderNotOursError, disk_error_message
-from ._common import CommandError, as_command_error, load_graph, output_folder
+from ._common import CommandError, as_command_error, load_graph, output_folder, positive_seconds
 
 __all__ = ["register", "run"]
 
@@ -60,7 +59,7 @@ def register(subparsers):
     p.add_argument("--scheduler", metavar="local|ADDRESS", default=None,
                    help="run the cells on Dask: 'local' starts a LocalCluster, an address (tcp://HOST:PORT) "
                         "uses an existing cluster (needs: pip install 'lgekit[dist]')")
-    p.add_argument("--scheduler-timeout", metavar="SECONDS", type=_positive_seconds, default=10.0,
+    p.add_argument("--scheduler-timeout", metavar="SECONDS", type=positive_seconds, default=10.0,
                    help="how long to wait for a Dask scheduler given by address (default 10)")
     p.add_argument("--force", action="store_true",
                    help="recompute cells that are already stored, and write into an output folder that holds files "
@@ -76,16 +75,6 @@ def _positive_int(text):
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def _positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text!r}")
     return value
 
 
