@@ -28,7 +28,7 @@ import pytest
 import scipy.io
 import scipy.sparse as sp
 
-from lgekit import Graph, GraphWarning, datasets
+from lgekit import Graph, GraphWarning, _input_file, datasets
 from lgekit.cli import main
 from lgekit.datasets import DataFormatError
 from lgekit.datasets import _fetch
@@ -96,6 +96,18 @@ def test_model_load_refuses_a_fifo_at_once(tmp_path):
     fifo = tmp_path / "model.npz"
     os.mkfifo(fifo)
     outcome = _within(5, lambda: LogisticEmbedding.load(fifo))
+    assert isinstance(outcome.get("error"), DataFormatError), outcome
+    assert "is a FIFO (named pipe), not a regular file" in str(outcome["error"])
+
+
+@needs_fifo
+def test_a_fifo_swapped_in_after_the_path_check_is_refused_on_the_descriptor(tmp_path, monkeypatch):
+    fifo = tmp_path / "cell.json"
+    os.mkfifo(fifo)
+    # the path check passes (as for a regular file that is replaced by a FIFO just after it): the check of the
+    # opened descriptor must still refuse it, without waiting for a writer
+    monkeypatch.setattr(_input_file, "check_regular_file", lambda path: path)
+    outcome = _within(5, lambda: _input_file.read_input_bytes(fifo))
     assert isinstance(outcome.get("error"), DataFormatError), outcome
     assert "is a FIFO (named pipe), not a regular file" in str(outcome["error"])
 
