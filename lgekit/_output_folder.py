@@ -89,6 +89,7 @@ import threading
 from pathlib import Path
 
 from ._atomic import atomic_create_bytes, atomic_path, atomic_write_text, temporary_target
+from ._input_file import file_sha256  # every file lgekit reads is read by that module (regular files only)
 
 try:  # POSIX only: elsewhere a folder goes unlocked
     import fcntl
@@ -160,15 +161,6 @@ class FolderNotOursError(ValueError):
 
 class FolderLockedError(RuntimeError):
     """Another process (or another :class:`OutputFolder` object) is writing into the folder."""
-
-
-def file_sha256(path):
-    """The SHA-256 (hex) of a file's content, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _name_problem(name):

@@ -59,6 +59,10 @@ class _Parser(argparse.ArgumentParser):
                           dest=f"{_VERBOSE_PREFIX}{level}",
                           help="more log output; repeat for more (-vv also shows the traceback of any error)")
 
+    def error(self, message):
+        """A mistake on the command line, in one line with exit status 2 (argparse prints its usage block)."""
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
 
 def build_parser():
     parser = _Parser(

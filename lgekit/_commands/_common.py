@@ -12,13 +12,14 @@ must stay fast.
 import argparse
 import contextlib
 import logging
+import math
 import sys
 import warnings
 
 from .._validation import validate_params
 
 __all__ = ["CommandError", "KIND_OPTIONS", "add_kind_options", "add_test_fraction_option", "as_command_error", "check_options", "input_notes", "load_graph",
-           "require_negatives", "split_graph", "unavailable_message"]
+           "output_folder", "positive_seconds", "require_negatives", "split_graph", "unavailable_message"]
 
 
 class CommandError(Exception):
@@ -62,6 +63,25 @@ def check_options(args, constraints):
     given = {dest: getattr(args, dest) for dest in constraints if getattr(args, dest) is not None}
     flag = {dest: "--" + dest.replace("_", "-") for dest in given}
     validate_params({flag[d]: constraints[d] for d in given}, {flag[d]: v for d, v in given.items()})
+
+
+def output_folder(text):
+    """An ``--out DIR`` value: any path but an empty one (``Path("")`` is the current folder, never meant)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a folder, got {text!r}; an empty path is not taken for the "
+                                         "current folder: write '.' for it")
+    return text
+
+
+def positive_seconds(text):
+    """A duration option (``--timeout SECONDS``): a positive, finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text!r}")
+    return value
 
 
 def add_kind_options(parser, when=""):

@@ -10,7 +10,7 @@ import logging
 import os
 import textwrap
 
-from ._common import CommandError, as_command_error, unavailable_message
+from ._common import CommandError, as_command_error, positive_seconds, unavailable_message
 
 __all__ = ["register", "run"]
 
@@ -25,8 +25,8 @@ def register(subparsers):
         help="list, describe and download the registered data sets",
         description=(
             "List the registered data sets and where they are available locally, describe one, or download "
-            "one from its publisher (verified by SHA-256). Files are looked for in --data-home, else "
-            "$LGEKIT_DATA, else ../shared/data beside the lgekit source checkout (not the current folder), else "
+            "one from its publisher (verified by SHA-256). Files are looked for in --data-home alone, else in "
+            "$LGEKIT_DATA, then ../shared/data beside the lgekit source checkout (not the current folder), then "
             "the user cache ($LGEKIT_CACHE)."
         ),
     )
@@ -45,7 +45,7 @@ def register(subparsers):
     p_fetch.add_argument("--data-home", metavar="DIR", default=None,
                          help="download into DIR/<name>/ (default: the user cache)")
     p_fetch.add_argument("--force", action="store_true", help="download even if the files are already present")
-    p_fetch.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    p_fetch.add_argument("--timeout", type=positive_seconds, default=30.0, metavar="SECONDS",
                          help="network timeout per request (default: 30)")
     parser.set_defaults(func=run, _parser=parser)
     return parser
@@ -77,8 +77,9 @@ def _search_labels(data_home):
     if data_home is not None:
         return [(folders[0], "--data-home")]
     labels = []
-    for folder in folders[:-1]:
-        labels.append((folder, "$LGEKIT_DATA" if os.environ.get("LGEKIT_DATA") else
+    env = os.environ.get("LGEKIT_DATA")
+    for i, folder in enumerate(folders[:-1]):
+        labels.append((folder, "$LGEKIT_DATA" if env and i == 0 else
                        "../shared/data beside the lgekit source checkout"))
     labels.append((folders[-1], "the user cache ($LGEKIT_CACHE)" if os.environ.get("LGEKIT_CACHE") else
                    "the user cache"))
@@ -96,6 +97,10 @@ def _where(name, data_home):
     folder = datasets.locate(name, data_home)
     if folder is None:
         return "missing", f"no (lgekit datasets fetch {name})"
+    # files of the right names are not the data set: their digests must be the registry's
+    differ = [f for f, problem in datasets.verify(name, data_home).items() if problem is not None]
+    if differ:
+        return "modified", f"no: {folder} is a modified copy ({', '.join(differ)})"
     for home, label in _search_labels(data_home):
         if folder.parent == home:
             return label.split(" (")[0].replace(" beside the lgekit source checkout", ""), str(folder)
@@ -126,6 +131,11 @@ def _list(args):
         print("  $LGEKIT_DATA: not set")
     for home, label in _search_labels(args.data_home):
         print(f"  {label}: {home}{'' if home.is_dir() else ' (does not exist)'}")
+    if any(row[-1] == "modified" for row in rows):
+        print("a modified copy: its files' SHA-256 are not the registry's (`lgekit datasets info NAME --verify` shows "
+              "them), so lgekit refuses to read it under the registered name, whose results it would be stored and "
+              "reported as; load it by path to use it as your own data, or `lgekit datasets fetch NAME --force` for "
+              "the publisher's files")
     if any(row[-1] == "missing" for row in rows):
         print("a missing data set: `lgekit datasets fetch NAME` downloads it into the user cache (or --data-home DIR); "
               "or set LGEKIT_DATA to a folder laid out as NAME/FILES (`lgekit datasets info NAME` lists them)")
@@ -157,7 +167,7 @@ def _info(args):
     if entry.notes:
         out += ["", "notes:", wrap(entry.notes)]
     source, where = _where(entry.name, args.data_home)
-    out += ["", f"available: {where}" if source in ("missing", "embedded") else f"available: {where} (found in {source})"]
+    out += ["", f"available: {where}" if source in ("missing", "embedded", "modified") else f"available: {where} (found in {source})"]
     print("\n".join(out))
     if args.verify and not entry.embedded:
         status = datasets.verify(entry.name, args.data_home)

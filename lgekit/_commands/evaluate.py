@@ -10,12 +10,14 @@ with the same kind, so ``--test-fraction F --seed S`` gives the test AP that
 ``lgekit fit`` recorded with the same F and S.
 """
 import argparse
+import io
 import json
 import logging
 from collections import namedtuple
 from numbers import Integral, Real
 from pathlib import Path
 
+from .._input_file import check_regular_file, open_regular_file, read_input_bytes
 from .._validation import Interval
 from ._common import (CommandError, add_kind_options, add_test_fraction_option, as_command_error, check_options,
                       load_graph, require_negatives, split_graph)
@@ -58,6 +60,12 @@ Embedding = namedtuple("Embedding", "vectors ids context context_ids kind")
 
 _TWO_TABLES = ("directed", "bipartite")
 
+# a word2vec text file is parsed into Python lists (a float object and a pointer, ~32 bytes, per number of
+# ~10 characters) before the array: the memory it needs per byte of the file, at most
+_WORD2VEC_BYTES_PER_BYTE = 8
+# fit.json names files and a kind (a few hundred bytes)
+_MAX_FIT_RECORD_BYTES = 2**20
+
 
 def register(subparsers):
     p = subparsers.add_parser(
@@ -86,7 +94,9 @@ def _read_word2vec(path):
     # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
-    with open(path, encoding="utf-8") as fh:
+    # Python lists of floats: ~32 bytes of memory per number of ~10 characters, bounded before reading
+    with io.TextIOWrapper(open_regular_file(path, bytes_per_byte=_WORD2VEC_BYTES_PER_BYTE,
+                                            what="a word2vec file"), encoding="utf-8") as fh:
         header = fh.readline().split()
         if len(header) != 2 or not all(h.isdigit() for h in header):
             raise ValueError(f"{path}: not a word2vec text file (first line must be 'n_nodes dim', got "
@@ -116,8 +126,9 @@ def _fit_record(folder):
     if not path.is_file():
         return None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = read_input_bytes(path, max_bytes=_MAX_FIT_RECORD_BYTES, what="a fit record")
+        record = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable fit record ({exc})") from None
     if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
             record.get("kind") not in ("undirected",) + _TWO_TABLES:
@@ -184,8 +195,10 @@ def read_embedding(path, use_fit_record=True):
     import numpy as np
 
     path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"embedding file {str(path)!r} does not exist")
+    try:
+        check_regular_file(path)  # a device or a FIFO is "not a regular file", refused before it is opened
+    except FileNotFoundError:
+        raise FileNotFoundError(f"embedding file {str(path)!r} does not exist") from None
     if use_fit_record:
         record = _fit_record(path.parent)
         named = set(record["files"].values()) | {"fit.json"} if record else set()
@@ -193,7 +206,7 @@ def read_embedding(path, use_fit_record=True):
             return _read_fit_folder(record, path.parent, path)
         if path.name == "fit.json":
             raise ValueError(f"{path}: not a fit record of this version of lgekit fit (no 'files' and 'kind')")
-    with open(path, "rb") as fh:
+    with open_regular_file(path) as fh:
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
         # lazy: the models (and the kernels) load only when a model file is read, not at CLI start
@@ -230,7 +243,7 @@ def _read_npy(path):
     from ..models import MALFORMED_FILE_ERRORS, read_npy_header
 
     fmt = np.lib.format
-    with open(path, "rb") as fh:
+    with open_regular_file(path, bytes_per_byte=1, what="a .npy array") as fh:
         try:
             shape, dtype = read_npy_header(fh, "the array")
             size = path.stat().st_size - fh.tell()

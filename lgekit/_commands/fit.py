@@ -12,7 +12,7 @@ from .._output_folder import FolderLockedError, FolderNotOursError, OutputFolder
 from .._progress import write_line
 from .._validation import DTypes, Interval, Options, make_constraint
 from ._common import (CommandError, add_kind_options, add_test_fraction_option, check_options, load_graph,
-                      require_negatives, split_graph)
+                      output_folder, require_negatives, split_graph)
 
 __all__ = ["register", "run", "OUTPUT_FILES"]
 
@@ -90,7 +90,7 @@ def register(subparsers):
         "estimators' parameter tables; the default is shown for each --model")
     for name, (constraints, models) in _model_parameters().items():
         _add_parameter_option(group, name, constraints, models)
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    p.add_argument("--out", required=True, metavar="DIR", type=output_folder, help="output folder (created if missing)")
     p.add_argument("--force", action="store_true",
                    help="write into DIR even if it holds files lgekit did not write (the files fit writes are "
                         "replaced; nothing else is removed)")

@@ -5,7 +5,8 @@ import shlex
 import sys
 
 from .._output_folder import FolderNotOursError, disk_error_message
-from ._common import CommandError, as_command_error, load_graph, require_negatives, split_graph
+from ._common import (CommandError, as_command_error, load_graph, output_folder, positive_seconds, require_negatives,
+                      split_graph)
 
 __all__ = ["register", "run"]
 
@@ -44,7 +45,7 @@ def register(subparsers):
                    help="a data set name (blogcatalog, ppi, facebook, email-eu-core, synthetic-blogcatalog) or a "
                         "path the loaders accept; a registered name wins over a file of that name, write ./NAME for "
                         "the file (default: the embedded synthetic-blogcatalog, no download)")
-    p.add_argument("--out", metavar="DIR", default="lgekit-results",
+    p.add_argument("--out", metavar="DIR", default="lgekit-results", type=output_folder,
                    help="output folder: results store, figures, report (default: ./lgekit-results)")
     p.add_argument("--seeds", metavar="N", type=_positive_int, default=None,
                    help="seeds per grid point (each its own split and initialisation); default 3 with --full, "
@@ -60,7 +61,7 @@ def register(subparsers):
     p.add_argument("--scheduler", metavar="local|ADDRESS", default=None,
                    help="run the cells on Dask: 'local' starts a LocalCluster, an address (tcp://HOST:PORT) "
                         "uses an existing cluster (needs: pip install 'lgekit[dist]')")
-    p.add_argument("--scheduler-timeout", metavar="SECONDS", type=float, default=10.0,
+    p.add_argument("--scheduler-timeout", metavar="SECONDS", type=positive_seconds, default=10.0,
                    help="how long to wait for a Dask scheduler given by address (default 10)")
     p.add_argument("--force", action="store_true",
                    help="recompute cells that are already stored, and write into an output folder that holds files "

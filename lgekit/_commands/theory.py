@@ -16,7 +16,7 @@ chooses the :math:`A_\\sigma` put into Theorem 1
 table shows all of them whatever the choice.
 """
 from .._output_folder import FolderLockedError, FolderNotOursError
-from ._common import CommandError
+from ._common import CommandError, output_folder
 
 __all__ = ["register", "run"]
 
@@ -44,7 +44,7 @@ def register(subparsers):
     )
     parser.add_argument("check", choices=CHECKS, metavar="CHECK", help="one of: " + ", ".join(CHECKS))
     parser.add_argument("--quick", action="store_true", help="the under-a-minute version")
-    parser.add_argument("--out", default="lgekit-results/theory", metavar="DIR",
+    parser.add_argument("--out", default="lgekit-results/theory", metavar="DIR", type=output_folder,
                         help="folder for CHECK.txt and CHECK.png (default: ./lgekit-results/theory, beside the figures "
                              "of lgekit reproduce)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")

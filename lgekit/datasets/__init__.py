@@ -26,6 +26,7 @@ from ._fetch import (
     DatasetNotFoundError,
     DownloadError,
     cache_dir,
+    check_local_copy,
     fetch,
     file_sha256,
     find_data_home,
@@ -57,7 +58,7 @@ from .generators import (
 
 __all__ = [
     "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
-    "cache_dir", "verify", "offline",
+    "cache_dir", "verify", "check_local_copy", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
     "read_edge_list", "read_label_file", "HEADER_NAMES",
     "erdos_renyi_graph", "gnm_random_graph", "random_regular_graph", "chung_lu_graph",
@@ -120,7 +121,9 @@ class DatasetSource:
         For a file, the SHA-256 of its bytes; for a folder, of the name and
         SHA-256 of each of its files, so editing any file changes it.  A
         registered data set is identified by its name: its files are the
-        publisher's, checked against the registry's digests when downloaded.
+        publisher's, checked against the registry's digests when downloaded
+        and whenever they are loaded or planned (:func:`check_local_copy`
+        refuses any other copy).
         """
         if self.kind == "registered":
             return None
@@ -276,7 +279,10 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     ------
     DataFormatError
         A file is malformed (a ``ValueError``; the message names the file and
-        line); a path that is neither a regular file nor a folder (``/dev/zero``,
+        line); a local copy of a registered data set whose files match
+        neither of the registry's SHA-256 digests (:func:`check_local_copy`:
+        it is refused, not read under the registered name; load it by path);
+        a path that is neither a regular file nor a folder (``/dev/zero``,
         a FIFO: refused at once); a gzip file that decompresses to more than
         4 GiB (the cap; the environment variable ``LGEKIT_MAX_GUNZIPPED_BYTES``
         changes it).
@@ -409,6 +415,7 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
             sep = ".\n" if is_offline else "; "  # the hand-install steps are several lines
             raise DatasetNotFoundError(f"data set {key!r} {reason}{sep}{hint}", dataset=key, reason=reason, hint=hint)
         folder = fetch(key, data_home=data_home)
+    check_local_copy(key, folder)  # an edited copy is not the registered data set (its results would be stored so)
     files = {f.name: file_in(folder, f.name) for f in entry.files}
     logger.info("loading %s from %s", key, folder)
     if key == "blogcatalog":

@@ -15,23 +15,21 @@ Whenever it balks, a plain line-by-line parser reads the file again and
 either returns the same arrays or raises a :class:`DataFormatError` naming
 the file, the line and what was expected.
 """
-import gzip
-import io
 import logging
-import os
 import re
-import stat
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
 
+from .._input_file import (MAX_GUNZIPPED_BYTES, DataFormatError, check_regular_file, gunzip_cap,
+                           memory_bound, open_regular_file, read_input_bytes)
 from ..graph import GraphWarning, warn_outside_lgekit
 from ..ids import text_array
 
 __all__ = [
-    "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
+    "CAREFUL_BYTES_PER_BYTE", "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS",
+    "PARSE_BYTES_PER_BYTE", "Table", "check_delimiter", "check_regular_file", "gunzip_cap", "data_line_numbers",
     "read_bytes", "read_edge_list", "read_edge_table", "read_id_list", "read_label_file", "read_table",
     "read_text_bytes", "sniff_delimiter",
 ]
@@ -60,98 +58,56 @@ HEADER_NAMES = frozenset({
 })
 
 
-class DataFormatError(ValueError):
-    """A data file is malformed.  The message names the file, the line (when known) and what was expected.
-
-    Attributes
-    ----------
-    path : pathlib.Path or None
-    line : int or None
-        1-based line number in the (decompressed) file.
-    """
-
-    def __init__(self, message, *, path=None, line=None):
-        self.path = None if path is None else Path(path)
-        self.line = line
-        where = ""
-        if path is not None:
-            where = f"{path}, line {line}: " if line is not None else f"{path}: "
-        super().__init__(where + message)
-
-
 # ---------------------------------------------------------------------- raw bytes
-def check_regular_file(path):
-    """``path`` as a Path, if it names a regular file (symlinks followed); otherwise an error at once.
+#: the memory a text file costs per byte while it is parsed, at most: the fast readers build several arrays as
+#: long as the text (bytes, masks, token offsets); measured peaks are 16x (random ids) to 25x ("1 2" lines),
+#: see benchmarks/README.md ("Memory of reading an edge list")
+PARSE_BYTES_PER_BYTE = 32
 
-    A device (``/dev/zero``, read until memory runs out), a FIFO (blocks
-    until a writer comes) or a socket is never opened.
-
-    Raises
-    ------
-    FileNotFoundError
-        Nothing is there.
-    DataFormatError
-        A folder, or a file that is not a regular one.
-    """
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: no such file") from None
-    if stat.S_ISDIR(mode):
-        raise DataFormatError("is a folder, expected a file", path=path)
-    if not stat.S_ISREG(mode):
-        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
-                else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file")
-        raise DataFormatError(f"is {kind}, not a regular file; lgekit reads regular files and folders only (copy "
-                              "the data into a file first)", path=path)
-    return path
+#: the memory the careful line-by-line reader costs per byte of text, at most: Python strings and lists per
+#: field (measured up to 46x on 'id name' lines of 4 bytes, see benchmarks/README.md)
+CAREFUL_BYTES_PER_BYTE = 64
 
 
-#: the most bytes a gzip file may decompress to by default (4 GiB): a few kilobytes of gzip can expand to any
-#: size, and the text is held in memory whole.  The environment variable LGEKIT_MAX_GUNZIPPED_BYTES changes it.
-MAX_GUNZIPPED_BYTES = 4 * 2**30
+def _check_careful_memory(path, raw):
+    """Refuse, before it starts, a careful (line-by-line) read that would not fit the memory left."""
+    limit, why = memory_bound(CAREFUL_BYTES_PER_BYTE)
+    if limit is not None and len(raw) > limit:
+        raise DataFormatError(f"the text ({len(raw):,} bytes) needs the careful line-by-line reader (quotes, mixed "
+                              f"or unusual ids), which would not fit: {why.replace('of the file', 'of text')}; "
+                              "simplify the file (no quotes, integer ids) for the fast reader", path=path)
 
 
-def gunzip_cap():
-    """The most bytes a gzip file may decompress to: ``$LGEKIT_MAX_GUNZIPPED_BYTES``, else :data:`MAX_GUNZIPPED_BYTES`."""
-    value = os.environ.get("LGEKIT_MAX_GUNZIPPED_BYTES", "").strip()
-    if not value:
-        return MAX_GUNZIPPED_BYTES
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f"LGEKIT_MAX_GUNZIPPED_BYTES must be a positive whole number of bytes, got {value!r}")
-    return int(value)
+# what the first bytes of a compressed file say it is, and how to unpack it by hand (only gzip is read)
+_COMPRESSED = ((b"BZh", "bzip2", "bunzip2 -k FILE"), (b"\xfd7zXZ\x00", "xz", "unxz -k FILE"),
+               (b"PK\x03\x04", "zip", "unzip FILE"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd FILE"),
+               (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x FILE"), (b"\x04\x22\x4d\x18", "lz4", "unlz4 FILE"))
 
 
 def read_bytes(path):
     """The bytes of ``path``, gunzipped when it is a gzip file (by suffix or magic number).
 
-    Only regular files are read (:func:`check_regular_file`), and a gzip file
-    may decompress to at most :func:`gunzip_cap` bytes (4 GiB unless the
-    environment variable ``LGEKIT_MAX_GUNZIPPED_BYTES`` says otherwise).
+    The file is read by :func:`lgekit._input_file.read_input_bytes`: regular
+    files only; refused from its size when parsing it would need more memory
+    than the machine has left (:data:`PARSE_BYTES_PER_BYTE` per byte); a
+    gzip file unpacked block by block up to :func:`gunzip_cap` (4 GiB unless
+    ``LGEKIT_MAX_GUNZIPPED_BYTES`` says otherwise) or what the memory allows;
+    a NUL byte refused at the first block holding one.  Gzip is the only
+    compression read: a bzip2, xz, zip, zstd, 7-Zip or lz4 file is refused,
+    saying how to unpack it.
 
     Raises
     ------
     FileNotFoundError, DataFormatError
-        See :func:`check_regular_file`; a corrupt gzip file, or one beyond the cap.
     """
-    path = check_regular_file(path)
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b" or path.suffix == ".gz":
-        cap = gunzip_cap()
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
-                raw = stream.read(cap + 1)  # every member of a multi-member file, as gzip.decompress reads them
-        except (OSError, EOFError, zlib.error) as exc:
-            raise DataFormatError(
-                f"corrupt or truncated gzip file ({exc}); download it again, or decompress it by hand to see what is wrong",
-                path=path,
-            ) from None
-        if len(raw) > cap:
-            raise DataFormatError(f"the gzip file decompresses to more than {cap:,} bytes, the cap on what lgekit "
-                                  "decompresses; decompress it by hand, or raise the cap with the environment "
-                                  "variable LGEKIT_MAX_GUNZIPPED_BYTES", path=path)
-    return raw
+    path = Path(path)
+    with open_regular_file(path) as fh:
+        head = fh.read(8)
+    for magic, name, how in _COMPRESSED:
+        if head.startswith(magic):
+            raise DataFormatError(f"a {name}-compressed file (by its first bytes); lgekit reads plain text and gzip "
+                                  f"(.gz) only: unpack it first ({how})", path=path)
+    return read_input_bytes(path, bytes_per_byte=PARSE_BYTES_PER_BYTE, what="a text file", text=True, gunzip=None)
 
 
 def read_text_bytes(path, raw=None):
@@ -222,6 +178,9 @@ def sniff_delimiter(raw):
     body = _without_comments(raw)
     c = np.frombuffer(body, dtype=np.uint8)
     newlines = np.flatnonzero(c == 10)
+    want = first.count(b"\t")
+    if _tab_rows(body, c, newlines, want):
+        return "\t"
     starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
     ends -= (ends > starts) & (c[np.maximum(ends - 1, 0)] == 13) if len(c) else 0  # a \r\n line end
     tabs = _per_line(c == 9, newlines)
@@ -230,7 +189,6 @@ def sniff_delimiter(raw):
     # lines, lines with surrounding whitespace) are few, and stripped one by one
     outer = np.zeros(len(starts), dtype=bool)
     outer[filled] = _is_white(c[starts[filled]]) | _is_white(c[ends[filled] - 1])
-    want = first.count(b"\t")
     if np.any(tabs[filled & ~outer] != want):
         return None
     for i in np.flatnonzero(outer).tolist():
@@ -238,6 +196,28 @@ def sniff_delimiter(raw):
         if line and line.count(b"\t") != want:
             return None
     return "\t"
+
+
+def _tab_rows(body, c, newlines, want):
+    """Whether the data lines are consecutive, each with ``want`` tabs inside and no whitespace at either end.
+
+    The usual TSV file, recognised from the tabs' positions in O(lines)
+    (:func:`_on_their_lines`); when it says no, :func:`sniff_delimiter`
+    counts line by line, which also accepts lines with surrounding
+    whitespace and blank lines among the rows.
+    """
+    tabs = np.flatnonzero(c == 9)
+    if tabs.size == 0:
+        return False
+    lines_start, lines_end = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
+    first, last = (int(i) for i in np.searchsorted(newlines, tabs[[0, -1]]))
+    starts, ends = lines_start[first:last + 1], lines_end[first:last + 1]
+    if not _on_their_lines(tabs, want, last - first + 1, starts, ends):
+        return False
+    ends = ends - ((ends > starts) & (c[np.maximum(ends - 1, 0)] == 13))  # a \r\n line end
+    if np.any(ends <= starts) or np.any(_is_white(c[starts]) | _is_white(c[ends - 1])):
+        return False
+    return not (body[:lines_start[first]].strip(b" \t\r\n\f\v") or body[lines_end[last]:].strip(b" \t\r\n\f\v"))
 
 
 def _is_white(codes):
@@ -297,8 +277,11 @@ def _split_quoted(body, delimiter, path, lineno):
     """Fields of a line holding a double quote: CSV quoting (``"a, b"``, ``""`` for a quote)."""
     fields = []
     i, n = 0, len(body)
+    # whitespace around a field is dropped, but a tab that separates fields is no whitespace
+    # ('"alice"\t"bob"', R's write.table(sep="\t"))
+    space = _WHITESPACE if delimiter is None else _WHITESPACE.replace(delimiter, "")
     while True:
-        while i < n and body[i] in _WHITESPACE:
+        while i < n and body[i] in space:
             i += 1
         if delimiter is None and i >= n:
             break
@@ -318,7 +301,7 @@ def _split_quoted(body, delimiter, path, lineno):
                 i = j + 1
                 break
             field = "".join(parts)
-            while i < n and body[i] in _WHITESPACE:
+            while i < n and body[i] in space:
                 i += 1
             if i < n and delimiter is not None and body[i] != delimiter or (
                     delimiter is None and i < n and body[i - 1] not in _WHITESPACE):
@@ -331,7 +314,7 @@ def _split_quoted(body, delimiter, path, lineno):
             else:
                 j = body.find(delimiter, i)
                 j = n if j < 0 else j
-                field = body[i:j].strip(_WHITESPACE)
+                field = body[i:j].strip(space)
             if '"' in field:
                 raise DataFormatError(f"field {len(fields) + 1} ({field!r}): a quote inside an unquoted field; "
                                       "quote the whole field and double the inner quote (\"a \"\"b\"\"\")",
@@ -419,15 +402,20 @@ def _fast_table(raw, allowed, int_cols, delimiter):
     if starts.size == 0:
         return None
     newlines = np.flatnonzero(c == 10)
-    ntok = _per_line(start, newlines)
-    nonblank = ntok > 0
-    k = int(ntok[nonblank][0])
-    if k not in allowed or np.any(ntok[nonblank] != k):
+    k = _rows_in_order(starts, newlines, c.size, None if d is None else np.flatnonzero(is_delim))
+    if k is None:  # blank lines among the rows, or rows that differ: counted line by line
+        ntok = _per_line(start, newlines)
+        nonblank = ntok > 0
+        k = int(ntok[nonblank][0])
+        if k not in allowed or np.any(ntok[nonblank] != k):
+            return None
+        if d is not None:
+            ndel = _per_line(is_delim, newlines)
+            if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
+                return None
+    elif k not in allowed:
         return None
     if d is not None:
-        ndel = _per_line(is_delim, newlines)
-        if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
-            return None
         body = body.replace(delimiter.encode(), b" ")
     if k > int_cols:
         # the values are parsed as float64, so the id columns are checked to hold only integer
@@ -455,6 +443,38 @@ def _fast_table(raw, allowed, int_cols, delimiter):
         if not np.all(np.isfinite(ids)) or np.any(ids != np.round(ids)) or np.any(np.abs(ids) >= 2.0**53):
             return None  # a float64 no longer tells neighbouring integers apart: the slow path parses them exactly
     return values, k
+
+
+def _rows_in_order(starts, newlines, n, delimiters=None):
+    """``k`` when the data lines are consecutive and each holds exactly ``k`` tokens (and ``k - 1`` delimiters,
+    none elsewhere); else None, and the caller counts line by line.
+
+    The usual table (a block of comment lines, then rows) is recognised from
+    the positions alone, in O(rows): with ``k`` tokens on the first row and
+    ``k`` times as many tokens as rows from the first to the last, the
+    sorted token starts fall ``k`` to a row exactly when each row's first
+    token is on or after its line's start and its last before its line's end.
+    """
+    lines_start = np.r_[0, newlines + 1]
+    lines_end = np.r_[newlines, n]
+    first, last = (int(i) for i in np.searchsorted(newlines, starts[[0, -1]]))
+    k = int(np.searchsorted(starts, lines_end[first]))
+    rows = last - first + 1
+    if not (_on_their_lines(starts, k, rows, lines_start[first:last + 1], lines_end[first:last + 1])
+            and (delimiters is None or _on_their_lines(delimiters, k - 1, rows, lines_start[first:last + 1],
+                                                       lines_end[first:last + 1]))):
+        return None
+    return k
+
+
+def _on_their_lines(positions, per, rows, lines_start, lines_end):
+    """Whether the sorted ``positions`` are ``per`` on each of ``rows`` lines in order (bounds given), no more."""
+    if positions.size != per * rows:
+        return False
+    if per == 0:
+        return True
+    grid = positions.reshape(rows, per)
+    return bool(np.all(grid[:, 0] >= lines_start) and np.all(grid[:, -1] < lines_end))
 
 
 def _slow_table(path, raw, allowed, int_cols, delimiter, what):
@@ -527,6 +547,7 @@ def read_table(path, *, allowed=(2,), int_cols=2, delimiter=None, what="values",
     fast = _fast_table(raw, allowed, int_cols, delimiter)
     if fast is not None:
         return Table(path, raw, fast[0], fast[1])
+    _check_careful_memory(path, raw)
     values, k, lines = _slow_table(path, raw, allowed, int_cols, delimiter, what)
     return Table(path, raw, values, k, lines)
 
@@ -645,6 +666,53 @@ def _is_header(first, second):
             or (len(second) == 3 and bool(_NUMBER_RE.fullmatch(second[2]))))
 
 
+# header names that say which end of an edge a column holds (HEADER_NAMES has them all)
+_TARGET_NAMES = frozenset({"to", "target", "dst", "destination", "to_id", "target_id", "head"})
+_SOURCE_NAMES = frozenset({"from", "source", "src", "from_id", "source_id", "tail"})
+
+
+def _header_doubt(fields, header):
+    """Why a first line taken as a header deserves a warning (None when it is a plain ``source target``).
+
+    Two cases a user must see: the names put the target first (``to from``:
+    lgekit reads the first column as the source whatever the header says,
+    which reverses every arc of a directed graph), and a header guessed only
+    from its neighbour (its fields are not column names, so it may be an
+    edge between nodes so named).
+    """
+    names = [f.lower() for f in fields]
+    if names[0] in _TARGET_NAMES or names[1] in _SOURCE_NAMES:
+        return ("was taken as a header that names the first column as the edges' target: lgekit reads the first "
+                "column as the source of each edge and the second as its target, whatever the header says (arcs "
+                "u -> v with directed=True); swap the columns if the file lists target, source")
+    if header is None and not all(name in HEADER_NAMES for name in names):
+        return ("was taken as a header and skipped (its fields are not numbers, the next line's are); pass "
+                "header=False to read it as an edge between nodes of those names, or header=True to say it is "
+                "a header")
+    return None
+
+
+def _check_one_reading(path, raw, delimiter):
+    """Refuse a first data line that a sniffed ``,`` ``;`` ``|`` and whitespace would split in two different ways.
+
+    ``n;1 n;2`` is the ``;``-separated fields ``n``, ``1 n``, ``2`` (an id
+    and a weight) or the whitespace-separated ids ``n;1`` and ``n;2``: when
+    every whitespace-separated token holds the delimiter between two other
+    characters, no guess is safe.  (``1, 2`` and ``Jean Valjean,Myriel``
+    read one way only: a delimiter at a token's end, a token without it.)
+    """
+    first = next(_data_lines(path, raw, None), None) if b'"' not in raw[:4096] else None
+    if first is None:
+        return
+    lineno, tokens, text = first
+    if len(tokens) >= 2 and all(delimiter in t.strip(delimiter) for t in tokens):
+        fields = _split_fields(text, delimiter, path, lineno)
+        raise DataFormatError(f"{text[:80]!r} reads two ways: {delimiter!r}-separated, the fields {fields[:4]}, or "
+                              f"whitespace-separated, the fields {tokens[:4]}; say which: lgekit.datasets.load(path, "
+                              f"delimiter={delimiter!r}) or delimiter='whitespace'",
+                              path=path, line=lineno)
+
+
 def _blank_line(raw, lineno):
     """``raw`` with line ``lineno`` (1-based) emptied, every other line where it was."""
     start = 0
@@ -682,11 +750,16 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
     raw = read_text_bytes(path)
     sniffed = delimiter is None
     delimiter = sniff_delimiter(raw) if sniffed else check_delimiter(delimiter)
+    if sniffed and delimiter in (",", ";", "|"):
+        _check_one_reading(path, raw, delimiter)
     if header is not False:
         lines = _data_lines(path, raw, delimiter)
         first, second = next(lines, None), next(lines, None)
         if first is not None and (header or _is_header(first[1], None if second is None else second[1])):
             logger.info("%s: line %d taken as a header: %s", path, first[0], first[2][:80])
+            doubt = _header_doubt(first[1], header)
+            if doubt:
+                warn_outside_lgekit(f"{path}, line {first[0]}: {first[2][:80]!r} {doubt}", GraphWarning)
             raw = _blank_line(raw, first[0])
     if id_type != "str":
         fast = _fast_table(raw, (2, 3), 2, delimiter)
@@ -700,6 +773,7 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
         if named is not None:
             edges, weights, k = named
             return _check_weights(edges, weights, Table(path, raw, None, k))
+    _check_careful_memory(path, raw)
     return _slow_edges(path, raw, delimiter, id_type, tab_sniffed=sniffed and delimiter == "\t")
 
 
@@ -926,6 +1000,7 @@ def read_label_file(path, *, delimiter=None, node_type=None):
             values = fast[0]
             return values[:, 0].copy(), values[:, 1].copy(), None
     sep = "whitespace" if delimiter is None else repr(delimiter)
+    _check_careful_memory(path, raw)
     nodes, labels, lines = [], [], []
     for lineno, fields, line in _data_lines(path, raw, delimiter):
         if len(fields) < 2 or any(f == "" for f in fields):

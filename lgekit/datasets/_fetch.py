@@ -6,8 +6,8 @@ files wins):
 1. ``data_home`` when given (nothing else is searched);
 2. ``$LGEKIT_DATA``, a local mirror laid out like ``../shared/data``
    (``blogcatalog/edges.csv``, ``ppi/Homo_sapiens.mat``, ...);
-3. when ``LGEKIT_DATA`` is unset and lgekit runs from a source checkout, the
-   checkout's sibling ``../shared/data``;
+3. when lgekit runs from a source checkout, the checkout's sibling
+   ``../shared/data`` (after ``$LGEKIT_DATA``, as the README says);
 4. the user cache: ``$LGEKIT_CACHE``, else
    ``platformdirs.user_cache_dir("lgekit")``.
 
@@ -34,13 +34,13 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .._output_folder import file_sha256   # one checksum for downloads and output manifests
+from .._input_file import DataFormatError, file_sha256  # one checksum for data sets and output manifests
 from ._edgelist import read_table
 from ._loaders import file_in, read_mat
 from ._registry import info
 
 __all__ = ["DownloadError", "ChecksumError", "DatasetNotFoundError", "cache_dir", "find_data_home", "search_path",
-           "locate", "fetch", "offline", "content_digest", "file_sha256", "verify"]
+           "locate", "fetch", "offline", "content_digest", "file_sha256", "verify", "check_local_copy"]
 
 logger = logging.getLogger(__name__)
 
@@ -124,17 +124,16 @@ def search_path(data_home=None):
     env = os.environ.get("LGEKIT_DATA")
     if env:
         folders.append(Path(env).expanduser())
-    else:
-        checkout = _checkout_data_dir()
-        if checkout is not None:
-            folders.append(checkout)
+    checkout = _checkout_data_dir()
+    if checkout is not None and checkout not in folders:
+        folders.append(checkout)
     folders.append(cache_dir())
     return folders
 
 
 def find_data_home(data_home=None):
-    """The folder data sets are read from first: ``data_home``, else ``$LGEKIT_DATA``, else a checkout's
-    ``../shared/data``, else the user cache (which may not exist yet).
+    """The folder data sets are looked for in first: ``data_home``, else ``$LGEKIT_DATA``, else a checkout's
+    ``../shared/data``, else the user cache (which may not exist yet); :func:`search_path` lists them all.
 
     Examples
     --------
@@ -203,8 +202,33 @@ def content_digest(path, kind):
 
 
 def _check_file(path, spec):
-    """None if ``path`` matches ``spec`` (raw or content digest), else a description of the mismatch."""
-    raw = file_sha256(path)
+    """None if ``path`` matches ``spec`` (raw or content digest), else a description of the mismatch.
+
+    A ``.gz`` copy is checked by what it unpacks to.  The answer is kept for
+    the process, keyed by the file's path, size, modification time and inode
+    (an edited file changes one of them), so loading a data set again costs
+    one ``stat`` per file.
+    """
+    path = Path(path)
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return f"cannot be read ({exc})"
+    memo = (str(path.resolve()), info.st_size, info.st_mtime_ns, info.st_ino, spec.sha256, spec.content_sha256)
+    if memo not in _CHECKED:
+        _CHECKED[memo] = _compare(path, spec)
+    return _CHECKED[memo]
+
+
+#: (path, size, mtime, inode, digests) -> what _compare said: a file is hashed once per process while unchanged
+_CHECKED = {}
+
+
+def _compare(path, spec):
+    try:
+        raw = file_sha256(path, gunzip=path.suffix == ".gz")
+    except (ValueError, OSError) as exc:
+        return f"cannot be read ({exc})"
     if raw == spec.sha256:
         return None
     if spec.content_sha256:
@@ -225,18 +249,37 @@ def verify(name, data_home=None):
     files = data_files(name, data_home)
     if files is None:
         raise FileNotFoundError(f"data set {entry.name!r} not found in {', '.join(map(str, search_path(data_home)))}")
-    out = {}
+    return {spec.name: _check_file(files[spec.name], spec) for spec in entry.files}
+
+
+def check_local_copy(name, folder):
+    """Refuse a local copy of registered data set ``name`` in ``folder`` whose files are not the registry's.
+
+    A registered name stands for the publisher's data: results are stored
+    under it (``lgekit reproduce``'s cells) and reported with its counts.  A
+    copy whose bytes match neither registered digest of a file (the raw
+    SHA-256, or the content digest of a differently formatted copy) is
+    refused, not read under that name; read by path, the same files are a
+    data set of their own, keyed by their content.
+
+    Raises
+    ------
+    DataFormatError
+        Naming the first file that differs, both digests, and what to do.
+    """
+    entry = info(name)
     for spec in entry.files:
-        path = files[spec.name]
-        if path.suffix == ".gz":
-            with tempfile.TemporaryDirectory() as tmp:
-                plain = Path(tmp) / spec.name
-                with gzip.open(path, "rb") as src, open(plain, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                out[spec.name] = _check_file(plain, spec)
-        else:
-            out[spec.name] = _check_file(path, spec)
-    return out
+        path = file_in(folder, spec.name)
+        problem = _check_file(path, spec)
+        if problem is not None:
+            raise DataFormatError(
+                f"this copy of the registered data set {entry.name!r} is not the publisher's: {problem}. A "
+                f"registered name stands for the publisher's files (results are stored and reported under it), so "
+                f"this copy is refused. To use these files as your own data, give their path instead ("
+                f"{folder if entry.name == 'blogcatalog' else path}), which keys results by their content; to get "
+                f"the publisher's files, `lgekit datasets fetch {entry.name} --force`, or point LGEKIT_DATA "
+                "elsewhere", path=path)
+    return folder
 
 
 # ---------------------------------------------------------------------- download

@@ -20,12 +20,17 @@ ASU folder
     (BlogCatalog3, Flickr, YouTube from the ASU Social Computing Data
     Repository), comma or whitespace separated, 1-based integer ids.
 """
+import io
 import logging
+import math
+import zlib
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._input_file import memory_bound, open_regular_file
+from .._memory import format_bytes
 from ..adjacency import adjacency_from_pairs
 from ..graph import Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
@@ -54,6 +59,85 @@ logger = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------------- .mat
+# the file's bytes, and the CSR copy of the adjacency made from them: the memory a .mat file needs per byte
+_MAT_BYTES_PER_BYTE = 4
+# MAT v5 (the format of scipy.io.savemat and MATLAB's -v7): element types and array classes used below
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
+_MX_SPARSE = 5
+# bytes per element of each numeric class (mxDOUBLE .. mxUINT64), as read
+_MX_ITEMSIZE = {6: 8, 7: 4, 8: 1, 9: 1, 10: 2, 11: 2, 12: 4, 13: 4, 14: 8, 15: 8}
+_MX_NAMES = {5: "sparse", 6: "double", 7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32",
+             13: "uint32", 14: "int64", 15: "uint64"}
+
+
+def _mat_header(body, order):
+    """``(name, class, dims, nzmax, complex)`` from the start of an miMATRIX element's body (its first sub-elements)."""
+    fields = []
+    pos = 0
+    for _ in range(3):  # array flags, dimensions, name
+        first = int.from_bytes(body[pos:pos + 4], order)
+        if first >> 16:  # a small element: its size and type share the first word, data in the next four bytes
+            size, data, pos = first >> 16, body[pos + 4:pos + 8], pos + 8
+        else:
+            size = int.from_bytes(body[pos + 4:pos + 8], order)
+            data, pos = body[pos + 8:pos + 8 + size], pos + 8 + size + (-size % 8)
+        fields.append(data[:size])
+    flags, dims, name = fields
+    if len(flags) < 8 or len(dims) < 8:
+        raise ValueError("a variable's header is truncated")
+    word = int.from_bytes(flags[:4], order)
+    dims = tuple(int.from_bytes(dims[i:i + 4], order, signed=True) for i in range(0, len(dims) - 3, 4))
+    return name.decode("latin-1"), word & 0xFF, dims, int.from_bytes(flags[4:8], order), bool(word & 0x800)
+
+
+def _mat_subset(fh, path, used):
+    """``(bytes, names)``: a MAT v5 file holding only the ``used`` variables of ``fh``, each checked to fit the
+    memory first, and the names of every variable of ``fh``.
+
+    Another variable is skipped without being decompressed, and a used one
+    is refused from its declared size (dense: its shape; sparse: its
+    ``nzmax``) before anything allocates it.  ``(None, None)`` for a file that
+    is not MAT v5 (v4, v7.3: left to scipy, which says what it is).
+    """
+    header = fh.read(128)
+    if len(header) < 128 or header[124:126] not in (b"\x00\x01", b"\x01\x00") or header[126:128] not in (b"IM", b"MI"):
+        return None, None
+    order = "little" if header[126:128] == b"IM" else "big"
+    limit, why = memory_bound(1)
+    kept, names = [header], []
+    while True:
+        tag = fh.read(8)
+        if len(tag) < 8:
+            break
+        kind, size = int.from_bytes(tag[:4], order), int.from_bytes(tag[4:], order)
+        payload = fh.read(size)
+        if len(payload) < size:
+            raise ValueError("the file is truncated")
+        if kind == _MI_COMPRESSED:
+            unpack = zlib.decompressobj()
+            body = unpack.decompress(payload[:4096], 4096)  # the tag and the first sub-elements: a few dozen bytes
+            kind, body = int.from_bytes(body[:4], order), body[8:]
+        else:
+            body = payload
+        if kind != _MI_MATRIX:
+            continue
+        name, mclass, dims, nzmax, is_complex = _mat_header(body, order)
+        names.append(name)
+        if name not in used:
+            continue
+        if mclass == _MX_SPARSE:
+            need = nzmax * (8 * (1 + is_complex) + 4) + (dims[-1] + 1) * 8
+        else:
+            need = math.prod(dims) * _MX_ITEMSIZE.get(mclass, 8) * (1 + is_complex)
+        if limit is not None and need > limit:
+            shape = "x".join(map(str, dims))
+            raise DataFormatError(f"variable {name!r} declares a {shape} {_MX_NAMES.get(mclass, 'matrix')} matrix "
+                                  f"{'of ' + format(nzmax, ',') + ' entries ' if mclass == _MX_SPARSE else ''}"
+                                  f"({format_bytes(need)}), more than the memory left: {why}", path=path)
+        kept.append(tag + payload)
+    return b"".join(kept), names
+
+
 def read_mat(path, *, network_key="network", group_key="group", bipartite=False):
     """Read a DeepWalk/node2vec ``.mat`` file.
 
@@ -70,7 +154,15 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
 
     path = check_regular_file(path)
     try:
-        contents = scipy.io.loadmat(str(path))
+        # only the two variables used are read (a file's other variables, compressed, may unpack to gigabytes),
+        # and only when their declared sizes fit the memory left
+        with open_regular_file(path, bytes_per_byte=_MAT_BYTES_PER_BYTE, what="a .mat file") as fh:
+            subset, names = _mat_subset(fh, path, (network_key, group_key))
+            fh.seek(0)
+            contents = scipy.io.loadmat(fh if subset is None else io.BytesIO(subset),
+                                        variable_names=[network_key, group_key])
+    except DataFormatError:
+        raise
     except NotImplementedError:
         raise DataFormatError(
             "MATLAB v7.3 (HDF5) .mat files are not supported; re-save it in MATLAB with save(..., '-v7')",
@@ -81,7 +173,7 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
             f"not a readable MATLAB .mat file: the file is truncated or corrupt ({type(exc).__name__}: {exc})",
             path=path,
         ) from exc
-    found = sorted(k for k in contents if not k.startswith("__"))
+    found = sorted(names if names is not None else (k for k in contents if not k.startswith("__")))
     if network_key not in contents:
         raise DataFormatError(
             f"no variable {network_key!r} (the adjacency matrix, DeepWalk convention); variables found: {found}",
@@ -130,6 +222,40 @@ def _drop_self_loops(edges, weights, policy, path):
         edges = edges[~loops]
         weights = None if weights is None else weights[~loops]
     return edges, weights
+
+
+def _shown(value):
+    """A node id as the plain Python value (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _check_weight_sums(idx, weights, node_ids, directed, table):
+    """Refuse an edge listed several times whose weights add up past the largest float, naming its lines.
+
+    A repeated edge's weights are added (:func:`_graph_from_indices`); two
+    lines of weight ``1e308`` would give ``inf``, refused later with no file
+    or line.  The weights are positive, so when their total is finite no
+    pair's sum can overflow: the check costs one sum.
+    """
+    if weights is None:
+        return
+    with np.errstate(over="ignore"):
+        if np.isfinite(weights.sum()):
+            return
+    keep = idx[:, 0] != idx[:, 1]  # self-loops are dropped, never added
+    pairs = idx if directed else np.sort(idx, axis=1)
+    _, group = np.unique(pairs, axis=0, return_inverse=True)
+    group = group.ravel()
+    with np.errstate(over="ignore"):
+        sums = np.bincount(group[keep], weights=weights[keep], minlength=int(group.max()) + 1)
+    bad = np.flatnonzero(~np.isfinite(sums))
+    if bad.size:
+        rows = np.flatnonzero((group == bad[0]) & keep)
+        lines = ", ".join(str(table.line_of(int(r))) for r in rows[:5]) + (", ..." if len(rows) > 5 else "")
+        u, v = (_shown(node_ids[i]) for i in idx[rows[0]])
+        table.fail(int(rows[0]), f"edge ({u!r}, {v!r}) is listed {len(rows)} times (lines {lines}) and its weights "
+                                 "add up to more than the largest float (about 1.8e308); a repeated edge's weights "
+                                 "are added: scale the weights down")
 
 
 def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
@@ -231,6 +357,8 @@ def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=No
         return _bipartite_edge_list(path, edges, weights, labels, name)
     edges, weights = _drop_self_loops(edges, weights, self_loops, path)
     node_ids, idx = sorted_ids(edges)
+    if self_loops == "warn":  # rows still match the file's lines
+        _check_weight_sums(idx, weights, node_ids, directed, table)
     node_ids = _compact(node_ids)
     label_matrix = names = None
     if labels is not None and isinstance(labels, (str, Path)):
@@ -316,6 +444,7 @@ def load_asu_folder(folder, *, delimiter=None, directed=False, name=None, self_l
     node_ids, _ = read_id_list(paths["nodes.csv"], delimiter=delimiter, what="node ids")
     edges, weights, edge_table = read_edge_table(paths["edges.csv"], delimiter=delimiter, header=False, id_type="int")
     idx = _check_edges_known(edge_table, edges, node_ids, paths["nodes.csv"].name)
+    _check_weight_sums(idx, weights, node_ids, directed, edge_table)
     group_ids, _ = read_id_list(paths["groups.csv"], delimiter=delimiter, what="group ids")
     member_table = read_table(paths["group-edges.csv"], allowed=(2,), int_cols=2, delimiter=delimiter,
                               what="node id, group id")

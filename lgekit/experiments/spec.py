@@ -473,13 +473,21 @@ def dataset_spec(dataset=None, *, quick=False):
     FileNotFoundError
         When ``dataset`` is neither a registered name nor an existing path.
     ValueError
-        For a folder that is not an ASU data set folder.
+        For a folder that is not an ASU data set folder; a
+        :class:`~lgekit.datasets.DataFormatError` for a local copy of a
+        registered data set that is not the registry's
+        (:func:`lgekit.datasets.check_local_copy`).
     """
     if dataset is None:
         dataset = DEFAULT_DATASET
     # only a str may be a registered name: any other path-like is a path
     source = datasets.resolve(dataset if isinstance(dataset, str) else Path(os.fspath(dataset)))
     if source.kind == "registered":
+        folder = None if source.embedded else datasets.locate(source.name)
+        if folder is not None:
+            # the name keys the cells: a copy that is not the registry's is refused here, before a cell is
+            # looked up under that name (a missing one is checked when it is downloaded)
+            datasets.check_local_copy(source.name, folder)
         kwargs = dict(QUICK_DATASET_KWARGS) if source.name == DEFAULT_DATASET and quick else {}
         return {"name": source.name, "kwargs": kwargs}
     return {"path": str(source.path), "sha256": source.content_sha256()}

@@ -32,6 +32,7 @@ output folder's lock, which ``lgekit fit`` takes too) is held for a whole
 same folder is refused before it writes anything.
 """
 import contextlib
+import io
 import json
 import logging
 import os
@@ -39,15 +40,22 @@ import re
 from pathlib import Path
 
 from .._atomic import atomic_write_text, temporary_target
+from .._input_file import open_regular_file, read_input_bytes
 from .._json import to_json_safe
 from .._output_folder import MANIFEST_NAME, OutputFolder
 
-__all__ = ["ResultsStore", "read_jsonl", "strip_timings", "FINISHED_STATUSES"]
+__all__ = ["ResultsStore", "read_jsonl", "strip_timings", "FINISHED_STATUSES", "MAX_CELL_BYTES"]
 
 logger = logging.getLogger(__name__)
 
 #: records with these statuses are results; "error" cells are recomputed on the next run
 FINISHED_STATUSES = ("ok", "diverged")
+
+#: the most bytes a cell record may hold: a record is a configuration, metrics and a history of a few hundred
+#: epochs (kilobytes); anything far larger is damage, refused from its size before it is read
+MAX_CELL_BYTES = 64 * 2**20
+# json.loads builds Python objects from the text: several times its size in memory
+_JSON_BYTES_PER_BYTE = 16
 
 
 def strip_timings(record):
@@ -68,7 +76,8 @@ def read_jsonl(path):
     indexes, or an append that was interrupted).
     """
     out = []
-    with open(path, encoding="utf-8") as fh:
+    with io.TextIOWrapper(open_regular_file(path, bytes_per_byte=_JSON_BYTES_PER_BYTE, what="a JSON-lines file"),
+                          encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
             line = line.strip()
             if not line:
@@ -132,14 +141,19 @@ class ResultsStore:
     def get(self, key):
         """The record of cell ``key``, or ``None`` if it has none or its file is damaged.
 
-        A cell file is damaged when it cannot be read, is not UTF-8 JSON, is
+        A cell file is damaged when it cannot be read, is not a regular file
+        (a FIFO, a link to a device: refused without reading), holds more
+        than :data:`MAX_CELL_BYTES`, is not UTF-8 JSON, is
         not a JSON object, or holds another cell's record (its ``key`` differs
         from its file name): then ``None`` (the cell is recomputed), and one
         warning naming the file and what is wrong, once per file.
         """
         path = self._path(key)
         try:
-            record = json.loads(path.read_bytes().decode("utf-8"))
+            # a FIFO or a link to /dev/zero is refused at once, and a huge file from its size
+            raw = read_input_bytes(path, bytes_per_byte=_JSON_BYTES_PER_BYTE, max_bytes=MAX_CELL_BYTES,
+                                   what="a cell record")
+            record = json.loads(raw.decode("utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError, ValueError) as exc:  # only by outside damage

@@ -6,23 +6,15 @@ estimators' memory check), so that a fit that cannot run fails at once, with
 a message, instead of crashing or thrashing much later.
 """
 import os
-import re
 
-try:
-    import resource
-except ImportError:  # pragma: no cover - not on POSIX (Windows): no rlimits to read
-    resource = None
+# defined at the foundation, where every file read is bounded by it too; re-exported for the estimators
+from .._memory import MEMORY_ENV, available_memory, format_bytes, parse_bytes
 
 __all__ = ["MAX_THREADS_PER_CPU", "MEMORY_ENV", "available_memory", "format_bytes", "max_n_threads",
            "parse_bytes"]
 
 #: at most this many threads per CPU: beyond, OpenMP gains nothing and far beyond it crashes
 MAX_THREADS_PER_CPU = 64
-
-#: environment variable overriding the available memory (bytes, or with a K/M/G/T suffix)
-MEMORY_ENV = "LGEKIT_AVAILABLE_MEMORY"
-
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
 def max_n_threads():
@@ -33,94 +25,3 @@ def max_n_threads():
     process (``n_threads=100000`` ended in a segmentation fault).
     """
     return MAX_THREADS_PER_CPU * (os.cpu_count() or 1)
-
-
-def parse_bytes(text):
-    """A number of bytes written as ``"123"``, ``"1.5G"``, ``"8 GiB"`` or ``"512MB"`` (binary units).
-
-    Raises
-    ------
-    ValueError
-        Naming ``$LGEKIT_AVAILABLE_MEMORY``, for any other text.
-    """
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", text, re.IGNORECASE)
-    if not match:
-        raise ValueError(f"${MEMORY_ENV} must be a number of bytes, optionally with a K/M/G/T suffix "
-                         f"(e.g. 8G), got {text!r}")
-    return int(float(match.group(1)) * _UNITS[match.group(2).upper()])
-
-
-def format_bytes(n):
-    """``n`` bytes in words: ``"512 B"``, ``"1.5 GiB"``."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-
-
-def _read_int(path):
-    try:
-        with open(path) as fh:
-            text = fh.read().strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def _proc_status_bytes(field):
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
-def available_memory():
-    """Memory this process can still allocate without swapping, as ``(bytes, source)``.
-
-    The smallest of: ``MemAvailable`` of ``/proc/meminfo`` (else
-    ``SC_AVPHYS_PAGES x SC_PAGE_SIZE``), the room left under a cgroup memory
-    limit (v2 ``memory.max``, v1 ``memory.limit_in_bytes``) and under the
-    soft ``RLIMIT_AS`` / ``RLIMIT_DATA`` limits.  The environment variable
-    ``LGEKIT_AVAILABLE_MEMORY`` (bytes, or e.g. ``"2G"``) overrides them all.
-
-    Returns
-    -------
-    (int, str) or (None, None)
-        ``(None, None)`` when the platform tells nothing.
-    """
-    env = os.environ.get(MEMORY_ENV)
-    if env:
-        return parse_bytes(env), f"${MEMORY_ENV}"
-    found = []
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
-                    break
-    except (OSError, ValueError, IndexError):
-        pass
-    if not found:
-        try:
-            found.append((os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "free physical memory"))
-        except (ValueError, OSError, AttributeError):
-            pass
-    for limit_file, usage_file in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
-                                   ("/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                                    "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
-        limit, usage = _read_int(limit_file), _read_int(usage_file)
-        if limit is not None and usage is not None and limit < 2**60:  # "max" / 2**63-ish mean none
-            found.append((max(limit - usage, 0), f"cgroup limit {limit_file}"))
-    if resource is not None:
-        for name, field in (("RLIMIT_AS", "VmSize"), ("RLIMIT_DATA", "VmData")):
-            soft = resource.getrlimit(getattr(resource, name))[0]
-            used = _proc_status_bytes(field)
-            if soft != resource.RLIM_INFINITY and used is not None:
-                found.append((max(soft - used, 0), f"the {name} limit"))
-    if not found:
-        return None, None
-    return min(found, key=lambda item: item[0])

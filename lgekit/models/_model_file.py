@@ -39,7 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._atomic import atomic_path, atomic_write_text
+from .._input_file import memory_bound, open_regular_file
 from .._json import json_default
+from .._memory import format_bytes
 from .._version import __version__
 from ..ids import object_array
 from ._training_data import TWO_TABLE_KINDS
@@ -109,13 +111,16 @@ class ModelFile:
 def read_checked_npz(path):
     """The arrays of an ``.npz`` file, read without pickles and with every header checked first.
 
-    No array is allocated before its declared shape and dtype agree with the
-    member's size in the zip directory, so a crafted header cannot make numpy
-    allocate more than the file holds.  OSError of opening the file
-    (missing, permission) propagates; anything wrong inside it is a
-    ValueError naming the file.
+    Only a regular file is opened (:func:`lgekit._input_file.open_regular_file`:
+    ``/dev/zero``, a FIFO or a socket is refused at once, "not a regular
+    file").  No array is allocated before its declared shape and dtype agree
+    with the member's size in the zip directory, and the members' sizes
+    together fit the memory left (:func:`lgekit._input_file.memory_bound`), so
+    a crafted header cannot make numpy allocate more than the file holds or
+    the machine has.  OSError of opening the file (missing, permission)
+    propagates; anything wrong inside it is a ValueError naming the file.
     """
-    with open(path, "rb") as fh:
+    with open_regular_file(path, what="a model file") as fh:
         try:
             return _read_npz_members(fh)
         except MALFORMED_FILE_ERRORS as exc:
@@ -144,6 +149,10 @@ def _read_npz_members(fh):
     infos = zf.infolist()
     if len(infos) > _MAX_MEMBERS:
         raise ValueError(f"{len(infos)} members, more than a model file has")
+    declared = sum(info.file_size for info in infos)
+    limit, why = memory_bound()
+    if limit is not None and declared > limit:
+        raise ValueError(f"its arrays declare {format_bytes(declared)} in all, more than the memory left: {why}")
     arrays = {}
     for info in infos:
         if not info.filename.endswith(".npy") or info.is_dir():
