@@ -362,6 +362,8 @@ class Graph:
         ----------
         matrix : scipy.sparse matrix or array-like, shape (n, n)
             Real, finite, non-negative entries; a complex matrix is refused.
+            Entries stored twice in a sparse matrix are summed (scipy's
+            rule: the matrix is what ``matrix.toarray()`` shows).
         node_ids, labels, label_names, weighted, name
             As in :meth:`from_edges` and :class:`Graph`.
         directed : bool, optional
@@ -396,6 +398,7 @@ class Graph:
         coo = sp.coo_matrix(matrix)
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"matrix must be square, got shape {coo.shape}")
+        coo.sum_duplicates()  # an entry stored twice is their sum: the matrix scipy means (A.toarray())
         coo.eliminate_zeros()
         if n_left is not None:
             n_left = _check_n_left(n_left, coo.shape[0], directed)

@@ -9,6 +9,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lgekit
 from lgekit import Graph, GraphWarning, datasets, split_edges
@@ -216,3 +218,41 @@ def test_a_self_loop_warning_names_the_callers_line():
         [w] = [w for w in caught if issubclass(w.category, GraphWarning)]
         assert "dropped 1 self-loop(s)" in str(w.message)
         assert w.filename == __file__, w.filename   # this file's line, not lgekit/graph.py's
+
+
+def test_a_matrix_is_read_as_scipy_means_it():
+    """An entry stored twice in a COO matrix is their sum (matrix.toarray()); (i, j) and (j, i) then follow the rule."""
+    m = sp.coo_matrix((np.array([1.0, 2.0, 3.0, 3.0]), (np.array([0, 0, 0, 1]), np.array([1, 1, 2, 0]))), shape=(3, 3))
+    dense = m.toarray()
+    directed = Graph.from_scipy(m, directed=True)
+    assert directed.to_scipy().toarray().tolist() == dense.tolist()
+    assert Graph.from_scipy(m, directed=False).edge_weights().tolist() == [3.0, 3.0]   # max(1 + 2, 3), and 3
+    same_graph(Graph.from_scipy(m, directed=True), Graph.from_scipy(dense, directed=True))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.sampled_from([0.5, 1.0, 2.0, 3.0])),
+                min_size=1, max_size=25).filter(lambda rows: any(u != v for u, v, _ in rows)))
+def test_every_reader_applies_the_one_rule(tmp_path_factory, rows):
+    """Random lines, reversed pairs and repeats included: the file reader, an array, a DataFrame and a networkx
+    DiGraph read undirected all give the Graph whose edge weighs its largest weight."""
+    rows = [(u, v, w) for u, v, w in rows if u != v]     # self-loops: dropped everywhere (with a warning)
+    expected = {}
+    for u, v, w in rows:
+        key = (min(u, v), max(u, v))
+        expected[key] = max(expected.get(key, 0.0), w)
+    path = tmp_path_factory.mktemp("rule") / "g.txt"
+    path.write_text("".join(f"{u} {v} {w!r}\n" for u, v, w in rows))
+    graphs = [datasets.load(path), as_graph(np.array(rows)), as_graph(pd.DataFrame(rows)),
+              as_graph([(u, v, w) for u, v, w in rows])]
+    nodes = sorted({x for u, v, _ in rows for x in (u, v)})
+    digraph = nx.DiGraph()
+    digraph.add_nodes_from(nodes)       # networkx numbers nodes in the order they come
+    for u, v, w in rows:     # a DiGraph holds one arc per direction: the larger weight of each, as the rule would
+        if not digraph.has_edge(u, v) or digraph[u][v]["weight"] < w:
+            digraph.add_edge(u, v, weight=w)
+    graphs.append(Graph.from_networkx(digraph, directed=False))
+    for g in graphs:
+        assert g.node_ids.tolist() == nodes
+        got = {(int(g.node_ids[a]), int(g.node_ids[b])): w for (a, b), w in zip(g.edges().tolist(), g.edge_weights())}
+        assert got == expected
