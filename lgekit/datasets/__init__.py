@@ -341,7 +341,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
 
 
 #: the forms a graph may come in, as error messages name them
-GRAPH_FORMS = ("an lgekit.Graph, an EdgeSplit, a file path (or registered data set name), an (m, 2) or (m, 3) "
+_GRAPH_FORMS = ("an lgekit.Graph, an EdgeSplit, a file path (or registered data set name), an (m, 2) or (m, 3) "
                "edge array or list of pairs, a pandas DataFrame, a networkx graph or a scipy sparse adjacency matrix")
 
 
@@ -445,7 +445,7 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
     if isinstance(data, (np.ndarray, list, tuple)):
         return Graph.from_edges(data, weights=weights, directed=bool(directed), bipartite=bool(bipartite),
                                 labels=labels)
-    raise TypeError(f"{what} must be {GRAPH_FORMS}; got {type(data).__name__}")
+    raise TypeError(f"{what} must be {_GRAPH_FORMS}; got {type(data).__name__}")
 
 
 def _is_split(data):
