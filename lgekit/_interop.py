@@ -15,7 +15,8 @@ import numpy as np
 
 from .ids import is_integer_id, node_id_query, object_array, text_array
 
-__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "is_networkx", "dataframe_edges", "checked_weights"]
+__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "is_networkx", "dataframe_edges",
+           "checked_weights"]
 
 
 class NetworkxParts(NamedTuple):

@@ -88,12 +88,14 @@ class Graph:
     bipartite graph ``(u, v)`` and ``(v, u)`` are the same pair.  So a file
     that lists both directions (``1 2 3`` and ``2 1 3``), a symmetric matrix
     and a networkx graph all give that edge weight 3, never 6, and exact
-    duplicate lines count once.  ``duplicates="sum"`` (on every ``from_*``
-    constructor) adds the weights instead, for lines that count
-    interactions; ``"last"`` keeps the one given last (networkx's rule, as
-    ``networkx.from_pandas_edgelist`` reads a DataFrame); ``"error"``
-    refuses a repeat.  An unweighted graph stays unweighted: a repeated edge
-    weighs 1.
+    duplicate lines count once.  ``duplicates="sum"`` (on :meth:`from_edges`,
+    :meth:`from_pandas`, :meth:`from_networkx` and :meth:`from_scipy`) adds
+    the weights instead, for lines that count interactions; ``"last"`` keeps
+    the one given last (networkx's rule, as ``networkx.from_pandas_edgelist``
+    reads a DataFrame); ``"error"`` refuses a repeat.  An unweighted graph
+    stays unweighted: a repeated edge weighs 1.  (A sparse matrix's own
+    entries are first what scipy makes of them: one stored twice is their
+    sum.)
 
     A graph is of one of three kinds (:attr:`kind`):
 

@@ -60,7 +60,8 @@ from .generators import (
 )
 
 __all__ = [
-    "as_graph", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
+    "as_graph", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home",
+    "locate", "search_path",
     "cache_dir", "verify", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
     "read_edge_list", "read_label_file", "HEADER_NAMES",
@@ -449,7 +450,8 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
 
 
 def _is_split(data):
-    """Whether ``data`` is an ``EdgeSplit`` (of :func:`lgekit.split_edges`, a module above this one), by what it holds."""
+    """Whether ``data`` is an ``EdgeSplit`` (of :func:`lgekit.split_edges`), by what it holds: evaluation, which
+    defines the class, reads graphs through this module."""
     return isinstance(getattr(data, "graph", None), Graph) and hasattr(data, "train_graph")
 
 
