@@ -15,7 +15,8 @@ import numpy as np
 
 from .ids import is_integer_id, node_id_query, object_array, text_array
 
-__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "dataframe_edges", "checked_weights"]
+__all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "is_networkx", "dataframe_edges",
+           "checked_weights"]
 
 
 class NetworkxParts(NamedTuple):
@@ -26,7 +27,6 @@ class NetworkxParts(NamedTuple):
     weights: Optional[list]    # the raw weight of each edge (1 where absent), or None: unweighted
     describe_edge: Any         # k -> "edge (u, v)" with the node ids, for error messages
     directed: bool
-    duplicates: str            # how parallel or reciprocal edges merge
     n_left: Optional[int]
     labels: Optional[dict]
 
@@ -56,8 +56,8 @@ def networkx_parts(nx_graph, *, weight, label_attr, directed, bipartite):
     labels = None
     if label_attr is not None:
         labels = {v: nx_graph.nodes[v][label_attr] for v in nodes if label_attr in nx_graph.nodes[v]}
-    return NetworkxParts(node_ids, edges, weights, lambda k: "edge ({!r}, {!r})".format(*ends[k]), directed,
-                         "max" if nx_graph.is_directed() and not directed else "sum", n_left, labels)
+    return NetworkxParts(node_ids, edges, weights, lambda k: "edge ({!r}, {!r})".format(*ends[k]), directed, n_left,
+                         labels)
 
 
 def _sides(nx_graph, attr, required):
@@ -112,6 +112,11 @@ def to_networkx(graph):
     return g
 
 
+def is_networkx(x):
+    """Whether ``x`` is a networkx graph, without importing networkx (slow to import)."""
+    return type(x).__module__.split(".")[0] == "networkx"
+
+
 def is_dataframe(x):
     """Whether ``x`` is a pandas DataFrame, without importing pandas (it is optional and slow to import)."""
     return type(x).__module__.split(".")[0] == "pandas" and type(x).__name__ == "DataFrame"
@@ -129,19 +134,14 @@ def _column(df, name, what):
 def dataframe_edges(df, source, target, weight, what="df"):
     """``(edges, weights)`` from columns of a DataFrame: an ``(m, 2)`` id array and the raw weights or None.
 
-    ``source``/``target``/``weight`` name columns; ``source=None`` reads the
-    columns by position (two, or three with the weights: the rule of an
-    ``(m, 2)`` or ``(m, 3)`` array).  Missing id values (NaN, None, pd.NA)
-    are refused with their row labels.
+    ``source``/``target``/``weight`` name columns; ``source=None`` reads
+    ``df`` by the one rule of a DataFrame given as a graph
+    (:func:`lgekit.datasets.as_graph`).  Missing id values (NaN, None, pd.NA) are refused with their row
+    labels.
     """
     columns = list(df.columns)
     if source is None:
-        if len(columns) not in (2, 3):
-            raise ValueError(f"{what} is a DataFrame with {len(columns)} columns {columns}; an edge list has 2 "
-                             "(source, target) or 3 (source, target, weight): pick them with "
-                             "Graph.from_pandas(df, source=..., target=..., weight=...)")
-        names = columns[:2]
-        weight = columns[2] if len(columns) == 3 else None
+        names, weight = _columns_by_rule(columns, what)
     else:
         names = [source, target]
     wanted = [("source", names[0]), ("target", names[1])] + ([("weight", weight)] if weight is not None else [])
@@ -163,6 +163,32 @@ def dataframe_edges(df, source, target, weight, what="df"):
         edges[:, 0], edges[:, 1] = ends  # element by element: a tuple id stays one id
     weights = None if weight is None else _column(df, weight, "weight")
     return edges, weights
+
+
+def _columns_by_rule(columns, what):
+    """``([source, target], weight or None)``: the columns of a DataFrame given as a graph, by the one rule of
+    :func:`lgekit.datasets.as_graph`; a column that the rule would ignore is a ValueError naming it."""
+    pick = "pick them with Graph.from_pandas(df, source=..., target=..., weight=...)"
+    if "source" in columns or "target" in columns:
+        present, absent = ("source", "target") if "target" not in columns else ("target", "source")
+        if absent not in columns:
+            raise ValueError(f"{what} is a DataFrame with a {present!r} column but no {absent!r} column (its columns "
+                             f"are {columns}); name both, or {pick}")
+        extra = [c for c in columns if c not in ("source", "target", "weight")]
+        if extra:
+            raise ValueError(f"{what}: the DataFrame's column(s) {extra} would be ignored: beside 'source' and "
+                             f"'target' only a 'weight' column is read (its columns are {columns}); rename the "
+                             f"weight column 'weight', drop the others (df[['source', 'target']]), or {pick}")
+        return ["source", "target"], "weight" if "weight" in columns else None
+    if len(columns) not in (2, 3):
+        raise ValueError(f"{what} is a DataFrame with {len(columns)} columns {columns}; an edge list has 2 "
+                         "(source, target) or 3 (source, target, weight), read by position unless named 'source' "
+                         f"and 'target': {pick}")
+    if "weight" in columns[:2]:
+        raise ValueError(f"{what}: the DataFrame's column 'weight' is its column {columns.index('weight') + 1} of "
+                         f"{columns}; read by position (no 'source'/'target' columns), the weight is the third: "
+                         "reorder the columns, or name them 'source' and 'target'")
+    return columns[:2], columns[2] if len(columns) == 3 else None
 
 
 def _exact(values):

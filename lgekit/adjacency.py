@@ -32,9 +32,10 @@ def adjacency_from_pairs(idx, weights, n, directed, duplicates):
     n : int
         Number of nodes.
     directed : bool
-    duplicates : {"sum", "max", "error"}
-        How the weights of a repeated edge merge; "sum" adds them in the
-        order given, so the result is the same bit for bit on every run.
+    duplicates : {"max", "sum", "last", "error"}
+        How the weights of a repeated edge merge: the largest, their sum
+        (added in the order given, so the result is the same bit for bit on
+        every run), the one given last (networkx's rule), or a ValueError.
 
     Returns
     -------
@@ -79,8 +80,8 @@ def _weighted(u, v, weights, n, duplicates):
     """CSR of the distinct pairs ``(u, v)``, a repeated pair's weights merged by ``duplicates``."""
     width = max(n, 1)
     key = u * width + v
-    # a stable order, so that the weights of a repeated edge are summed in the order given
-    order = np.argsort(key, kind="stable" if duplicates == "sum" else None)
+    # a stable order, so that the weights of a repeated edge are summed (or the last found) in the order given
+    order = np.argsort(key, kind="stable" if duplicates in ("sum", "last") else None)
     key = key[order]
     first = np.ones(len(key), dtype=bool)
     first[1:] = key[1:] != key[:-1]
@@ -89,8 +90,11 @@ def _weighted(u, v, weights, n, duplicates):
         raise ValueError(f"edge ({k // width}, {k % width}) is repeated and duplicates='error'")
     starts = np.flatnonzero(first)
     rows, cols = key[starts] // width, key[starts] % width
-    w = (np.maximum if duplicates == "max" else np.add).reduceat(weights[order], starts) if len(starts) else \
-        np.zeros(0)
+    if duplicates == "last":
+        w = weights[order][np.append(starts[1:], len(key)) - 1] if len(starts) else np.zeros(0)
+    else:
+        w = (np.maximum if duplicates == "max" else np.add).reduceat(weights[order], starts) if len(starts) else \
+            np.zeros(0)
     # the keys are sorted by row, then column: that is CSR order already
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])

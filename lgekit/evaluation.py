@@ -21,6 +21,7 @@ from scipy.sparse import csgraph
 from ._random import check_random_state, draw_seed
 from ._sampling import pairs_in_pattern, sample_pairs
 from ._validation import Interval, Options, check_pairs, validate_arguments
+from .datasets import as_graph
 from .graph import Graph
 
 __all__ = ["EdgeSplit", "LeakError", "check_directed", "non_reciprocal_arcs", "sample_negative_pairs", "split_edges"]
@@ -40,11 +41,6 @@ class LeakError(RuntimeError):
 
 
 # ---------------------------------------------------------------------- sampling
-def _check_graph(graph, name="graph"):
-    if not isinstance(graph, Graph):
-        raise TypeError(f"{name} must be an lgekit.Graph, got {type(graph).__name__}; "
-                        "build one with Graph.from_edges / from_scipy / from_networkx")
-    return graph
 
 
 def _pattern(graph, exclude=None):
@@ -128,9 +124,9 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
 
     Parameters
     ----------
-    graph : Graph
+    graph : Graph, or any form of :func:`lgekit.datasets.as_graph`
         Its edges (either orientation if undirected; arcs if directed) are
-        never returned.
+        never returned; the pairs are node indices of the Graph it is read as.
     n_pairs : int
         Number of pairs to draw (>= 0).
     seed : None, int or numpy.random.Generator, default None
@@ -186,7 +182,7 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
     >>> pairs.shape, bool(g.has_edges(pairs).any()), bool((pairs[:, 0] < pairs[:, 1]).all())
     ((5, 2), False, True)
     """
-    _check_graph(graph)
+    graph = as_graph(graph)
     rng = check_random_state(seed, "seed")
     n = graph.n_nodes
     n_pairs = int(n_pairs)
@@ -255,9 +251,9 @@ def sample_negative_pairs(graph, n_pairs, seed=None, sampler="uniform", exclude=
 
 # ---------------------------------------------------------------------- direction (directed graphs)
 def check_directed(graph, name="graph"):
-    """``graph`` if it is a directed :class:`Graph`, else TypeError / ValueError naming ``name``."""
-    if not isinstance(graph, Graph):
-        raise TypeError(f"{name} must be an lgekit.Graph, got {type(graph).__name__}")
+    """``graph`` (any form of :func:`lgekit.datasets.as_graph`) as a directed :class:`Graph`, else TypeError /
+    ValueError naming ``name``."""
+    graph = as_graph(graph, name)
     kind = getattr(graph, "kind", "directed" if graph.is_directed else "undirected")
     if kind != "directed":
         raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got a {kind} "
@@ -502,7 +498,9 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
 
     Parameters
     ----------
-    graph : Graph
+    graph : Graph, or any form of :func:`lgekit.datasets.as_graph`
+        (a path, an edge array, a DataFrame, networkx, scipy, a split's
+        whole graph); ``split.graph`` is the Graph it is read as.
     test_fraction : float in [0, 1), default 0.2
         Fraction of the edges held out; exactly ``round(test_fraction * m)``
         edges (Python's ``round``) are.
@@ -594,7 +592,7 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     >>> s.summary()["n_test_positives"], len(s.test_negatives), s.train_graph.n_edges
     (12, 48, 48)
     """
-    _check_graph(graph)
+    graph = as_graph(graph)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**63))
     rng = check_random_state(seed, "seed")

@@ -25,11 +25,13 @@ from .ids import (
 )
 from .labels import check_real, label_matrix, membership_matrix
 
-__all__ = ["Graph", "GraphWarning", "TableSides"]
+__all__ = ["DUPLICATES", "Graph", "GraphWarning", "TableSides"]
 
 logger = logging.getLogger(__name__)
 
-_DUPLICATE_POLICIES = ("sum", "max", "error")
+#: how every entry point merges a pair given more than once (see "Edge weights" in :class:`Graph`)
+DUPLICATES = "max"
+_DUPLICATE_POLICIES = ("max", "sum", "last", "error")
 
 
 class TableSides(NamedTuple):
@@ -79,6 +81,21 @@ class Graph:
     default a graph is undirected and simple: edges are symmetrised, duplicate
     edges are merged and self-loops are dropped with a :class:`GraphWarning`
     that counts them.  Isolated nodes are kept.
+
+    **Edge weights** (the one rule of every entry point: an edge-list file,
+    an array, a DataFrame, networkx, scipy).  A pair given more than once is
+    one edge, whose weight is the largest given; in an undirected or
+    bipartite graph ``(u, v)`` and ``(v, u)`` are the same pair.  So a file
+    that lists both directions (``1 2 3`` and ``2 1 3``), a symmetric matrix
+    and a networkx graph all give that edge weight 3, never 6, and exact
+    duplicate lines count once.  ``duplicates="sum"`` (on :meth:`from_edges`,
+    :meth:`from_pandas`, :meth:`from_networkx` and :meth:`from_scipy`) adds
+    the weights instead, for lines that count interactions; ``"last"`` keeps
+    the one given last (networkx's rule, as ``networkx.from_pandas_edgelist``
+    reads a DataFrame); ``"error"`` refuses a repeat.  An unweighted graph
+    stays unweighted: a repeated edge weighs 1.  (A sparse matrix's own
+    entries are first what scipy makes of them: one stored twice is their
+    sum.)
 
     A graph is of one of three kinds (:attr:`kind`):
 
@@ -236,7 +253,7 @@ class Graph:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_edges(cls, edges, *, weights=None, nodes=None, directed=False, labels=None, label_names=None,
-                   duplicates="sum", name=None, bipartite=False):
+                   duplicates=DUPLICATES, name=None, bipartite=False):
         """Build a graph from an edge list.
 
         Parameters
@@ -245,8 +262,11 @@ class Graph:
             Endpoints, as node ids of any hashable type, kept exactly (the
             rules of :mod:`lgekit.ids`: integers at any size, floats only
             when whole and below 2**53, text as written).  A third column is
-            taken as weights when ``weights`` is not given.  A DataFrame's
-            columns count by position (:meth:`from_pandas` picks them by name).
+            taken as weights when ``weights`` is not given.  A DataFrame is
+            read by name when it has a ``source`` or ``target`` column (and
+            ``weight``), else by position, and a column that would be ignored
+            is refused (:func:`lgekit.datasets.as_graph`; :meth:`from_pandas`
+            picks columns freely).
         weights : array-like of shape (m,), optional
             Positive finite edge weights (default: unweighted, all 1).
         nodes : int or array-like, optional
@@ -265,10 +285,9 @@ class Graph:
         label_names : array-like, optional
             Class names for ``labels`` (default ``0..k-1`` for a matrix);
             refused without ``labels``.
-        duplicates : {"sum", "max", "error"}, default "sum"
-            How the weights of a repeated edge are merged (in an undirected
-            graph ``(u, v)`` and ``(v, u)`` are the same edge).  Unweighted
-            graphs stay unweighted: a repeated edge is one edge of weight 1.
+        duplicates : {"max", "sum", "last", "error"}, default "max"
+            How the weights of a repeated edge are merged: the rule of
+            every entry point, "Edge weights" in :class:`Graph`.
         name : str, optional
         bipartite : bool, default False
             Build a bipartite graph: the first column holds left ids, the
@@ -298,8 +317,7 @@ class Graph:
         >>> g.left_ids.tolist(), g.right_ids.tolist(), g.edges().tolist()
         (['ann', 'bob'], ['film', 'song'], [[0, 2], [1, 2], [1, 3]])
         """
-        if duplicates not in _DUPLICATE_POLICIES:
-            raise ValueError(f"duplicates must be one of {_DUPLICATE_POLICIES}, got {duplicates!r}")
+        _check_duplicates(duplicates)
         arr, weight_column = dataframe_edges(edges, None, None, None, "edges") if is_dataframe(edges) else \
             edge_id_array(edges)
         if weight_column is not None:
@@ -332,12 +350,13 @@ class Graph:
 
     @classmethod
     def from_scipy(cls, matrix, *, node_ids=None, labels=None, label_names=None, directed=None,
-                   weighted=None, duplicates="max", name=None, n_left=None):
+                   weighted=None, duplicates=DUPLICATES, name=None, n_left=None):
         """Build a graph from a square scipy.sparse (or dense) adjacency matrix.
 
         For an undirected graph, entry ``(i, j)`` and ``(j, i)`` are one edge;
-        an asymmetric matrix is symmetrised with ``duplicates`` ("max" by
-        default, so a symmetric 0/1 matrix stays 0/1).  Self-loops (the
+        an asymmetric matrix is symmetrised with ``duplicates`` (the larger
+        by default, the rule of every entry point: "Edge weights" in
+        :class:`Graph`; so a symmetric matrix keeps its values).  Self-loops (the
         diagonal) are dropped with a warning.  ``weighted`` defaults to whether
         any stored entry differs from 1.
 
@@ -345,6 +364,8 @@ class Graph:
         ----------
         matrix : scipy.sparse matrix or array-like, shape (n, n)
             Real, finite, non-negative entries; a complex matrix is refused.
+            Entries stored twice in a sparse matrix are summed (scipy's
+            rule: the matrix is what ``matrix.toarray()`` shows).
         node_ids, labels, label_names, weighted, name
             As in :meth:`from_edges` and :class:`Graph`.
         directed : bool, optional
@@ -353,7 +374,7 @@ class Graph:
             (:class:`GraphWarning`) when the matrix is not symmetric: the
             direction of an arc is dropped, which should be asked for; pass
             ``directed=False`` to say that is intended.
-        duplicates : {"max", "sum", "error"}, default "max"
+        duplicates : {"max", "sum", "last", "error"}, default "max"
             How ``(i, j)`` and ``(j, i)`` are merged when symmetrising.
         n_left : int, optional
             A bipartite graph: rows/columns ``0..n_left-1`` are the left
@@ -370,6 +391,7 @@ class Graph:
             Not square, negative or non-finite entries; an entry inside a
             side with ``n_left``; ``n_left`` with ``directed=True``.
         """
+        _check_duplicates(duplicates)
         if not sp.issparse(matrix):
             matrix = np.asarray(matrix)
             if matrix.ndim != 2:
@@ -378,6 +400,7 @@ class Graph:
         coo = sp.coo_matrix(matrix)
         if coo.shape[0] != coo.shape[1]:
             raise ValueError(f"matrix must be square, got shape {coo.shape}")
+        coo.sum_duplicates()  # an entry stored twice is their sum: the matrix scipy means (A.toarray())
         coo.eliminate_zeros()
         if n_left is not None:
             n_left = _check_n_left(n_left, coo.shape[0], directed)
@@ -492,7 +515,7 @@ class Graph:
 
     @classmethod
     def from_networkx(cls, nx_graph, *, weight="weight", label_attr=None, directed=None, name=None,
-                      bipartite=None):
+                      bipartite=None, duplicates=DUPLICATES):
         """Build a graph from a networkx graph, keeping its kind.
 
         A ``DiGraph`` or ``MultiDiGraph`` gives a directed graph (it used to
@@ -503,7 +526,8 @@ class Graph:
         Parameters
         ----------
         nx_graph : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
-            Parallel edges of a multigraph are one edge, their weights summed.
+            Parallel edges of a multigraph, and reciprocal arcs read with
+            ``directed=False``, are one edge merged by ``duplicates``.
         weight : str or None, default "weight"
             Edge attribute holding the weight, a finite positive number
             (networkx's convention): an edge without it weighs 1, a graph
@@ -513,8 +537,8 @@ class Graph:
             Node attribute holding a class or an iterable of classes.
         directed : bool, optional
             Default: whether ``nx_graph`` is directed.  ``False`` symmetrises
-            a directed graph (reciprocal arcs become one edge with the larger
-            weight); ``True`` is refused for an undirected ``nx_graph``
+            a directed graph (reciprocal arcs become one edge, merged by
+            ``duplicates``); ``True`` is refused for an undirected ``nx_graph``
             (``nx_graph.to_directed()`` gives both arcs of every edge).
         name : str, optional
             Default: ``nx_graph.name``.
@@ -527,6 +551,10 @@ class Graph:
             (a node without it, another value or an edge inside a side is a
             ``ValueError``); ``False`` reads the edges alone.  Left nodes
             come first, each side in ``nx_graph``'s order.
+        duplicates : {"max", "sum", "last", "error"}, default "max"
+            How the weights of parallel edges merge: the rule of every entry
+            point, "Edge weights" in :class:`Graph` (``"sum"`` adds a
+            multigraph's parallel edges).
 
         Raises
         ------
@@ -549,6 +577,7 @@ class Graph:
         """
         import networkx as nx  # slow to import (about 0.3 s), and only networkx users need it
 
+        _check_duplicates(duplicates)
         if not isinstance(nx_graph, nx.Graph):
             raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
         if directed is not None and not isinstance(directed, (bool, np.bool_)):
@@ -565,15 +594,32 @@ class Graph:
         parts = networkx_parts(nx_graph, weight=weight, label_attr=label_attr, directed=directed, bipartite=bipartite)
         weights = None if parts.weights is None else checked_weights(parts.weights, parts.describe_edge, attr=weight)
         g = cls.from_edges(parts.edges, weights=weights, nodes=len(parts.node_ids), directed=parts.directed,
-                           duplicates=parts.duplicates, name=name or (nx_graph.name or None))
+                           duplicates=duplicates, name=name or (nx_graph.name or None))
         if parts.n_left is not None:
             g = Graph(g._adj, weighted=g.is_weighted, name=g.name, n_left=parts.n_left)
         return g._replace(node_ids=parts.node_ids, labels=parts.labels)
 
     @classmethod
     def from_pandas(cls, df, source="source", target="target", weight=None, *, nodes=None, directed=False,
-                    labels=None, label_names=None, duplicates="sum", name=None, bipartite=False):
-        """Build a graph from a pandas DataFrame with a row per edge, as ``networkx.from_pandas_edgelist`` reads it.
+                    labels=None, label_names=None, duplicates=DUPLICATES, name=None, bipartite=False):
+        """Build a graph from a pandas DataFrame with a row per edge, its columns named as networkx names them.
+
+        The arguments ``source``, ``target`` and ``weight`` mean what
+        ``networkx.from_pandas_edgelist``'s ``source``, ``target`` and
+        ``edge_attr`` (one column) mean, and node ids compare as networkx
+        compares them (``1`` and ``"1"`` are two nodes).  Where a Graph
+        differs from networkx's reading:
+
+        * a pair given in more than one row is merged by ``duplicates``: the
+          largest weight by default (the rule of every entry point, "Edge
+          weights" in :class:`Graph`); networkx keeps the last row's, which
+          ``duplicates="last"`` gives;
+        * a self-loop (``u == v``) is dropped with a :class:`GraphWarning`
+          pointing at the caller's line (networkx keeps it; a Graph has none,
+          as the models score pairs of distinct nodes);
+        * a missing id (NaN, None, ``pd.NA``) is refused with its row label
+          (networkx makes a node of it);
+        * a whole float id (``2.0``) is the int ``2`` (:mod:`lgekit.ids`).
 
         Parameters
         ----------
@@ -582,12 +628,16 @@ class Graph:
             The columns holding each edge's two node ids (or its source and
             target, with ``directed=True``; its left and right ids, with
             ``bipartite=True``).  The ids are read as :meth:`from_edges`
-            reads them: exact integers of any size, text as written; a
-            missing id (NaN, None, ``pd.NA``) is refused with its row label.
+            reads them: exact integers of any size, text as written.
         weight : column name, optional
             The column holding each edge's weight (finite and positive);
-            default: unweighted (networkx's ``edge_attr`` with one column).
-        nodes, directed, labels, label_names, duplicates, name, bipartite
+            default: unweighted (networkx's ``edge_attr=None``): other columns
+            are not read.  To read every column or refuse one that would be
+            ignored, pass ``df`` to :func:`lgekit.datasets.as_graph` (or to
+            ``fit``, ``split_edges``, ...).
+        duplicates : {"max", "sum", "last", "error"}, default "max"
+            How the weights of a repeated pair merge (see above).
+        nodes, directed, labels, label_names, name, bipartite
             As in :meth:`from_edges`.
 
         Raises
@@ -605,6 +655,9 @@ class Graph:
         >>> g = Graph.from_pandas(df, source="from", target="to", weight="w")
         >>> g, g.node_ids.tolist(), g.edge_weights().tolist()
         (<Graph 3 nodes, 2 undirected edges, weighted>, ['ann', 'bob', 'cid'], [1.0, 2.5])
+        >>> both = pd.DataFrame({"source": [1, 2], "target": [2, 1], "weight": [5.0, 3.0]})
+        >>> [Graph.from_pandas(both, weight="weight", duplicates=d).edge_weights().tolist() for d in ("max", "last")]
+        [[5.0], [3.0]]
         """
         if not is_dataframe(df):
             raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; Graph.from_edges takes "
@@ -970,9 +1023,15 @@ class Graph:
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_duplicates(duplicates):
+    if not isinstance(duplicates, str) or duplicates not in _DUPLICATE_POLICIES:
+        raise ValueError(f"duplicates must be one of {', '.join(map(repr, _DUPLICATE_POLICIES))} (how a repeated "
+                         f"edge's weights merge), got {duplicates!r}")
+
+
 def _adjacency_from_indices(idx, weights, n, directed, duplicates):
-    """:func:`lgekit.adjacency.adjacency_from_pairs`, warning (at the caller's caller) of dropped self-loops."""
+    """:func:`lgekit.adjacency.adjacency_from_pairs`, warning (at the user's line) of dropped self-loops."""
     adj, n_loops = adjacency_from_pairs(idx, weights, n, directed, duplicates)
     if n_loops:
-        warnings.warn(f"dropped {n_loops} self-loop(s)", GraphWarning, stacklevel=3)
+        warn_outside_lgekit(f"dropped {n_loops} self-loop(s)", GraphWarning)
     return adj

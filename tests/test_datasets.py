@@ -280,7 +280,7 @@ def test_random_edge_lists_round_trip(tmp_path_factory, edges, weighted, delimit
     path = tmp_path_factory.mktemp("el") / ("g.txt.gz" if compress else "g.txt")
     path.write_bytes(gzip.compress(body) if compress else body)
     loaded = datasets.load(path)
-    expected = Graph.from_edges(edges, weights=weights, duplicates="sum")
+    expected = Graph.from_edges(edges, weights=weights)  # a repeated edge merged by the one rule of both
     np.testing.assert_array_equal(loaded.node_ids, expected.node_ids)
     np.testing.assert_array_equal(loaded.edges(), expected.edges())
     np.testing.assert_allclose(loaded.edge_weights(), expected.edge_weights(), rtol=1e-12)

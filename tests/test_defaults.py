@@ -31,6 +31,11 @@ def test_the_paper_preset_is_the_harness_setting():
         fixed = {k: v for k, v in harness.items() if k != "n_threads"}     # the command's --threads
         assert {k: v for k, v in paper[model].items() if k in fixed} == fixed
     assert paper["logistic"]["lam_r"] == 0.0      # the unregularised end of Figures 1-3
+    # hinge cannot be unregularised (DCD's dual box [0, lam / lam_r]): its preset is Figure 6's lam_r = 3, and the
+    # description says so rather than calling both settings unregularised (issue 35 item 7)
+    description = _parameters.PRESETS["paper"]["description"]
+    assert paper["hinge"]["lam_r"] == 3.0 and "for hinge, DCD at lam_r = 3" in description
+    assert "for logistic, SGD unregularised, lam_r = 0" in description
     for model, cls in (("logistic", LogisticEmbedding), ("hinge", HingeEmbedding)):
         # every preset value is one the estimator's parameter table accepts
         validate_params({k: cls._parameter_constraints[k] for k in paper[model]}, paper[model])

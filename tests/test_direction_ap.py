@@ -125,7 +125,7 @@ def test_input_errors_name_the_argument():
     with pytest.raises(ValueError, match="directed graph"):
         non_reciprocal_arcs(undirected, [[0, 1]])
     with pytest.raises(TypeError, match="lgekit.Graph"):
-        non_reciprocal_arcs(np.eye(3), [[0, 1]])
+        non_reciprocal_arcs({}, [[0, 1]])
     directed = lgekit.Graph.from_edges([(0, 1), (1, 2)], directed=True)
     with pytest.raises(ValueError, match="3 nodes but the embedding has 4 rows"):
         direction_average_precision(x, [[0, 1]], context=y, graph=directed)

@@ -138,8 +138,10 @@ def test_fig3_has_lettered_f1_panels_only_with_labels():
             "macro_f1": [None] * 4 + [0.2] + [None] * 15}
     fig, drawn = plot_figure("fig3", [_run(hist, lam_r=0.0)], spec)
     assert [p["ylabel"] for p in drawn["panels"]] == ["test AP", "Micro-F1", "Macro-F1"]
-    assert [p["title"] for p in drawn["panels"]] == ["(a) link prediction", "(b) node classification",
-                                                     "(c) node classification"]
+    titles = [p["title"] for p in drawn["panels"]]
+    assert titles == ["(a) link prediction", "(b) node classification: Micro-F1",
+                      "(c) node classification: Macro-F1"]
+    assert len(set(titles)) == len(titles)      # two panels never share a title (issue 35 item 7)
     assert drawn["panels"][1]["series"][0]["x"] == [5]
     assert len(fig.axes) == 3
 

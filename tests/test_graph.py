@@ -374,12 +374,16 @@ def test_directed_networkx_graph_stays_directed_unless_asked_to_symmetrise():
         Graph.from_networkx(nx.path_graph(3), directed=True)
 
 
-def test_multidigraph_is_directed_and_sums_parallel_arcs():
+def test_multidigraph_is_directed_and_merges_parallel_arcs_by_the_one_rule():
     mg = nx.MultiDiGraph()
     mg.add_weighted_edges_from([("a", "b", 1.0), ("a", "b", 2.5), ("b", "a", 1.0)])
     g = Graph.from_networkx(mg)
     assert g.kind == "directed" and g.edges().tolist() == [[0, 1], [1, 0]]
-    assert g.edge_weights().tolist() == [3.5, 1.0]
+    assert g.edge_weights().tolist() == [2.5, 1.0]          # the largest, as every entry point merges a repeat
+    assert Graph.from_networkx(mg, duplicates="sum").edge_weights().tolist() == [3.5, 1.0]
+    assert Graph.from_networkx(mg, duplicates="last").edge_weights().tolist() == [2.5, 1.0]
+    with pytest.raises(ValueError, match=r"duplicates must be one of 'max', 'sum', 'last', 'error' .*got 'mean'"):
+        Graph.from_networkx(mg, duplicates="mean")
     assert Graph.from_networkx(mg, directed=False).kind == "undirected"
 
 

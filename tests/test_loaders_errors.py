@@ -277,7 +277,8 @@ def test_bad_arguments(tmp_path):
         datasets.load(f, format="xml")
     with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) \['n_nodes'\] for a file"):
         datasets.load(f, n_nodes=3)
-    with pytest.raises(TypeError, match=r"name_or_path must be a data set name or a path, got int"):
+    with pytest.raises(TypeError, match=r"name_or_path must be an lgekit.Graph, .*, a file path \(or registered data "
+                                        r"set name\), .*; got int"):
         datasets.load(3)
     with pytest.raises(FileNotFoundError, match=r"'no-such-thing' is neither a registered data set \(blogcatalog, .*\) nor an existing file"):
         datasets.load("no-such-thing")

@@ -323,8 +323,9 @@ def test_graph_without_edges_raises():
 
 
 def test_bad_data_type_raises():
-    with pytest.raises(TypeError, match="X must be an EdgeSplit"):
-        small().fit([[0, 1], [1, 2]])
+    with pytest.raises(TypeError, match="X must be an lgekit.Graph, an EdgeSplit, .*; got dict"):
+        small().fit({0: 1})
+    assert small().fit([[0, 1], [1, 2], [2, 3]]).embedding_.shape[0] == 4   # a list of pairs is an edge list
 
 
 def test_bad_callback_raises(graph):

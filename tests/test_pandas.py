@@ -86,7 +86,7 @@ def test_load_takes_a_dataframe():
     df = pd.DataFrame({"source": ["a", "b"], "target": ["b", "c"]})
     g = datasets.load(df, directed=True)
     same_graph(g, Graph.from_pandas(df, directed=True))
-    with pytest.raises(TypeError, match="header, id_type, delimiter and format apply to files"):
+    with pytest.raises(TypeError, match="header, id_type, delimiter, format, data_home and download apply to files"):
         datasets.load(df, header=True)
 
 

@@ -313,8 +313,10 @@ def test_sampler_determinism_and_bad_arguments():
         sample_negative_pairs(g, 2.5)
     with pytest.raises(ValueError, match=r"sampler must be 'uniform' or 'degree', got 'unigram'"):
         sample_negative_pairs(g, 1, sampler="unigram")
-    with pytest.raises(TypeError, match="graph must be an lgekit.Graph, got ndarray"):
-        sample_negative_pairs(np.eye(3), 1)
+    with pytest.raises(ValueError, match=r"graph is an array of shape \(3, 5\); an edge list array has shape"):
+        sample_negative_pairs(np.eye(3, 5), 1)
+    with pytest.raises(TypeError, match="graph must be an lgekit.Graph, an EdgeSplit, a file path .*; got dict"):
+        sample_negative_pairs({}, 1)
 
 
 def test_split_bad_arguments():
@@ -327,8 +329,8 @@ def test_split_bad_arguments():
             split_edges(g, 0.2, bad)
     with pytest.raises(ValueError, match="negative_sampler must be 'uniform' or 'degree', got 'zipf'"):
         split_edges(g, negative_sampler="zipf")
-    with pytest.raises(TypeError, match="graph must be an lgekit.Graph"):
-        split_edges(g.to_networkx())
+    with pytest.raises(TypeError, match="graph must be an lgekit.Graph, an EdgeSplit, .*; got set"):
+        split_edges({1, 2})
     with pytest.raises(TypeError, match="seed must be None, a non-negative int"):
         split_edges(g, seed="x")
     with pytest.raises(TypeError, match="keep_connected must be True or False, got str: 'yes'"):

@@ -117,7 +117,7 @@ def test_directed_tables():
 
 @pytest.mark.parametrize("kwargs, X, error, match", [
     ({"graph": None}, None, TypeError, "graph must be an lgekit.Graph"),
-    ({"graph": "blogcatalog"}, None, TypeError, "graph must be an lgekit.Graph.*got str"),
+    ({"graph": 3.5}, None, TypeError, "graph must be an lgekit.Graph, an EdgeSplit, .*got float"),
     ({"model": LogisticRegression()}, None, TypeError, "model must be an lgekit embedding estimator"),
     ({"table": "context"}, None, ValueError, "undirected graph's model has one table"),
     ({"table": "rows"}, None, ValueError, "table must be one of 'embedding', 'context', 'both', got 'rows'"),

@@ -78,8 +78,8 @@ def register(subparsers):
                    help="logistic: SGD on the logistic loss (LogisticEmbedding); hinge: DCD on the hinge loss "
                         "(HingeEmbedding)")
     p.add_argument("--preset", choices=sorted(_parameters.PRESETS), default=None,
-                   help="start from a named set of parameters (listed below; 'paper': the paper's unregularised "
-                        "setting); default: the estimator's defaults")
+                   help="start from a named set of parameters (listed below; 'paper': the paper's settings, "
+                        "unregularised for logistic, lam_r = 3 for hinge); default: the estimator's defaults")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and of the model (default 0)")
     add_test_fraction_option(p, "hold out this fraction of the edges (train on the rest, record test AP per "
                                 "epoch); lgekit evaluate --test-fraction with the same fraction and --seed scores "

@@ -15,10 +15,14 @@ no download).  Any edge list, ``.mat`` file or ASU folder loads by path;
 import dataclasses
 import hashlib
 import logging
+import os
 from pathlib import Path
 from typing import Optional, Tuple
 
-from .._interop import is_dataframe
+import numpy as np
+import scipy.sparse as sp
+
+from .._interop import dataframe_edges, is_dataframe, is_networkx
 from ..graph import Graph
 from . import generators
 from ._fetch import (
@@ -57,8 +61,8 @@ from .generators import (
 )
 
 __all__ = [
-    "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home", "locate", "search_path",
-    "cache_dir", "verify", "check_local_copy", "offline",
+    "as_graph", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home",
+    "locate", "search_path", "cache_dir", "verify", "check_local_copy", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
     "read_edge_list", "read_label_file", "HEADER_NAMES",
     "erdos_renyi_graph", "gnm_random_graph", "random_regular_graph", "chung_lu_graph",
@@ -213,16 +217,16 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
 
     Parameters
     ----------
-    name_or_path : str, pathlib.Path or pandas.DataFrame
+    name_or_path : str, pathlib.Path, or any form of :func:`as_graph`
         A registered name (case-insensitive: ``"blogcatalog"``, ``"ppi"``,
         ``"facebook"``, ``"email-eu-core"``, ``"synthetic-blogcatalog"``) or
         the path of an edge list (``.txt``/``.csv``/``.tsv``/``.edgelist``/...,
         may be ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A
         string that is a registered name always means the data set; to load
         a file or folder called ``facebook``, pass ``Path("facebook")`` or
-        ``"./facebook"`` (the rule of :func:`resolve`).  A DataFrame is an
-        edge list of 2 or 3 columns, read as :meth:`lgekit.Graph.from_edges`
-        reads it (:meth:`lgekit.Graph.from_pandas` picks columns by name).
+        ``"./facebook"`` (the rule of :func:`resolve`).  Any other form (an
+        array, a DataFrame, a networkx graph, a matrix, a Graph) is read by
+        :func:`as_graph`, with ``directed``, ``bipartite`` and ``labels``.
     data_home : str or pathlib.Path, optional
         Folder holding ``<name>/<files>`` for registered data sets; default:
         ``$LGEKIT_DATA``, a source checkout's ``../shared/data``, then the
@@ -301,13 +305,15 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     properties of the data, not news).  Files loaded by path keep lgekit's
     default: :class:`lgekit.Graph` drops them with a :class:`lgekit.GraphWarning`.
     """
-    if is_dataframe(name_or_path):
-        given = [k for k, v in dict(header=header, id_type=id_type, delimiter=delimiter, format=format).items()
-                 if v is not None]
+    if not isinstance(name_or_path, (str, os.PathLike)):
+        given = [k for k, v in dict(header=header, id_type=id_type, delimiter=delimiter, format=format,
+                                    data_home=data_home, download=download).items() if v is not None]
         if given or generator_kwargs:
-            raise TypeError(f"header, id_type, delimiter and format apply to files, and generator arguments to "
-                            f"'synthetic-blogcatalog', not to a DataFrame; got {given + sorted(generator_kwargs)}")
-        return Graph.from_edges(name_or_path, labels=labels, directed=directed, bipartite=bipartite)
+            raise TypeError(f"header, id_type, delimiter, format, data_home and download apply to files and "
+                            f"registered data sets, and generator arguments to 'synthetic-blogcatalog', not to a "
+                            f"{type(name_or_path).__name__}; got {given + sorted(generator_kwargs)}")
+        return as_graph(name_or_path, "name_or_path", directed=directed or None, bipartite=bipartite or None,
+                        labels=labels)
     source = resolve(name_or_path, format=format)
     if bipartite and directed:
         raise ValueError("bipartite=True and directed=True: a bipartite graph is stored undirected (its edges join "
@@ -338,6 +344,120 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         return load_mat(path, labels=labels, directed=directed, name=source.name, bipartite=bipartite)
     return load_edge_list(path, delimiter=delimiter, labels=labels, directed=directed, name=source.name,
                           header=header, id_type=id_type, bipartite=bipartite)
+
+
+#: the forms a graph may come in, as error messages name them
+_GRAPH_FORMS = ("an lgekit.Graph, an EdgeSplit, a file path (or registered data set name), an (m, 2) or (m, 3) "
+               "edge array or list of pairs, a pandas DataFrame, a networkx graph or a scipy sparse adjacency matrix")
+
+
+def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
+    """``data`` as an :class:`lgekit.Graph`: the one reading of every form a graph may come in.
+
+    Every lgekit function that takes a graph reads it here (``fit`` and
+    ``partial_fit`` of both models, :func:`lgekit.split_edges`,
+    :func:`lgekit.evaluation.sample_negative_pairs`, :func:`load`,
+    ``NodeEmbedding(graph=...)``, ``metrics.direction_average_precision(graph=...)``,
+    ``lgekit fit GRAPH``), so each takes every form:
+
+    ============================  ==========================================================
+    ``data``                      read as
+    ============================  ==========================================================
+    :class:`lgekit.Graph`         itself
+    ``EdgeSplit``                 its whole graph, ``split.graph`` (``fit`` trains on its
+                                  training part instead)
+    ``str`` or ``os.PathLike``    :func:`load`: a registered data set's name, or the path of
+                                  an edge list, ``.mat`` file or ASU folder
+    array of shape (m, 2)/(m, 3)  an edge list, :meth:`lgekit.Graph.from_edges`: source,
+    or a list of pairs/triples    target and, in a third column, the weight
+    ``pandas.DataFrame``          an edge list, read by name when it has a column called
+                                  ``source`` or ``target`` (then both, and ``weight`` when
+                                  there is one), else by position: 2 columns (source,
+                                  target) or 3 (source, target, weight).  A column this
+                                  rule would ignore is a ``ValueError`` naming it
+                                  (:meth:`lgekit.Graph.from_pandas` picks columns freely)
+    networkx graph                :meth:`lgekit.Graph.from_networkx`: its kind, its
+                                  ``weight`` attribute
+    scipy sparse matrix           :meth:`lgekit.Graph.from_scipy`: a symmetric matrix is
+                                  undirected; an asymmetric one is symmetrised with a
+                                  :class:`lgekit.GraphWarning` unless ``directed`` is given
+    ============================  ==========================================================
+
+    Weights mean the same in every form, and a pair given twice is merged by
+    one rule ("Edge weights" in :class:`lgekit.Graph`).
+
+    Parameters
+    ----------
+    data : any form above
+    what : str, default "graph"
+        The argument's name, for error messages.
+    directed, bipartite : bool, optional
+        For the forms without a kind of their own (a path, an array, a list,
+        a DataFrame): read arcs, or two id namespaces (default: undirected).
+        A networkx graph and a matrix take them as
+        :meth:`~lgekit.Graph.from_networkx` and :meth:`~lgekit.Graph.from_scipy`
+        do (``bipartite`` is refused for a matrix); a Graph or a split, which
+        have a kind, refuse them.
+    labels : optional
+        Node labels, as :func:`load` takes them, for a path, an edge list or
+        a matrix.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    TypeError
+        ``data`` is none of the forms (the message names ``what`` and lists
+        them), or an option the form cannot take.
+    ValueError
+        An array of another shape, a DataFrame column the rule would ignore,
+        and whatever the constructor refuses.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_graph(np.array([[0, 1, 2.0], [1, 2, 0.5]]))
+    <Graph 3 nodes, 2 undirected edges, weighted>
+    >>> as_graph([("a", "b"), ("b", "c")], directed=True)
+    <Graph 3 nodes, 2 directed edges>
+    """
+    if isinstance(data, Graph) or _is_split(data):
+        given = [k for k, v in dict(directed=directed, bipartite=bipartite, labels=labels).items() if v is not None]
+        if given:
+            raise TypeError(f"{what} is {'an EdgeSplit' if _is_split(data) else 'a Graph'}, which has its kind and "
+                            f"labels already; {', '.join(given)} apply to the other forms")
+        return data if isinstance(data, Graph) else data.graph
+    if isinstance(data, (str, os.PathLike)):
+        return load(data, directed=bool(directed), bipartite=bool(bipartite), labels=labels)
+    if is_networkx(data):
+        if labels is not None:
+            raise TypeError(f"labels apply to edge lists and matrices; {what} is a networkx graph, whose labels "
+                            "Graph.from_networkx(..., label_attr=...) reads")
+        return Graph.from_networkx(data, directed=directed, bipartite=bipartite)
+    if sp.issparse(data):
+        if bipartite:
+            raise TypeError(f"bipartite applies to edge lists; {what} is a matrix: Graph.from_scipy(matrix, "
+                            "n_left=...) or Graph.from_biadjacency reads a bipartite one")
+        return Graph.from_scipy(data, directed=directed, labels=labels)
+    if isinstance(data, np.ndarray) and not (data.ndim == 2 and data.shape[1] in (2, 3)):
+        raise ValueError(f"{what} is an array of shape {data.shape}; an edge list array has shape (m, 2) "
+                         "(source, target) or (m, 3) (source, target, weight); a dense adjacency matrix goes "
+                         "through Graph.from_scipy")
+    weights = None
+    if is_dataframe(data):
+        data, weights = dataframe_edges(data, None, None, None, what)  # the rule above, errors naming `what`
+    if isinstance(data, (np.ndarray, list, tuple)):
+        return Graph.from_edges(data, weights=weights, directed=bool(directed), bipartite=bool(bipartite),
+                                labels=labels)
+    raise TypeError(f"{what} must be {_GRAPH_FORMS}; got {type(data).__name__}")
+
+
+def _is_split(data):
+    """Whether ``data`` is an ``EdgeSplit`` (of :func:`lgekit.split_edges`), by what it holds: evaluation, which
+    defines the class, reads graphs through this module."""
+    return isinstance(getattr(data, "graph", None), Graph) and hasattr(data, "train_graph")
 
 
 def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from .._input_file import memory_bound, open_regular_file
 from .._memory import format_bytes
 from ..adjacency import adjacency_from_pairs
-from ..graph import Graph, GraphWarning, warn_outside_lgekit
+from ..graph import DUPLICATES, Graph, GraphWarning, warn_outside_lgekit
 from ..ids import comparable_ids, index_in, sorted_ids, text_array, two_sided_ids_to_indices
 from ..labels import label_matrix, membership_from_ids
 from ._edgelist import (
@@ -261,12 +261,7 @@ def _check_weight_sums(idx, weights, node_ids, directed, table):
 def _graph_from_indices(idx, weights, node_ids, *, directed, labels=None, label_names=None, name=None):
     """Graph from index pairs into ``node_ids`` (numbered already: nothing is looked up again)."""
     n = len(node_ids)
-    if weights is not None and not directed:
-        # the rows with u <= v first, then the others: the order in which a repeated edge's weights have
-        # always been summed here (floating-point sums of three or more depend on it)
-        order = np.r_[np.flatnonzero(idx[:, 0] <= idx[:, 1]), np.flatnonzero(idx[:, 0] > idx[:, 1])]
-        idx, weights = idx[order], weights[order]
-    adj, n_loops = adjacency_from_pairs(idx, weights, n, directed, "sum")
+    adj, n_loops = adjacency_from_pairs(idx, weights, n, directed, DUPLICATES)  # "Edge weights" in Graph
     if n_loops:
         warn_outside_lgekit(f"dropped {n_loops} self-loop(s)", GraphWarning)
     lab, names = label_matrix(labels, label_names, node_ids, n)
@@ -330,7 +325,7 @@ def _bipartite_edge_list(path, edges, weights, labels, name):
     data = np.ones(len(idx)) if weights is None else weights
     adj = sp.coo_matrix((data, (idx[:, 0], idx[:, 1])), shape=(n, n))
     return Graph.from_scipy(adj, node_ids=node_ids, labels=label_matrix, label_names=names, n_left=n_left,
-                            weighted=weights is not None, duplicates="sum", name=name)
+                            weighted=weights is not None, duplicates=DUPLICATES, name=name)
 
 
 def load_edge_list(path, *, delimiter=None, labels=None, directed=False, name=None, self_loops="warn",

@@ -361,8 +361,8 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         ax1.set_xscale("log")
         ax1.set_xlabel("n")
         ax1.set_ylabel("E||A_sigma|| / sqrt(d)")
-        ax1.set_title("footnote 5: flat for d >> ln n, growing for d = O(1)\n(dashed: BBK sqrt(d) Lambda(D_max/d))",
-                      fontsize=9)
+        ax1.set_title("the paper's footnote 5: can its sqrt(ln n) go? Flat for d >> ln n, growing for d = O(1)\n"
+                      "(dashed: Benaych-Georges-Bordenave-Knowles, sqrt(d) Lambda(D_max/d))", fontsize=9)
         ax1.legend(fontsize=8)
         ax2.set_xscale("log")
         ax2.set_xlabel("n")

@@ -123,7 +123,8 @@ def plot(runs, spec, subtitle=""):
     with_f1 = has_history_key(runs, "micro_f1")
     fig, axes = new_figure(3 if with_f1 else 1, spec.title, subtitle, width=5.0 if with_f1 else 6.0)
     groups = group(runs, "lam_r")
-    titles = panel_titles("link prediction", *(["node classification"] * 2 if with_f1 else []))
+    titles = panel_titles("link prediction", *(["node classification: Micro-F1", "node classification: Macro-F1"]
+                                               if with_f1 else []))
     panels = [epoch_panel(axes[0], groups, "test_ap", lam_label, titles[0], "test AP")]
     if with_f1:
         panels.append(epoch_panel(axes[1], groups, "micro_f1", lam_label, titles[1], "Micro-F1", markers=True))

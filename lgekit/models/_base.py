@@ -60,8 +60,9 @@ class BaseEmbedding(BaseEstimator):
     itself by its class name, the name :meth:`load` reads from a file.
 
     **Data.**
-    ``fit(X)`` accepts an ``EdgeSplit``, an :class:`lgekit.Graph`, a networkx
-    graph or a scipy sparse adjacency matrix (see :mod:`._training_data`);
+    ``fit(X)`` accepts an ``EdgeSplit`` or a graph in any form
+    :func:`lgekit.datasets.as_graph` reads (an :class:`lgekit.Graph`, a path,
+    an edge array, a DataFrame, a networkx graph, a scipy sparse matrix);
     for a graph, ``negatives_per_positive`` (4) negatives per edge are drawn.
 
     **Two tables.**
@@ -229,7 +230,7 @@ class BaseEmbedding(BaseEstimator):
 
         Parameters
         ----------
-        X : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
+        X : EdgeSplit, or a graph in any form of :func:`lgekit.datasets.as_graph`
             Training data; see the class docstring.
         y : ignored
             Accepted so that the estimator can open a scikit-learn ``Pipeline``
@@ -277,7 +278,7 @@ class BaseEmbedding(BaseEstimator):
 
         Parameters
         ----------
-        X : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
+        X : EdgeSplit, or a graph in any form of :func:`lgekit.datasets.as_graph`
         y : ignored
         epochs : int, default 1
         callbacks : sequence of lgekit.callbacks.Callback, optional

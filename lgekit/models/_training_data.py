@@ -2,9 +2,8 @@
 the two tables of a directed or bipartite graph sit in the one table the solvers train (:class:`TableLayout`).
 
 ``fit(X)`` accepts an ``EdgeSplit`` (trains on ``train_graph``'s edges and
-``train_negatives``), an :class:`lgekit.Graph`, a networkx graph (its
-``weight`` attribute, as :meth:`lgekit.Graph.from_networkx` reads it) or a
-scipy sparse adjacency matrix.  For a graph, ``negatives_per_positive``
+``train_negatives``) or a graph in any form :func:`lgekit.datasets.as_graph`
+reads (a Graph, a path, an edge array, a DataFrame, networkx, scipy).  For a graph, ``negatives_per_positive``
 uniform negative pairs per edge are drawn with
 :func:`lgekit.evaluation.sample_negative_pairs`.
 """
@@ -12,14 +11,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._interop import is_dataframe
+from .._interop import is_networkx
 from .._random import draw_seed
 from .._validation import InvalidParameterError
+from ..datasets import as_graph
 from ..evaluation import sample_negative_pairs
 from ..graph import Graph
 from ..ids import concat_ids, match_ids, object_array, unique_sorter
 
-__all__ = ["DIRECTED_REVERSE_SHARE", "TWO_TABLE_KINDS", "TableLayout", "TrainingData", "as_graph", "describe_input",
+__all__ = ["DIRECTED_REVERSE_SHARE", "TWO_TABLE_KINDS", "TableLayout", "TrainingData", "describe_input",
            "graph_node_ids", "is_edge_split", "match_rows", "one_way_arcs", "reverse_negative_pairs",
            "training_data"]
 
@@ -167,33 +167,8 @@ def is_edge_split(data):
     return all(hasattr(data, a) for a in ("train_graph", "train_positives", "train_negatives"))
 
 
-def _is_networkx(data):
-    return type(data).__module__.split(".")[0] == "networkx"
-
-
 def _is_sparse_matrix(data):
     return hasattr(data, "tocsr") and hasattr(data, "shape")
-
-
-def as_graph(data):
-    """An :class:`lgekit.Graph`, a networkx graph or a scipy sparse adjacency matrix as a Graph.
-
-    Raises
-    ------
-    TypeError
-        For anything else, naming the forms ``fit`` accepts.
-    """
-    if isinstance(data, Graph):
-        return data
-    if _is_networkx(data):
-        return Graph.from_networkx(data)   # its "weight" attribute, as Graph.from_networkx reads it
-    if _is_sparse_matrix(data):
-        return Graph.from_scipy(data)
-    if is_dataframe(data):
-        # an edge list: "source" and "target" columns, and "weight" when there is one (as fit reads networkx)
-        return Graph.from_pandas(data, weight="weight" if "weight" in data.columns else None)
-    raise TypeError("X must be an EdgeSplit (from lgekit.split_edges), an lgekit.Graph, a networkx graph, "
-                    f"a scipy sparse adjacency matrix or a pandas edge list, got {type(data).__name__}")
 
 
 def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negatives=0.0, reverse_seed=None):
@@ -201,7 +176,7 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
 
     Parameters
     ----------
-    data : EdgeSplit, lgekit.Graph, networkx graph or scipy sparse matrix
+    data : EdgeSplit, or any form of :func:`lgekit.datasets.as_graph`
     rng : numpy.random.Generator
         Draws the seed of the negatives sampled for a graph (nothing is
         drawn for a split, which brings its own), then, when reverse
@@ -244,7 +219,7 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
             raise ValueError("X: the split's train_positives differ from train_graph.edges(), so "
                              "their weights are unknown; pass a split made by lgekit.split_edges")
     else:
-        graph = as_graph(data)
+        graph = as_graph(data, "X")
         positives = graph.edges()
         pos_weights = graph.edge_weights().astype(np.float64)
         negatives = None
@@ -442,7 +417,7 @@ def describe_input(data):
                 f"{len(data.train_negatives):,} given negatives")
     if isinstance(data, Graph):
         return f"{data.n_nodes:,} nodes, {data.n_edges:,} edges"
-    if _is_networkx(data):
+    if is_networkx(data):
         return f"{data.number_of_nodes():,} nodes, {data.number_of_edges():,} edges"
     if _is_sparse_matrix(data) and hasattr(data, "nnz"):
         return f"{data.shape[0]:,} nodes, {data.nnz:,} stored entries"
@@ -462,7 +437,7 @@ def graph_node_ids(data, side=None):
         if side is not None and data.kind == "bipartite":
             return np.asarray(data.right_ids if side == "right" else data.left_ids)
         return np.asarray(data.node_ids)
-    if _is_networkx(data):
+    if is_networkx(data):
         return object_array(list(data.nodes))   # one by one: a tuple id stays one id
     if _is_sparse_matrix(data) and len(data.shape) == 2:
         return np.arange(data.shape[0])

@@ -8,7 +8,7 @@ from threadpoolctl import threadpool_limits
 
 from .._random import check_random_state
 from .._validation import Interval, validate_params
-from ..graph import Graph
+from ..datasets import as_graph
 
 __all__ = ["spectral_embedding"]
 
@@ -33,7 +33,7 @@ def spectral_embedding(graph, dim, seed=None):
 
     Parameters
     ----------
-    graph : Graph
+    graph : Graph, or any form of :func:`lgekit.datasets.as_graph`
         Edge weights are used if the graph is weighted.  A directed graph is
         symmetrised as :math:`(A + A^T) / 2`.  For link prediction, embed the
         *training* graph (``split.train_graph``), never the full graph.
@@ -51,7 +51,7 @@ def spectral_embedding(graph, dim, seed=None):
     Raises
     ------
     TypeError
-        ``graph`` is not a :class:`Graph`.
+        ``graph`` is none of the forms of a graph.
     ValueError
         ``dim`` out of range.
 
@@ -77,8 +77,7 @@ def spectral_embedding(graph, dim, seed=None):
     >>> np.round(x @ x.T, 6)[0].tolist()       # x_0 . x_v = 2 / 3 inside the triangle
     [0.666667, 0.666667, 0.666667, 0.0, 0.0]
     """
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an lgekit.Graph, got {type(graph).__name__}")
+    graph = as_graph(graph)
     n = graph.n_nodes
     validate_params({"dim": [Interval(Integral, 1, n, closed="both", right_name="n_nodes")]}, {"dim": dim},
                     caller="spectral_embedding")

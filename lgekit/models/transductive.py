@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.exceptions import NotFittedError
 
-from ..graph import Graph
+from ..datasets import as_graph
 from ._base import BaseEmbedding
 from .logistic import LogisticEmbedding
 
@@ -88,8 +88,9 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         ``LogisticEmbedding()`` with its defaults.  Its parameters are
         reachable as ``model__<name>``, e.g. ``{"nodeembedding__model__lam_r":
         [0.1, 0.3, 1.0]}`` in a grid over a pipeline.
-    graph : lgekit.Graph
-        The graph whose nodes ``X`` names.  Required at ``fit`` (None is
+    graph : lgekit.Graph, or any form of :func:`lgekit.datasets.as_graph`
+        The graph whose nodes ``X`` names (a path, an edge array, a
+        DataFrame, networkx, scipy are read at ``fit``).  Required at ``fit`` (None is
         accepted by the constructor so that ``clone`` and ``get_params`` work
         as scikit-learn expects).
     table : {"embedding", "context", "both"}, default "embedding"
@@ -108,6 +109,8 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
+    graph_ : lgekit.Graph
+        ``graph`` as read by :func:`lgekit.datasets.as_graph`.
     model_ : BaseEmbedding
         The fitted model (shared with the cache: treat it as read-only).
     n_features_out_ : int
@@ -167,12 +170,10 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         if self.model is not None and not isinstance(self.model, BaseEmbedding):
             raise TypeError(f"model must be an lgekit embedding estimator (LogisticEmbedding, HingeEmbedding) or "
                             f"None, got {type(self.model).__name__}")
-        if not isinstance(self.graph, Graph):
-            raise TypeError(f"graph must be an lgekit.Graph (the graph whose nodes X names; Graph.from_networkx "
-                            f"converts a networkx graph), got {type(self.graph).__name__}")
+        self.graph_ = as_graph(self.graph, "graph")
         if self.table not in _TABLES:
             raise ValueError(f"table must be one of {', '.join(map(repr, _TABLES))}, got {self.table!r}")
-        kind = self.graph.kind
+        kind = self.graph_.kind
         if kind == "undirected" and self.table != "embedding":
             raise ValueError(f"table={self.table!r}: an undirected graph's model has one table; use "
                              "table='embedding'")
@@ -201,13 +202,13 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         if X is not None:
             self._ids(X)            # a node id that is not in the graph is an error now, not at transform
         model = LogisticEmbedding() if self.model is None else self.model
-        key = _cache_key(model, self.graph) if self.cache else None
+        key = _cache_key(model, self.graph_) if self.cache else None
         if key is not None and key in _CACHE:
             _CACHE.move_to_end(key)
             _CACHE_STATS["hits"] += 1
             self.model_ = _CACHE[key]
         else:
-            self.model_ = clone(model).fit(self.graph)
+            self.model_ = clone(model).fit(self.graph_)
             if key is not None:
                 _CACHE_STATS["misses"] += 1
                 _CACHE[key] = self.model_
@@ -223,10 +224,10 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
             ids = ids[:, 0]
         if ids.ndim != 1:
             raise ValueError(f"X must hold one node id per sample, shape (k,) or (k, 1), got shape {ids.shape}")
-        side = "right" if self.table == "context" and self.graph.kind == "bipartite" else \
-            "left" if self.graph.kind == "bipartite" else None
+        side = "right" if self.table == "context" and self.graph_.kind == "bipartite" else \
+            "left" if self.graph_.kind == "bipartite" else None
         try:
-            self.graph.index_of(ids, side=side)
+            self.graph_.index_of(ids, side=side)
         except (KeyError, ValueError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ValueError(f"X: {message}") from None
