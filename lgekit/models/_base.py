@@ -445,16 +445,37 @@ class BaseEmbedding(BaseEstimator):
             raise ValueError(f"X: is a {kind} graph but the model was fitted on a {fitted} graph; "
                              "call fit to start afresh")
 
+    #: what a pickle keeps of a fitted model besides the parameters: what :meth:`save` writes (the table(s),
+    #: node ids, history, seeds; the solver's state goes in as ``_loaded_state``), not the solver's per-pair
+    #: arrays nor the training data (``solver_``, ``_data_source``), which made a pickle ~17x its model file
+    _pickled_attributes = ("embedding_", "context_embedding_", "_table", "_n_source", "node_ids_", "context_node_ids_",
+                           "graph_kind_", "history_", "n_iter_", "_kernel_seed", "_reverse_seed", "_dtype",
+                           "_loaded_state")
+
     def __getstate__(self):
-        # the two views are rebuilt from the table on unpickling: pickled apart they would become copies
-        # that the solver's updates no longer reach
+        """The parameters and what :meth:`save` keeps (``_pickled_attributes``), so that ``pickle`` and
+        ``joblib.dump`` of a fitted model (or of a pipeline holding one) cost about its model file.
+
+        An unpickled model is what :meth:`load` gives: ``transform``, ``score_pairs`` and ``score`` are
+        the same, and ``partial_fit``/``fit`` with ``warm_start=True`` rebuild the solver from ``X``,
+        starting from the embedding and the solver's saved state (DCD's duals), as after :meth:`load`.
+        """
         state = super().__getstate__()
+        kept = set(self._get_param_names()) | set(self._pickled_attributes) | {"_sklearn_version"}
+        solver = state.get("solver_")
+        state = {k: v for k, v in state.items() if k in kept}
+        if solver is not None:
+            state["_loaded_state"] = dict(solver.state()) or None
         if state.get("_table") is not None:
+            # the two views are rebuilt from the table on unpickling: pickled apart they would become
+            # copies of its rows
             state = {k: v for k, v in state.items() if k not in ("embedding_", "context_embedding_")}
         return state
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        if "embedding_" in self.__dict__ or self.__dict__.get("_table") is not None:
+            self._id_lookup = None
         if self.__dict__.get("_table") is not None:
             self._set_table(self._table)
 
