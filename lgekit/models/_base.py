@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
+from sklearn.utils import TransformerTags
 
 from .. import _parameters, _progress
 from ..graph import warn_outside_lgekit
@@ -27,11 +28,24 @@ from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, wo
     write_word2vec
 from ._training_data import TWO_TABLE_KINDS, TableLayout, describe_input, graph_node_ids, match_rows, training_data
 
-__all__ = ["BaseEmbedding", "DivergenceError"]
+__all__ = ["BaseEmbedding", "DivergenceError", "model_is_non_deterministic"]
 
 logger = logging.getLogger(__name__)
 
 _MISSING = object()
+
+#: the schedules whose updates race when ``n_threads > 1`` (the ``"deterministic"`` one is reproducible on any
+#: number of threads)
+RACING_SCHEDULES = ("hogwild", "blocks")
+
+
+def model_is_non_deterministic(model):
+    """Whether two fits of ``model`` with one int ``random_state`` may differ: ``n_threads > 1`` with a
+    schedule whose updates race (:data:`RACING_SCHEDULES`).  None (a default model) is deterministic."""
+    if model is None:
+        return False
+    params = model.get_params(deep=False)
+    return params.get("n_threads", 1) != 1 and params.get("schedule") in RACING_SCHEDULES
 
 
 class BaseEmbedding(BaseEstimator):
@@ -196,6 +210,30 @@ class BaseEmbedding(BaseEstimator):
         # only lgekit's own estimators: a file must not name (and so build) a class of any other code
         if cls.__module__.split(".")[0] == "lgekit":
             BaseEmbedding._registry[cls.__name__] = cls
+
+    #: scikit-learn's estimator checks that do not apply: none run (the tags say X is a graph, not a
+    #: samples x features matrix, and the suite feeds only such matrices); see :meth:`__sklearn_tags__`
+    ESTIMATOR_CHECKS_EXPECTED_FAILURES = {}
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: a transformer whose ``X`` is one graph (or a scipy sparse adjacency matrix).
+
+        ``input_tags.two_d_array`` is False: a graph is one object, not rows of samples, and a dense
+        2-D array is not one of its forms, so scikit-learn's estimator suite (which feeds samples x
+        features matrices) skips these estimators, as it skips its own vectorizers of text and dicts;
+        ``tests/test_sklearn_estimator_checks.py`` runs the checks that feed no data, and the full suite
+        through :class:`~lgekit.models.transductive.NodeEmbedding`, whose ``X`` is node ids.
+        ``non_deterministic``: ``n_threads > 1`` with a racing schedule.
+        """
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags(preserves_dtype=[])   # the model's dtype, not X's
+        tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        tags.requires_fit = True
+        tags.non_deterministic = model_is_non_deterministic(self)
+        return tags
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self):
