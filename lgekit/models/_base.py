@@ -176,6 +176,14 @@ class BaseEmbedding(BaseEstimator):
         best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
         best.score(split)
 
+    scikit-learn's tags (:meth:`__sklearn_tags__`) say that ``X`` is a graph,
+    not a samples x features matrix, so its estimator suite skips these
+    estimators (``NodeEmbedding`` runs it; see
+    ``tests/test_sklearn_estimator_checks.py``); ``n_features_in_`` and
+    ``feature_names_in_`` do not exist, a graph having no feature columns.
+    ``pickle`` and ``joblib.dump`` keep what :meth:`save` keeps, not the
+    solver nor the training data (see :meth:`__getstate__`).
+
     **Memory.**
     Before a fresh fit allocates the embedding and the solver's arrays, the
     bytes they need are compared with :func:`available_memory` (override it

@@ -13,8 +13,8 @@ import hashlib
 from collections import OrderedDict
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, clone
 from scipy.sparse import issparse
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..graph import Graph
@@ -73,7 +73,8 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
 
     ``fit`` trains ``model`` on the whole ``graph`` (the labels ``y`` are not
     used); ``transform(X)`` returns the embedding rows of the node ids in
-    ``X``.  With ``X`` a column of node ids and ``y`` their labels, a
+    ``X`` (one column of ids, or several side by side: see "X" below).
+    With ``X`` a column of node ids and ``y`` their labels, a
     :class:`~sklearn.pipeline.Pipeline` of a ``NodeEmbedding`` and a
     classifier is an ordinary supervised estimator, so ``GridSearchCV``,
     ``cross_val_score`` and the other model-selection tools split the
@@ -161,12 +162,15 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     one-vs-rest classifier scores *thresholded* predictions: a node gets
     every label whose probability exceeds 0.5, often none on a multi-label
     graph with many rare labels (BlogCatalog: 39 labels, most nodes have 1
-    or 2), so recall collapses (micro-F1 0.23 on BlogCatalog).  DeepWalk's
-    protocol, which the paper and :func:`lgekit.metrics.node_classification_f1`
-    follow (0.36 on the same embedding), predicts for each test node its
-    ``k`` most probable labels, ``k`` its true number of labels.  Pass
-    ``scoring=lgekit.metrics.top_k_f1_scorer("micro")`` (or ``"macro"``) to
-    select by the paper's number.
+    or 2, and few labels reach 0.5 for a node), so recall collapses and the
+    score is far below the paper's.  DeepWalk's protocol, which the paper
+    and :func:`lgekit.metrics.node_classification_f1` follow, predicts for
+    each test node its ``k`` most probable labels, ``k`` its true number of
+    labels: every node gets as many labels as it has, and only their choice
+    is scored.  Pass ``scoring=lgekit.metrics.top_k_f1_scorer("micro")`` (or
+    ``"macro"``) to select by the paper's number; with the same split and
+    classifier it equals ``node_classification_f1`` (both figures on
+    BlogCatalog: ``benchmarks/README.md``, "scikit-learn").
 
     Cost: one fit of ``model`` per distinct parameter setting (a cached
     setting costs a content hash of the graph, :math:`O(|E|)`), and
@@ -234,8 +238,8 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         """scikit-learn's tags: a transformer of node-id columns (see "scikit-learn's estimator checks")."""
         tags = super().__sklearn_tags__()
-        # X holds node ids; the suite feeds such columns as small non-negative integers when told
-        # they are categorical, which the graph of ESTIMATOR_CHECKS_GRAPH holds as node ids
+        # X holds node ids: told they are categorical, the suite feeds small integers (rounded from its
+        # float matrices), which the graph of tests/test_sklearn_estimator_checks.py holds as node ids
         tags.input_tags.categorical = True
         tags.input_tags.sparse = False
         tags.input_tags.allow_nan = False
