@@ -504,7 +504,10 @@ class BaseEmbedding(BaseEstimator):
 
         An unpickled model is what :meth:`load` gives: ``transform``, ``score_pairs`` and ``score`` are
         the same, and ``partial_fit``/``fit`` with ``warm_start=True`` rebuild the solver from ``X``,
-        starting from the embedding and the solver's saved state (DCD's duals), as after :meth:`load`.
+        starting from the embedding and the solver's saved state (DCD's duals), as after :meth:`load`;
+        with an int ``random_state`` the rebuilt solver draws the first fit's pairs, so that continuing
+        the unpickled model equals continuing the original.  The price: the first such call prepares
+        the training pairs again (the seconds of a fit's preparation).
         """
         state = super().__getstate__()
         kept = set(self._get_param_names()) | set(self._pickled_attributes) | {"_sklearn_version"}
