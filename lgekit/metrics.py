@@ -629,7 +629,11 @@ class TopKF1Scorer:
                             f"{type(estimator).__name__}")
         if isinstance(scores, list):
             # a multi-output classifier's per-label [P(0), P(1)] columns: the positive ones
-            scores = np.column_stack([np.asarray(s)[:, -1] for s in scores])
+            widths = {np.shape(s)[1] for s in scores}
+            if widths != {2}:
+                raise ValueError("estimator: a per-label predict_proba must give [P(0), P(1)] for every label; a "
+                                 "label with one class in the training fold has no P(1) (use OneVsRestClassifier)")
+            scores = np.column_stack([np.asarray(s)[:, 1] for s in scores])
         scores = np.asarray(scores)
         if scores.ndim == 1:                  # a binary decision_function: the positive class's column
             scores = np.column_stack([-scores, scores])

@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
@@ -126,3 +127,17 @@ def test_scorer_pickles_and_falls_back_to_decision_function():
     assert repr(scorer) == "top_k_f1_scorer(average='micro')"
     with pytest.raises(ValueError, match="sample_weight"):
         scorer(svm, x, y, sample_weight=np.ones(60))
+
+
+def test_scorer_reads_a_per_label_predict_proba():
+    rng = np.random.default_rng(1)
+    y = (rng.random((40, 3)) < 0.5).astype(int)
+    y[:, 0] = 1 - y[:, 1]                    # every row has a label; every label both classes
+    x = y + rng.normal(scale=0.3, size=y.shape)
+    knn = KNeighborsClassifier(5).fit(x, y)  # multi-label: a list of (n, 2) probabilities
+    expected = top_k_f1(y, np.column_stack([p[:, 1] for p in knn.predict_proba(x)]), "macro")
+    assert top_k_f1_scorer("macro")(knn, x, y) == expected
+    one_class = y.copy()
+    one_class[:, 2] = 0
+    with pytest.raises(ValueError, match="one class in the training fold"):
+        top_k_f1_scorer()(KNeighborsClassifier(5).fit(x, one_class), x, one_class)
