@@ -499,6 +499,10 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     the same way: ``k = 1`` picks the arg-max class, so Micro-F1 equals
     accuracy.  Cost: ``n_classes`` LIBLINEAR fits on ``n_train x dim`` data.
 
+    See Also
+    --------
+    top_k_f1_scorer : the same F1 as a ``scoring=`` of scikit-learn's model selection.
+
     References
     ----------
     Perozzi, Al-Rfou & Skiena, "DeepWalk", KDD 2014, Sec. 5 and its

@@ -493,7 +493,8 @@ class BaseEmbedding(BaseEstimator):
 
     #: what a pickle keeps of a fitted model besides the parameters: what :meth:`save` writes (the table(s),
     #: node ids, history, seeds; the solver's state goes in as ``_loaded_state``), not the solver's per-pair
-    #: arrays nor the training data (``solver_``, ``_data_source``), which made a pickle ~17x its model file
+    #: arrays nor the training data (``solver_``, ``_data_source``), which made a pickle many times its model file
+    #: (benchmarks/README.md, "scikit-learn: F1 scorers and pickle sizes")
     _pickled_attributes = ("embedding_", "context_embedding_", "_table", "_n_source", "node_ids_", "context_node_ids_",
                            "graph_kind_", "history_", "n_iter_", "_kernel_seed", "_reverse_seed", "_dtype",
                            "_loaded_state")
@@ -507,7 +508,8 @@ class BaseEmbedding(BaseEstimator):
         starting from the embedding and the solver's saved state (DCD's duals), as after :meth:`load`;
         with an int ``random_state`` the rebuilt solver draws the first fit's pairs, so that continuing
         the unpickled model equals continuing the original.  The price: the first such call prepares
-        the training pairs again (the seconds of a fit's preparation).
+        the training pairs again (the seconds of a fit's preparation).  ``copy.deepcopy`` goes the same
+        way (a copy has no solver until it trains).
         """
         state = super().__getstate__()
         kept = set(self._get_param_names()) | set(self._pickled_attributes) | {"_sklearn_version"}
