@@ -5,6 +5,9 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
@@ -141,3 +144,19 @@ def test_scorer_reads_a_per_label_predict_proba():
     one_class[:, 2] = 0
     with pytest.raises(ValueError, match="one class in the training fold"):
         top_k_f1_scorer()(KNeighborsClassifier(5).fit(x, one_class), x, one_class)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_top_k_f1_is_f1_of_each_rows_k_best_labels(data):
+    """Against a row-by-row reading of the rule: each row's k largest scores (distinct, so no ties)."""
+    n, m = data.draw(st.integers(1, 8)), data.draw(st.integers(1, 6))
+    y = data.draw(arrays(np.int8, (n, m), elements=st.integers(0, 1)))
+    scores = data.draw(arrays(np.float64, (n, m), elements=st.floats(-1e6, 1e6), unique=True))
+    pred = np.zeros_like(y)
+    for i in range(n):
+        k = int(y[i].sum())
+        best = sorted(range(m), key=lambda j: -scores[i, j])[:k]
+        pred[i, best] = 1
+    for average in ("micro", "macro"):
+        assert top_k_f1(y, scores, average) == f1_score(y, pred, average=average, zero_division=0)
