@@ -122,7 +122,8 @@ def test_directed_tables():
     ({"table": "context"}, None, ValueError, "undirected graph's model has one table"),
     ({"table": "rows"}, None, ValueError, "table must be one of 'embedding', 'context', 'both', got 'rows'"),
     ({"cache": "yes"}, None, TypeError, "cache must be a bool"),
-    ({}, [[0, 1], [2, 3]], ValueError, r"shape \(k,\) or \(k, 1\), got shape \(2, 2\)"),
+    ({}, [[[0], [1]], [[2], [3]]], ValueError, r"Found array with dim 3"),
+    ({}, [[0, 1], [2, 999]], ValueError, "X: .*999"),
     ({}, [0, 999], ValueError, "X: .*999"),
 ])
 def test_bad_input_is_refused_with_a_clear_error(labelled, kwargs, X, error, match):

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
+from sklearn.utils import TransformerTags
 
 from .. import _parameters, _progress
 from ..graph import warn_outside_lgekit
@@ -27,11 +28,24 @@ from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, wo
     write_word2vec
 from ._training_data import TWO_TABLE_KINDS, TableLayout, describe_input, graph_node_ids, match_rows, training_data
 
-__all__ = ["BaseEmbedding", "DivergenceError"]
+__all__ = ["BaseEmbedding", "DivergenceError", "model_is_non_deterministic"]
 
 logger = logging.getLogger(__name__)
 
 _MISSING = object()
+
+#: the schedules whose updates race when ``n_threads > 1`` (the ``"deterministic"`` one is reproducible on any
+#: number of threads)
+RACING_SCHEDULES = ("hogwild", "blocks")
+
+
+def model_is_non_deterministic(model):
+    """Whether two fits of ``model`` with one int ``random_state`` may differ: ``n_threads > 1`` with a
+    schedule whose updates race (:data:`RACING_SCHEDULES`).  None (a default model) is deterministic."""
+    if model is None:
+        return False
+    params = model.get_params(deep=False)
+    return params.get("n_threads", 1) != 1 and params.get("schedule") in RACING_SCHEDULES
 
 
 class BaseEmbedding(BaseEstimator):
@@ -163,6 +177,14 @@ class BaseEmbedding(BaseEstimator):
         best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
         best.score(split)
 
+    scikit-learn's tags (:meth:`__sklearn_tags__`) say that ``X`` is a graph,
+    not a samples x features matrix, so its estimator suite skips these
+    estimators (``NodeEmbedding`` runs it; see
+    ``tests/test_sklearn_estimator_checks.py``); ``n_features_in_`` and
+    ``feature_names_in_`` do not exist, a graph having no feature columns.
+    ``pickle`` and ``joblib.dump`` keep what :meth:`save` keeps, not the
+    solver nor the training data (see :meth:`__getstate__`).
+
     **Memory.**
     Before a fresh fit allocates the embedding and the solver's arrays, the
     bytes they need are compared with :func:`available_memory` (override it
@@ -197,6 +219,30 @@ class BaseEmbedding(BaseEstimator):
         # only lgekit's own estimators: a file must not name (and so build) a class of any other code
         if cls.__module__.split(".")[0] == "lgekit":
             BaseEmbedding._registry[cls.__name__] = cls
+
+    #: scikit-learn's estimator checks that do not apply: none run (the tags say X is a graph, not a
+    #: samples x features matrix, and the suite feeds only such matrices); see :meth:`__sklearn_tags__`
+    ESTIMATOR_CHECKS_EXPECTED_FAILURES = {}
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: a transformer whose ``X`` is one graph (or a scipy sparse adjacency matrix).
+
+        ``input_tags.two_d_array`` is False: a graph is one object, not rows of samples, and a dense
+        2-D array is not one of its forms, so scikit-learn's estimator suite (which feeds samples x
+        features matrices) skips these estimators, as it skips its own vectorizers of text and dicts;
+        ``tests/test_sklearn_estimator_checks.py`` runs the checks that feed no data, and the full suite
+        through :class:`~lgekit.models.transductive.NodeEmbedding`, whose ``X`` is node ids.
+        ``non_deterministic``: ``n_threads > 1`` with a racing schedule.
+        """
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags(preserves_dtype=[])   # the model's dtype, not X's
+        tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        tags.requires_fit = True
+        tags.non_deterministic = model_is_non_deterministic(self)
+        return tags
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self):
@@ -446,16 +492,42 @@ class BaseEmbedding(BaseEstimator):
             raise ValueError(f"X: is a {kind} graph but the model was fitted on a {fitted} graph; "
                              "call fit to start afresh")
 
+    #: what a pickle keeps of a fitted model besides the parameters: what :meth:`save` writes (the table(s),
+    #: node ids, history, seeds; the solver's state goes in as ``_loaded_state``), not the solver's per-pair
+    #: arrays nor the training data (``solver_``, ``_data_source``), which made a pickle many times its model file
+    #: (benchmarks/README.md, "scikit-learn: F1 scorers and pickle sizes")
+    _pickled_attributes = ("embedding_", "context_embedding_", "_table", "_n_source", "node_ids_", "context_node_ids_",
+                           "graph_kind_", "history_", "n_iter_", "_kernel_seed", "_reverse_seed", "_dtype",
+                           "_loaded_state")
+
     def __getstate__(self):
-        # the two views are rebuilt from the table on unpickling: pickled apart they would become copies
-        # that the solver's updates no longer reach
+        """The parameters and what :meth:`save` keeps (``_pickled_attributes``), so that ``pickle`` and
+        ``joblib.dump`` of a fitted model (or of a pipeline holding one) cost about its model file.
+
+        An unpickled model is what :meth:`load` gives: ``transform``, ``score_pairs`` and ``score`` are
+        the same, and ``partial_fit``/``fit`` with ``warm_start=True`` rebuild the solver from ``X``,
+        starting from the embedding and the solver's saved state (DCD's duals), as after :meth:`load`;
+        with an int ``random_state`` the rebuilt solver draws the first fit's pairs, so that continuing
+        the unpickled model equals continuing the original.  The price: the first such call prepares
+        the training pairs again (the seconds of a fit's preparation).  ``copy.deepcopy`` goes the same
+        way (a copy has no solver until it trains).
+        """
         state = super().__getstate__()
+        kept = set(self._get_param_names()) | set(self._pickled_attributes) | {"_sklearn_version"}
+        solver = state.get("solver_")
+        state = {k: v for k, v in state.items() if k in kept}
+        if solver is not None:
+            state["_loaded_state"] = dict(solver.state()) or None
         if state.get("_table") is not None:
+            # the two views are rebuilt from the table on unpickling: pickled apart they would become
+            # copies of its rows
             state = {k: v for k, v in state.items() if k not in ("embedding_", "context_embedding_")}
         return state
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        if "embedding_" in self.__dict__ or self.__dict__.get("_table") is not None:
+            self._id_lookup = None
         if self.__dict__.get("_table") is not None:
             self._set_table(self._table)
 

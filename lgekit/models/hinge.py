@@ -171,7 +171,7 @@ class HingeEmbedding(BaseEmbedding):
         plus what callbacks add.
     dual_coef_ : ndarray of float64
         The duals, aligned with :attr:`pair_csr_` (a read-only view of the
-        solver's; a loaded model's until its next fit).
+        solver's; a loaded or unpickled model's until its next fit).
     pair_csr_ : PairCSR
         The training pairs seen from each vertex (see :func:`pair_csr`).
     n_iter_ : int
@@ -179,7 +179,9 @@ class HingeEmbedding(BaseEmbedding):
     solver_ : DCDSolver
         The solver: pair CSR, duals, colouring and kernel seed, with
         ``run_epoch(t)``, ``diagnostics()``, ``epoch_order(t)`` and
-        ``coordinate_seed(t)`` (see :class:`~lgekit.models.DCDSolver`).
+        ``coordinate_seed(t)`` (see :class:`~lgekit.models.DCDSolver`).  A
+        loaded or unpickled model has none until its next ``fit`` or
+        ``partial_fit`` (a pickle keeps what :meth:`save` keeps: the duals).
     planned_epochs_ : range
         The epochs the running (or last) ``fit``/``partial_fit`` call plans.
 

@@ -139,7 +139,9 @@ class LogisticEmbedding(BaseEmbedding):
         The solver: the training pairs as the kernel reads them, the work
         arrays and the kernel seed, with ``run_epoch(t)``, ``diagnostics()``,
         ``epoch_order(t)`` and ``epoch_negatives(t)`` (see
-        :class:`~lgekit.models.SGDSolver`).
+        :class:`~lgekit.models.SGDSolver`).  A loaded or unpickled model has
+        none until its next ``fit``/``partial_fit`` (a pickle keeps what
+        :meth:`save` keeps).
     planned_epochs_ : range
         The epochs the running (or last) ``fit``/``partial_fit`` call plans.
 

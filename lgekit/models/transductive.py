@@ -13,11 +13,12 @@ import hashlib
 from collections import OrderedDict
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..datasets import as_graph
-from ._base import BaseEmbedding
+from ._base import BaseEmbedding, model_is_non_deterministic
 from .logistic import LogisticEmbedding
 
 __all__ = ["NodeEmbedding"]
@@ -61,7 +62,7 @@ def _cache_key(model, graph):
     seed = params.get("random_state")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         return None
-    if params.get("n_threads", 1) != 1 and params.get("schedule") in ("hogwild", "blocks"):
+    if model_is_non_deterministic(model):
         return None
     fixed = tuple(sorted((name, repr(value)) for name, value in params.items() if name != "verbose"))
     return (_graph_fingerprint(graph), f"{type(model).__module__}.{type(model).__qualname__}", fixed)
@@ -72,7 +73,8 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
 
     ``fit`` trains ``model`` on the whole ``graph`` (the labels ``y`` are not
     used); ``transform(X)`` returns the embedding rows of the node ids in
-    ``X``.  With ``X`` a column of node ids and ``y`` their labels, a
+    ``X`` (one column of ids, or several side by side: see "X" below).
+    With ``X`` a column of node ids and ``y`` their labels, a
     :class:`~sklearn.pipeline.Pipeline` of a ``NodeEmbedding`` and a
     classifier is an ordinary supervised estimator, so ``GridSearchCV``,
     ``cross_val_score`` and the other model-selection tools split the
@@ -114,12 +116,18 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     model_ : BaseEmbedding
         The fitted model (shared with the cache: treat it as read-only).
     n_features_out_ : int
-        Columns of :meth:`transform`'s output.
+        Columns of :meth:`transform`'s output: ``n_features_in_`` times
+        ``dim`` (``2 * dim`` with ``table="both"``).
+    n_features_in_ : int
+        Columns of node ids in the ``X`` of ``fit`` (1 for a sequence).
+    feature_names_in_ : ndarray of str
+        Their names, when ``X`` was a DataFrame with string column names.
 
     See Also
     --------
     lgekit.metrics.node_classification_f1 : the paper's protocol on a fitted embedding (one-vs-rest,
         top-k predictions).
+    lgekit.metrics.top_k_f1_scorer : the same protocol as a ``scoring=`` of ``GridSearchCV``.
 
     Notes
     -----
@@ -129,6 +137,43 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     node-classification results of DeepWalk, LINE and the paper are
     computed.  Link prediction needs a held-out *edge* set instead: use
     :func:`lgekit.split_edges` and the estimator's ``score``.
+
+    **X.**  A sequence of node ids is one column; a 2-D ``X`` (or a
+    DataFrame) holds ``m`` columns of node ids, e.g. the two endpoints of an
+    edge, and :meth:`transform` puts each column's rows side by side
+    (columns named by :meth:`get_feature_names_out`, so that
+    ``set_output(transform="pandas")`` and a ``ColumnTransformer`` that
+    gives one column of ids to a ``NodeEmbedding`` and other columns to
+    other transformers work).  Integer ids that arrive as floats (``3.0``,
+    as in a float matrix or a pandas column with missing values elsewhere)
+    are the integer ids of a graph whose ids are integers; NaN, infinity,
+    complex numbers, empty and sparse ``X`` are refused with
+    scikit-learn's messages.
+
+    **scikit-learn's estimator checks.**  ``NodeEmbedding`` passes
+    scikit-learn's own suite (``parametrize_with_checks``, run in
+    ``tests/test_sklearn_estimator_checks.py``) but for the checks listed,
+    with their reason, in :attr:`ESTIMATOR_CHECKS_EXPECTED_FAILURES`.  Its
+    tags say that ``X`` holds node ids (``input_tags.categorical``: the
+    suite then feeds small integers, which the checks' graph holds as
+    nodes), that the output is float64 whatever the ids' dtype, that ``y``
+    is not required, and ``non_deterministic`` when ``model`` races on
+    threads (``n_threads > 1`` with a ``"hogwild"`` or ``"blocks"``
+    schedule).
+
+    **F1 scores.**  ``GridSearchCV(..., scoring="f1_micro")`` of a
+    one-vs-rest classifier scores *thresholded* predictions: a node gets
+    every label whose probability exceeds 0.5, often none on a multi-label
+    graph with many rare labels (BlogCatalog: 39 labels, most nodes have 1
+    or 2, and few labels reach 0.5 for a node), so recall collapses and the
+    score is far below the paper's.  DeepWalk's protocol, which the paper
+    and :func:`lgekit.metrics.node_classification_f1` follow, predicts for
+    each test node its ``k`` most probable labels, ``k`` its true number of
+    labels: every node gets as many labels as it has, and only their choice
+    is scored.  Pass ``scoring=lgekit.metrics.top_k_f1_scorer("micro")`` (or
+    ``"macro"``) to select by the paper's number; with the same split and
+    classifier it equals ``node_classification_f1`` (both figures on
+    BlogCatalog: ``benchmarks/README.md``, "scikit-learn").
 
     Cost: one fit of ``model`` per distinct parameter setting (a cached
     setting costs a content hash of the graph, :math:`O(|E|)`), and
@@ -160,6 +205,14 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     dict_keys(['nodeembedding__model__lam_r'])
     """
 
+    #: scikit-learn's estimator checks that cannot apply, with the reason (``parametrize_with_checks``'s
+    #: ``expected_failed_checks``; any other failing check is a bug)
+    ESTIMATOR_CHECKS_EXPECTED_FAILURES = {
+        "check_fit2d_predict1d": "a 1-D X is a sequence of node ids, one per sample (what GridSearchCV and "
+                                 "cross_val_score hand over for a column of ids), not one sample's features: it "
+                                 "is transformed, not refused with 'Reshape your data'",
+    }
+
     def __init__(self, model=None, graph=None, *, table="embedding", cache=True):
         self.model = model
         self.graph = graph
@@ -183,24 +236,54 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         if not isinstance(self.cache, (bool, np.bool_)):
             raise TypeError(f"cache must be a bool, got {self.cache!r}")
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: a transformer of node-id columns (see "scikit-learn's estimator checks")."""
+        tags = super().__sklearn_tags__()
+        # X holds node ids: told they are categorical, the suite feeds small integers (rounded from its
+        # float matrices), which the graph of tests/test_sklearn_estimator_checks.py holds as node ids
+        tags.input_tags.categorical = True
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.input_tags.string = True
+        # the output is float64 whatever the dtype of the ids
+        tags.transformer_tags.preserves_dtype = []
+        tags.requires_fit = True
+        tags.target_tags.required = False
+        tags.non_deterministic = model_is_non_deterministic(self.model)
+        return tags
+
     def fit(self, X=None, y=None):
         """Embed the whole graph (or take the cached embedding of the same setting).
 
         Parameters
         ----------
-        X : array-like of node ids, shape (k,) or (k, 1), or None
-            The nodes of this training fold; they must be nodes of ``graph``
-            (checked), but the embedding is of the whole graph.
+        X : array-like of node ids, shape (k,) or (k, m), or None
+            The nodes of this training fold, one column of ids or ``m``
+            (e.g. an edge's two endpoints); they must be nodes of ``graph``
+            (checked), but the embedding is of the whole graph.  Sets
+            ``n_features_in_`` (the columns: 1 for shape (k,)) and, for a
+            DataFrame with string column names, ``feature_names_in_``.
         y : ignored
             The labels are the next step's business: the embedding never sees them.
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            An id that is not a node of ``graph``; NaN or infinity; an empty
+            ``X``; complex numbers (scikit-learn's messages).
+        TypeError
+            A sparse matrix (a graph is the ``graph`` parameter; ``X`` names
+            its nodes).
         """
         self._check_params()
+        for name in ("n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
         if X is not None:
-            self._ids(X)            # a node id that is not in the graph is an error now, not at transform
+            self._ids(X, reset=True)    # a node id that is not in the graph is an error now, not at transform
         model = LogisticEmbedding() if self.model is None else self.model
         key = _cache_key(model, self.graph_) if self.cache else None
         if key is not None and key in _CACHE:
@@ -214,34 +297,95 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
                 _CACHE[key] = self.model_
                 while len(_CACHE) > CACHE_SIZE:
                     _CACHE.popitem(last=False)
-        self.n_features_out_ = self.model_.dim * (2 if self.table == "both" else 1)
+        self.n_features_out_ = self._width() * getattr(self, "n_features_in_", 1)
         return self
 
-    def _ids(self, X):
-        """``X`` as a 1-D array of node ids: a sequence, or a one-column 2-D array (what splitters hand over)."""
-        ids = np.asarray(X)
-        if ids.ndim == 2 and ids.shape[1] == 1:
-            ids = ids[:, 0]
-        if ids.ndim != 1:
-            raise ValueError(f"X must hold one node id per sample, shape (k,) or (k, 1), got shape {ids.shape}")
+    def _width(self):
+        """Columns of output per column of ids."""
+        return self.model_.dim * (2 if self.table == "both" else 1)
+
+    def _ids(self, X, reset=False):
+        """``X`` as a 2-D array of node ids, one column per id of a sample: a sequence is one column.
+
+        Validated as scikit-learn validates (its messages for sparse, complex, non-finite and empty
+        input); ``reset`` sets ``n_features_in_``/``feature_names_in_``, else they are checked.
+        """
+        if not issparse(X) and not hasattr(X, "columns"):
+            X = np.asarray(X)
+            if X.ndim == 1:
+                X = X.reshape(-1, 1)
+        ids = validate_data(self, X, reset=reset, accept_sparse=False, dtype=None, ensure_all_finite=True,
+                            ensure_min_samples=1, ensure_min_features=1)
+        own = np.asarray(self.graph_.node_ids).dtype
+        if own.kind in "iu" and ids.dtype.kind == "f" and np.all(np.mod(ids, 1) == 0):
+            ids = ids.astype(np.int64)      # integer ids that arrived as floats (a float matrix, a pandas column)
         side = "right" if self.table == "context" and self.graph_.kind == "bipartite" else \
             "left" if self.graph_.kind == "bipartite" else None
         try:
-            self.graph_.index_of(ids, side=side)
+            self.graph_.index_of(ids.ravel(), side=side)
         except (KeyError, ValueError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise ValueError(f"X: {message}") from None
         return ids
 
     def transform(self, X):
-        """The embedding rows of the node ids in ``X``, shape (k, ``n_features_out_``), float64."""
-        if not hasattr(self, "model_"):
-            raise NotFittedError("this NodeEmbedding is not fitted yet; call fit first")
+        """The embedding rows of the node ids in ``X``, float64.
+
+        Parameters
+        ----------
+        X : array-like of node ids, shape (k,) or (k, m)
+            ``m`` columns of ids (as many as at ``fit``).
+
+        Returns
+        -------
+        ndarray of shape (k, ``n_features_out_``)
+            Per column of ids, its rows side by side (see :meth:`get_feature_names_out`).
+        """
+        check_is_fitted(self)
         ids = self._ids(X)
-        if self.table == "both":
-            parts = [self.model_.transform(ids), self.model_.transform(ids, context=True)]
-            return np.hstack(parts).astype(np.float64, copy=False)
-        return np.asarray(self.model_.transform(ids, context=self.table == "context"), dtype=np.float64)
+        parts = []
+        for column in ids.T:
+            if self.table in ("embedding", "both"):
+                parts.append(self.model_.transform(column))
+            if self.table in ("context", "both"):
+                parts.append(self.model_.transform(column, context=True))
+        return np.hstack(parts).astype(np.float64, copy=False)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of :meth:`transform`'s columns: per input column ``c``, ``c_0 .. c_{dim-1}`` (its
+        node's vector; for ``table="context"`` its context vector), and with ``table="both"`` also
+        ``c_context0 ..`` after them.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            The input columns' names; default ``feature_names_in_``, else ``x0, x1, ...``.
+
+        Returns
+        -------
+        ndarray of str objects
+        """
+        check_is_fitted(self)
+        n_in = getattr(self, "n_features_in_", 1)
+        if input_features is None:
+            input_features = getattr(self, "feature_names_in_", [f"x{i}" for i in range(n_in)])
+        input_features = list(input_features)
+        if len(input_features) != n_in:
+            raise ValueError(f"input_features must have {n_in} names (the columns of X at fit), "
+                             f"got {len(input_features)}")
+        own = getattr(self, "feature_names_in_", None)
+        if own is not None and list(own) != input_features:
+            raise ValueError(f"input_features must equal feature_names_in_ {list(own)}, got {input_features}")
+        dim = self.model_.dim
+        names = []
+        for feature in input_features:
+            if self.table in ("embedding", "both"):
+                names += [f"{feature}_{j}" for j in range(dim)]
+            if self.table == "context":
+                names += [f"{feature}_{j}" for j in range(dim)]
+            if self.table == "both":
+                names += [f"{feature}_context{j}" for j in range(dim)]
+        return np.asarray(names, dtype=object)
 
     @staticmethod
     def clear_cache():
