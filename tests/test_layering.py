@@ -75,6 +75,7 @@ LAYER_OF = {
     "lgekit.datasets": "data",
     "lgekit.evaluation": "data",
     "lgekit.metrics": "data",
+    "lgekit.neighbours": "data",          # top-k scores of an embedding, blocked
     "lgekit.theory": "data",
     "lgekit.models": "models",
     "lgekit._show_versions": "models",      # reports the kernel build the models picked
