@@ -81,6 +81,7 @@ LAYER_OF = {
     "lgekit._show_versions": "models",      # reports the kernel build the models picked
     "lgekit.callbacks": "callbacks",
     "lgekit.experiments": "experiments",
+    "lgekit.plotting": "experiments",       # a picture of one embedding (matplotlib)
     "lgekit._commands": "commands",
     "lgekit.cli": "cli",
     "lgekit.__main__": "cli",
