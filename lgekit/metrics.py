@@ -697,12 +697,18 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
     rng = check_random_state(seed, "seed")
     out = rng.integers(0, n_candidates, size=(len(p), int(n_negatives)), dtype=np.int64)
 
+    # the known pairs as sorted keys u * n_candidates + w: a membership test is one bisection
+    keys = None if known is None else np.sort(
+        np.repeat(np.arange(known.shape[0], dtype=np.int64), np.diff(known.indptr)) * n_candidates
+        + known.indices)
+
     def forbidden(rows, w):
         mask = w == p[rows, 1][:, None]
         if exclude_self:
             mask |= w == p[rows, 0][:, None]
-        if known is not None:
-            mask |= np.asarray(known[np.repeat(p[rows, 0], w.shape[1]), w.ravel()]).reshape(w.shape)
+        if keys is not None and len(keys):
+            q = p[rows, 0][:, None] * n_candidates + w
+            mask |= keys[np.minimum(np.searchsorted(keys, q), len(keys) - 1)] == q
         return mask
 
     rows = np.arange(len(p))
