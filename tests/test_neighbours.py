@@ -199,3 +199,21 @@ def test_most_similar_on_blogcatalog_is_the_oracle(data_dir):
     np.testing.assert_array_equal(got[0], want)
     ids, _ = m.most_similar(g.node_ids[rows].tolist(), k=10)
     np.testing.assert_array_equal(ids, g.node_ids[want])
+
+
+def test_most_similar_survives_pickle_joblib_and_save(karate_model, directed_model, tmp_path):
+    """The client paths a fitted model travels: pickle, joblib, save/load; the answers are the same."""
+    import pickle
+
+    import joblib
+
+    for model, kw in ((karate_model, {}), (directed_model, {"direction": "in"})):
+        node = model.node_ids_[3]
+        want = model.most_similar(node, k=4, **kw)
+        joblib.dump(model, tmp_path / "m.joblib")
+        model.save(tmp_path / "m.npz")
+        for back in (pickle.loads(pickle.dumps(model)), joblib.load(tmp_path / "m.joblib"),
+                     LogisticEmbedding.load(tmp_path / "m.npz")):
+            got = back.most_similar(node, k=4, **kw)
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
