@@ -70,7 +70,8 @@ TINY = {"*": {"params": {"epochs": 2, "dim": 8}}, "fig6": {"grid": {"dim": [4, 8
 
 
 def test_the_report_and_the_command_say_it_first(tmp_path, monkeypatch, capsys):
-    """A quick run (the real quick graph, tiny epochs): stdout's, report.md's and report.html's first lines."""
+    """A quick run (the real quick graph, tiny epochs): the first line of stdout, report.md and report.html (its
+    heading) names the graph and why; the paragraph under the heading says the rest."""
     real = report.expand
     monkeypatch.setattr(report, "expand", lambda *a, **k: real(*a, **dict(k, overrides=TINY)))
     out = tmp_path / "res"
@@ -78,9 +79,9 @@ def test_the_report_and_the_command_say_it_first(tmp_path, monkeypatch, capsys):
     headline = graph_headline(QUICK)
     assert capsys.readouterr().out.splitlines()[0] == headline
     md = (out / "report.md").read_text().splitlines()
-    assert md[0].startswith(f"**{headline}.** `lgekit reproduce` without --dataset runs quick mode on "
-                            f"{DEFAULT_DATASET} (n_nodes={QUICK_DATASET_KWARGS['n_nodes']}")
-    assert md[2].startswith("# Reproducing Gao et al.")
-    html = (out / "report.html").read_text()
-    body = html.split("<body>", 1)[1]
-    assert body.lstrip().startswith(f"<p><b>{headline}.</b>")
+    assert md[0].startswith("# Reproducing Gao et al.") and md[0].endswith(f" — {headline}")
+    assert md[2].startswith(f"`lgekit reproduce` without --dataset runs quick mode on {DEFAULT_DATASET} "
+                            f"(n_nodes={QUICK_DATASET_KWARGS['n_nodes']}")
+    body = (out / "report.html").read_text().split("<body>", 1)[1].lstrip()
+    assert body.startswith("<h1>Reproducing Gao et al.") and body.split("</h1>")[0].endswith(f" — {headline}")
+    assert body.split("</h1>", 1)[1].lstrip().startswith("<p><code>lgekit reproduce</code> without --dataset")

@@ -355,9 +355,8 @@ def _header_lines(context):
 
 def _markdown(sections, outputs, context):
     # the first line says which graph and why: a report on a stand-in must not read as the paper's
-    out = [f"**{context['headline']}.** {context['reason']}", "",
-           "# Reproducing Gao et al. (ICLR 2019), *The Importance of Norm Regularization in Linear Graph "
-           "Embedding*", ""]
+    out = ["# Reproducing Gao et al. (ICLR 2019), *The Importance of Norm Regularization in Linear Graph "
+           f"Embedding* — {context['headline']}", "", context["reason"], ""]
     out += _header_lines(context)
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
@@ -420,9 +419,8 @@ def _html(sections, outputs, context, folder):
            "pre{background:#f6f6f6;padding:.6em;overflow:auto;font-size:85%}")
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
              "<title>lgekit reproduce report</title>", f"<style>{css}</style></head><body>",
-             f"<p><b>{e(context['headline'])}.</b> {_inline(context['reason'])}</p>",
              "<h1>Reproducing Gao et al. (ICLR 2019), <i>The Importance of Norm Regularization in Linear Graph "
-             "Embedding</i></h1>", "<ul>"]
+             f"Embedding</i> — {e(context['headline'])}</h1>", f"<p>{_inline(context['reason'])}</p>", "<ul>"]
     for line in _header_lines(context):
         parts.append(f"<li>{_inline(line[2:])}</li>")
     parts += ["</ul>", "<h2>Verdicts</h2>", "<table><tr><th>Figure</th><th>Claim</th><th>Verdict</th></tr>"]
