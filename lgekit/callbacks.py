@@ -244,9 +244,12 @@ class LinkPredictionCallback(Callback):
         if self.ranking is not None:
             pos, neg = self._ranked_pairs()
             if getattr(model, "context_embedding_", None) is None:
-                def scores(pairs):   # noqa: F811 -- one table: the kernel of pair_scores, by node index
-                    return _scoring.pair_dots(model.embedding_, model.embedding_, pairs, n_threads=threads)
-            ranks = ranks_from_scores(scores(pos), scores(neg).reshape(len(pos), -1), ties="average")
+                # one table: the kernel of pair_scores, on the model's threads
+                pos_scores, neg_scores = (_scoring.pair_dots(model.embedding_, model.embedding_, pairs,
+                                                             n_threads=threads) for pairs in (pos, neg))
+            else:
+                pos_scores, neg_scores = scores(pos), scores(neg)
+            ranks = ranks_from_scores(pos_scores, neg_scores.reshape(len(pos), -1), ties="average")
             for name, value in mrr_and_hits(ranks, self.hits_at).items():
                 record[f"{self.heldout_name}_{name}"] = value
         if self.direction:
