@@ -35,10 +35,16 @@ def _check_table(table, name):
     return x
 
 
-def _unit_rows(x):
-    """Rows scaled to norm 1; a zero row stays zero, so its cosine with anything is 0."""
-    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
-    return x / np.where(norms > 0, norms, 1.0)[:, None]
+def _inverse_norms(x):
+    """1 / ||x_i|| of every row in float64, 1 for a zero row (which stays zero: its cosine with anything is 0)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float64))
+    return 1.0 / np.where(norms > 0, norms, 1.0)
+
+
+def _float64_rows(x, lo, hi, scale=None):
+    """Rows ``lo:hi`` of ``x`` in float64, each times ``scale`` (cosine: its inverse norm) when given."""
+    rows = np.asarray(x[lo:hi], dtype=np.float64)
+    return rows if scale is None else rows * scale[lo:hi, None]
 
 
 def _select(scores, kk):
@@ -99,7 +105,8 @@ def top_k_scores(queries, candidates, k, *, exclude=None, by="score", block_byte
 
     Notes
     -----
-    Scores are float64 whatever the tables' dtype.  Cost
+    Scores are float64 whatever the tables' dtype (each block is converted
+    on its own: a float32 table is never copied whole).  Cost
     :math:`O(m \\cdot n \\cdot dim)` in matrix products, plus a partition of
     each block; memory :math:`O(\\text{block} + m k)`.
 
@@ -127,10 +134,10 @@ def top_k_scores(queries, candidates, k, *, exclude=None, by="score", block_byte
     if k > available:
         raise ValueError(f"k={k} exceeds the {available} candidates there are"
                          + (" besides the query node itself" if available < n else "") + f"; pass k <= {available}")
-    q = np.asarray(q, dtype=np.float64)
-    c = np.asarray(c, dtype=np.float64)
+    # float64 a block at a time: a float32 table is never copied whole
+    q_scale = c_scale = None
     if by == "cosine":
-        q, c = _unit_rows(q), _unit_rows(c)
+        q_scale, c_scale = _inverse_norms(q), _inverse_norms(c)
     budget = max(1, int(block_bytes if block_bytes is not None else _BLOCK_BYTES) // 8)
     height = int(max(1, min(m, _QUERIES_PER_BLOCK, budget)))      # queries a block
     width = int(min(n, max(k, budget // height)))                  # candidates a block
@@ -142,7 +149,7 @@ def top_k_scores(queries, candidates, k, *, exclude=None, by="score", block_byte
         best = np.empty((b - a, 0), dtype=np.float64)
         for lo in range(0, n, width):
             hi = min(n, lo + width)
-            block = q[a:b] @ c[lo:hi].T
+            block = _float64_rows(q, a, b, q_scale) @ _float64_rows(c, lo, hi, c_scale).T
             hit = np.flatnonzero((ex[a:b] >= lo) & (ex[a:b] < hi))
             block[hit, ex[a:b][hit] - lo] = -np.inf
             pos = _select(block, min(k, hi - lo))
