@@ -690,9 +690,13 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
     n_sources = graph.n_left if graph is not None and graph.kind == "bipartite" else None
     if graph is not None and n_sources is None:
         n_sources = graph.n_nodes
-    p = check_pairs(positives, np.iinfo(np.int64).max if n_sources is None else n_sources, "positives")
+    # the two columns index different tables (a bipartite graph's left and right nodes): each its own range
+    p = check_pairs(positives, np.iinfo(np.int64).max, "positives")
     if len(p) and p[:, 1].max() >= n_candidates:
         raise ValueError(f"positives: targets must lie in [0, {n_candidates}), got {int(p[:, 1].max())}")
+    if len(p) and n_sources is not None and p[:, 0].max() >= n_sources:
+        raise ValueError(f"positives: sources must lie in [0, {n_sources}) (the graph's "
+                         f"{'left ' if graph.kind == 'bipartite' else ''}nodes), got {int(p[:, 0].max())}")
     known = _known_matrix(graph, n_sources, n_candidates)
     rng = check_random_state(seed, "seed")
     out = rng.integers(0, n_candidates, size=(len(p), int(n_negatives)), dtype=np.int64)

@@ -209,3 +209,26 @@ def test_ranking_on_blogcatalog(data_dir):
     want = link_ranking(model.embedding_, split.test_positives, candidates=100, graph=g, ks=(10,))
     assert rec["test_mrr"] == pytest.approx(want["mrr"])
     assert want["mrr"] > 2 * float(np.mean(1 / np.arange(1, 102)))     # better than a random order of 101
+
+
+def test_bipartite_ranks_right_nodes_and_the_callback_agrees():
+    """A bipartite split's pairs are (left, n_left + right): candidates are right nodes, the filter the biadjacency,
+    and no node is its own candidate (left 3 and right 3 are two nodes)."""
+    rng = np.random.default_rng(0)
+    B = (rng.random((12, 15)) < 0.2).astype(int)
+    for i in range(15):
+        B[i % 12, i] = 1
+    g = lgekit.Graph.from_biadjacency(B)
+    split = lgekit.split_edges(g, test_fraction=0.2, seed=0)
+    model = lgekit.LogisticEmbedding(dim=4, epochs=2, dtype="float64", random_state=0).fit(
+        split, callbacks=[LinkPredictionCallback(split, ranking=8, seed=2)])
+    pos = split.test_positives - np.array([0, g.n_left])
+    x, y = model.embedding_, model.context_embedding_
+    want = link_ranking(x, pos, context=y, candidates=8, graph=g, seed=2, ks=(1, 10))
+    assert model.history_[-1]["test_mrr"] == pytest.approx(want["mrr"])
+    allowed = ~B[pos[:, 0]].astype(bool)             # right nodes not linked to the source (the positive included)
+    oracle = mrr_and_hits(brute_ranks(x, y, pos, allowed, "average"), ks=(1, 10))
+    got = link_ranking(x, pos, context=y, candidates="all", graph=g, ks=(1, 10))
+    assert {k: got[k] for k in oracle} == pytest.approx(oracle)
+    with pytest.raises(ValueError, match=r"sources must lie in \[0, 12\) \(the graph's left nodes\), got 12"):
+        sample_candidates([[12, 0]], 15, 3, graph=g)
