@@ -26,14 +26,15 @@ _EXPORTS = {
     "LogisticEmbedding": ".models", "HingeEmbedding": ".models", "DivergenceError": ".models",
     "NodeEmbedding": ".models",
 }
-_SUBMODULES = {"datasets", "evaluation", "metrics", "callbacks", "models", "theory", "experiments", "reference"}
+_SUBMODULES = {"datasets", "evaluation", "metrics", "neighbours", "callbacks", "models", "theory", "experiments", "reference",
+               "plotting"}
 
 __all__ = [
     "__version__", "show_versions",
     "Graph", "GraphWarning", "datasets",
-    "EdgeSplit", "split_edges", "evaluation", "metrics",
+    "EdgeSplit", "split_edges", "evaluation", "metrics", "neighbours",
     "LogisticEmbedding", "HingeEmbedding", "NodeEmbedding", "DivergenceError", "callbacks",
-    "theory", "experiments", "reference",
+    "theory", "experiments", "reference", "plotting",
 ]
 
 

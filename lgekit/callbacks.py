@@ -37,7 +37,7 @@ import numpy as np
 
 from ._simd import load_kernel
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
-from .metrics import node_classification_f1
+from .metrics import mrr_and_hits, node_classification_f1, ranks_from_scores, sample_candidates
 
 # the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
 _scoring = load_kernel("lgekit._scoring")
@@ -111,6 +111,17 @@ class LinkPredictionCallback(Callback):
         direction task beside link prediction.  The arcs whose reverse is an
         arc of the full graph have no direction to tell and are left out
         (:meth:`lgekit.EdgeSplit.direction_pairs`, found once).
+    ranking : int or None, default None
+        Also record ``"<heldout_name>_mrr"`` and ``"<heldout_name>_hits@k"``
+        for each ``k`` of ``hits_at`` (OGB's protocol,
+        :func:`lgekit.metrics.link_ranking`): each held-out positive ranked
+        against ``ranking`` negative targets for its source, drawn once from
+        ``seed`` (the same every epoch) among the non-edges of the full
+        graph, ties ranked ``"average"`` as OGB does.  ``None`` (the
+        default): off, nothing added.  Costs ``ranking + 1`` pair scores per
+        held-out positive an evaluation.
+    hits_at : tuple of int, default (1, 10)
+        The ``k`` of the Hits@k fields (with ``ranking``).
 
     Notes
     -----
@@ -119,7 +130,8 @@ class LinkPredictionCallback(Callback):
     costs beside the epoch's ``"seconds"``.
     """
 
-    def __init__(self, split, every=1, train=True, train_sample=20000, seed=0, heldout_name="test", direction=False):
+    def __init__(self, split, every=1, train=True, train_sample=20000, seed=0, heldout_name="test", direction=False,
+                 ranking=None, hits_at=(1, 10)):
         for attr in ("train_positives", "train_negatives", "test_positives", "test_negatives"):
             if not hasattr(split, attr):
                 raise TypeError(f"split must be an EdgeSplit (from lgekit.split_edges), "
@@ -146,6 +158,14 @@ class LinkPredictionCallback(Callback):
         if direction and not len(self._direction_pairs[0]):
             raise ValueError("direction=True: every held-out arc of this split is reciprocated (or a self-loop), so "
                              "no arc has a direction to tell; hold out more arcs")
+        validate_params({"ranking": [Interval(Integral, 1, None, closed="left"), None]}, {"ranking": ranking},
+                        caller=type(self).__name__)
+        self.ranking = None if ranking is None else int(ranking)
+        hits_at = (hits_at,) if isinstance(hits_at, Integral) else tuple(hits_at)
+        if not hits_at or any(isinstance(k, bool) or not isinstance(k, Integral) or k < 1 for k in hits_at):
+            raise ValueError(f"hits_at must be a non-empty tuple of ints >= 1 (the k of Hits@k), got {hits_at!r}")
+        self.hits_at = tuple(int(k) for k in hits_at)
+        self._ranking_pairs = None
         self._train_pairs = None
         self._checked_pairs = None
 
@@ -162,6 +182,21 @@ class LinkPredictionCallback(Callback):
                 neg = neg[np.sort(rng.choice(len(neg), k_neg, replace=False))]
             self._train_pairs = (pos, neg)
         return self._train_pairs
+
+    def _ranked_pairs(self):
+        """The held-out positives and, per positive, ``ranking`` negative pairs (same source), in the
+        split graph's indices (drawn on first use, filtered by the full graph's edges)."""
+        if self._ranking_pairs is None:
+            g = self.split.graph
+            bipartite = getattr(g, "kind", None) == "bipartite"
+            offset = g.n_left if bipartite else 0
+            pos = np.array(self.split.test_positives, dtype=np.int64)
+            rows = pos - np.array([0, offset])        # target rows counted within the target table
+            w = sample_candidates(rows, g.n_nodes - offset, self.ranking, graph=g, exclude_self=not bipartite,
+                                  seed=self.seed)
+            neg = np.stack([np.repeat(pos[:, 0], w.shape[1]), w.ravel() + offset], axis=1)
+            self._ranking_pairs = (pos, neg)
+        return self._ranking_pairs
 
     def _checked(self, pos, neg, n_rows):
         """The pairs as the scoring kernels take them, checked once: the split does not change between
@@ -206,6 +241,17 @@ class LinkPredictionCallback(Callback):
         if self.train:
             record["train_ap"] = ap(train_pairs)
         record[f"{self.heldout_name}_ap"] = ap(test_pairs)
+        if self.ranking is not None:
+            pos, neg = self._ranked_pairs()
+            if getattr(model, "context_embedding_", None) is None:
+                # one table: the kernel of pair_scores, on the model's threads
+                pos_scores, neg_scores = (_scoring.pair_dots(model.embedding_, model.embedding_, pairs,
+                                                             n_threads=threads) for pairs in (pos, neg))
+            else:
+                pos_scores, neg_scores = scores(pos), scores(neg)
+            ranks = ranks_from_scores(pos_scores, neg_scores.reshape(len(pos), -1), ties="average")
+            for name, value in mrr_and_hits(ranks, self.hits_at).items():
+                record[f"{self.heldout_name}_{name}"] = value
         if self.direction:
             # each one-way arc's log-odds s(u, v) - s(v, u) against its negation, as
             # metrics.direction_average_precision ranks them by default

@@ -251,16 +251,21 @@ def test_every_figure_names_its_data_set_and_mode():
     quick = figure_subtitle(SimpleNamespace(dataset={"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 1000,
                                                                                                  "seed": 0}},
                                             quick=True, seeds=[0]))
-    assert quick == ("data set: synthetic-blogcatalog (n_nodes=1000, seed=0), a synthetic stand-in for BlogCatalog; "
-                     "quick mode (fewer epochs and grid points), 1 seed")
+    headline = "Graph: 1,000-node synthetic, not BlogCatalog (quick smoke test)"
+    details = ("data set: synthetic-blogcatalog (n_nodes=1000, seed=0), a synthetic stand-in for BlogCatalog; "
+               "quick mode (fewer epochs and grid points), 1 seed")
+    assert quick == f"{headline}\n{details}"
     full = figure_subtitle(SimpleNamespace(dataset={"path": "/data/my-graph.txt", "sha256": "0" * 64}, quick=False,
                                            seeds=[0, 1, 2]))
-    assert full == "data set: my-graph.txt; full mode (the paper's epochs and grids), 3 seeds"
+    assert full == ("Graph: my-graph.txt, as --dataset asked\n"
+                    "data set: my-graph.txt; full mode (the paper's epochs and grids), 3 seeds")
     for name, runs in _all_figures_runs().items():
         spec = effective_spec(name, quick=True)
         fig, drawn = plot_figure(name, runs, spec, quick)
-        shown = " ".join(fig.get_suptitle().split())  # the subtitle wraps to the figure's width
-        assert shown == f"{spec.title} {quick}", name
+        # the figure's first line says which graph and why; the title, then the details (wrapped) follow
+        first, rest = fig.get_suptitle().split("\n", 1)
+        assert first == headline, name
+        assert " ".join(rest.split()) == f"{spec.title} {details}", name
         assert drawn["subtitle"] == quick
 
 

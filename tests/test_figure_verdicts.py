@@ -193,7 +193,7 @@ def _fake_reproduce(calls):
         calls.append(kwargs)
         result = types.SimpleNamespace(summary=lambda: "done", errors=[])
         outputs = types.SimpleNamespace(verdicts=[], all_diverged=[], figures={}, removed=[], report_md="r.md",
-                                        report_html="r.html")
+                                        report_html="r.html", headline="Graph: g, as --dataset asked")
         return result, outputs
     return fake
 

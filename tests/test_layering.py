@@ -77,11 +77,13 @@ LAYER_OF = {
     "lgekit.datasets": "data",
     "lgekit.evaluation": "data",
     "lgekit.metrics": "data",
+    "lgekit.neighbours": "data",          # top-k scores of an embedding, blocked
     "lgekit.theory": "data",
     "lgekit.models": "models",
     "lgekit._show_versions": "models",      # reports the kernel build the models picked
     "lgekit.callbacks": "callbacks",
     "lgekit.experiments": "experiments",
+    "lgekit.plotting": "experiments",       # a picture of one embedding (matplotlib)
     "lgekit._commands": "commands",
     "lgekit.cli": "cli",
     "lgekit.__main__": "cli",

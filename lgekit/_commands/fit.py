@@ -21,7 +21,7 @@ _MODELS = {"logistic": "LogisticEmbedding", "hinge": "HingeEmbedding"}
 
 #: every file ``lgekit fit`` may write into its folder, by role (fit.json's "files" names the ones a run wrote)
 OUTPUT_FILES = {"model": "embedding.npz", "embedding": "embedding.txt", "context_embedding": "context_embedding.txt",
-                "history": "history.json", "record": "fit.json"}
+                "history": "history.json", "record": "fit.json", "plot": "embedding.png"}
 
 # the target rows' names in to_word2vec's one-file output, cut off when fit writes context_embedding.txt
 _CONTEXT_PREFIX = "context:"
@@ -36,6 +36,8 @@ writes into DIR:
   the right nodes', in the same format (gensim's KeyedVectors reads each file alone)
 - history.json: one record per epoch (objective, norms, test AP with --test-fraction, ...)
 - fit.json: the settings, the final metrics, the graph's kind and the files written
+- embedding.png: with --plot, the embedding projected to 2-D (PCA, or t-SNE with --plot tsne),
+  coloured by the graph's labels (a multi-label node by its most frequent label)
 
 lgekit evaluate reads any of them.  A folder that holds files lgekit did not write is refused
 (--force writes there anyway); files of an earlier fit in DIR that this one does not write are
@@ -90,6 +92,9 @@ def register(subparsers):
         "estimators' parameter tables; the default is shown for each --model")
     for name, (constraints, models) in _model_parameters().items():
         _add_parameter_option(group, name, constraints, models)
+    p.add_argument("--plot", nargs="?", const="pca", choices=("pca", "tsne"), default=None,
+                   help="also draw the embedding in 2-D into DIR/embedding.png, coloured by the graph's labels: "
+                        "--plot (PCA) or --plot tsne (slower)")
     p.add_argument("--out", required=True, metavar="DIR", type=output_folder, help="output folder (created if missing)")
     p.add_argument("--force", action="store_true",
                    help="write into DIR even if it holds files lgekit did not write (the files fit writes are "
@@ -232,6 +237,20 @@ def _table_pairs(graph, pairs):
     return pairs - [0, sides.target_offset]
 
 
+def _write_plot(model, graph, args, folder):
+    """``embedding.png``: the picture of :func:`lgekit.plotting.plot_embedding`, titled with the model and graph."""
+    from ..plotting import plot_embedding  # lazy: matplotlib only for --plot
+
+    title = (f"{'PCA' if args.plot == 'pca' else 't-SNE'} of {type(model).__name__} on {args.graph}: "
+             f"{model.embedding_.shape[0]:,} nodes ({model.embedding_.shape[1]} dimensions)")
+    # a bipartite model's embedding_ holds the left nodes only, which the graph's label rows do not match
+    fig = plot_embedding(model, graph if graph.labels is not None and graph.kind != "bipartite" else None,
+                         method=args.plot, seed=args.seed, title=title)
+    with folder.writing(OUTPUT_FILES["plot"]) as tmp:
+        fig.savefig(tmp, format="png", dpi=110)
+    return OUTPUT_FILES["plot"]
+
+
 def run(args):
     with contextlib.ExitStack() as held:   # the output folder's lock, once taken, until the last file is written
         try:
@@ -276,7 +295,7 @@ def _run(args, held):
     require_negatives(graph, args.graph)
     # after the load (a graph that fails to load leaves no folder behind), before the training (a folder that
     # cannot take the results is said before the work)
-    folder = _open_out(args, _planned_files(graph), held)
+    folder = _open_out(args, _planned_files(graph) + ([OUTPUT_FILES["plot"]] if args.plot else []), held)
     out = folder.path
     params = {**preset, **given, "random_state": args.seed, "n_threads": args.threads,
               # 1: the preparation and the epochs' progress (a bar on a terminal, a line every few seconds in
@@ -313,6 +332,8 @@ def _run(args, held):
         model.save(tmp)
     tables, note = _write_tables(model, folder)
     files.update(tables)
+    if args.plot:
+        files["plot"] = _write_plot(model, graph, args, folder)
     folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(model.history_), indent=1) + "\n")
     files.update(history=OUTPUT_FILES["history"], record=OUTPUT_FILES["record"])
     final = {}

@@ -14,7 +14,7 @@ logger = logging.getLogger(__name__)
 
 _EPILOG = """\
 examples:
-  lgekit reproduce                          all figures, quick, on the embedded default graph
+  lgekit reproduce                          all figures, quick, on a 1000-node synthetic graph (a smoke test)
   lgekit reproduce 1 3 --seeds 3            Figures 1 and 3 with 3 seeds (mean ± spread bands)
   lgekit reproduce --dataset blogcatalog    the paper's setting (full epochs and grids, 3 seeds)
   lgekit reproduce --scheduler local        the same cells on a Dask LocalCluster
@@ -52,8 +52,8 @@ def register(subparsers):
                         "whose verdicts are judged over the seeds with their spread in the report, 1 with --quick")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", default=None,
-                      help="fewer epochs and grid points, and a 1000-node default graph (the default when "
-                           "--dataset is not given)")
+                      help="fewer epochs and grid points, and a 1000-node synthetic default graph, not BlogCatalog "
+                           "(`lgekit datasets list` shows it; the default when --dataset is not given)")
     mode.add_argument("--full", dest="quick", action="store_false",
                       help="the paper's epochs and grids (the default when --dataset is given)")
     p.add_argument("--jobs", metavar="N", type=_positive_int, default=None,
@@ -141,6 +141,7 @@ def run(args):
         if message is None:
             raise
         raise CommandError(message) from None
+    print(outputs.headline)    # which graph and why, first: a quick run's graph is not BlogCatalog
     print(result.summary())
     for v in outputs.verdicts:
         print(f"  {v.figure}: {v.status:<14} {v.statement}")

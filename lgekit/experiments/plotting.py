@@ -251,14 +251,18 @@ def dim_label(v):
 
 
 def new_figure(ncols, title, subtitle="", width=5.0, height=3.8, sharey=False):
-    """A Figure of ``ncols`` panels in a row, titled ``title`` with ``subtitle`` (the data set and mode) under it."""
+    """A Figure of ``ncols`` panels in a row, titled ``title`` with ``subtitle`` (the data set and mode) under it.
+
+    A ``subtitle`` of two parts, ``"headline\\ndetails"``, puts its headline (which graph, and why:
+    :func:`lgekit.experiments.report.graph_headline`) above the title, as the figure's first line."""
     # a bare Figure (no pyplot): no global state, no GUI backend, nothing to close
     from matplotlib.figure import Figure
 
+    head, _, subtitle = subtitle.rpartition("\n")
     lines = textwrap.wrap(subtitle, width=int(SUBTITLE_CHARS_PER_INCH * width * ncols)) if subtitle else []
-    fig = Figure(figsize=(width * ncols, height + 0.2 * len(lines)), layout="constrained")
+    fig = Figure(figsize=(width * ncols, height + 0.2 * (len(lines) + bool(head))), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False, sharey=sharey)
-    fig.suptitle("\n".join([title] + lines), fontsize=11)
+    fig.suptitle("\n".join(([head] if head else []) + [title] + lines), fontsize=11)
     return fig, list(axes[0])
 
 

@@ -13,17 +13,18 @@ import logging
 import re
 from pathlib import Path
 
+from .. import datasets
 from .._json import to_json_safe
 from .aggregate import divergence_summary, format_spread, last_value, runs_for_figure
 from .engine import run_sweep
 from .figures import judge, plot_figure
 from .plan import expand
 from .plotting import save_figure
-from .spec import DEFAULT_DATASET, THRESHOLDS, dataset_label, default_seeds
+from .spec import DEFAULT_DATASET, SPLIT, THRESHOLDS, dataset_label, default_seeds
 from .store import ResultsStore
 from .verdict import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
-__all__ = ["write_outputs", "reproduce", "Outputs", "figure_subtitle", "planned_files", "remove_stale_figures"]
+__all__ = ["write_outputs", "reproduce", "Outputs", "figure_subtitle", "graph_headline", "graph_reason", "planned_files", "remove_stale_figures"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class Outputs:
         self.report_md = None
         self.report_html = None
         self.summary_json = None
+        self.headline = None   # graph_headline: which graph the run used, and why
 
 
 def _fmt_params(params, grid):
@@ -87,16 +89,66 @@ def write_outputs(plan, out, *, result=None, command=None):
         return _write_outputs(plan, store, result, command)
 
 
-def figure_subtitle(plan):
-    """The line under every figure's title: the data set (a synthetic stand-in said as such) and the mode.
+def graph_headline(dataset):
+    """The first line of the report, of every figure and of the command's output: which graph, and why.
 
-    A PNG shared alone must not pass for the paper's figure: quick mode draws a
-    1,000-node synthetic graph, on which the test AP is near 0.5.
+    Short enough for the first line of a one-panel figure; :func:`graph_reason`
+    says the rest.  A quick run's default graph is a small generated one, not
+    BlogCatalog: a figure shared alone must say so before anything else.
+
+    Examples
+    --------
+    >>> graph_headline({"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 1000, "seed": 0}})
+    'Graph: 1,000-node synthetic, not BlogCatalog (quick smoke test)'
+    >>> graph_headline({"name": "blogcatalog", "kwargs": {}})
+    'Graph: blogcatalog, as --dataset asked'
+    """
+    if dataset.get("name") == DEFAULT_DATASET:
+        n = dataset.get("kwargs", {}).get("n_nodes", datasets.info(DEFAULT_DATASET).n_nodes)
+        why = "quick smoke test" if "n_nodes" in dataset.get("kwargs", {}) else "the default, no download"
+        return f"Graph: {n:,}-node synthetic, not BlogCatalog ({why})"
+    return f"Graph: {dataset_label(dataset)}, as --dataset asked"
+
+
+def graph_reason(dataset, *, negatives_per_positive=SPLIT["negatives_per_positive"]):
+    """What follows :func:`graph_headline` in the report: the graph exactly, why it ran, where the paper's is.
+
+    For the embedded default it says where BlogCatalog is (found on this
+    machine, or how to fetch it), and for every graph the test AP of a
+    random embedding (:math:`1 / (1 + r)` with ``r`` negatives per
+    positive), so that a low AP is read against chance, not against 0.
+    """
+    chance = (f"A random embedding's test AP is 1/(1+{negatives_per_positive}) = "
+              f"{1 / (1 + negatives_per_positive):.2f} here ({negatives_per_positive} negatives per held-out edge).")
+    if dataset.get("name") != DEFAULT_DATASET:
+        return f"The run used {dataset_label(dataset)}, the data set given by --dataset. {chance}"
+    quick = "n_nodes" in dataset.get("kwargs", {})
+    found = datasets.locate("blogcatalog")
+    where = (f"BlogCatalog is on this machine ({found}): `lgekit reproduce --dataset blogcatalog` runs the paper's "
+             "setting on it." if found is not None else
+             "BlogCatalog is not on this machine: `lgekit datasets fetch blogcatalog`, then `lgekit reproduce "
+             "--dataset blogcatalog`, runs the paper's setting.")
+    what = (f"`lgekit reproduce` without --dataset runs {'quick mode on ' if quick else ''}"
+            f"{dataset_label(dataset)}, a generated BlogCatalog-shaped graph (`lgekit datasets list` lists it)"
+            + (", small so that the whole pipeline is checked quickly; its numbers are not the paper's, which "
+               "were measured on BlogCatalog." if quick else
+               ", which needs no download; it has BlogCatalog's size, not its edges, so its numbers are not the "
+               "paper's."))
+    return f"{what} {where} {chance}"
+
+
+def figure_subtitle(plan):
+    """The lines around every figure's title: first :func:`graph_headline`, then the data set and the mode.
+
+    Returned as ``"headline\\ndetails"``: :func:`lgekit.experiments.plotting.new_figure`
+    puts the headline above the title, so that a PNG shared alone says on
+    its first line which graph it shows and why.
 
     Examples
     --------
     >>> from types import SimpleNamespace
     >>> print(figure_subtitle(SimpleNamespace(dataset={"name": "blogcatalog", "kwargs": {}}, quick=False, seeds=[0, 1])))
+    Graph: blogcatalog, as --dataset asked
     data set: blogcatalog; full mode (the paper's epochs and grids), 2 seeds
     """
     label = dataset_label(plan.dataset)
@@ -106,7 +158,7 @@ def figure_subtitle(plan):
     mode = ("quick mode (fewer epochs and grid points)" if plan.quick
             else "full mode (the paper's epochs and grids)")
     seeds = len(plan.seeds)
-    return f"data set: {label}; {mode}, {seeds} seed{'s' if seeds != 1 else ''}"
+    return f"{graph_headline(plan.dataset)}\ndata set: {label}; {mode}, {seeds} seed{'s' if seeds != 1 else ''}"
 
 
 def _write_outputs(plan, store, result, command):
@@ -140,7 +192,10 @@ def _write_outputs(plan, store, result, command):
     n_status = {}
     for rec in records.values():
         n_status[rec.get("status")] = n_status.get(rec.get("status"), 0) + 1
+    outputs.headline = graph_headline(plan.dataset)
     context = {
+        "headline": outputs.headline,
+        "reason": graph_reason(plan.dataset),
         "dataset": dataset_label(plan.dataset),
         "mode": "quick" if plan.quick else "full",
         "seeds": plan.seeds,
@@ -299,8 +354,9 @@ def _header_lines(context):
 
 
 def _markdown(sections, outputs, context):
+    # the first line says which graph and why: a report on a stand-in must not read as the paper's
     out = ["# Reproducing Gao et al. (ICLR 2019), *The Importance of Norm Regularization in Linear Graph "
-           "Embedding*", ""]
+           f"Embedding* — {context['headline']}", "", context["reason"], ""]
     out += _header_lines(context)
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
@@ -364,7 +420,7 @@ def _html(sections, outputs, context, folder):
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'>",
              "<title>lgekit reproduce report</title>", f"<style>{css}</style></head><body>",
              "<h1>Reproducing Gao et al. (ICLR 2019), <i>The Importance of Norm Regularization in Linear Graph "
-             "Embedding</i></h1>", "<ul>"]
+             f"Embedding</i> — {e(context['headline'])}</h1>", f"<p>{_inline(context['reason'])}</p>", "<ul>"]
     for line in _header_lines(context):
         parts.append(f"<li>{_inline(line[2:])}</li>")
     parts += ["</ul>", "<h2>Verdicts</h2>", "<table><tr><th>Figure</th><th>Claim</th><th>Verdict</th></tr>"]

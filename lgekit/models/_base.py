@@ -1,5 +1,6 @@
 """The estimator base of every lgekit embedding model: validation, seeding, the epoch loop with its history,
-callbacks, progress and divergence checks, and the exits (``transform``, ``score``, ``score_pairs``).
+callbacks, progress and divergence checks, and the exits (``transform``, ``score``, ``score_pairs``,
+``most_similar``).
 Data to index pairs is :mod:`._training_data`'s job, file formats :mod:`._model_file`'s, and the epochs the
 solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and its solver class."""
 import logging
@@ -21,6 +22,7 @@ from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
 from ..ids import concat_ids, node_id_query, node_positions
 from ..metrics import average_precision, average_precision_from_scores
+from ..neighbours import top_k_scores
 from ._divergence import DivergenceError, divergence_reason
 from ._interrupt import DeferredInterrupt
 from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
@@ -913,6 +915,76 @@ class BaseEmbedding(BaseEstimator):
         sources = self._rows(pairs[:, 0], index, "score_pairs (sources / left nodes)")
         targets = self._rows(pairs[:, 1], index, "score_pairs (targets / right nodes)", context=True)
         return np.einsum("ij,ij->i", self.embedding_[sources], self.context_embedding_[targets], dtype=np.float64)
+
+    def most_similar(self, node, k=10, *, by="score", direction=None, index=False):
+        """The ``k`` nodes that score highest with ``node``: its nearest neighbours in the embedding.
+
+        Parameters
+        ----------
+        node : node id, or a sequence of them
+            Node ids as the graph gave them (internal row indices with
+            ``index=True``); a sequence asks for each of its nodes (a tuple
+            is a sequence, as in :meth:`transform`).
+        k : int >= 1, default 10
+        by : {"score", "cosine"}, default "score"
+            ``"score"``: the model's own score, the one :meth:`score_pairs`
+            gives (:math:`x_u \\cdot x_v`, or :math:`x_u \\cdot y_v` for two
+            tables); ``"cosine"``: the cosine of the same two vectors, which
+            ignores their norms (the score grows with them; the paper's
+            point is that norms matter).
+        direction : {None, "out", "in"}
+            An undirected model has one table: leave it None.  A model of a
+            directed graph needs it: ``"out"`` ranks the targets ``v`` of arcs
+            ``node -> v`` by :math:`x_{node} \\cdot y_v`; ``"in"`` ranks the
+            sources ``w`` of arcs ``w -> node`` by :math:`x_w \\cdot y_{node}`.
+            A bipartite model: ``"out"`` takes a left node and ranks right
+            nodes, ``"in"`` takes a right node and ranks left ones.
+        index : bool, default False
+
+        Returns
+        -------
+        ids : ndarray (k,), or (len(node), k) for a sequence
+            Node ids (row indices with ``index=True``), best first; of equal
+            scores the node earlier in the model's node order comes first.
+            The query node itself is never among them (on a bipartite graph
+            the candidates are the other side's nodes).
+        scores : float64 ndarray of the same shape
+
+        Raises
+        ------
+        KeyError
+            An id that is not a node of the model (of the query's side).
+        ValueError
+            A bad ``k`` (above the number of candidates), ``by`` or
+            ``direction`` (missing for two tables, given for one).
+
+        Notes
+        -----
+        :func:`lgekit.neighbours.top_k_scores` scores blocks of candidates
+        with BLAS (on its threads) and keeps a running top ``k``, so memory
+        stays bounded on graphs too large for an ``n x n`` product.  Cost
+        :math:`O(\\text{len(node)} \\cdot n \\cdot dim)`.
+        """
+        self._check_fitted()
+        if not self._is_two_table():
+            if direction is not None:
+                raise ValueError(f"direction={direction!r}: this {type(self).__name__} was fitted on an undirected "
+                                 "graph, whose one table scores x_u . x_v both ways; leave direction out (None)")
+            query_side = candidate_side = False
+        elif direction in ("out", "in"):
+            query_side, candidate_side = direction == "in", direction == "out"
+        else:
+            raise ValueError(f"direction must be 'out' (node -> v, x_node . y_v) or 'in' (w -> node, x_w . y_node) "
+                             f"for a model of a {self.graph_kind_} graph, got {direction!r}")
+        one = isinstance(node, (str, bytes)) or not hasattr(node, "__iter__")
+        rows = self._rows(self._node_array([node] if one else node, 1, index), index, "most_similar", query_side)
+        queries = self._side(query_side)[0][rows]
+        candidates, ids, _ = self._side(candidate_side)
+        # one node set on both sides (undirected, directed): the query node is not its own neighbour
+        exclude = None if getattr(self, "graph_kind_", None) == "bipartite" else rows
+        found, scores = top_k_scores(queries, candidates, k, exclude=exclude, by=by)
+        found = found if index else np.asarray(ids)[found]
+        return (found[0], scores[0]) if one else (found, scores)
 
     def _params_for_save(self):
         params = {}
