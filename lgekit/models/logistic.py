@@ -364,7 +364,7 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.3, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True,
-                 lam_r_context=None, reverse_negatives=None):
+                 lam_r_context=None, reverse_negatives=None, node_bias=None):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -385,6 +385,7 @@ class LogisticEmbedding(BaseEmbedding):
         self.warm_start = warm_start
         self.diagnostics = diagnostics
         self.reverse_negatives = reverse_negatives
+        self.node_bias = node_bias
 
     def _validate_params(self):
         super()._validate_params()
@@ -399,4 +400,5 @@ class LogisticEmbedding(BaseEmbedding):
                     lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
                     order=self.order, negatives=self.negatives, weighting=self.weighting, lr=float(self.lr),
                     lr_offset=float(self.lr_offset), schedule=self.schedule, n_threads=int(self.n_threads),
-                    record_diagnostics=bool(self.diagnostics))
+                    record_diagnostics=bool(self.diagnostics),
+                    node_bias=None if self.node_bias is None else bool(self.node_bias))
