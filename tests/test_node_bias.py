@@ -6,6 +6,8 @@ constant coordinates by projection after every update; these tests certify its e
 ``lgekit.reference.sgd_edge_epoch`` with ``pinned`` (float64, to 1e-12), show that a kernel which
 forgot the projection (or the reference without it) is caught, and test the parameter's exits.
 """
+import json
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import lgekit
 from lgekit import LogisticEmbedding, reference
+from lgekit.cli import main
 from lgekit._validation import InvalidParameterError
 from lgekit.models import _sgd_solver
 from test_two_tables import EPOCH_PARAMS, directed_graphs
@@ -106,3 +109,19 @@ def test_biases_learn_the_order_of_a_one_way_graph():
     ap = lgekit.metrics.direction_average_precision(model.embedding_, split.test_positives,
                                                     context=model.context_embedding_, graph=g)
     assert ap > 0.9
+
+
+def test_lgekit_fit_directed_trains_the_biases(tmp_path, capsys):
+    """``lgekit fit --directed`` uses the default: the context table's constant column is kappa throughout."""
+    arcs = nx.gnc_graph(80, seed=4).edges()
+    path = tmp_path / "arcs.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in arcs))
+    out = tmp_path / "out"
+    assert main(["fit", str(path), "--directed", "--model", "logistic", "--dim", "6", "--epochs", "5",
+                 "--test-fraction", "0.2", "--seed", "0", "--out", str(out)]) == 0
+    assert "test_direction_ap" in capsys.readouterr().out
+    context = np.loadtxt(out / "context_embedding.txt", skiprows=1)[:, 1:]
+    source = np.loadtxt(out / "embedding.txt", skiprows=1)[:, 1:]
+    np.testing.assert_allclose(context[:, -2], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
+    np.testing.assert_allclose(source[:, -1], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
+    assert json.loads((out / "fit.json").read_text())["params"]["node_bias"] is None
