@@ -26,7 +26,7 @@ reverses scored ``s(v, u)`` (``score="raw"``; their test set also drops reciproc
 out 15 % of the arcs where this split holds out 20 %; the published graph autoencoders reach 0.63-0.89 AP on
 Cora in that task (figure as quoted in issue 34; G. Salha, S. Limnios, R. Hennequin, V. A. Tran,
 M. Vazirgiannis, "Gravity-Inspired Graph Autoencoders for Directed Link Prediction", CIKM 2019,
-arXiv:1905.09570, Table 2).
+arXiv:1905.09570).
 
 The checks at the end are issue 34's goals, on the medians over the seeds: lgekit's direction AP at least the
 degree rule's on each graph (stretch: above Bradley-Terry), its link AP within 0.01 of ``rho=0``'s, and on Cora

@@ -18,7 +18,7 @@ from lgekit import LogisticEmbedding, reference
 from lgekit.cli import main
 from lgekit._validation import InvalidParameterError
 from lgekit.models import _sgd_solver
-from test_two_tables import EPOCH_PARAMS, directed_graphs
+from test_two_tables import EPOCH_PARAMS, bipartite_graphs, directed_graphs
 
 BIAS_PARAMS = {**EPOCH_PARAMS, "node_bias": True}
 
@@ -52,6 +52,15 @@ def test_kernel_epochs_with_node_biases_equal_the_reference(graph, share, schedu
     assert np.all(model.embedding_[:, D - 1] == _sgd_solver.BIAS_CONSTANT)
     assert np.all(model.context_embedding_[:, D - 2] == _sgd_solver.BIAS_CONSTANT)
     assert np.any(model.embedding_[:, D - 2] != ref[:ns, D - 2] * 0)
+
+
+@settings(max_examples=10, deadline=None)
+@given(graph=bipartite_graphs())
+def test_a_bipartite_graph_takes_node_biases_when_asked(graph):
+    assert not LogisticEmbedding(epochs=0, random_state=3, **{**EPOCH_PARAMS, "node_bias": None}).fit(graph).solver_.node_bias
+    model = LogisticEmbedding(epochs=0, random_state=3, lam_r=0.3, **BIAS_PARAMS).fit(graph)
+    kernel, ref = _reference_epochs(model, 2)
+    np.testing.assert_allclose(kernel, ref, rtol=0, atol=1e-12)
 
 
 def test_the_reference_without_the_projection_is_not_the_kernel():
