@@ -52,6 +52,10 @@ vertices into chunks; ``deterministic`` gives each vertex a level
 levels in order with a barrier between them (the vertices of a level are
 independent), which reproduces the sequential loop bit for bit.
 
+Pinned coordinates (``edge_epoch``'s ``pinned``, the node biases of a directed graph): after each
+pair update a row's pinned coordinate, if it has one, is put back to ``pin_value`` -- projected SGD
+onto the set where that coordinate is constant.
+
 The per-epoch diagnostics (objective, norms, Eq. 2 gradient) are in ``_sgd_diagnostics.pyx``;
 negative resampling is ``lgekit._sampling.sample_negatives``.
 """

@@ -93,6 +93,12 @@ class SGDSolver(Solver):
         incidence lists they read, instead of their first call.
     state : dict or None, default None
         An SGD solver keeps no state beyond the embedding: None or empty.
+    node_bias : bool or None, default False
+        Node biases on a constant coordinate (two tables, edge order): source
+        rows hold column ``dim - 1`` at :data:`BIAS_CONSTANT` and carry their
+        bias in ``dim - 2``, target rows the other way round; the kernel puts
+        the constant back after every update (``edge_epoch``'s ``pinned``).
+        None: on for a directed graph with the edge order and ``dim >= 2``.
 
     The arguments are the estimator's parameters as it validated them; the
     solver does not check them again.
