@@ -134,3 +134,23 @@ def test_lgekit_fit_directed_trains_the_biases(tmp_path, capsys):
     np.testing.assert_allclose(context[:, -2], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
     np.testing.assert_allclose(source[:, -1], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
     assert json.loads((out / "fit.json").read_text())["params"]["node_bias"] is None
+
+
+def test_lgekit_fit_no_node_bias_switches_them_off(tmp_path, capsys):
+    """``--no-node-bias`` reaches the estimator as False: the record says so and the context table has no constant
+    column (an ignored switch would leave the default, biases on); ``--node-bias`` on an undirected graph is a
+    one-line error."""
+    arcs = nx.gnc_graph(60, seed=5).edges()
+    path = tmp_path / "arcs.tsv"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in arcs))
+    out = tmp_path / "out"
+    assert main(["fit", str(path), "--directed", "--model", "logistic", "--dim", "6", "--epochs", "3",
+                 "--no-node-bias", "--out", str(out)]) == 0
+    assert json.loads((out / "fit.json").read_text())["params"]["node_bias"] is False
+    context = np.loadtxt(out / "context_embedding.txt", skiprows=1)[:, 1:]
+    assert not np.allclose(context[:, -2], _sgd_solver.BIAS_CONSTANT)
+    capsys.readouterr()
+    assert main(["fit", str(path), "--model", "logistic", "--dim", "6", "--epochs", "3", "--node-bias",
+                 "--out", str(tmp_path / "undirected")]) == 2
+    err = capsys.readouterr().err
+    assert "node_bias=True needs two tables" in err and "Traceback" not in err
