@@ -98,7 +98,7 @@ __all__ = [
     "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "listed_coordinate_orders", "random_coordinate_orders",
     "hinge_diagnostics",
     "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
-    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables",
+    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables", "bias_pins",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -442,7 +442,7 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
         Per row, a coordinate held at ``pin_value`` (negative: none): after
         each step a row takes, that coordinate is put back (projected SGD
         onto :math:`\{x : x_k = \kappa\}`).  ``LogisticEmbedding``'s node
-        biases ride on such a coordinate (see :func:`two_table_sgd_edge_epoch`).
+        biases ride on such a coordinate (see :func:`bias_pins`).
     pin_value : float, default 1.0
         :math:`\kappa`.
 

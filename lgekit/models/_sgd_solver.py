@@ -219,8 +219,9 @@ class SGDSolver(Solver):
 
     def _bias_pins(self, node_bias, kind, order):
         """The kernel's ``pinned`` array for node biases (None without them): source rows hold their last
-        coordinate at 1 and carry their bias in the one before, target rows the other way round, so that
-        x_u . y_v = x'_u . y'_v + b_u + c_v (see LogisticEmbedding, Notes, "Node biases")."""
+        coordinate at kappa (BIAS_CONSTANT) and carry their bias in the one before, target rows the other way
+        round, so that x_u . y_v = x'_u . y'_v + kappa (b_u + c_v) (see LogisticEmbedding, Notes, "Node
+        biases"; :func:`lgekit.reference.bias_pins` is the same array)."""
         if node_bias is None:
             node_bias = kind == "directed" and order == "edge" and self.dim >= 2 and self._n_source is not None
         if not node_bias:
