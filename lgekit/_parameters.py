@@ -42,6 +42,8 @@ LOGISTIC = {
     "lam_r_context": [Interval(Real, 0, None, closed="left"), None],
     # the share of a one-way arc's negatives that are its reverse (directed graphs); None: the directed default
     "reverse_negatives": [Interval(Real, 0, 1, closed="both"), None],
+    # node biases on a constant coordinate (two tables, edge order); None: on for a directed graph
+    "node_bias": ["boolean", None],
 }
 
 #: ``lgekit.HingeEmbedding`` (DCD): ``lam_r > 0``, beyond the common ``lam_r >= 0``, because the dual
@@ -67,7 +69,7 @@ DEFAULTS = {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.3, "epochs": 50, "lr": 1.0, "lr_offset": 1.0,
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
-        "diagnostics": True, "lam_r_context": None, "reverse_negatives": None,
+        "diagnostics": True, "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,

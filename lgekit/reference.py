@@ -98,7 +98,7 @@ __all__ = [
     "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "listed_coordinate_orders", "random_coordinate_orders",
     "hinge_diagnostics",
     "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
-    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables",
+    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables", "bias_pins",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -391,7 +391,7 @@ def logistic_diagnostics(X, positives, negatives, *, weights=None, lam_pos=1.0, 
 
 
 def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03, lam_r=0.0,
-                   visits=None):
+                   visits=None, pinned=None, pin_value=1.0):
     r"""One edge-order SGD epoch: one step per training pair, in the given order.
 
     The training pairs are numbered as the rows of
@@ -438,6 +438,13 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
         training pairs containing :math:`x`).  ``LogisticEmbedding``'s
         ``weighting="sample"`` passes the expected visits of an epoch that
         draws its edges by weight.
+    pinned : (n,) array_like of int, optional
+        Per row, a coordinate held at ``pin_value`` (negative: none): after
+        each step a row takes, that coordinate is put back (projected SGD
+        onto :math:`\{x : x_k = \kappa\}`).  ``LogisticEmbedding``'s node
+        biases ride on such a coordinate (see :func:`bias_pins`).
+    pin_value : float, default 1.0
+        :math:`\kappa`.
 
     Returns
     -------
@@ -464,6 +471,7 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
     count = np.bincount(pairs.ravel(), minlength=n) if visits is None else np.asarray(visits, dtype=np.float64)
     reg_share = 2.0 * lam_r / np.where(count > 0, count, 1)     # 2 lam_r / c_x; unused where c_x = 0
     # Python lists: the loop reads one number at a time, which is slow on NumPy scalars
+    pins = _pins(pinned, n, X.shape[1])
     pairs, coef, reg_share = pairs.tolist(), coef.tolist(), reg_share.tolist()
     for p in _order(order, len(pairs), "pair").tolist():
         u, v = pairs[p]
@@ -473,7 +481,44 @@ def sgd_edge_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=
         # the right-hand sides are computed before either row is written: both from the old values
         X[u], X[v] = ((1.0 - lr * reg_share[u]) * xu - lr * g * xv,
                       (1.0 - lr * reg_share[v]) * xv - lr * g * xu)
+        if pins is not None:
+            for row in (u, v):
+                if pins[row] >= 0:
+                    X[row, pins[row]] = pin_value
     return X
+
+
+def _pins(pinned, n, D):
+    """``pinned`` checked: None, or a list of n coordinates (< 0: none) below D."""
+    if pinned is None:
+        return None
+    pins = np.asarray(pinned)
+    if pins.shape != (n,) or pins.dtype.kind not in "iu" or np.any(pins >= D):
+        raise ValueError(f"pinned must hold one integer coordinate below {D} (or < 0: none) per row ({n}), "
+                         f"got {pins.dtype} of shape {pins.shape}")
+    return pins.tolist()
+
+
+def bias_pins(n_x, n_y, D):
+    r"""The ``pinned`` rows of node biases on the stacked table ``vstack([X, Y])`` (:func:`stack_tables`).
+
+    A source vector :math:`x_u = (x'_u, b_u, \kappa)` and a target vector
+    :math:`y_v = (y'_v, \kappa, c_v)` score
+
+    .. math::  x_u\cdot y_v = x'_u\cdot y'_v + \kappa\,(b_u + c_v),
+
+    a source bias and a target bias carried by the two tables themselves
+    (``LogisticEmbedding(node_bias=True)``): source rows hold their last
+    coordinate (``D - 1``) at :math:`\kappa`, target rows the one before.
+
+    Examples
+    --------
+    >>> bias_pins(2, 3, 4).tolist()
+    [3, 3, 2, 2, 2]
+    """
+    if D < 2:
+        raise ValueError(f"node biases need D >= 2 (a bias and a constant coordinate), got D={D}")
+    return np.r_[np.full(n_x, D - 1), np.full(n_y, D - 2)].astype(np.int64)
 
 
 def sgd_vertex_epoch(X, positives, negatives, order, lr, *, weights=None, lam_pos=1.0, lam_neg=0.03,

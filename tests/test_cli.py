@@ -154,7 +154,7 @@ def test_user_facing_errors_are_one_line_with_exit_status_2(index, graph_file, m
      "lgekit fit: error: --epochs must be an int >= 0, got -2"),
     (["evaluate", "E", "G", "--train-ratio", "0"],
      "lgekit evaluate: error: --train-ratio must be a number in (0, 1), got 0.0"),
-    (["datasets", "info", "cora"], "lgekit datasets: error: unknown data set 'cora'"),
+    (["datasets", "info", "citeseer"], "lgekit datasets: error: unknown data set 'citeseer'"),
 ])
 def test_options_are_checked_before_any_work(argv, message, capsys):
     assert main(argv) == 2

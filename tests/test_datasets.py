@@ -178,7 +178,7 @@ def test_registered_data_set_argument_errors(data_dir):
 # ---------------------------------------------------------------------- registry and embedded default
 def test_registry_entries_are_complete():
     reg = datasets.registry()
-    assert set(reg) == {"blogcatalog", "ppi", "facebook", "email-eu-core", "synthetic-blogcatalog"}
+    assert set(reg) == {"blogcatalog", "ppi", "facebook", "email-eu-core", "cora", "synthetic-blogcatalog"}
     for name, entry in reg.items():
         assert entry.name == name and entry.citation and entry.description and entry.n_nodes > 0
         if entry.embedded:
@@ -192,12 +192,12 @@ def test_registry_entries_are_complete():
         for d in entry.downloads:
             assert all(u.startswith(("http://", "https://")) for u in d.urls)
     assert datasets.info("BlogCatalog3") is reg["blogcatalog"]
-    with pytest.raises(ValueError, match=r"unknown data set 'cora'; registered: blogcatalog, ppi"):
-        datasets.info("cora")
+    with pytest.raises(ValueError, match=r"unknown data set 'citeseer'; registered: blogcatalog, ppi"):
+        datasets.info("citeseer")
 
 
 def test_registry_counts_match_loaded_graphs(data_dir):
-    for name in ("blogcatalog", "ppi", "facebook", "email-eu-core"):
+    for name in ("blogcatalog", "ppi", "facebook", "email-eu-core", "cora"):
         entry, g = datasets.info(name), datasets.load(name, data_home=data_dir)
         assert (entry.n_nodes, entry.n_edges, entry.n_labels) == (g.n_nodes, g.n_edges, g.n_labels)
         assert entry.n_memberships == (g.labels.nnz if g.labels is not None else 0)
@@ -321,8 +321,8 @@ def test_cli_list_info(capsys, data_dir, monkeypatch):
 def test_cli_errors(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("LGEKIT_DATA", str(tmp_path / "empty"))
     monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
-    assert main(["datasets", "info", "cora"]) == 2
-    assert "lgekit datasets: error: unknown data set 'cora'" in capsys.readouterr().err
+    assert main(["datasets", "info", "citeseer"]) == 2
+    assert "lgekit datasets: error: unknown data set 'citeseer'" in capsys.readouterr().err
     assert main(["datasets", "fetch", "synthetic-blogcatalog"]) == 2
     assert "generated on the fly" in capsys.readouterr().err
     assert main(["datasets", "list"]) == 0
@@ -429,3 +429,34 @@ def test_load_or_synthetic_stands_in_offline_and_says_so(tmp_path, monkeypatch):
     assert again.n_edges == graph.n_edges                       # seeded
     with pytest.raises(ValueError, match="registered data set"):
         datasets.load_or_synthetic("no-such-graph")
+
+
+# ---------------------------------------------------------------------- Cora (issue 34)
+def test_cora_reads_each_line_as_citing_to_cited(data_dir):
+    """LINQS writes ``<cited> <citing>``: the arc is the second column to the first.  The wrong version
+    (the file read as an ordinary edge list, first -> second) has every arc reversed."""
+    g = datasets.load("cora", directed=True, data_home=data_dir)
+    assert (g.n_nodes, g.n_edges, g.kind) == (2708, 5429, "directed")
+    rows = np.loadtxt(data_dir / "cora" / "cora.cites", dtype=np.int64)
+    index = {int(i): k for k, i in enumerate(g.node_ids.tolist())}
+    cited, citing = (np.array([index[int(i)] for i in rows[:, c]]) for c in (0, 1))
+    assert g.has_edges(np.c_[citing, cited]).all()
+    read_as_edge_list = datasets.load(data_dir / "cora" / "cora.cites", directed=True)
+    assert read_as_edge_list.n_edges == 5429
+    wrong = np.c_[np.searchsorted(read_as_edge_list.node_ids, rows[:, 0]),
+                  np.searchsorted(read_as_edge_list.node_ids, rows[:, 1])]
+    # the plain edge list holds cited -> citing; of those only the reciprocated pairs are Cora arcs
+    assert g.has_edges(wrong).mean() < 0.1
+    undirected = datasets.load("cora", data_home=data_dir)
+    assert undirected.n_edges == datasets.info("cora").n_edges == 5278
+
+
+def test_cora_offline_says_how_to_place_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("LGEKIT_DATA", str(tmp_path / "empty"))
+    monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("LGEKIT_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError) as info:
+        datasets.load("cora", data_home=tmp_path / "home")
+    message = str(info.value)
+    assert "https://linqs-data.soe.ucsc.edu/public/lbc/cora.tgz, extract it (tar -xzf) and copy cora.cites" in message
+    assert f"place cora.cites in {tmp_path / 'home' / 'cora'}" in message

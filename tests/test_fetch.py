@@ -7,6 +7,7 @@ import http.server
 import io
 import re
 import socket
+import tarfile
 import threading
 import urllib.error
 import zipfile
@@ -212,8 +213,8 @@ def test_cli_fetch(server, isolated_homes, monkeypatch, tmp_path, capsys):
 def test_fetch_rejects_embedded_and_unknown():
     with pytest.raises(ValueError, match=r"'synthetic-blogcatalog' is generated on the fly"):
         datasets.fetch("synthetic-blogcatalog")
-    with pytest.raises(ValueError, match=r"unknown data set 'cora'"):
-        datasets.fetch("cora")
+    with pytest.raises(ValueError, match=r"unknown data set 'citeseer'"):
+        datasets.fetch("citeseer")
 
 
 # ---------------------------------------------------------------------- the real entries, publisher formats
@@ -334,3 +335,35 @@ def test_every_command_prints_only_the_hand_install_hint(isolated_homes, monkeyp
                "[Errno 111] Connection refused)" in reason
     assert "\nTo install it by hand:\n  - download http://snap.stanford.edu/node2vec/Homo_sapiens.mat" in err
     assert err.count("error:") == 1 and "Traceback" not in err and "tried:" not in err
+
+
+def test_cora_as_linqs_serves_it(server, isolated_homes, monkeypatch, data_dir):
+    """LINQS's cora.tgz: cora/cora.cites and cora/README beside cora.content; only cora.cites is kept, and a
+    link in the archive is never extracted (the wrong version: a symlink named cora.cites)."""
+    root, base, _ = server
+
+    def tgz(members):
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+            for name, data, link in members:
+                item = tarfile.TarInfo(name)
+                if link:
+                    item.type, item.linkname = tarfile.SYMTYPE, data
+                    archive.addfile(item)
+                else:
+                    item.size = len(data)
+                    archive.addfile(item, io.BytesIO(data))
+        return buffer.getvalue()
+
+    cites = (data_dir / "cora" / "cora.cites").read_bytes()
+    (root / "cora.tgz").write_bytes(tgz([("cora/README", b"LINQS Cora", False), ("cora/cora.cites", cites, False)]))
+    serve_as(monkeypatch, "cora", base, ["cora.tgz"])
+    folder = datasets.fetch("cora")
+    assert sorted(p.name for p in folder.iterdir()) == ["cora.cites"]
+    assert datasets.load("cora", directed=True).n_edges == 5429
+    (root / "cora.tgz").write_bytes(tgz([("cora/cora.cites", "/etc/passwd", True)]))
+    with pytest.raises(ChecksumError, match=r"the archive has no member named 'cora.cites'"):
+        datasets.fetch("cora", force=True, data_home=isolated_homes[0])
+    (root / "cora.tgz").write_bytes(b"\x1f\x8b definitely not a tar.gz")
+    with pytest.raises(ChecksumError, match=r"not a valid .tar.gz archive"):
+        datasets.fetch("cora", force=True, data_home=isolated_homes[0])

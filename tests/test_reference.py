@@ -127,6 +127,25 @@ def test_sgd_edge_epoch_on_a_matching_is_exactly_a_gradient_step():
         np.testing.assert_allclose(out, step, rtol=0, atol=1e-15)
 
 
+def test_pinned_edge_epoch_on_a_matching_is_exactly_a_projected_gradient_step():
+    """Node biases (``pinned``): from a start whose pinned coordinates are kappa, an epoch over vertex-disjoint
+    pairs is the gradient step with the pinned coordinates' components dropped -- projected gradient descent
+    onto {x_k = kappa} -- and the gradient of a free coordinate is that of the score with kappa in place.  The
+    unpinned epoch (the wrong version) moves the pinned coordinates."""
+    pos, neg = np.array([[0, 3], [1, 4]]), np.array([[2, 5]])
+    kappa = 0.4
+    X = np.random.default_rng(11).normal(size=(6, 4))
+    pins = reference.bias_pins(3, 3, 4)
+    X[np.arange(6), pins] = kappa
+    grad = reference.logistic_gradient(X, pos, neg, **PARAMS)
+    grad[np.arange(6), pins] = 0.0
+    for order in ([0, 1, 2], [2, 1, 0]):
+        out = reference.sgd_edge_epoch(X, pos, neg, order, 0.3, pinned=pins, pin_value=kappa, **PARAMS)
+        np.testing.assert_allclose(out, X - 0.3 * grad, rtol=0, atol=1e-15)
+    free = reference.sgd_edge_epoch(X, pos, neg, [0, 1, 2], 0.3, **PARAMS)
+    assert np.abs(free[np.arange(6), pins] - kappa).max() > 1e-3
+
+
 def test_sgd_vertex_step_is_exactly_a_gradient_step_of_that_vertex():
     pos, w, neg = tiny_pairs(seed=8)
     X = np.random.default_rng(8).normal(size=(10, 3))

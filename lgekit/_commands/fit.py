@@ -138,7 +138,8 @@ def _add_parameter_option(group, name, constraints, models):
     else:
         default = "default " + ", ".join(f"{_show(v)} (--model {m})" for m, v in defaults.items())
     kw = {"default": None, "dest": name}
-    if constraints == ["boolean"]:
+    if constraints in (["boolean"], ["boolean", None]):
+        # a switch; with None allowed, leaving it out keeps the estimator's None (e.g. --node-bias / --no-node-bias)
         kw["action"] = argparse.BooleanOptionalAction
     elif isinstance(kinds[0], (Options, DTypes)):
         kw["choices"] = sorted(kinds[0].options if isinstance(kinds[0], Options) else kinds[0].names)

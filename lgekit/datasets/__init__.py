@@ -47,7 +47,7 @@ from ._edgelist import (
     read_edge_list,
     read_label_file,
 )
-from ._loaders import ASU_FILES, file_in, load_asu_folder, load_edge_list, load_email_eu_core, load_mat
+from ._loaders import ASU_FILES, file_in, load_asu_folder, load_edge_list, load_cora, load_email_eu_core, load_mat
 from ._registry import DatasetInfo, info, registry, resolve_name
 from .generators import (
     chung_lu_graph,
@@ -219,7 +219,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
     ----------
     name_or_path : str, pathlib.Path, or any form of :func:`as_graph`
         A registered name (case-insensitive: ``"blogcatalog"``, ``"ppi"``,
-        ``"facebook"``, ``"email-eu-core"``, ``"synthetic-blogcatalog"``) or
+        ``"facebook"``, ``"email-eu-core"``, ``"cora"``, ``"synthetic-blogcatalog"``) or
         the path of an edge list (``.txt``/``.csv``/``.tsv``/``.edgelist``/...,
         may be ``.gz``), of a DeepWalk ``.mat`` file, or of an ASU folder.  A
         string that is a registered name always means the data set; to load
@@ -246,7 +246,9 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         Keep arcs as directed edges instead of symmetrising: a line ``u v``
         of an edge list is the arc ``u -> v``, entry ``(i, j)`` of a ``.mat``
         network the arc ``i -> j``.  ``load("email-eu-core", directed=True)``
-        gives its 24,929 arcs (25,571 minus 642 self-loops).
+        gives its 24,929 arcs (25,571 minus 642 self-loops);
+        ``load("cora", directed=True)`` its 5,429 citations, citing -> cited
+        (the LINQS file writes each line ``<cited> <citing>``).
     download : bool, optional
         Fetch a registered data set that is not found locally.  Default:
         yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
@@ -545,6 +547,8 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
     if key == "facebook":
         return load_edge_list(files["facebook_combined.txt"], delimiter=delimiter, directed=directed, name=key,
                               self_loops="drop", header=False, id_type="int")
+    if key == "cora":
+        return load_cora(files["cora.cites"], directed=directed, name=key)
     if key == "email-eu-core":
         return load_email_eu_core(files["email-Eu-core.txt"], files["email-Eu-core-department-labels.txt"],
                                   directed=directed, name=key, self_loops="drop")

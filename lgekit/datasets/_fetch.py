@@ -24,6 +24,7 @@ import logging
 import os
 import shutil
 import sys
+import tarfile
 import tempfile
 import urllib.error
 import urllib.request
@@ -294,7 +295,8 @@ def _manual_instructions(entry, folder):
     steps = []
     for download in entry.downloads:
         kept = ", ".join(local for _, local in download.members)
-        how = {None: "save it as", "gz": "gunzip it to", "zip": "unzip it and copy"}[download.archive]
+        how = {None: "save it as", "gz": "gunzip it to", "zip": "unzip it and copy",
+               "tgz": "extract it (tar -xzf) and copy"}[download.archive]
         steps.append(f"  - download {download.url}, {how} {kept}")
     files = ", ".join(f.name for f in entry.files)
     return (
@@ -359,6 +361,23 @@ def _unpack(download, archive_path, staging):
                     out[local] = target
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
             raise ChecksumError(f"the download is not a valid zip archive ({exc})") from None
+    elif download.archive == "tgz":
+        try:
+            with tarfile.open(archive_path, "r:gz") as archive:
+                by_base = {}
+                for member in archive.getmembers():
+                    if member.isfile():      # links and devices are never extracted
+                        by_base.setdefault(Path(member.name).name, member)
+                for base, local in download.members:
+                    if base not in by_base:
+                        raise ChecksumError(f"the archive has no member named {base!r} "
+                                            f"(members: {sorted(by_base)[:10]})")
+                    target = staging / local
+                    with archive.extractfile(by_base[base]) as src, open(target, "wb") as dst:
+                        shutil.copyfileobj(src, dst)
+                    out[local] = target
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+            raise ChecksumError(f"the download is not a valid .tar.gz archive ({exc})") from None
     else:  # pragma: no cover - registry entries are fixed
         raise ValueError(f"unknown archive type {download.archive!r}")
     return out

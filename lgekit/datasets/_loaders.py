@@ -52,6 +52,7 @@ __all__ = [
     "load_mat",
     "load_asu_folder",
     "load_email_eu_core",
+    "load_cora",
     "file_in",
 ]
 
@@ -474,3 +475,19 @@ def load_email_eu_core(edge_path, label_path, *, directed=False, name=None, self
 
     labels, names = membership_from_ids(node_ids, members, classes, None, fail=fail)
     return _graph_from_indices(idx, weights, node_ids, directed=directed, labels=labels, label_names=names, name=name)
+
+
+def load_cora(path, *, directed=False, name=None, self_loops="drop"):
+    """Cora's ``cora.cites`` (LINQS): each line ``<cited> <citing>``, read as the arc citing -> cited.
+
+    The LINQS README says "The citations are in the form ID of cited paper, ID of citing paper", so
+    the arc is the second column to the first; reading the file as an ordinary edge list (first ->
+    second) would reverse every citation.
+    """
+    edges, weights, _ = read_edge_table(path, header=False, id_type="int")
+    if weights is not None:
+        raise DataFormatError("cora.cites has two columns <cited> <citing>, found a third", path=path)
+    arcs = np.ascontiguousarray(edges[:, ::-1])
+    arcs, _ = _drop_self_loops(arcs, None, self_loops, path)
+    node_ids, idx = sorted_ids(arcs)
+    return _graph_from_indices(idx, None, node_ids, directed=directed, name=name)

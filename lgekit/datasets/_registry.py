@@ -37,7 +37,7 @@ class DataFile:
 class Download:
     """One download from the publisher and the files it yields.
 
-    ``archive`` is None (the file itself), "gz" (gunzip it) or "zip";
+    ``archive`` is None (the file itself), "gz" (gunzip it), "zip" or "tgz" (a gzipped tar);
     ``members`` maps archive members, matched by their base name (the
     archive's folder layout does not matter), to the data set's file names.
     """
@@ -228,6 +228,43 @@ _REGISTRY = (
         aliases=("email-eu", "email_eu_core", "emaileucore"),
     ),
     DatasetInfo(
+        name="cora",
+        title="Cora citation graph",
+        description=(
+            "Citations among 2,708 machine-learning papers (an arc u -> v if paper u cites paper v), the LINQS "
+            "copy distributed with Kipf & Welling's GCN and Salha et al.'s gravity graph autoencoders; almost "
+            "acyclic (reciprocity 0.06), so an arc's direction is nearly fixed by publication order. This copy "
+            "keeps the citations only (the LINQS cora.content holds 7 classes and word features)."
+        ),
+        citation=(
+            "Andrew McCallum, Kamal Nigam, Jason Rennie and Kristie Seymore. Automating the Construction of "
+            "Internet Portals with Machine Learning. Information Retrieval 3(2), 2000. Prithviraj Sen, Galileo "
+            "Namata, Mustafa Bilgic, Lise Getoor, Brian Gallagher and Tina Eliassi-Rad. Collective Classification "
+            "in Network Data. AI Magazine 29(3), 2008 (LINQS)."
+        ),
+        homepage="https://linqs.org/datasets/#cora",
+        n_nodes=2_708,
+        n_edges=5_278,
+        n_labels=0,
+        n_memberships=0,
+        multilabel=False,
+        files=(
+            DataFile("cora.cites", "ec1a372391b7f0f60a6aff0084e8abd8f19f0faa7e1f2441a41c492042d5945e",
+                     "fcccc7c2026019155a576c08bdff0bcce84dba660aec1c6b544477292836ca80", "table:2"),
+        ),
+        downloads=(
+            Download(urls=("https://linqs-data.soe.ucsc.edu/public/lbc/cora.tgz",), archive="tgz",
+                     members=(("cora.cites", "cora.cites"),)),
+        ),
+        notes=(
+            "cora.cites has two columns <cited paper id> <citing paper id> (LINQS order): the arc citing -> "
+            "cited is the SECOND column to the FIRST, and load() reads it that way round. 5,429 lines, no "
+            "self-loops; paper ids are integers up to 1,155,073. directed=False merges the 5,429 arcs into "
+            "5,278 undirected edges."
+        ),
+        aliases=("cora-cites", "cora_cites"),
+    ),
+    DatasetInfo(
         name="synthetic-blogcatalog",
         title="Synthetic BlogCatalog-shaped graph (embedded)",
         description=(
@@ -272,7 +309,7 @@ def registry():
     Examples
     --------
     >>> sorted(registry())
-    ['blogcatalog', 'email-eu-core', 'facebook', 'ppi', 'synthetic-blogcatalog']
+    ['blogcatalog', 'cora', 'email-eu-core', 'facebook', 'ppi', 'synthetic-blogcatalog']
     """
     return dict(_BY_NAME)
 

@@ -52,6 +52,10 @@ vertices into chunks; ``deterministic`` gives each vertex a level
 levels in order with a barrier between them (the vertices of a level are
 independent), which reproduces the sequential loop bit for bit.
 
+Pinned coordinates (``edge_epoch``'s ``pinned``, the node biases of a directed graph): after each
+pair update a row's pinned coordinate, if it has one, is put back to ``pin_value`` -- projected SGD
+onto the set where that coordinate is constant.
+
 The per-epoch diagnostics (objective, norms, Eq. 2 gradient) are in ``_sgd_diagnostics.pyx``;
 negative resampling is ``lgekit._sampling.sample_negatives``.
 """
@@ -139,14 +143,22 @@ cdef inline floating _pair_dot(const floating* E, Py_ssize_t D, const PairVisit*
     return dot(E + <Py_ssize_t>r.u * D, E + <Py_ssize_t>r.v * D, D)
 
 
+cdef inline void _pin(floating* E, Py_ssize_t D, const int32_t* PIN, int32_t row, double pinv) noexcept nogil:
+    """Put row ``row``'s held coordinate (PIN[row], none when < 0) back to ``pinv`` after an update: projected
+    SGD onto {x : x[PIN[row]] = pinv}, which is how a node bias rides on a constant coordinate."""
+    if PIN[row] >= 0:
+        E[<Py_ssize_t>row * D + PIN[row]] = <floating>pinv
+
+
 cdef void _edge_run(floating* E, Py_ssize_t D, const PairVisit* seq, Py_ssize_t lo, Py_ssize_t hi,
-                    const double* R, double lr, int* flag) noexcept nogil:
+                    const double* R, double lr, int* flag, const int32_t* PIN, double pinv) noexcept nogil:
     """Pair updates for seq[lo:hi] in order (for pair r = (u, v), with s = x_u . x_v::
 
         k = lr c sigma(-s) (positive) or -lr c sigma(s) (negative)
         x_u <- (1 - lr R[u]) x_u + k x_v,   x_v <- (1 - lr R[v]) x_v + k x_u
 
-    from the old x_u, x_v); stops, setting ``flag``, before a pair whose s is not finite.
+    from the old x_u, x_v); stops, setting ``flag``, before a pair whose s is not finite.  With ``PIN``
+    (not NULL) each updated row's held coordinate is then put back to ``pinv`` (see ``_pin``).
 
     Software-pipelined: the score of the next pair is computed before this pair's update, so that
     the processor works on that dot product while this pair's sigmoid is still being computed
@@ -179,6 +191,9 @@ cdef void _edge_run(floating* E, Py_ssize_t D, const PairVisit* seq, Py_ssize_t 
             s_next = _pair_dot(E, D, r + 1)
         _pair_update(E + <Py_ssize_t>r.u * D, E + <Py_ssize_t>r.v * D,
                      <floating>(1.0 - lr * R[r.u]), <floating>(1.0 - lr * R[r.v]), step, D)
+        if PIN != NULL:
+            _pin(E, D, PIN, r.u, pinv)
+            _pin(E, D, PIN, r.v, pinv)
         if has_next and _shares_row(r, r + 1):
             s_next = _pair_dot(E, D, r + 1)
         s = s_next
@@ -207,7 +222,7 @@ cdef inline void _gather(const PairRec* records, const int32_t* idx, Py_ssize_t 
 
 cdef void _run_order(floating* E, Py_ssize_t D, const PairRec* records, const int32_t* idx, Py_ssize_t lo,
                      Py_ssize_t hi, PairCoefs* cf, const double* R, double lr, PairVisit* buf,
-                     int* flag) noexcept nogil:
+                     int* flag, const int32_t* PIN, double pinv) noexcept nogil:
     """Pair updates for the records idx[lo:hi], in that order: _RUN_CHUNK of them at a time gathered
     into ``buf`` (per thread) and run by ``_edge_run`` (the pipeline restarts at a chunk's first pair
     with the score the sequential loop computes there: the result is the same bits)."""
@@ -216,31 +231,31 @@ cdef void _run_order(floating* E, Py_ssize_t D, const PairRec* records, const in
     while a < hi and not flag[0]:
         k = hi - a if hi - a < _RUN_CHUNK else _RUN_CHUNK
         _gather(records, idx + a, k, cf, buf)
-        _edge_run(E, D, buf, 0, k, R, lr, flag)
+        _edge_run(E, D, buf, 0, k, R, lr, flag, PIN, pinv)
         a += k
 
 
 cdef inline void _shuffle_and_run(floating* E, Py_ssize_t D, const PairRec* records, int32_t* idx, Py_ssize_t lo,
                                   Py_ssize_t hi, uint64_t stream, PairCoefs* cf, const double* R, double lr,
-                                  PairVisit* buf, int* flag) noexcept nogil:
+                                  PairVisit* buf, int* flag, const int32_t* PIN, double pinv) noexcept nogil:
     """Fisher-Yates shuffle the indices idx[lo:hi] with ``stream`` while they are in cache, then run
     their pairs (with subnormals flushed to zero: see ``lgk_ftz_begin``)."""
     cdef unsigned int fp_mode
     fisher_yates(idx + lo, hi - lo, stream)
     fp_mode = lgk_ftz_begin()
-    _run_order(E, D, records, idx, lo, hi, cf, R, lr, buf, flag)
+    _run_order(E, D, records, idx, lo, hi, cf, R, lr, buf, flag, PIN, pinv)
     lgk_ftz_end(fp_mode)
 
 
 cdef void _uniform_run(floating* E, Py_ssize_t D, const PairRec* records, int32_t* idx, const int64_t* ends,
                        Py_ssize_t b0, Py_ssize_t b1, uint64_t shuffle_seed, PairCoefs* cf, const double* R,
-                       double lr, PairVisit* buf, int* flag) noexcept nogil:
+                       double lr, PairVisit* buf, int* flag, const int32_t* PIN, double pinv) noexcept nogil:
     """Buckets b0..b1-1 of the uniform shuffle (bucket b: idx[ends[b - 1]:ends[b]]), each shuffled
     with its stream rng_stream(shuffle_seed, b) (as ``shuffle_indices`` would) and run at once."""
     cdef Py_ssize_t b
     for b in range(b0, b1):
         _shuffle_and_run(E, D, records, idx, 0 if b == 0 else ends[b - 1], ends[b],
-                         rng_stream(shuffle_seed, <uint64_t>b), cf, R, lr, buf, flag)
+                         rng_stream(shuffle_seed, <uint64_t>b), cf, R, lr, buf, flag, PIN, pinv)
         if flag[0]:
             return
 
@@ -262,7 +277,7 @@ def log_sigmoid_float32(const float[::1] z, float[::1] out):
 def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::1] pos_coef, double lam_pos,
                double lam_neg, Py_ssize_t n_pos, const double[::1] rfac, int32_t[::1] work, uint64_t seed,
                Py_ssize_t epoch, double lr, int n_threads=1, bint stratified=True, Py_ssize_t n_groups=0,
-               bint barriers=True):
+               bint barriers=True, const int32_t[::1] pinned=None, double pin_value=1.0):
     """One edge-order epoch in place.  Returns 0, 1 if a non-finite score stopped it, 2 if out of memory.
 
     ``records``: the P training pairs (see ``fill_pair_records``), the n_pos positives first.  Pair p's
@@ -280,6 +295,10 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     blocks handed out in round order without the barriers.  One thread runs the deterministic
     sequence; several update without locks (not reproducible), but a thread meets another's rows
     only where a block of the next round starts before the last of its round ends.
+
+    ``pinned``: None, or one int32 per row: the coordinate of that row held at ``pin_value`` (put back
+    after each of the row's updates; < 0: none).  A directed graph's node biases ride on such a
+    coordinate (``LogisticEmbedding(node_bias=True)``).
 
     Memory: besides ``work``, the shuffle's offsets (about P / 2**27 * P / 2**11 int64) or the block
     table, and 8 KiB of gathered pairs per thread.
@@ -300,8 +319,16 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
     cdef const int64_t* ends
     cdef PairVisit* bufs
     cdef PairCoefs cf
+    cdef const int32_t* PIN = NULL
     if P == 0:
         return 0
+    if pinned is not None:
+        if pinned.shape[0] != n:
+            raise ValueError(f"edge_epoch: pinned needs one entry per row ({n}), got {pinned.shape[0]}")
+        for b in range(n):
+            if pinned[b] >= D:
+                raise ValueError(f"edge_epoch: pinned[{b}] = {pinned[b]} is not a coordinate (dim {D})")
+        PIN = &pinned[0]
     if n_threads < 1:
         n_threads = 1
     if work.shape[0] < P or rfac.shape[0] < n:
@@ -332,7 +359,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
         with nogil:
             shuffle_indices(W, P, BP, s, n_threads, True)
             if n_threads == 1:
-                _uniform_run(E, D, REC, W, ends, 0, Kb, s_shuffle, &cf, R, lr, bufs, fp)
+                _uniform_run(E, D, REC, W, ends, 0, Kb, s_shuffle, &cf, R, lr, bufs, fp, PIN, pin_value)
             else:
                 # buckets handed out a few at a time, not in fixed halves: on a shared machine one
                 # core is often slowed for a while, and the other then takes more of the work
@@ -340,7 +367,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
                     if fp[0] == 0:
                         _shuffle_and_run(E, D, REC, W, 0 if b == 0 else ends[b - 1], ends[b],
                                          rng_stream(s_shuffle, <uint64_t>b), &cf, R, lr,
-                                         bufs + threadid() * _RUN_STRIDE, fp)
+                                         bufs + threadid() * _RUN_STRIDE, fp, PIN, pin_value)
         free(BP)
         free(bufs)
         return flag
@@ -355,7 +382,7 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
         elif n_threads == 1:
             for b in range(B):
                 _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b), &cf, R, lr,
-                                 bufs, fp)
+                                 bufs, fp, PIN, pin_value)
                 if flag:
                     break
         elif not barriers:
@@ -365,14 +392,14 @@ def edge_epoch(floating[:, ::1] emb, const PairRec[::1] records, const double[::
             for b in prange(B, num_threads=n_threads, schedule="dynamic", chunksize=1):
                 if fp[0] == 0:
                     _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b),
-                                     &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp)
+                                     &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp, PIN, pin_value)
         else:
             with parallel(num_threads=n_threads):
                 for i in range(K):
                     for b in prange(RP[i], RP[i + 1], schedule="dynamic", chunksize=1):
                         if fp[0] == 0:
                             _shuffle_and_run(E, D, REC, W, BP[b], BP[b + 1], rng_stream(s_shuffle, <uint64_t>b),
-                                             &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp)
+                                             &cf, R, lr, bufs + threadid() * _RUN_STRIDE, fp, PIN, pin_value)
     free(BP)
     free(bufs)
     return flag

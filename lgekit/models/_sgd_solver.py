@@ -5,6 +5,7 @@ import numpy as np
 
 from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
+from .._validation import InvalidParameterError
 from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
                          record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
@@ -18,6 +19,13 @@ _scoring = load_kernel("lgekit._scoring")
 __all__ = ["SGDSolver"]
 
 _INT32_MAX = np.iinfo(np.int32).max
+
+#: kappa, the value of the constant coordinate that carries the node biases: the score gains kappa (b_u + c_v),
+#: so the bias beta_u = kappa b_u is regularised by lam_r / kappa**2 (6.25 lam_r) and steps kappa**2 times as
+#: far as a free coordinate.  0.4: on Cora the direction AP passes the degree rule on each of seeds 0-2 with
+#: the link AP above the model's without biases; 0.5 gives more direction and less link AP (benchmarks/README.md,
+#: "Direction: node biases")
+BIAS_CONSTANT = 0.4
 
 
 class SGDSolver(Solver):
@@ -85,6 +93,12 @@ class SGDSolver(Solver):
         incidence lists they read, instead of their first call.
     state : dict or None, default None
         An SGD solver keeps no state beyond the embedding: None or empty.
+    node_bias : bool or None, default False
+        Node biases on a constant coordinate (two tables, edge order): source
+        rows hold column ``dim - 1`` at :data:`BIAS_CONSTANT` and carry their
+        bias in ``dim - 2``, target rows the other way round; the kernel puts
+        the constant back after every update (``edge_epoch``'s ``pinned``).
+        None: on for a directed graph with the edge order and ``dim >= 2``.
 
     The arguments are the estimator's parameters as it validated them; the
     solver does not check them again.
@@ -126,7 +140,8 @@ class SGDSolver(Solver):
     default_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, lr, lr_offset, order,
-                 negatives, weighting, schedule, n_threads, record_diagnostics, n_source=None, state=None):
+                 negatives, weighting, schedule, n_threads, record_diagnostics, n_source=None, state=None,
+                 node_bias=False):
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
         if n != self.embedding.shape[0]:
@@ -137,7 +152,7 @@ class SGDSolver(Solver):
                              f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
         self.key = {"lam_pos": float(lam_pos), "lam_neg": float(lam_neg), "lam_r": float(lam_r),
                     "lam_r_context": float(lam_r_context), "order": order, "negatives": negatives,
-                    "weighting": weighting}
+                    "weighting": weighting, "node_bias": node_bias}
         self._lam_pos, self._lam_neg, self._lam_r = float(lam_pos), float(lam_neg), float(lam_r)
         lam_r_context = float(lam_r_context)
         # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context table,
@@ -147,6 +162,7 @@ class SGDSolver(Solver):
         self._per_row_lam_r = self._n_source is not None and lam_r_context != self._lam_r
         if self._n_source is not None and not 0 < self._n_source < n:
             raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
+        self._pinned = self._bias_pins(node_bias, getattr(data.train_graph, "kind", None), order)
         # the last n_reverse negatives are a directed graph's reverse pairs (TrainingData): kept when resampling
         self._n_reverse = int(data.n_reverse)
         if not 0 <= self._n_reverse <= k:
@@ -200,6 +216,44 @@ class SGDSolver(Solver):
         self.record_diagnostics = bool(record_diagnostics)
         if state:
             self.set_state(state)
+
+    def _bias_pins(self, node_bias, kind, order):
+        """The kernel's ``pinned`` array for node biases (None without them): source rows hold their last
+        coordinate at kappa (BIAS_CONSTANT) and carry their bias in the one before, target rows the other way
+        round, so that x_u . y_v = x'_u . y'_v + kappa (b_u + c_v) (see LogisticEmbedding, Notes, "Node
+        biases"; :func:`lgekit.reference.bias_pins` is the same array)."""
+        if node_bias is None:
+            node_bias = kind == "directed" and order == "edge" and self.dim >= 2 and self._n_source is not None
+        if not node_bias:
+            return None
+        if self._n_source is None:
+            raise InvalidParameterError(
+                "node_bias=True needs two tables (a directed or bipartite graph): one table's x_u . x_v cannot "
+                "carry a bias b_u + b_v on a constant coordinate; got an undirected graph",
+                parameter="node_bias", value=node_bias, accepted="None or False for an undirected graph")
+        if order != "edge":
+            raise InvalidParameterError(
+                f"node_bias=True needs order='edge' (the edge order's kernel holds the constant coordinate), got "
+                f"order={order!r}", parameter="node_bias", value=node_bias, accepted="None or False with order='vertex'")
+        if self.dim < 2:
+            raise InvalidParameterError(
+                f"node_bias=True needs dim >= 2 (a bias coordinate and a constant one), got dim={self.dim}",
+                parameter="node_bias", value=node_bias, accepted="None or False with dim=1")
+        pins = np.full(self.n_nodes, self.dim - 1, np.int32)
+        pins[self._n_source:] = self.dim - 2
+        return pins
+
+    def _project(self):
+        """Put the constant coordinates of the node biases to BIAS_CONSTANT (the constraint the kernel keeps)."""
+        if self._pinned is not None:
+            emb = self.embedding
+            emb[:self._n_source, self.dim - 1] = BIAS_CONSTANT
+            emb[self._n_source:, self.dim - 2] = BIAS_CONSTANT
+
+    @property
+    def node_bias(self):
+        """Whether the rows carry node biases on a constant coordinate (the kernel's ``pinned``)."""
+        return self._pinned is not None
 
     def _prepare_resampling(self, data):
         """The adjacency the resampled negatives avoid, and a check that there is something to draw.
@@ -527,9 +581,11 @@ class SGDSolver(Solver):
             self._update_counts()
         emb = self.embedding
         if self._order == "edge":
+            self._project()
             flag = _sgd.edge_epoch(emb, self._records, self._epoch_pos_coef(), self._lam_pos, self._lam_neg,
                                    self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, stratified,
-                                   barriers=deterministic)
+                                   barriers=deterministic, pinned=self._pinned,
+                                   pin_value=BIAS_CONSTANT)
             if flag == 2:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")

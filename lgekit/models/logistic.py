@@ -63,6 +63,17 @@ class LogisticEmbedding(BaseEmbedding):
         keeps the link-prediction AP within 0.01, ``benchmarks/README.md``,
         "Direction"), 0 otherwise; a value > 0 for an undirected or
         bipartite graph is refused.
+    node_bias : bool or None, default None
+        Two tables only: carry a source bias :math:`b_u` and a target bias
+        :math:`c_v` on a constant coordinate of the tables themselves, so
+        that the score is :math:`x'_u\cdot y'_v + \kappa\,(b_u + c_v)` (the
+        last two of the ``dim`` columns; see Notes, "Node biases").  None:
+        on for a directed graph with ``order="edge"`` and ``dim >= 2``, off
+        otherwise (on Cora it lifts the direction AP past the degree rule's
+        and raises the link AP too; ``benchmarks/README.md``, "Direction:
+        node biases", has the figures).  True is refused
+        for an undirected graph (one table's :math:`x_u\cdot x_v` cannot
+        carry :math:`b_u + c_v`), with ``order="vertex"`` and with ``dim=1``.
     weighting : {"sample", "scale"}, default "sample"
         What edge weights do (nothing on an unweighted graph; a graph's
         weights are its ``weight`` edge attribute, the values of a sparse
@@ -245,6 +256,61 @@ class LogisticEmbedding(BaseEmbedding):
     reciprocated this lowers the link-prediction AP (see
     ``benchmarks/README.md``, "Direction").
 
+    Node biases (``node_bias``, two tables, edge order).  A per-node order
+    is what tells most arcs' direction on citation and e-mail graphs (the
+    degree rule :math:`\log\frac{d^+_u+1}{d^-_u+1} - \log\frac{d^+_v+1}{d^-_v+1}`
+    scores it), and two tables can hold one
+    exactly: :math:`x_u = (a_u, 1)`, :math:`y_v = (1, -a_v)` score
+    :math:`a_u - a_v`.  Plain SGD falls well short of the degree rule on
+    Cora (``benchmarks/README.md``, "Direction: node biases"): the order
+    has to be spread over all ``dim`` coordinates of every vector under
+    one :math:`\lambda_r`.  With ``node_bias`` the last two columns are
+    set aside for it: a source row is :math:`x_u = (x'_u, b_u, \kappa)`
+    and a target row :math:`y_v = (y'_v, \kappa, c_v)`, so
+
+    .. math::
+
+        x_u\cdot y_v = x'_u\cdot y'_v + \kappa\,(b_u + c_v),
+
+    and the direction log-odds (see
+    :func:`lgekit.metrics.direction_average_precision`) gain
+    :math:`\kappa(b_u - c_u) - \kappa(b_v - c_v)`: Bradley-Terry's
+    :math:`a_u - a_v` with :math:`a_u = \kappa(b_u - c_u)`.  The objective is
+    the one above on these vectors, so :math:`\lambda_r\|x_u\|^2 =
+    \lambda_r(\|x'_u\|^2 + b_u^2 + \kappa^2)`; in the bias
+    :math:`\beta_u = \kappa b_u` that enters the score the regulariser is
+    :math:`(\lambda_r/\kappa^2)\,\beta_u^2`, and an edge step moves it by
+    :math:`\kappa^2` times a free coordinate's step
+    (:math:`\beta_u \leftarrow (1 - \gamma_t\,2\lambda_r/c_u)\,\beta_u -
+    \gamma_t\,\kappa^2 g`).  :math:`\kappa` is therefore the bias's
+    regularisation, :math:`\lambda_r/\kappa^2`; lgekit uses
+    :math:`\kappa = 0.4` (``lgekit.models._sgd_solver.BIAS_CONSTANT``): on
+    Cora a larger :math:`\kappa` (weaker bias regularisation) trades link
+    AP for direction AP, a smaller one the reverse (the measurements are in
+    ``benchmarks/README.md``).  The constant coordinates are held by
+    projection: after each update of a row the kernel puts its constant
+    coordinate back to :math:`\kappa` (projected SGD onto
+    :math:`\{x_{u,D-1} = \kappa,\ y_{v,D-2} = \kappa\}`; the partner's
+    constant is :math:`\kappa` when a step reads it, so the step of every
+    other coordinate is the gradient step of the biased score), and the
+    solver projects the initial vectors before the first epoch
+    (:func:`lgekit.reference.sgd_edge_epoch` with ``pinned`` and
+    :func:`lgekit.reference.bias_pins` is the reference).  Why the biases
+    learn the degree rule: with uniform negatives every node is the source
+    (and the target) of the same expected number :math:`q|E_+|/n` of
+    negative pairs, so with the vectors' terms left out the stationarity
+    condition of :math:`\beta_u` balances
+    :math:`\lambda_+\sum_{v \in N^+(u)}\sigma(-s_{uv})` against
+    :math:`\lambda_-\sum_{\text{negatives }(u,\cdot)}\sigma(s)` plus the
+    shrinkage; for small scores :math:`e^{\beta_u}` grows as the out-degree
+    :math:`d^+_u` and :math:`e^{\gamma_v}` (:math:`\gamma_v = \kappa c_v`)
+    as the in-degree, and :math:`\beta_u - \gamma_u \approx
+    \log(d^+_u / d^-_u)` + const is the degree rule with the regulariser in
+    place of its +1.  The free coordinates then learn what the order does
+    not explain.  The history's ``reg`` and ``mean_norm`` count the constant
+    coordinates (:math:`\lambda_r\kappa^2` a row, a fixed offset) and its
+    ``mean_grad_norm`` their discarded gradient.
+
     Vertex order: each epoch visits the vertices in random order and steps
     :math:`x_u \leftarrow x_u - \gamma_t\,\partial L/\partial x_u` with the
     full Eq. 2 gradient at the current neighbours.  The step grows with the
@@ -366,7 +432,7 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.3, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics=True,
-                 lam_r_context=None, reverse_negatives=None):
+                 lam_r_context=None, reverse_negatives=None, node_bias=None):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -387,6 +453,7 @@ class LogisticEmbedding(BaseEmbedding):
         self.warm_start = warm_start
         self.diagnostics = diagnostics
         self.reverse_negatives = reverse_negatives
+        self.node_bias = node_bias
 
     def _validate_params(self):
         super()._validate_params()
@@ -401,4 +468,5 @@ class LogisticEmbedding(BaseEmbedding):
                     lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
                     order=self.order, negatives=self.negatives, weighting=self.weighting, lr=float(self.lr),
                     lr_offset=float(self.lr_offset), schedule=self.schedule, n_threads=int(self.n_threads),
-                    record_diagnostics=bool(self.diagnostics))
+                    record_diagnostics=bool(self.diagnostics),
+                    node_bias=None if self.node_bias is None else bool(self.node_bias))
