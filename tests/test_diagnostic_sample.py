@@ -25,7 +25,7 @@ def _draws(estimator, population, size, rounds, seed=0):
 
 
 def _right(population, size, rng):
-    idx = ds.sample_indices(len(population), size, rng)
+    idx = ds.sample_indices(len(population), size / len(population), 0, rng)
     return ds.total_estimate(population[idx], len(population))
 
 
@@ -35,7 +35,7 @@ def _front_of_population(population, size, rng):     # wrong: not a random sampl
 
 
 def _without_sqrt_k(population, size, rng):           # wrong: the spread of one value, not of the mean
-    idx = ds.sample_indices(len(population), size, rng)
+    idx = ds.sample_indices(len(population), size / len(population), 0, rng)
     values = population[idx]
     return len(population) * values.mean(), len(population) * values.std(ddof=1)
 
@@ -66,29 +66,40 @@ def test_the_finite_population_correction_matters_for_large_samples():
     rng = np.random.default_rng(3)
     z = []
     for _ in range(400):
-        idx = ds.sample_indices(len(SKEWED), 4500, rng)
+        idx = ds.sample_indices(len(SKEWED), 0.9, 0, rng)
         mean, _ = ds.mean_estimate(SKEWED[idx], len(SKEWED))
-        se_without = SKEWED[idx].std(ddof=1) / math.sqrt(4500)
+        se_without = SKEWED[idx].std(ddof=1) / math.sqrt(len(idx))
         z.append((mean - SKEWED.mean()) / se_without)
     assert np.std(z) < 0.5          # the uncorrected error is far too wide
     assert _calibrated(*_draws(_right, SKEWED, 4500, 400))
 
 
 @settings(max_examples=60, deadline=None)
-@given(population=st.integers(1, 300), size=st.integers(0, 400), seed=st.integers(0, 2**32 - 1))
-def test_a_sample_is_distinct_sorted_and_whole_when_large(population, size, seed):
-    idx = ds.sample_indices(population, size, np.random.default_rng(seed))
-    assert len(idx) == min(size, population) and len(np.unique(idx)) == len(idx)
-    assert np.all(np.diff(idx) > 0) and (len(idx) == 0 or 0 <= idx[0] and idx[-1] < population)
-    values = np.arange(population, dtype=float) ** 2
-    if size >= population:   # the whole population: the exact total and no error
+@given(population=st.integers(1, 3000), fraction=st.floats(0.0, 1.0), minimum=st.integers(0, 400),
+       seed=st.integers(0, 2**32 - 1))
+def test_a_sample_is_distinct_sorted_and_whole_when_large(population, fraction, minimum, seed):
+    idx = ds.sample_indices(population, fraction, minimum, np.random.default_rng(seed))
+    assert idx.dtype == np.int64 and np.all(np.diff(idx) > 0)
+    assert len(idx) == 0 or (0 <= idx[0] and idx[-1] < population)
+    p = min(1.0, max(fraction, minimum / population))
+    if p >= 1.0:   # the whole population: the exact total and no error
+        assert len(idx) == population
+        values = np.arange(population, dtype=float) ** 2
         assert ds.total_estimate(values[idx], population) == (pytest.approx(values.sum()), 0.0)
+    else:          # a Bernoulli(p) sample: its size within 6 standard deviations of p N
+        sd = math.sqrt(population * p * (1 - p))
+        assert abs(len(idx) - p * population) <= 6 * sd + 1
 
 
-def test_sample_sizes_follow_the_fractions_and_floors():
-    assert ds.sample_size(10, 0.05, 4096) == 10
-    assert ds.sample_size(1_000_000, 0.05, 4096) == 50_000
-    assert ds.sample_size(50_000, 0.05, 4096) == 4096
+def test_every_index_is_equally_likely():
+    # the gaps' sums must not favour the front (a sample of the first indices would pass the size check)
+    counts = np.zeros(1000)
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        counts[ds.sample_indices(1000, 0.05, 0, rng)] += 1
+    expected = 2000 * 0.05
+    assert abs(counts[:500].sum() - counts[500:].sum()) < 6 * math.sqrt(1000 * expected)
+    assert ((counts - expected) ** 2 / expected).sum() < 1000 + 6 * math.sqrt(2000)    # chi-square, 999 dof
 
 
 @pytest.mark.parametrize("value, mode", [(True, "sampled"), ("sampled", "sampled"), ("exact", "exact"),
@@ -121,7 +132,7 @@ def test_logistic_sampled_diagnostics_estimate_the_exact_ones(graph):
     solver = model.solver_
     rec = solver.sampled_diagnostics(7)
     n_pos = len(solver._incidence_lists()[1])
-    assert n_pos > ds.MIN_PAIRS and graph.n_nodes > ds.MIN_VERTICES     # a real sample
+    assert n_pos > ds.PAIR_SAMPLE and graph.n_nodes > ds.MIN_VERTICES     # a real sample
     assert rec == solver.sampled_diagnostics(7)                          # one epoch, one sample
     zs, exact = _zs(model, graph, ("loss_pos", "loss_neg", "mean_grad_norm"))
     for key, z in zs.items():
@@ -170,3 +181,34 @@ def test_figure2_asks_for_exact_gradient_norms_and_shares_its_cells():
     # Figures 1 and 3 train the very same runs (one cell each), recorded exactly for Figure 2
     assert fig2_keys == {e["key"] for e in plan.figures["fig1"]} == {e["key"] for e in plan.figures["fig3"]}
     assert FIG2.record.exact_diagnostics
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("negative", [False, True])
+def test_entry_losses_summed_over_every_entry_are_the_exact_loss_part(dtype, negative):
+    """Every entry of the lists, each pair at both ends and a self-pair twice: the sum of the entries'
+    shares of the loss is the loss part the exact kernel reports (each pair once)."""
+    from lgekit.models._sgd_solver import _sgd_diagnostics
+    rng = np.random.default_rng(5)
+    n, D = 9, 4
+    emb = rng.normal(size=(n, D)).astype(dtype)
+    pairs = np.array([[0, 1], [2, 5], [3, 3], [1, 8], [4, 6], [0, 7]])
+    weights = rng.uniform(0.5, 2.0, len(pairs))
+    ends = np.concatenate([pairs, pairs[:, ::-1]])
+    w2 = np.concatenate([weights, weights])
+    order = np.lexsort((ends[:, 1], ends[:, 0]))
+    owner, nbr, coef = ends[order, 0], ends[order, 1].astype(np.int32), w2[order]
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=indptr[1:])
+    out = np.empty(len(nbr))
+    _sgd_diagnostics.entry_losses(emb, indptr, nbr, np.empty(0) if negative else coef, 0.3, negative,
+                                  np.arange(len(nbr), dtype=np.int64), out, 2)
+    s = np.einsum("ij,ij->i", emb[pairs[:, 0]].astype(float), emb[pairs[:, 1]].astype(float))
+    c = 0.3 if negative else weights
+    expected = (c * np.logaddexp(0, s if negative else -s)).sum()
+    assert out.sum() == pytest.approx(expected, rel=1e-5 if dtype == np.float32 else 1e-12)
+    # the wrong share (every entry its pair's whole loss) would double it
+    assert not np.isclose(2 * out.sum(), expected)
+    with pytest.raises(ValueError, match="entries"):
+        _sgd_diagnostics.entry_losses(emb, indptr, nbr, np.empty(0), 0.3, negative,
+                                      np.array([len(nbr)], np.int64), np.empty(1), 1)

@@ -234,7 +234,7 @@ print("chance level of AP:", 1 / (1 + split.negatives_per_positive))
 # %%
 from lgekit.callbacks import LinkPredictionCallback
 
-model = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.0, random_state=SEED)
+model = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.0, random_state=SEED, diagnostics="exact")
 t0 = time.perf_counter()
 model.fit(split, callbacks=[LinkPredictionCallback(split)])
 print(f"trained {model.n_iter_} epochs in {time.perf_counter() - t0:.1f} s")

@@ -13,8 +13,7 @@ import numpy as np
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from .._validation import check_pairs
-from ._diagnostic_sample import (MIN_PAIRS, PAIR_FRACTION, diagnostics_mode, sample_indices, sample_rng,
-                                 sample_size, total_estimate)
+from ._diagnostic_sample import DCD_PAIR_SAMPLE, diagnostics_mode, sample_indices, sample_rng, total_estimate
 from ._schedules import greedy_coloring, grouped_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
@@ -564,8 +563,7 @@ class DCDSolver(Solver):
         else:
             reg = 0.5 * self._lam_r * float(sqnorm.sum())
         population = len(self._obj_pairs)
-        idx = sample_indices(population, sample_size(population, PAIR_FRACTION, MIN_PAIRS),
-                             sample_rng(self.seed, epoch))
+        idx = sample_indices(population, 0.0, DCD_PAIR_SAMPLE, sample_rng(self.seed, epoch))
         z = _scoring.pair_dots(X, X, self._obj_pairs[idx], self.n_threads)
         coef = self._obj_coef[idx]
         # an edge (coef > 0) costs coef * h(z), a negative pair |coef| * h(-z), h(z) = max(0, 1 - z)

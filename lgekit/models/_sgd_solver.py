@@ -5,8 +5,8 @@ import numpy as np
 
 from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
-from ._diagnostic_sample import (MIN_PAIRS, MIN_VERTICES, PAIR_FRACTION, VERTEX_FRACTION, diagnostics_mode,
-                                 mean_estimate, sample_indices, sample_rng, sample_size, total_estimate)
+from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
+                                 mean_estimate, sample_indices, sample_rng, total_estimate)
 from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
                          record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
@@ -671,7 +671,7 @@ class SGDSolver(Solver):
             reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
         else:
             reg = self._lam_r * float(norm2.sum())
-        vertices = sample_indices(n, sample_size(n, VERTEX_FRACTION, MIN_VERTICES), rng).astype(np.int32)
+        vertices = sample_indices(n, VERTEX_FRACTION, MIN_VERTICES, rng).astype(np.int32)
         gnorm, lpos, lneg, scratch_norm2 = (np.empty(n) for _ in range(4))
         if not self._per_row_lam_r:
             _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
@@ -695,17 +695,10 @@ class SGDSolver(Solver):
         self-pair's two entries), so an entry's value is its pair's loss times that share, and the part is
         the total of these values over the entries."""
         population = len(nbr)
-        idx = sample_indices(population, sample_size(population, PAIR_FRACTION, MIN_PAIRS), rng)
-        if len(idx) == 0:
-            return 0.0, 0.0
-        owner = np.searchsorted(indptr, idx, side="right") - 1
-        partner = nbr[idx].astype(np.int64)
-        share = (partner > owner) + 0.5 * (partner == owner)
-        scores = _scoring.pair_dots(self.embedding, self.embedding, np.column_stack([owner, partner]),
-                                    self.n_threads)
-        weight = scale if coef is None else coef[idx]
-        # -log sigma(-s) for a negative pair, -log sigma(s) for an edge, without overflow
-        losses = weight * share * np.logaddexp(0.0, scores if negative else -scores)
+        idx = sample_indices(population, 0.0, PAIR_SAMPLE, rng)
+        losses = np.empty(len(idx))
+        _sgd_diagnostics.entry_losses(self.embedding, indptr, nbr, np.empty(0) if coef is None else coef, scale,
+                                      negative, idx, losses, self.n_threads)
         return total_estimate(losses, population)
 
     def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad, vertices=None):
