@@ -9,7 +9,7 @@
 # unpacked) and data/blogcatalog.  Results go under $OUT (default out/device/results): log.txt,
 # diagnostics.txt, ab.txt and the two reports.  Each step has its own time limit, and the two
 # reproductions share what is left of BUDGET seconds (default 570); ROUNDS, AB_ROUNDS, JOBS and
-# REPRODUCE ("full" or "quick") shrink it for a test run on a small machine.
+# REPRODUCE ("full", "quick" or "none") shrink it for a test run on a small machine.
 set -u
 ROOT=$(pwd)
 DEV=$ROOT/out/device
@@ -22,6 +22,7 @@ ROUNDS=${ROUNDS:-12}
 AB_ROUNDS=${AB_ROUNDS:-3}
 REPRODUCE=${REPRODUCE:-full}
 BUDGET=${BUDGET:-570}
+DIAG_THREADS=${DIAG_THREADS:-}              # more thread counts for the diagnostics' table, e.g. "16"
 W=$(mktemp -d /tmp/lgekit-issue36.XXXXXX)
 export LGEKIT_DATA=$DEV/data PYTHONDONTWRITEBYTECODE=1 MPLBACKEND=Agg
 T0=$(date +%s)
@@ -44,16 +45,19 @@ done
 wait "$PA"
 wait "$PB"
 
-step "diagnostics and DCD / SGD on one thread (B)"
-( cd "$W/B" && PYTHONPATH=$W/B:$DEV/py timeout 100 python3 benchmarks/bench_diagnostics.py --rounds "$ROUNDS" \
-    > "$OUT/diagnostics.txt" 2>&1; echo "exit $?" ); cat "$OUT/diagnostics.txt"
+for T in 1 $DIAG_THREADS; do
+    step "diagnostics and DCD / SGD on $T thread(s) (B)"
+    ( cd "$W/B" && PYTHONPATH=$W/B:$DEV/py timeout 100 python3 benchmarks/bench_diagnostics.py --rounds "$ROUNDS" \
+        --threads "$T" >> "$OUT/diagnostics.txt" 2>&1; echo "exit $?" )
+done
+cat "$OUT/diagnostics.txt"
 
 step "A/B of the epochs (DCD deterministic, SGD hogwild control), 1 and 16 threads"
-( cd "$W/B" && PYTHONPATH=$DEV/py timeout 150 python3 benchmarks/bench_ab.py --tree "A=$W/A" --tree "B=$W/B" \
+( cd "$W/B" && PYTHONPATH=$W/B:$DEV/py timeout 150 python3 benchmarks/bench_ab.py --tree "A=$W/A" --tree "B=$W/B" \
     --no-build --graph blogcatalog --workloads dcd-deterministic sgd-hogwild --threads 1 16 \
     --rounds "$AB_ROUNDS" --epochs 6 > "$OUT/ab.txt" 2>&1; echo "exit $?" ); tail -30 "$OUT/ab.txt"
 
-for T in B A; do
+[ "$REPRODUCE" = none ] || for T in B A; do
     left=$(( BUDGET - ($(date +%s) - T0) ))
     [ "$T" = B ] && left=$(( left / 2 + 30 ))          # B first, with about half of what is left
     step "lgekit reproduce --dataset blogcatalog ($REPRODUCE) with $JOBS jobs, tree $T, at most $left s"

@@ -32,9 +32,9 @@ __all__ = ["DIAGNOSTICS", "diagnostics_mode", "sample_indices", "sample_rng", "t
 #: what the estimators' ``diagnostics`` parameter takes besides a bool (True is "sampled")
 DIAGNOSTICS = ("sampled", "exact")
 
-PAIR_SAMPLE = 16384
+PAIR_SAMPLE = 8192
 DCD_PAIR_SAMPLE = 65536
-VERTEX_FRACTION = 0.03
+VERTEX_FRACTION = 0.02
 MIN_VERTICES = 256
 
 # the diagnostic sample's stream of the solver's seed: a constant apart from the epochs' streams
