@@ -109,27 +109,6 @@ cdef inline void _build_w(floating* w, const floating* X, Py_ssize_t D, const in
             axpy(<floating>(alpha[j] * sign[j]), X + <Py_ssize_t>nbr[j] * D, w, D)
 
 
-cdef inline double _build_w_and_primal(floating* w, const floating* x, const floating* X, Py_ssize_t D,
-                                       const int32_t* nbr, const int8_t* sign, const double* alpha,
-                                       const double* upper, Py_ssize_t deg) noexcept nogil:
-    """``_build_w`` and ``_primal(x)`` in one sweep over the partners, each partner's row read once for
-    both (the safeguard's P(x_u) needs every row the duals' w reads): the same operations in the same
-    order as the two apart, so the same bits."""
-    cdef Py_ssize_t i, j
-    cdef double m, hinge = 0.0
-    cdef const floating* xv
-    for i in range(D):
-        w[i] = 0
-    for j in range(deg):
-        xv = X + <Py_ssize_t>nbr[j] * D
-        m = sign[j] * <double>dot(x, xv, D)
-        if m < 1.0:
-            hinge += upper[j] * (1.0 - m)
-        if alpha[j] != 0:
-            axpy(<floating>(alpha[j] * sign[j]), xv, w, D)
-    return 0.5 * <double>dot(x, x, D) + hinge
-
-
 cdef inline double _projected_gradient(double G, double a, double U) noexcept nogil:
     if a <= 0:
         return G if G < 0 else 0.0
@@ -272,17 +251,14 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
     cdef const int8_t* sg = sign + start
     cdef const double* up = upper + start
     cdef double* al = alpha + start
-    if monotone:
-        # P(x_u) of the stored vector before the passes (they write w, never x_u or a partner's row)
-        p_old = _build_w_and_primal(w, X + u * D, X, D, nb, sg, al, up, deg)
-    else:
-        _build_w(w, X, D, nb, sg, al, deg)
+    _build_w(w, X, D, nb, sg, al, deg)
     if deg > 0:
         _first_order(perm, sg, deg, shuffle)
         _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, inner_passes, tol, shuffle, &rng, perm)
     if diagnostics or monotone:
         p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
     if monotone:
+        p_old = _primal(X + u * D, X, D, nb, sg, up, deg)
         while p_new > p_old and extra < monotone_passes and v > tol:
             # the passes from duals fitted to the neighbours' previous vectors went uphill: go
             # on solving the block (its optimum is no worse than x_u)
