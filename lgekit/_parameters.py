@@ -26,7 +26,8 @@ COMMON = {
     "random_state": ["random_state"],
     "verbose": [Interval(Integral, 0, None, closed="left")],
     "warm_start": ["boolean"],
-    "diagnostics": ["boolean"],
+    # True is "sampled" (the default record); see lgekit.models._diagnostic_sample
+    "diagnostics": [Options(str, {"sampled", "exact"}), "boolean"],
 }
 
 #: ``lgekit.LogisticEmbedding`` (SGD)
@@ -69,13 +70,13 @@ DEFAULTS = {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 0.3, "epochs": 50, "lr": 1.0, "lr_offset": 1.0,
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
-        "diagnostics": True, "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
+        "diagnostics": "sampled", "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
         "inner_order": "fixed", "monotone": True, "weighting": "sample", "init_scale": 0.1, "tol": 1e-3,
         "dtype": "float32", "n_threads": 1, "schedule": "deterministic", "random_state": None, "verbose": 0,
-        "warm_start": False, "diagnostics": True, "lam_r_context": None,
+        "warm_start": False, "diagnostics": "sampled", "lam_r_context": None,
     },
 }
 

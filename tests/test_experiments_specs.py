@@ -13,7 +13,7 @@ from lgekit.experiments.plan import estimated_cost, expand
 from lgekit.experiments.spec import THRESHOLDS, FigureSpec, Override, RecordSpec
 
 TINY_DATASET = {"name": "synthetic-blogcatalog", "kwargs": {"n_nodes": 200, "n_labels": 5, "seed": 0}}
-RECORD_KEYS = "ap_every, f1_epochs, final_train_ap, train_ap"
+RECORD_KEYS = "ap_every, exact_diagnostics, f1_epochs, final_train_ap, train_ap"
 
 
 # ---------------------------------------------------------------------------- unknown keys are errors

@@ -366,7 +366,7 @@ def test_diagnostics_off_skips_the_extra_pass_but_trains_identically():
     np.testing.assert_array_equal(lean.embedding_, full.embedding_)
     assert all("objective" not in r and "mean_grad_norm" not in r for r in lean.history_)
     assert [r["mean_norm"] for r in lean.history_] == pytest.approx([r["mean_norm"] for r in full.history_])
-    with pytest.raises(TypeError, match="diagnostics must be True or False"):
+    with pytest.raises(ValueError, match="diagnostics must be 'exact', 'sampled', True or False, got 'yes'"):
         lgekit.LogisticEmbedding(diagnostics="yes").fit(split)
 
 

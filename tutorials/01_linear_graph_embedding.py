@@ -242,7 +242,7 @@ from lgekit.callbacks import LinkPredictionCallback
 defaults = lgekit.LogisticEmbedding()
 assert (defaults.lam_pos, defaults.lam_neg, defaults.lam_r) == (1.0, 0.03, 0.3)    # the defaults the text states
 
-model = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.0, random_state=SEED)
+model = lgekit.LogisticEmbedding(dim=DIM, epochs=EPOCHS, lam_r=0.0, random_state=SEED, diagnostics="exact")
 t0 = time.perf_counter()
 model.fit(split, callbacks=[LinkPredictionCallback(split)])
 print(f"trained {model.n_iter_} epochs in {time.perf_counter() - t0:.1f} s")

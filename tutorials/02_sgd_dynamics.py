@@ -103,7 +103,7 @@ COLOUR = {lam_r: f"C{i}" for i, lam_r in enumerate(LAM_RS)}   # one colour per l
 runs = {}
 t0 = time.perf_counter()
 for lam_r in LAM_RS:
-    runs[lam_r] = [lgekit.LogisticEmbedding(dim=DIM, lam_r=lam_r, epochs=EPOCHS, random_state=seed)
+    runs[lam_r] = [lgekit.LogisticEmbedding(dim=DIM, lam_r=lam_r, epochs=EPOCHS, random_state=seed, diagnostics="exact")
                    .fit(split, callbacks=[LinkPredictionCallback(split)]) for seed in SEEDS]
     h = runs[lam_r][0].history_[-1]
     print(f"lam_r={lam_r:<4} seed 0: final mean norm {h['mean_norm']:.3f}   grad norm {h['mean_grad_norm']:.4f}   "
@@ -374,7 +374,7 @@ class FittedFraction(Callback):
         record["fitted_neg"] = float(np.mean(metrics.pair_scores(X, self.negatives) < -threshold))
 
 
-watch = lgekit.LogisticEmbedding(dim=DIM, lam_r=0.0, epochs=EPOCHS, random_state=SEED)
+watch = lgekit.LogisticEmbedding(dim=DIM, lam_r=0.0, epochs=EPOCHS, random_state=SEED, diagnostics="exact")
 watch.fit(split, callbacks=[FittedFraction(split.train_positives, split.train_negatives)])
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for key, label in [("fitted_pos", "edges with $\\sigma(-s) < 0.05$"),

@@ -89,7 +89,7 @@ def z_table(ref_curve, fast_models):
 # %%
 LAM = dict(lam_pos=1.0, lam_neg=0.03, lam_r=0.6)
 REF_EPOCHS = 3
-fast_sgd = [lgekit.LogisticEmbedding(dim=DIM, epochs=REF_EPOCHS, dtype="float64", random_state=seed, **LAM).fit(split)
+fast_sgd = [lgekit.LogisticEmbedding(dim=DIM, epochs=REF_EPOCHS, dtype="float64", random_state=seed, diagnostics="exact", **LAM).fit(split)
             for seed in range(N_SEEDS)]
 
 recomputed = reference.logistic_diagnostics(fast_sgd[0].embedding_, positives, negatives, weights=weights, **LAM)
@@ -153,7 +153,7 @@ assert sgd_speedup > 3, sgd_speedup
 LAM_H = dict(lam_pos=1.0, lam_neg=0.03, lam_r=3.0)
 REF_EPOCHS_DCD = 2
 PLAIN = dict(monotone=False, inner_order="random", schedule="hogwild", dtype="float64")
-fast_dcd = [lgekit.HingeEmbedding(dim=DIM, epochs=REF_EPOCHS_DCD, random_state=seed, **PLAIN, **LAM_H).fit(split)
+fast_dcd = [lgekit.HingeEmbedding(dim=DIM, epochs=REF_EPOCHS_DCD, random_state=seed, diagnostics="exact", **PLAIN, **LAM_H).fit(split)
             for seed in range(N_SEEDS)]
 
 first = fast_dcd[0]

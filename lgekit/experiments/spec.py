@@ -130,17 +130,24 @@ class RecordSpec:
         Micro/Macro-F1 of node classification after these numbers of
         completed epochs (:class:`lgekit.callbacks.NodeClassificationCallback`),
         when the graph has labels.
+    exact_diagnostics : bool, default False
+        The model's own diagnostics (objective, gradient norms) computed
+        exactly, one more pass over the pairs every epoch, instead of
+        estimated from a sample (the models' default): for a verdict that
+        reads them (Figure 2's gradient norms).
     """
 
     ap_every: int = 0
     train_ap: bool = False
     final_train_ap: bool = False
     f1_epochs: tuple = ()
+    exact_diagnostics: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "ap_every", _int(self.ap_every, "record ap_every", 0))
         _bool(self.train_ap, "record train_ap")
         _bool(self.final_train_ap, "record final_train_ap")
+        _bool(self.exact_diagnostics, "record exact_diagnostics")
         if isinstance(self.f1_epochs, (str, bytes)) or not hasattr(self.f1_epochs, "__iter__"):
             raise TypeError(f"record f1_epochs must be a list of ints >= 1, got {self.f1_epochs!r}")
         epochs = tuple(sorted({_int(e, "each of record f1_epochs", 1) for e in self.f1_epochs}))
@@ -158,8 +165,11 @@ class RecordSpec:
         return dataclasses.replace(self, **check_keys(dict(mapping), type(self), "record"))
 
     def to_dict(self):
-        return {"ap_every": self.ap_every, "train_ap": self.train_ap, "final_train_ap": self.final_train_ap,
-                "f1_epochs": list(self.f1_epochs)}
+        out = {"ap_every": self.ap_every, "train_ap": self.train_ap, "final_train_ap": self.final_train_ap,
+               "f1_epochs": list(self.f1_epochs)}
+        if self.exact_diagnostics:      # absent when False: the cells of the figures that never ask keep their keys
+            out["exact_diagnostics"] = True
+        return out
 
 
 def merge_records(a, b):
@@ -174,7 +184,8 @@ def merge_records(a, b):
     every = [v for v in (a.ap_every, b.ap_every) if v]
     return RecordSpec(ap_every=min(every) if every else 0, train_ap=a.train_ap or b.train_ap,
                       final_train_ap=a.final_train_ap or b.final_train_ap,
-                      f1_epochs=tuple(sorted(set(a.f1_epochs) | set(b.f1_epochs))))
+                      f1_epochs=tuple(sorted(set(a.f1_epochs) | set(b.f1_epochs))),
+                      exact_diagnostics=a.exact_diagnostics or b.exact_diagnostics)
 
 
 # ---------------------------------------------------------------------------- verdict thresholds

@@ -301,8 +301,10 @@ def run_cell(config, *, verbose=0, engine="local", graph=None):
                 record["dataset"]["weights"] = [float(weights.min()), float(weights.max())]
             params = dict(config["params"])
             params["verbose"] = 1 if verbose >= 2 else 0
-            model = make_model(config["model"], params)
             rec_spec = RecordSpec.from_dict(config.get("record", {}))
+            if rec_spec.exact_diagnostics:
+                params["diagnostics"] = "exact"
+            model = make_model(config["model"], params)
             seed = int(config["split"].get("seed", 0))
             callbacks = recording_callbacks(split, rec_spec, labels, seed=seed)
             t0 = time.perf_counter()

@@ -110,8 +110,8 @@ class BaseEmbedding(BaseEstimator):
 
     **History.**
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
-    ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"``,
-    ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
+    ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"`` (estimates, with
+    ``"objective_se"`` ..., by default: see ``diagnostics``), ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
     this record ended the run), model keys and whatever callbacks add.  The
     record that ends a diverged run also has ``"divergence_reason"``.
 
@@ -650,7 +650,8 @@ class BaseEmbedding(BaseEstimator):
         """One epoch in words: objective, mean norm, the metrics callbacks recorded, seconds."""
         parts = []
         if record.get("objective") is not None:
-            parts.append(f"objective {record['objective']:.6g}")
+            se = record.get("objective_se")
+            parts.append(f"objective {record['objective']:.6g}" + (f" ± {se:.2g}" if se else ""))
         parts.append(f"mean norm {record['mean_norm']:.4g}")
         parts += [f"{key} {record[key]:.4f}" for key in sorted(record)
                   if key.endswith(("_ap", "_f1")) and isinstance(record[key], float)]

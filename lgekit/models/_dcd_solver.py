@@ -13,6 +13,7 @@ import numpy as np
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from .._validation import check_pairs
+from ._diagnostic_sample import DCD_PAIR_SAMPLE, diagnostics_mode, sample_indices, sample_rng, total_estimate
 from ._schedules import greedy_coloring, grouped_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
@@ -262,10 +263,12 @@ class DCDSolver(Solver):
         drawing edges by weight; :meth:`training_data` keeps the raw weights).
     schedule : {"deterministic", "hogwild"}
     n_threads : int
-    record_diagnostics : bool
+    record_diagnostics : {"sampled", "exact"} or bool
         Whether :meth:`epoch_record` holds the objective and its parts
-        (:meth:`diagnostics`, one more pass over the pairs) or only what
-        the epoch computed anyway (:meth:`certificates`).
+        (``"exact"``: :meth:`diagnostics`, one more pass over the pairs;
+        ``"sampled"`` or True: :meth:`sampled_diagnostics`, estimates from
+        a sample of the pairs) or only what the epoch computed anyway
+        (False: :meth:`certificates`).
     lam_r_context : float
         With ``n_source``: the :math:`\lambda_r` of the rows ``n_source..``
         (the context table of a directed or bipartite graph; ignored
@@ -330,7 +333,7 @@ class DCDSolver(Solver):
         self.tol = float(tol)
         self.inner_order = inner_order
         self.monotone = bool(monotone)
-        self.record_diagnostics = bool(record_diagnostics)
+        self.record_diagnostics = diagnostics_mode(record_diagnostics) or False
         self._kept = None
         self._n_pos = len(data.positives)
         self._node_ids, self._train_graph = data.node_ids, data.train_graph
@@ -499,9 +502,14 @@ class DCDSolver(Solver):
             record = self.dual_counts()
             record.update(mean_norm=nan, duality_gap=nan, max_violation=nan, n_kept=0, diverged=True)
             if self.record_diagnostics:
-                record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan)
+                record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, objective_se=nan, loss_pos_se=nan,
+                              loss_neg_se=nan)
             return record
-        return self.diagnostics() if self.record_diagnostics else self.certificates()
+        if self.record_diagnostics == "exact":
+            record = self.diagnostics()
+            record.update(objective_se=0.0, loss_pos_se=0.0, loss_neg_se=0.0)
+            return record
+        return self.sampled_diagnostics(epoch) if self.record_diagnostics else self.certificates()
 
     def dual_counts(self):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
@@ -540,6 +548,33 @@ class DCDSolver(Solver):
         else:
             reg = 0.5 * self._lam_r * float(sqnorm.sum())
         record = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg}
+        record.update(self.certificates(sqnorm))
+        return record
+
+    def sampled_diagnostics(self, epoch):
+        """The :meth:`diagnostics` with the loss parts estimated from a sample of the pairs
+        (:mod:`~lgekit.models._diagnostic_sample`, drawn from epoch ``epoch``'s own stream of the seed),
+        and their standard errors ``objective_se``, ``loss_pos_se`` and ``loss_neg_se``; the regulariser,
+        the mean norm and the certificates are exact."""
+        X = self.embedding
+        sqnorm = _scoring.row_sqnorms(X, self.n_threads)
+        if np.ndim(self._row_lam_r):
+            reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))
+        else:
+            reg = 0.5 * self._lam_r * float(sqnorm.sum())
+        population = len(self._obj_pairs)
+        idx = sample_indices(population, 0.0, DCD_PAIR_SAMPLE, sample_rng(self.seed, epoch))
+        z = _scoring.pair_dots(X, X, self._obj_pairs[idx], self.n_threads)
+        coef = self._obj_coef[idx]
+        # an edge (coef > 0) costs coef * h(z), a negative pair |coef| * h(-z), h(z) = max(0, 1 - z)
+        pos = np.where(coef > 0, coef * np.maximum(0.0, 1.0 - z), 0.0)
+        neg = np.where(coef < 0, -coef * np.maximum(0.0, 1.0 + z), 0.0)
+        loss_pos, se_pos = total_estimate(pos, population)
+        loss_neg, se_neg = total_estimate(neg, population)
+        # one sample for both parts: the objective's error is that of the sum, not of independent parts
+        loss_total, se_total = total_estimate(pos + neg, population)
+        record = {"objective": loss_total + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
+                  "objective_se": se_total, "loss_pos_se": se_pos, "loss_neg_se": se_neg}
         record.update(self.certificates(sqnorm))
         return record
 

@@ -133,7 +133,7 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
                 const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                 double lam_neg, double lam_r, floating[:, ::1] scratch, double[::1] gnorm, double[::1] lpos,
                 double[::1] lneg, double[::1] norm2, int n_threads=1, double[:, ::1] grad=None,
-                double pos_scale=1.0):
+                double pos_scale=1.0, const int32_t[::1] vertices=None):
     """Per-vertex Eq. 2 gradient norm, pair losses (each pair's at its smaller end) and squared norm.
 
     Scores, gradients and their accumulation, and the pair losses' log sigma, are in the
@@ -148,7 +148,9 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     ``norm2[u] = ||x_u||^2``.  With ``grad`` (n, D) the gradients themselves are stored too.
     ``pos_coef`` holds c_uv per entry of the positive lists; empty, every c_uv is ``pos_scale``
     (an unweighted graph needs no per-entry coefficients: 16 bytes an edge saved).
-    Results are per vertex, hence independent of ``n_threads``.
+    Results are per vertex, hence independent of ``n_threads``.  With ``vertices`` only those
+    vertices are computed (the entries of the others are left as they are): the sampled
+    diagnostics' gradient norms, at the cost of the sample's incidence lists alone.
     """
     cdef Py_ssize_t n = emb.shape[0], D = emb.shape[1], u, i
     cdef const floating* E = &emb[0, 0]
@@ -162,6 +164,13 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     cdef bint want_grad = grad is not None
     cdef double* G = &grad[0, 0] if want_grad else NULL
     cdef double* gout
+    cdef bint subset = vertices is not None
+    cdef Py_ssize_t n_visit = vertices.shape[0] if subset else n, k
+    cdef const int32_t* vp = &vertices[0] if subset and n_visit > 0 else NULL
+    if subset:
+        for k in range(n_visit):
+            if not 0 <= vertices[k] < n:
+                raise ValueError(f"vertices[{k}] = {vertices[k]} is not a row of the embedding (0..{n - 1})")
     if n_threads > scratch.shape[0] or scratch.shape[1] < D:
         raise ValueError(f"scratch must have at least n_threads = {n_threads} rows of at least D = {D} entries, "
                          f"got shape ({scratch.shape[0]}, {scratch.shape[1]})")
@@ -171,8 +180,61 @@ def diagnostics(const floating[:, ::1] emb, const int64_t[::1] pos_indptr, const
     cdef double[:, ::1] loss_buf = np.empty((n_threads, LB_stride))
     cdef double* LB = &loss_buf[0, 0]
     with nogil:
-        for u in prange(n, num_threads=n_threads, schedule="dynamic", chunksize=64):
+        for k in prange(n_visit, num_threads=n_threads, schedule="dynamic", chunksize=64):
+            u = vp[k] if subset else k
             gout = G + u * D if want_grad else NULL
             _vertex_diag(E, D, u, pp, pn, pc, pos_scale, npt, nn, lam_neg, lam_r, S + threadid() * S_stride,
                          LB + threadid() * LB_stride, LB + threadid() * LB_stride + L, gout,
                          &gnorm[0], &lpos[0], &lneg[0], &norm2[0])
+
+
+def entry_losses(const floating[:, ::1] emb, const int64_t[::1] indptr, const int32_t[::1] nbr,
+                 const double[::1] coef, double scale, bint negative, const int64_t[::1] entries,
+                 double[::1] out, int n_threads=1):
+    """The loss each sampled incidence entry carries, for the sampled diagnostics.
+
+    Entry ``e = entries[k]`` of the lists ``(indptr, nbr)`` joins its list's owner u (found by
+    bisection of ``indptr``) to ``v = nbr[e]``; ``out[k]`` is ``share * c * softplus(-s)`` for an edge
+    (``negative`` False, ``c = coef[e]``, or ``scale`` when ``coef`` is empty) and ``share * c *
+    softplus(s)`` for a negative pair (``c = scale``), ``s = x_u . x_v``, where ``share`` counts the
+    pair's loss once over its two entries as :func:`diagnostics` does: 1 at the smaller end, 0 at the
+    larger, 1/2 at each entry of a self-pair.  The sum of ``out`` over every entry is the loss part;
+    the score is not computed where the share is 0.  Each entry by one thread: independent of
+    ``n_threads``.
+    """
+    cdef Py_ssize_t m = entries.shape[0], D = emb.shape[1], n = indptr.shape[0] - 1, k, lo, hi, mid
+    cdef int64_t e, n_entries = nbr.shape[0]
+    cdef Py_ssize_t u, v
+    cdef double share, s, c
+    cdef bint has_coef = coef.shape[0] > 0
+    if out.shape[0] != m:
+        raise ValueError(f"out needs one entry per sampled entry ({m}), got {out.shape[0]}")
+    if has_coef and coef.shape[0] != n_entries:
+        raise ValueError(f"coef needs one value per list entry ({n_entries}) or none, got {coef.shape[0]}")
+    for k in range(m):
+        if not 0 <= entries[k] < n_entries:
+            raise ValueError(f"entries[{k}] = {entries[k]} is not an entry of the lists (0..{n_entries - 1})")
+    if m == 0:
+        return
+    cdef const floating* E = &emb[0, 0]
+    with nogil:
+        for k in prange(m, num_threads=max(1, n_threads), schedule="static"):
+            e = entries[k]
+            lo = 0
+            hi = n
+            while hi - lo > 1:      # indptr[lo] <= e < indptr[hi]
+                mid = (lo + hi) // 2
+                if indptr[mid] <= e:
+                    lo = mid
+                else:
+                    hi = mid
+            u = lo
+            v = nbr[e]
+            share = 1.0 if v > u else (0.5 if v == u else 0.0)
+            if share == 0.0:
+                out[k] = 0.0
+                continue
+            s = <double>dot(E + u * D, E + v * D, D)
+            c = coef[e] if has_coef else scale
+            # softplus(z) = -log sigma(-z), z = s for a negative pair, -s for an edge
+            out[k] = share * c * (-log_sigmoid(-s if negative else s))

@@ -6,6 +6,8 @@ import numpy as np
 from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
 from .._validation import InvalidParameterError
+from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
+                                 mean_estimate, sample_indices, sample_rng, total_estimate)
 from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
                          record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
@@ -213,7 +215,7 @@ class SGDSolver(Solver):
         if order == "edge":
             # the epoch's visiting order: record indices (4 bytes a pair), not a copy of the records
             self._work = np.empty(max(m + k, 1), np.int32)
-        self.record_diagnostics = bool(record_diagnostics)
+        self.record_diagnostics = diagnostics_mode(record_diagnostics) or False
         if state:
             self.set_state(state)
 
@@ -614,8 +616,13 @@ class SGDSolver(Solver):
             nan = float("nan")
             record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, mean_norm=nan,
                           mean_grad_norm=nan, diverged=True)
-        elif self.record_diagnostics:
+            if self.record_diagnostics:
+                record.update(objective_se=nan, loss_pos_se=nan, loss_neg_se=nan, mean_grad_norm_se=nan)
+        elif self.record_diagnostics == "exact":
             record.update(self.diagnostics())
+            record.update(objective_se=0.0, loss_pos_se=0.0, loss_neg_se=0.0, mean_grad_norm_se=0.0)
+        elif self.record_diagnostics:
+            record.update(self.sampled_diagnostics(epoch))
         else:
             record["mean_norm"] = float(np.sqrt(_scoring.row_sqnorms(self.embedding, self.n_threads)).mean())
         return record
@@ -699,7 +706,58 @@ class SGDSolver(Solver):
             out["grad_norm"] = gnorm
         return out
 
-    def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad):
+    def sampled_diagnostics(self, epoch):
+        """The :meth:`diagnostics` estimated from a sample (:mod:`~lgekit.models._diagnostic_sample`), with
+        their standard errors: the loss parts from a sample of the incidence lists' entries, the mean
+        gradient norm from the exact gradients of a sample of vertices, the regulariser and the mean norm
+        exactly.  The sample is drawn from epoch ``epoch``'s own stream of the seed.
+
+        Returns
+        -------
+        dict
+            The keys of :meth:`diagnostics`, and ``objective_se``, ``loss_pos_se``, ``loss_neg_se`` and
+            ``mean_grad_norm_se`` (0 where the sample is the whole population).
+        """
+        emb = self.embedding
+        n = self.n_nodes
+        rng = sample_rng(self.seed, epoch)
+        norm2 = _scoring.row_sqnorms(emb, self.n_threads)
+        if self._per_row_lam_r:
+            ns = self._n_source
+            reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
+        else:
+            reg = self._lam_r * float(norm2.sum())
+        vertices = sample_indices(n, VERTEX_FRACTION, MIN_VERTICES, rng).astype(np.int32)
+        gnorm, lpos, lneg, scratch_norm2 = (np.empty(n) for _ in range(4))
+        if not self._per_row_lam_r:
+            _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
+                                         self._rows("diagnostics"), gnorm, lpos, lneg, scratch_norm2, self.n_threads,
+                                         None, self._lam_pos, vertices)
+        else:
+            self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, None, vertices)
+        grad_mean, grad_se = mean_estimate(gnorm[vertices], n)
+        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
+        loss_pos, se_pos = self._sampled_loss(pos_indptr, pos_nbr, pos_coef if len(pos_coef) else None,
+                                              self._lam_pos, False, rng)
+        loss_neg, se_neg = self._sampled_loss(neg_indptr, neg_nbr, None, self._lam_neg, True, rng)
+        return {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
+                "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": grad_mean, "diverged": False,
+                "objective_se": math.hypot(se_pos, se_neg), "loss_pos_se": se_pos, "loss_neg_se": se_neg,
+                "mean_grad_norm_se": grad_se}
+
+    def _sampled_loss(self, indptr, nbr, coef, scale, negative, rng):
+        """(total, standard error) of one loss part from a sample of its incidence entries.  Every pair has
+        an entry at each end; the exact diagnostics count its loss at the smaller end (half at each of a
+        self-pair's two entries), so an entry's value is its pair's loss times that share, and the part is
+        the total of these values over the entries."""
+        population = len(nbr)
+        idx = sample_indices(population, 0.0, PAIR_SAMPLE, rng)
+        losses = np.empty(len(idx))
+        _sgd_diagnostics.entry_losses(self.embedding, indptr, nbr, np.empty(0) if coef is None else coef, scale,
+                                      negative, idx, losses, self.n_threads)
+        return total_estimate(losses, population)
+
+    def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad, vertices=None):
         """The diagnostics of a stacked table whose two tables have their own lambda_r: the kernel takes one
         lam_r, so it runs once per table, over incidence lists emptied outside that table's rows (their
         indptr clipped at the first context row).  Every pair joins a source row to a context row, so
@@ -712,9 +770,11 @@ class SGDSolver(Solver):
                                   (np.maximum, self._lam_r_context, slice(ns, n))):
             outs = [np.empty(n) for _ in range(4)]
             g = None if grad is None else np.empty_like(grad)
+            subset = None if vertices is None else np.ascontiguousarray(vertices[(vertices >= rows.start)
+                                                                                 & (vertices < rows.stop)])
             _sgd_diagnostics.diagnostics(self.embedding, clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef,
                                          clip(neg_indptr, neg_indptr[ns]), neg_nbr, self._lam_neg, lam_r,
-                                         self._rows("diagnostics"), *outs, self.n_threads, g, self._lam_pos)
+                                         self._rows("diagnostics"), *outs, self.n_threads, g, self._lam_pos, subset)
             for target, out in zip((gnorm, lpos, lneg, norm2), outs):
                 target[rows] = out[rows]
             if grad is not None:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _parameters
 from ._base import BaseEmbedding
+from ._diagnostic_sample import diagnostics_mode
 from ._dcd_solver import DCDSolver, PairCSR, pair_csr, solve_vertex_svm
 
 __all__ = ["HingeEmbedding", "solve_vertex_svm", "pair_csr", "PairCSR"]
@@ -147,13 +148,16 @@ class HingeEmbedding(BaseEmbedding):
     warm_start : bool, default False
         When True, ``fit`` on an already fitted model continues from its
         embedding (and from its duals if the data is the same object).
-    diagnostics : bool, default True
-        Compute the objective (Eq. 3) and its parts after every epoch: one
-        more pass over all pairs, a dot product each (the epoch itself does
-        about ``4 + 4 * inner_passes``; see Notes).  With False the records hold the
-        mean norm, the dual counts and the certificates, which the epoch
+    diagnostics : {"sampled", "exact"} or bool, default "sampled"
+        Record the objective (Eq. 3) and its parts after every epoch.
+        ``"sampled"`` (or True) estimates the loss parts from a sample of
+        the pairs, unbiased, with their standard errors (``"objective_se"``,
+        ``"loss_pos_se"``, ``"loss_neg_se"``); ``"exact"`` takes one more
+        pass over all pairs, a dot product each (the epoch itself does about
+        ``4 + 4 * inner_passes``; see Notes).  With False the records hold
+        the mean norm, the dual counts and the certificates, which the epoch
         computes anyway, but no "objective", "loss_pos", "loss_neg" or
-        "reg"; the trained embedding is exactly the same.
+        "reg"; the trained embedding is the same in all three cases.
 
     Attributes
     ----------
@@ -260,7 +264,7 @@ class HingeEmbedding(BaseEmbedding):
 
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
-                 schedule="deterministic", random_state=None, verbose=0, warm_start=False, diagnostics=True,
+                 schedule="deterministic", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
                  lam_r_context=None):
         self.lam_r_context = lam_r_context
         self.dim = dim
@@ -287,7 +291,7 @@ class HingeEmbedding(BaseEmbedding):
                     lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
                     weighting=self.weighting, inner_passes=int(self.inner_passes), tol=float(self.tol),
                     inner_order=self.inner_order, monotone=bool(self.monotone), schedule=self.schedule,
-                    n_threads=int(self.n_threads), record_diagnostics=bool(self.diagnostics))
+                    n_threads=int(self.n_threads), record_diagnostics=diagnostics_mode(self.diagnostics) or False)
 
     @property
     def pair_csr_(self):

@@ -1,0 +1,214 @@
+"""The sampled diagnostics: unbiased estimates whose standard errors mean what they say.
+
+Each check is shown failing on a plausible wrong estimator: one that drops the finite-population
+correction, one that samples the front of the population, one that counts a pair's loss at both of its
+ends.
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import lgekit
+from lgekit.experiments.figure2 import SPEC as FIG2
+from lgekit.experiments.plan import expand
+from lgekit.models import _diagnostic_sample as ds
+
+
+def _draws(estimator, population, size, rounds, seed=0):
+    """(estimates, standard errors, truth) over ``rounds`` independent samples of ``population``."""
+    rng = np.random.default_rng(seed)
+    out = np.array([estimator(population, size, rng) for _ in range(rounds)])
+    return out[:, 0], out[:, 1], population.sum()
+
+
+def _right(population, size, rng):
+    idx = ds.sample_indices(len(population), size / len(population), 0, rng)
+    return ds.total_estimate(population[idx], len(population))
+
+
+def _front_of_population(population, size, rng):     # wrong: not a random sample
+    idx = np.sort(rng.choice(len(population) // 2, size=size, replace=False))
+    return ds.total_estimate(population[idx], len(population))
+
+
+def _without_sqrt_k(population, size, rng):           # wrong: the spread of one value, not of the mean
+    idx = ds.sample_indices(len(population), size / len(population), 0, rng)
+    values = population[idx]
+    return len(population) * values.mean(), len(population) * values.std(ddof=1)
+
+
+def _calibrated(estimates, errors, truth):
+    """Unbiased (the estimates' mean within 4 of its standard errors of the truth) and calibrated (the
+    stated standard error within 15 % of the estimates' actual spread)."""
+    spread = estimates.std(ddof=1)
+    unbiased = abs(estimates.mean() - truth) < 4 * spread / math.sqrt(len(estimates))
+    return bool(unbiased and 0.85 < np.mean(errors) / spread < 1.15)
+
+
+# a skewed population, like the pair losses: most small, a few large, sorted (so the front is atypical)
+SKEWED = np.sort(np.random.default_rng(1).lognormal(0.0, 1.0, 5000))
+
+
+def test_the_total_estimate_is_unbiased_and_its_error_calibrated():
+    assert _calibrated(*_draws(_right, SKEWED, 400, 600))
+
+
+@pytest.mark.parametrize("wrong", [_front_of_population, _without_sqrt_k])
+def test_the_calibration_check_rejects_a_wrong_estimator(wrong):
+    assert not _calibrated(*_draws(wrong, SKEWED, 400, 600))
+
+
+def test_the_finite_population_correction_matters_for_large_samples():
+    # with 90 % of the population sampled, the error without the correction is 3x too large
+    rng = np.random.default_rng(3)
+    z = []
+    for _ in range(400):
+        idx = ds.sample_indices(len(SKEWED), 0.9, 0, rng)
+        mean, _ = ds.mean_estimate(SKEWED[idx], len(SKEWED))
+        se_without = SKEWED[idx].std(ddof=1) / math.sqrt(len(idx))
+        z.append((mean - SKEWED.mean()) / se_without)
+    assert np.std(z) < 0.5          # the uncorrected error is far too wide
+    assert _calibrated(*_draws(_right, SKEWED, 4500, 400))
+
+
+@settings(max_examples=60, deadline=None)
+@given(population=st.integers(1, 3000), fraction=st.floats(0.0, 1.0), minimum=st.integers(0, 400),
+       seed=st.integers(0, 2**32 - 1))
+def test_a_sample_is_distinct_sorted_and_whole_when_large(population, fraction, minimum, seed):
+    idx = ds.sample_indices(population, fraction, minimum, np.random.default_rng(seed))
+    assert idx.dtype == np.int64 and np.all(np.diff(idx) > 0)
+    assert len(idx) == 0 or (0 <= idx[0] and idx[-1] < population)
+    p = min(1.0, max(fraction, minimum / population))
+    if p >= 1.0:   # the whole population: the exact total and no error
+        assert len(idx) == population
+        values = np.arange(population, dtype=float) ** 2
+        assert ds.total_estimate(values[idx], population) == (pytest.approx(values.sum()), 0.0)
+    else:          # a Bernoulli(p) sample: its size within 6 standard deviations of p N
+        sd = math.sqrt(population * p * (1 - p))
+        assert abs(len(idx) - p * population) <= 6 * sd + 1
+
+
+def test_every_index_is_equally_likely():
+    # the gaps' sums must not favour the front (a sample of the first indices would pass the size check)
+    counts = np.zeros(1000)
+    rng = np.random.default_rng(4)
+    for _ in range(2000):
+        counts[ds.sample_indices(1000, 0.05, 0, rng)] += 1
+    expected = 2000 * 0.05
+    assert abs(counts[:500].sum() - counts[500:].sum()) < 6 * math.sqrt(1000 * expected)
+    assert ((counts - expected) ** 2 / expected).sum() < 1000 + 6 * math.sqrt(2000)    # chi-square, 999 dof
+
+
+@pytest.mark.parametrize("value, mode", [(True, "sampled"), ("sampled", "sampled"), ("exact", "exact"),
+                                         (False, None)])
+def test_diagnostics_modes(value, mode):
+    assert ds.diagnostics_mode(value) == mode
+
+
+# ------------------------------------------------------------------------------- on the models
+@pytest.fixture(scope="module")
+def graph():
+    # large enough that the samples are proper samples (more entries and vertices than the floors)
+    return lgekit.datasets.planted_partition_graph(n_nodes=3000, n_labels=6, mean_degree=16, seed=2)
+
+
+def _zs(model, graph, keys, rounds=40):
+    """z-scores of ``rounds`` sampled records of one fitted embedding against its exact diagnostics."""
+    solver = model.solver_
+    exact = solver.diagnostics()
+    z = {k: [] for k in keys}
+    for epoch in range(100, 100 + rounds):           # every epoch's stream is its own sample
+        rec = solver.sampled_diagnostics(epoch)
+        for k in keys:
+            z[k].append((rec[k] - exact[k]) / rec[k + "_se"])
+    return {k: np.array(v) for k, v in z.items()}, exact
+
+
+def test_logistic_sampled_diagnostics_estimate_the_exact_ones(graph):
+    model = lgekit.LogisticEmbedding(dim=16, epochs=3, random_state=0).fit(graph)
+    solver = model.solver_
+    rec = solver.sampled_diagnostics(7)
+    n_pos = len(solver._incidence_lists()[1])
+    assert n_pos > ds.PAIR_SAMPLE and graph.n_nodes > ds.MIN_VERTICES     # a real sample
+    assert rec == solver.sampled_diagnostics(7)                          # one epoch, one sample
+    zs, exact = _zs(model, graph, ("loss_pos", "loss_neg", "mean_grad_norm"))
+    for key, z in zs.items():
+        assert abs(z.mean()) < 4 / math.sqrt(len(z)) + 0.15, (key, z.mean())
+        assert 0.5 < z.std() < 1.5, (key, z.std())
+    assert rec["reg"] == pytest.approx(exact["reg"], rel=1e-9)
+    assert rec["mean_norm"] == pytest.approx(exact["mean_norm"], rel=1e-9)
+    assert rec["objective"] == pytest.approx(rec["loss_pos"] + rec["loss_neg"] + rec["reg"])
+    assert rec["objective_se"] == pytest.approx(math.hypot(rec["loss_pos_se"], rec["loss_neg_se"]))
+    # the same check rejects a pair's loss counted at both of its ends (the share left out): a 2x bias
+    doubled = [(2 * solver.sampled_diagnostics(e)["loss_pos"] - exact["loss_pos"])
+               / (2 * solver.sampled_diagnostics(e)["loss_pos_se"]) for e in range(100, 120)]
+    assert abs(np.mean(doubled)) > 4 / math.sqrt(20) + 0.15
+
+
+def test_hinge_sampled_diagnostics_estimate_the_exact_ones(graph):
+    model = lgekit.HingeEmbedding(dim=16, epochs=2, random_state=0).fit(graph)
+    zs, exact = _zs(model, graph, ("loss_pos", "loss_neg", "objective"))
+    for key, z in zs.items():
+        assert abs(z.mean()) < 4 / math.sqrt(len(z)) + 0.15, (key, z.mean())
+        assert 0.5 < z.std() < 1.5, (key, z.std())
+    rec = model.solver_.sampled_diagnostics(3)
+    assert rec["duality_gap"] == exact["duality_gap"] and rec["reg"] == pytest.approx(exact["reg"], rel=1e-9)
+
+
+@pytest.mark.parametrize("cls, kw", [(lgekit.LogisticEmbedding, {"epochs": 3}),
+                                     (lgekit.HingeEmbedding, {"epochs": 2})])
+def test_every_mode_trains_the_same_embedding_and_records_its_errors(graph, cls, kw):
+    fits = {mode: cls(dim=8, random_state=1, diagnostics=mode, **kw).fit(graph)
+            for mode in ("sampled", "exact", False, True)}
+    for mode in ("exact", False, True):
+        np.testing.assert_array_equal(fits[mode].embedding_, fits["sampled"].embedding_)
+    se_keys = {"objective_se", "loss_pos_se", "loss_neg_se"}
+    assert all(se_keys <= set(r) and all(r[k] > 0 for k in se_keys) for r in fits["sampled"].history_)
+    assert all(all(r[k] == 0.0 for k in se_keys) for r in fits["exact"].history_)
+    assert all(not se_keys & set(r) for r in fits[False].history_)
+    assert fits[True].history_[-1]["objective"] == fits["sampled"].history_[-1]["objective"]
+    # the default is the sampled record
+    assert cls(dim=8, random_state=1, **kw).get_params()["diagnostics"] == "sampled"
+
+
+def test_figure2_asks_for_exact_gradient_norms_and_shares_its_cells():
+    plan = expand(["fig1", "fig2", "fig3"], quick=True)
+    fig2_keys = {e["key"] for e in plan.figures["fig2"]}
+    assert fig2_keys and all(plan.cells[k]["record"].get("exact_diagnostics") for k in fig2_keys)
+    # Figures 1 and 3 train the very same runs (one cell each), recorded exactly for Figure 2
+    assert fig2_keys == {e["key"] for e in plan.figures["fig1"]} == {e["key"] for e in plan.figures["fig3"]}
+    assert FIG2.record.exact_diagnostics
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("negative", [False, True])
+def test_entry_losses_summed_over_every_entry_are_the_exact_loss_part(dtype, negative):
+    """Every entry of the lists, each pair at both ends and a self-pair twice: the sum of the entries'
+    shares of the loss is the loss part the exact kernel reports (each pair once)."""
+    from lgekit.models._sgd_solver import _sgd_diagnostics
+    rng = np.random.default_rng(5)
+    n, D = 9, 4
+    emb = rng.normal(size=(n, D)).astype(dtype)
+    pairs = np.array([[0, 1], [2, 5], [3, 3], [1, 8], [4, 6], [0, 7]])
+    weights = rng.uniform(0.5, 2.0, len(pairs))
+    ends = np.concatenate([pairs, pairs[:, ::-1]])
+    w2 = np.concatenate([weights, weights])
+    order = np.lexsort((ends[:, 1], ends[:, 0]))
+    owner, nbr, coef = ends[order, 0], ends[order, 1].astype(np.int32), w2[order]
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=indptr[1:])
+    out = np.empty(len(nbr))
+    _sgd_diagnostics.entry_losses(emb, indptr, nbr, np.empty(0) if negative else coef, 0.3, negative,
+                                  np.arange(len(nbr), dtype=np.int64), out, 2)
+    s = np.einsum("ij,ij->i", emb[pairs[:, 0]].astype(float), emb[pairs[:, 1]].astype(float))
+    c = 0.3 if negative else weights
+    expected = (c * np.logaddexp(0, s if negative else -s)).sum()
+    assert out.sum() == pytest.approx(expected, rel=1e-5 if dtype == np.float32 else 1e-12)
+    # the wrong share (every entry its pair's whole loss) would double it
+    assert not np.isclose(2 * out.sum(), expected)
+    with pytest.raises(ValueError, match="entries"):
+        _sgd_diagnostics.entry_losses(emb, indptr, nbr, np.empty(0), 0.3, negative,
+                                      np.array([len(nbr)], np.int64), np.empty(1), 1)
