@@ -148,7 +148,7 @@ def _add_parameter_option(group, name, constraints, models):
         kw["metavar"] = "INT" if kinds[0].type is Integral else "X"
     # "%" is argparse's format character in help texts
     group.add_argument(flag, help=f"{name}: {accepted}{where}; {default}".replace("%", "%%"), **kw)
-    if "boolean" in constraints and constraints != ["boolean"]:
+    if "boolean" in constraints and "action" not in kw:
         # a choice that can also be switched off (diagnostics: sampled, exact, or --no-diagnostics)
         group.add_argument("--no-" + name.replace("_", "-"), dest=name, action="store_const", const=False,
                            help=f"{name}: False{where}")

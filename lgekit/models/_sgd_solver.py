@@ -142,8 +142,8 @@ class SGDSolver(Solver):
     default_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, lr, lr_offset, order,
-                 negatives, weighting, schedule, n_threads, record_diagnostics, n_source=None, state=None,
-                 node_bias=False):
+                 negatives, weighting, schedule, n_threads, record_diagnostics, node_bias, n_source=None,
+                 state=None):
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
         if n != self.embedding.shape[0]:
