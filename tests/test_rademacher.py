@@ -176,6 +176,27 @@ def test_rank_one_with_a_balanced_factor_is_not_zero():
     assert math.sqrt(theta) == pytest.approx(500, rel=1e-3)
 
 
+def test_first_draw_of_an_estimate_uses_the_first_signs_of_its_seed():
+    # verify_rademacher's cross-check redraws these signs to solve the same matrix densely
+    pattern = PairPattern.erdos_renyi(1500, 3, seed=0)
+    est = expected_spectral_norm(pattern, n_draws=2, seed=7)
+    assert est.values[0] == pattern.spectral_norm(pattern.draw_signs(7))[0]
+
+
+@given(pair_sets(max_side=30), st.integers(0, 2**32 - 1))
+def test_dense_spectral_norm_is_the_largest_singular_value(data, seed):
+    pairs, shape = data
+    pattern = PairPattern(pairs, shape=shape)
+    M = pattern.matrix(pattern.draw_signs(seed))
+    assert R.dense_spectral_norm(M) == pytest.approx(np.linalg.norm(M.toarray(), 2), rel=1e-10, abs=1e-12)
+    assert R.dense_spectral_norm(M.T.toarray()) == pytest.approx(np.linalg.norm(M.toarray(), 2), rel=1e-10, abs=1e-12)
+
+
+def test_dense_spectral_norm_refuses_what_is_not_a_matrix():
+    with pytest.raises(TypeError, match="matrix must be a 2-D"):
+        R.dense_spectral_norm([[1.0]])
+
+
 def test_a_zero_matrix_still_has_norm_zero():
     # duplicates that cancel: a non-empty pattern whose matrix is 0 -- the restarts must stop, not loop
     pattern = PairPattern(np.array([[0, 0], [0, 0]] + [[i, i] for i in range(1, 450)]), shape=(450, 450))

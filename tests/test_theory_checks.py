@@ -58,7 +58,7 @@ def _truth(d, n, D, k):
 
 
 def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0):
-    """verify_rademacher's rows for d in (2, 10, 50) and n in 1e3..1e5: three patterns a cell, D_max +- 1 between them.
+    """verify_rademacher's rows for d in (2, 10, 50) and n in 1e3..1e5: 15 patterns a cell, D_max +- 1 between some.
 
     ``measure(d, n, D, k)`` is what the estimator reports for pattern k; ``exact`` what the dense eigensolver gives for
     it (the first pattern of the n = 1000 cells is cross-checked); ``se_scale`` multiplies the reported s.e.;
@@ -67,10 +67,10 @@ def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0):
     rows = []
     for d, Ds in _D_MAX.items():
         for n, D in zip(_NS, Ds):
-            pattern_D = [D - 1, D, D + 1]
-            values = [measure(d, n, Dk, k) for k, Dk in enumerate(pattern_D)]
+            pattern_D = [D - 1, D, D, D, D + 1] * 3
+            values = [measure(d, n, Dk, k % 3) for k, Dk in enumerate(pattern_D)]
             mean = float(np.mean(values))
-            se = float(np.std(values, ddof=1) / math.sqrt(3)) * se_scale
+            se = float(np.std(values, ddof=1) / math.sqrt(len(values))) * se_scale
             rows.append({
                 "d": d, "n": n, "regime": reports._regime(d, n), "E||A||": mean, "s.e.": se, "values": values,
                 "min draw/sqrt(D)": min(v / math.sqrt(Dk) for v, Dk in zip(values, pattern_D)),
@@ -128,7 +128,7 @@ def test_rademacher_claims_fail_on_a_wrong_estimator(wrong, must_fail):
     assert got >= must_fail, got
 
 
-@pytest.mark.parametrize("kwargs", [{"se_scale": math.sqrt(3)},   # the s.e. not divided by sqrt(patterns)
+@pytest.mark.parametrize("kwargs", [{"se_scale": math.sqrt(15)},  # the s.e. not divided by sqrt(patterns)
                                     {"se_scale": 0.1}])           # a fabricated small s.e.
 def test_spread_claim_fails_on_a_standard_error_that_is_not_the_draws(kwargs):
     assert "spread-matches-standard-error" in failed(rademacher_claims(_rademacher_rows(_truth, **kwargs)))
@@ -176,7 +176,10 @@ def _fit(growth, se):
     # sparse, growth within the noise of a small hub term: no power
     (_fit(0.01, 0.01), _fit(0.02, 0), False, "inconclusive"),
     # sparse, flat while the hub term grows 12 %: a hub-blind estimator
-    (_fit(0.0, 0.005), _fit(0.12, 0), False, "below the hub term"),
+    (_fit(0.0, 0.005), _fit(0.12, 0), False, "flat against growing hubs"),
+    # seed 1 of the quick run at d = 10: 1.36 % +- 0.24 % against a hub term of 3.1 % (BBK's finite-size excess
+    # shrinks with n, so the measured growth is a fraction of the hub term's): growing, not suspect
+    (_fit(0.0136, 0.0024), _fit(0.031, 0), False, "grows with the hubs -> not removable"),
 ])
 def test_footnote_label_has_power_or_says_inconclusive(fit, hub, dense, label):
     assert reports.footnote_label(fit, hub, dense) == label

@@ -154,26 +154,24 @@ def footnote_label(fit, hub_fit, dense):
     str
         ``"flat -> removable"``: dense and :math:`g + 3\,\mathrm{se} <` :data:`FLAT_GROWTH` (flat
         against the paper's factor, which grows 29 % from 1e3 to 1e5).
-        ``"grows with the hubs -> not removable"``: the hub term's growth is resolvable
-        (:math:`H \ge 3\,\mathrm{se}`), the measured growth is non-zero (:math:`g > 3\,\mathrm{se}`) and
-        nearer H than 0 (:math:`g \ge H/2`): for fixed d the largest degree grows like
-        :math:`\ln n/\ln\ln n` and the norm with it.
-        ``"below the hub term"``: H resolvable but :math:`g < H/2`, which the bound
-        :math:`\|A\| \ge \sqrt{D_{\max}}` makes suspect.
+        ``"grows with the hubs -> not removable"``: the test has power (:math:`H \ge 6\,\mathrm{se}`: the hub
+        term's growth, even halved, would stand 3 s.e. above zero) and the measured growth is resolved
+        (:math:`g > 3\,\mathrm{se}`): for fixed d the largest degree grows like :math:`\ln n/\ln\ln n` and
+        the norm with it.  The measured g is about 0.45-0.8 H, not H: BBK is asymptotic, and the measurement's
+        excess over it (7 % at n = 1e3, 3 % at 1e5) shrinks with n.
+        ``"flat against growing hubs"``: power, but :math:`g \le 3\,\mathrm{se}`, which
+        :math:`\|A\| \ge \sqrt{D_{\max}}` makes suspect (a hub-blind estimate).
         ``"inconclusive"``: neither (the n-range or the noise cannot tell the two growths apart).  The old
         rule (g < 5 % means flat) called d = 5 flat at g = 4.1 % +- 0.4 %, ten standard errors above 0,
-        tracking a hub term that grows 5 %.
+        with a hub term growing 5 %.
     """
     g, se, H = fit["growth"], fit["growth_se"], hub_fit["growth"]
     if not math.isfinite(se):
         return "inconclusive"
     if dense and g + GROWTH_SE * se < FLAT_GROWTH:
         return "flat -> removable"
-    if H >= GROWTH_SE * se and H > 0:
-        if g > GROWTH_SE * se and g >= H / 2:
-            return "grows with the hubs -> not removable"
-        if g < H / 2:
-            return "below the hub term"
+    if H > 0 and H >= 2 * GROWTH_SE * se:
+        return "grows with the hubs -> not removable" if g > GROWTH_SE * se else "flat against growing hubs"
     return "inconclusive"
 
 
@@ -214,7 +212,8 @@ def _measurement_claims(rows):
         if values.size < 2:
             continue
         se = float(values.std(ddof=1) / math.sqrt(values.size))
-        if se == 0:
+        # rounding only: real draws differ by >= 1e-5 relative (sign draws of one pattern), patterns by ~1e-2
+        if se <= 1e-9 * abs(values.mean()):
             flat.append((r["n"], r["d"]))
         elif (abs(r["s.e."] - se) > 1e-6 * se or abs(r["E||A||"] - values.mean()) > 1e-9 * abs(values.mean())):
             off.append((r["n"], r["d"], round(r["s.e."] / se, 4)))
@@ -317,7 +316,7 @@ def rademacher_claims(rows):
     sparse_label = lo["label"]
     claims.append(Verdict.check(
         "footnote-not-removable-sparse",
-        {"grows with the hubs -> not removable": True, "below the hub term": False}.get(sparse_label),
+        {"grows with the hubs -> not removable": True, "flat against growing hubs": False}.get(sparse_label),
         ("not tested: the hub term's growth is within the noise; " if sparse_label == "inconclusive" else "")
         + says(dmin)))
     return claims
@@ -362,21 +361,61 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         * ``paper-estimate-overestimates``: at every d, measured /
           :math:`\sqrt{m\ln n/n}` is smaller at the largest n than at the
           smallest [the :math:`\sqrt{\ln n}` factor outgrows the truth].
-        * ``bandeira-van-handel-2sqrt(d)``: for :math:`d \ge 3\ln n`,
-          measured within 10 % of :math:`2\sqrt d` [finite-size corrections
-          at these n are a few %].
-        * ``bbk-sparse``: for :math:`d \le \ln n`, measured within 15 % of
-          :math:`\sqrt d\,\Lambda(D/d)` [an asymptotic formula; O(1)
-          fluctuations of the maximal degree's neighbourhood].
+        * ``bandeira-van-handel-2sqrt(d)``: measured / :math:`2\sqrt d` in
+          [0.99, 1.03] for :math:`d \ge 3\ln n` and in [0.99, 1.08] for
+          :math:`\ln n < d < 3\ln n` (:data:`BANDS`) [the finite-size
+          correction is positive and shrinks as :math:`d/\ln n` grows: within
+          1 % of :math:`2\sqrt d` when :math:`d \gg \ln n`, +6-7 % at
+          :math:`d = \ln n` (issue 32's independent eigensolver; here
+          1.003-1.010 and 1.04-1.06, ``SWEEP``); the lower end allows the solver's
+          1e-3 and the pattern's mean degree].  Rejects an estimate 5 % high
+          (1.05 max(:math:`\sqrt{D_{\max}}, 2\sqrt d`)), 9 % high, the signs
+          forgotten (norm ~ d) and the paper's estimate.  INCONCLUSIVE
+          without a cell in either regime.
+        * ``bbk-sparse``: for :math:`d \le \ln n`, measured /
+          :math:`\sqrt d\,\Lambda(D_{\max}/d)` in [0.98, 1.09] [BBK is an
+          asymptotic formula, and at these n the measurement sits above it
+          by 3-7 % (``SWEEP``): O(1) fluctuations of the largest degree's
+          neighbourhood].  Rejects the truth times 1.09, 2 :math:`\sqrt d`
+          on sparse patterns and :math:`0.9\sqrt{D_{\max}}`.
+        * ``measurements-match-exact-eigensolver``: in every cell with
+          :math:`n \le` :data:`DENSE_CHECK_N` the first Lanczos draw of the
+          first pattern, divided by the exact norm of the same matrix (same
+          pattern, same signs) from a dense eigensolver
+          (:func:`~lgekit.theory.dense_spectral_norm`), is in
+          [1 - 1.5e-3, 1 + 1e-6] [Lanczos's error is one-sided and at most
+          its tolerance 1e-3, plus float32 rounding].  Rejects any formula
+          put in place of the measurement (BBK, 1.05 max(...), the paper's,
+          2 :math:`\sqrt d`), a biased estimate, and a Lanczos that stopped
+          at a lower eigenvalue (0.5 % low).  INCONCLUSIVE when no cell is
+          small enough to solve densely.
+        * ``spread-matches-standard-error``: in every cell with two or more
+          draws (per-pattern means, or sign draws of a single pattern) the
+          draws differ, and the cell's mean and s.e. are theirs (s.e. =
+          sample standard deviation / :math:`\sqrt k`, to 1e-6) [what the
+          footnote's fit weighs the cells by].  Rejects a constant formula
+          (no spread), an s.e. not divided by :math:`\sqrt k`, or one taken
+          from the sign draws of one pattern when the patterns vary.
         * ``footnote-removable-dense`` / ``footnote-not-removable-sparse``
           (the paper's footnote 5 suspects that the :math:`(\ln n)^{0.5}`
-          factor of its estimate can be removed): the relative growth of
+          factor of its estimate can be removed), from
+          :func:`footnote_label` of the relative growth g (+- se) of
           :math:`\|A\|/\sqrt d` across the n-range (least squares in
-          :math:`\ln n`) is below 5 % at the largest d (flat: the
-          :math:`\sqrt{\ln n}` factor is removable when :math:`d \gg \ln n`)
-          and at least 5 % at the smallest d (growing: for d = O(1) it is
-          not, the norm follows :math:`\sqrt{D_{\max}} \sim \sqrt{\ln n/\ln\ln n}`).
-          The paper's factor would grow by 29 % from 1e3 to 1e5 and 41 % to 1e6.
+          :math:`\ln n`) and the growth H of the hub term
+          :math:`\Lambda(D_{\max}/d)` of the same patterns.  Removable at the
+          largest d: PASS when every cell has :math:`d \ge 3\ln n` and
+          :math:`g + 3\,\mathrm{se} <` 5 % (the paper's factor grows 29 %
+          from 1e3 to 1e5, 41 % to 1e6), FAIL when g >= 5 %, else
+          INCONCLUSIVE.  Not removable at the smallest d: PASS when the
+          norm grows with the hubs (:math:`H \ge 6\,\mathrm{se}`, so the
+          test has power, and :math:`g > 3\,\mathrm{se}`: for fixed d the
+          largest degree grows like :math:`\ln n/\ln\ln n`), FAIL when g
+          is within 3 s.e. of zero although the hub term grows, INCONCLUSIVE
+          when the hub term's growth is within the noise.  Rejects the paper's estimate
+          (dense growth 29 %) and 2 :math:`\sqrt d` (no growth at d = 2).
+          The table labels every d the same way: d = 5 and 10, which the
+          old 5 % rule called flat at g = 4 % and 1.5 %, ten and six
+          standard errors above zero, now read "grows with the hubs".
 
     Notes
     -----
@@ -479,7 +518,7 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         })
     report.add_table("Footnote 5: does ||A_sigma||/sqrt(d) grow with n?  (least squares in ln n; 'flat' = "
                      f"d >= 3 ln n and growth + {GROWTH_SE:g} s.e. < {FLAT_GROWTH:.0%}; 'grows with the hubs' = the "
-                     f"hub term's growth H >= {GROWTH_SE:g} s.e. and growth > {GROWTH_SE:g} s.e., >= H/2; else "
+                     f"hub term's growth H >= {2 * GROWTH_SE:g} s.e. and growth > {GROWTH_SE:g} s.e.; else "
                      "inconclusive)", trend_rows)
     report.notes.append(
         "Meaning of the symbols: m = number of sampled pairs = non-zeros of A_sigma; d = m/n = mean pairs per row "
