@@ -367,7 +367,7 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
           correction is positive and shrinks as :math:`d/\ln n` grows: within
           1 % of :math:`2\sqrt d` when :math:`d \gg \ln n`, +6-7 % at
           :math:`d = \ln n` (issue 32's independent eigensolver; here
-          1.003-1.010 and 1.04-1.06, ``SWEEP``); the lower end allows the solver's
+          1.003-1.010 and 1.043-1.061 over seeds 0-9 of the quick run); the lower end allows the solver's
           1e-3 and the pattern's mean degree].  Rejects an estimate 5 % high
           (1.05 max(:math:`\sqrt{D_{\max}}, 2\sqrt d`)), 9 % high, the signs
           forgotten (norm ~ d) and the paper's estimate.  INCONCLUSIVE
@@ -375,7 +375,7 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         * ``bbk-sparse``: for :math:`d \le \ln n`, measured /
           :math:`\sqrt d\,\Lambda(D_{\max}/d)` in [0.98, 1.09] [BBK is an
           asymptotic formula, and at these n the measurement sits above it
-          by 3-7 % (``SWEEP``): O(1) fluctuations of the largest degree's
+          by 1.5-7.9 % (seeds 0-9, quick): O(1) fluctuations of the largest degree's
           neighbourhood].  Rejects the truth times 1.09, 2 :math:`\sqrt d`
           on sparse patterns and :math:`0.9\sqrt{D_{\max}}`.
         * ``measurements-match-exact-eigensolver``: in every cell with
@@ -429,14 +429,11 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
     seed 5 in quick mode measured 3.4 %.  Each cell now averages
     :math:`\min(16, \lfloor\text{budget}/(nd)\rfloor)` independent patterns
     (budget 2e6 pairs quick, 8e6 full): 16 patterns at n <= 3e4 and 10 at
-    1e5 for d = 2.  Measured over seeds 0-9 in quick mode: growth 7.0-9.4 %
-    (standard error 0.7-1.0 %) at d = 2 and 0.4-0.6 % (0.1 %) at d = 50, so
-    the 5 % threshold sits 2-4 standard errors below the smallest sparse
-    growth and 40 above the largest dense one; the full runs are further
-    still (seeds 0-3: 10.6-13.7 % +- 0.7-1.8 % at d = 2, 0.5 % +- 0.1 % at
-    d = 50, every claim passing), and the quick and full verdicts agree
-    (``tests/test_rademacher.py`` runs the quick ones for seeds 0-9).  Quick mode takes 10-60 s depending on the load, full mode
-    about 8 minutes on a busy two-core machine.
+    1e5 for d = 2.  Measured over seeds 0-9 in quick mode (``theory/README.md``): growth 6.7-10.0 %
+    (standard error 0.7-1.0 %) at d = 2 against a hub term growing 7.8-13.0 %, and 0.5-0.7 % (0.1 %) at
+    d = 50, so the footnote's labels have power on both sides; d = 5 (3.6-6.2 % +- 0.3-0.9 %) and d = 10
+    (1.3-2.1 % +- 0.1-0.4 %) grow with the hubs (d = 10 inconclusive for one seed), and every claim passes.
+    Quick mode takes 10-60 s depending on the load, full mode about 8 minutes on a busy two-core machine.
     """
     rng = check_random_state(seed, "seed")
     if ns is None:
