@@ -338,7 +338,7 @@ class PairPattern:
     def spectral_norm(self, signs, tol=1e-3, dtype=np.float32, v0=None, maxiter=1000, n_threads=1, seed=0):
         """:math:`\\|A_\\sigma\\|_2` for given signs; see :func:`spectral_norm`.
 
-        ``v0`` (default :func:`_start_vector` of the column degrees, drawn
+        ``v0`` (default: the square roots of the column degrees plus a random part drawn
         from ``seed``) is the Lanczos start vector; ``seed`` also draws the
         restart vectors after a breakdown.
 
