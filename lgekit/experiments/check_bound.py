@@ -198,6 +198,7 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
           sym}\|_2/2` is at most every orientation's :math:`\mathbb
           E\|A\|_2` (+ 3 combined standard errors + the solver tolerance)
           [the triangle inequality; a FAIL means the 1/2 or the matrix is wrong].
+          Rejects :math:`\|A + A^\top\|` put in without the 1/2.
         * ``degrees-set-spectral-norm``: :math:`\mathbb E\|A_{\rm sym}\|_2`
           of the training sample is within 15 % of :math:`\sqrt d\,
           \Lambda(D_{\max}/d)` (:func:`~lgekit.theory.bbk_estimate`) from its
@@ -223,22 +224,30 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
           (held-out loss) and on the planted model (exact expected loss),
           the loss is at most the bound; FAIL when no row is below B [a row
           at or above B holds for any implementation, the clipped loss never
-          exceeding B].
+          exceeding B].  Rejects a held-out loss above an informative bound
+          and a zero spectral norm (the unregularized bound drops below its
+          held-out loss).
         * ``vacuous-without-regularization``: at :math:`\lambda_r = 0` the
           bound is at or above the trivial loss [the unregularized norms are
           large; a bound that is informative there has lost a factor].
+          Rejects C taken as the mean squared norm instead of the total.
         * ``norm-threshold-reached``: some :math:`\lambda_r` gives a mean
           squared norm below :math:`s^*`
           (:func:`~lgekit.theory.nonvacuous_norm_threshold`), so the grid
           reaches the only regime where the bound could be non-vacuous.
+          Rejects a grid whose norms never fall below :math:`s^*`.
         * ``complexity-falls-with-lam_r``: the complexity term decreases
-          along the :math:`\lambda_r` grid.
+          along the :math:`\lambda_r` grid [the norms shrink with the
+          penalty].  Rejects a complexity that rises at the last step.
         * ``gap-shrinks-with-lam_r``: the measured gap at the largest
           :math:`\lambda_r` is below that at :math:`\lambda_r = 0`.
+          Rejects a gap that grows with the penalty.
         * ``planted-nonvacuous-at-large-m``: on the planted model the bound
           is below :math:`\ln 2` at some :math:`\lambda_r` for the largest
           sample size; the details give the smallest M (and M/n) where it
-          becomes non-vacuous, to compare with the graph's M/n.
+          becomes non-vacuous, to compare with the graph's M/n.  Rejects a
+          bound vacuous at every sample size (e.g. a complexity term not
+          divided by m + m').
 
     Notes
     -----

@@ -226,12 +226,15 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
           :math:`|U| \times |V|` matrix, within 1e-4 relative [its singular
           values are those of A; each estimate is computed to 1e-6
           (:data:`SOLVER_TOL`); a FAIL means the side mapping or the matrix
-          is wrong, or the solver stopped at a lower eigenvalue].
+          is wrong, or the solver stopped at a lower eigenvalue].  Rejects a
+          symmetrised matrix in place of the oriented one (12 vs 10).
         * ``khintchine-upper-bound``: :math:`\mathbb E\|A_\sigma\|_2 \le
           \sqrt{2 D_{\max}\ln(|U|+|V|)}` [Tropp 2015, Thm 4.1.1, a theorem].
+          Rejects a norm of the unsigned matrix (about its mean degree).
         * ``sqrt-max-degree-lower-bound``: every draw :math:`\ge (1 -
           10^{-3})\sqrt{D_{\max}}`, :math:`D_{\max}` the largest row or
-          column count [a row of D signs has norm :math:`\sqrt D`].
+          column count [a row of D signs has norm :math:`\sqrt D`].  Rejects
+          a solver that stopped far too early.
         * ``bound-holds``: at every fit the held-out (clipped) loss is at
           most the bound; the details count the rows whose bound is below B,
           the only ones where a violation could show (INCONCLUSIVE, not
@@ -241,7 +244,9 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
           :math:`\lambda_r = 0` is at or above the zero embedding's loss),
           ``complexity-falls-with-lam_r`` (strictly along the grid) and
           ``gap-shrinks-with-lam_r`` (the gap at the largest
-          :math:`\lambda_r` below that at 0).
+          :math:`\lambda_r` below that at 0); they reject a complexity term
+          too small at :math:`\lambda_r = 0`, one that rises along the grid,
+          and a gap that grows with the penalty.
 
     Notes
     -----
