@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
 
+import lgekit.theory.rademacher as rademacher_module
 from lgekit import Graph, split_edges
 from lgekit.theory import (
     PairPattern,
@@ -77,18 +77,41 @@ def test_bound_monotone_in_norm_and_sample_size():
     assert more_data.confidence == pytest.approx(small.confidence / 2)
 
 
-@given(arrays(np.float64, (6, 3), elements=st.floats(-3, 3)), arrays(np.float64, (7, 3), elements=st.floats(-3, 3)),
+@given(st.integers(2, 40), st.integers(2, 40), st.integers(1, 200), st.floats(0.1, 10), st.floats(0.1, 10),
        st.integers(0, 2**32 - 1))
-def test_trace_inequality_behind_the_complexity_term(XU, XV, seed):
-    # sum_i sigma_i x_{a_i}.x_{b_i} = tr(XU^T A_sigma XV) <= ||A_sigma|| ||XU||_F ||XV||_F for every sign draw:
-    # the step that turns the Rademacher complexity into sqrt(C_U C_V) E||A_sigma||.
+def test_complexity_term_is_the_supremum_of_the_rademacher_sum(n_rows, n_cols, m, C_U, C_V, seed):
+    # The step from the Rademacher complexity to Theorem 1's complexity term: for one sign draw,
+    #   sup { sum_i sigma_i x_{a_i}.x_{b_i} : ||X_U||_F^2 <= C_U, ||X_V||_F^2 <= C_V } = sqrt(C_U C_V) ||A_sigma||_2,
+    # attained by the top singular pair.  lgekit's A_sigma (a sign at every pair, repeated pairs adding), its
+    # spectral norm on the Lanczos path, and theorem1_bound's complexity = 2/m of that supremum (times E over the
+    # signs) must all agree with the supremum computed here from the pairs alone: a wrong matrix (a pair's sign
+    # at the wrong place, repeats not added), a wrong norm (Frobenius, 0 after a breakdown, the second singular
+    # value) or a wrong constant in the complexity term fails it.
     rng = np.random.default_rng(seed)
-    pairs = np.column_stack([rng.integers(0, 6, 15), rng.integers(0, 7, 15)])
-    pairs = np.unique(pairs, axis=0)
-    A = rademacher_matrix(pairs, shape=(6, 7), seed=rng).toarray()
-    lhs = float(np.sum(A[pairs[:, 0], pairs[:, 1]] * np.einsum("ij,ij->i", XU[pairs[:, 0]], XV[pairs[:, 1]])))
-    assert lhs == pytest.approx(np.trace(XU.T @ A @ XV), abs=1e-9)
-    assert lhs <= np.linalg.norm(A, 2) * np.linalg.norm(XU) * np.linalg.norm(XV) + 1e-9
+    pairs = np.column_stack([rng.integers(0, n_rows, m), rng.integers(0, n_cols, m)])
+    pattern = PairPattern(pairs, shape=(n_rows, n_cols))
+    signs = pattern.draw_signs(rng)
+    # the Rademacher sum as a bilinear form, built from the pairs without lgekit's matrix
+    M = np.zeros((n_rows, n_cols))
+    np.add.at(M, (pairs[:, 0], pairs[:, 1]), signs.astype(float))
+    U, S, Vt = np.linalg.svd(M)
+    XU = math.sqrt(C_U) * U[:, :1]
+    XV = math.sqrt(C_V) * Vt[:1].T
+    attained = float(np.sum(signs * np.einsum("ij,ij->i", XU[pairs[:, 0]], XV[pairs[:, 1]])))
+    assert attained == pytest.approx(math.sqrt(C_U * C_V) * S[0], rel=1e-9, abs=1e-9)
+    # no embedding in the ball does better (a random one, scaled onto the ball's boundary)
+    YU, YV = rng.standard_normal((n_rows, 3)), rng.standard_normal((n_cols, 3))
+    YU *= math.sqrt(C_U) / np.linalg.norm(YU)
+    YV *= math.sqrt(C_V) / np.linalg.norm(YV)
+    assert float(np.sum(signs * np.einsum("ij,ij->i", YU[pairs[:, 0]], YV[pairs[:, 1]]))) <= attained + 1e-9
+    # lgekit's pieces
+    assert np.array_equal(pattern.matrix(signs).toarray(), M)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rademacher_module, "_DENSE_LIMIT", 1)  # the Lanczos path every real estimate takes
+        value = pattern.spectral_norm(signs, tol=1e-6, dtype=np.float64)[0]
+    assert S[0] * (1 - 1e-6) <= value <= S[0] * (1 + 1e-9)
+    bound = theorem1_bound(0.0, m, value, C_U, C_V, B=1.0)
+    assert bound.complexity == pytest.approx(2 * attained / m, rel=1e-6, abs=1e-12)
 
 
 def _split(rng, n=20, k=30):

@@ -113,10 +113,11 @@ def test_script_quick_mode(tmp_path, name):
     proc = subprocess.run([sys.executable, str(ROOT / "theory" / f"verify_{name}.py"), "--quick", "--out",
                            str(tmp_path)], capture_output=True, text=True, timeout=600, env=env)
     lines = proc.stdout.strip().splitlines()
-    verdicts = [line for line in lines if line.startswith(("PASS ", "FAIL "))]
+    verdicts = [line for line in lines if line.startswith(("PASS ", "FAIL ", "INCONCLUSIVE "))]
     assert verdicts, proc.stdout + proc.stderr
     assert verdicts == lines[-len(verdicts):]  # the claims end the output
-    assert proc.returncode == (0 if all(v.startswith("PASS") for v in verdicts) else 1)
+    # INCONCLUSIVE (a claim the quick cells cannot decide) is printed, not a failure
+    assert proc.returncode == (1 if any(v.startswith("FAIL") for v in verdicts) else 0)
     assert proc.returncode == 0, "\n".join(verdicts)
     png = tmp_path / f"{name}.png"
     assert png.stat().st_size > 1000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -232,6 +232,13 @@ def test_each_claim_can_fail(claim, spectral, rows):
     assert v[claim] is False, v
 
 
+def test_bound_holds_is_not_tested_when_every_bound_is_at_least_b():
+    # a bound >= B holds for any implementation: nothing could have been caught, so not a PASS
+    rows = _rows(complexity=(5.0, 3.0, 2.0))
+    claim = next(c for c in directed_claims([_spectral()], rows) if c.claim == "bound-holds")
+    assert claim.status == "INCONCLUSIVE" and "not tested" in claim.evidence
+
+
 def test_claims_fail_without_measurements():
     v = _verdicts(directed_claims([], []))
     assert not any(v.values())

@@ -1,4 +1,5 @@
 """Tests of lgekit.theory.rademacher: the random-sign matrix, its spectral norm, the ER pair model."""
+import contextlib
 import math
 
 import numpy as np
@@ -61,10 +62,20 @@ def test_homogeneous_matrix_is_symmetric_with_one_sign_per_pair(data, seed):
     assert set(np.unique(A[mask]).tolist()) <= {-1.0, 1.0}
 
 
-@given(pair_sets(), st.integers(0, 2**32 - 1), st.sampled_from(["bipartite", "homogeneous"]))
-def test_norm_between_row_norm_and_schur_bound(data, seed, kind):
+@contextlib.contextmanager
+def _dense_limit(limit):
+    """Matrices with min(shape) above ``limit`` leave the dense path (1: the Lanczos code for all but 1 x n)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(R, "_DENSE_LIMIT", limit)
+        yield
+
+
+@pytest.mark.parametrize("path", ["dense", "lanczos"])
+@given(data=pair_sets(max_side=40), seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["bipartite", "homogeneous"]))
+def test_norm_between_row_norm_and_schur_bound_on_both_paths(path, data, seed, kind):
     # For distinct +-1 entries: ||A|| >= ||any row|| = sqrt(row count) (and columns likewise), and
-    # ||A|| <= sqrt(||A||_1 ||A||_inf) = sqrt(max row count * max col count) (Schur test).  Both always hold.
+    # ||A|| <= sqrt(||A||_1 ||A||_inf) = sqrt(max row count * max col count) (Schur test).  The dense SVD is the
+    # reference; with the dense limit lowered, the value comes from Lanczos (to tol, from below)
     pairs, shape = data
     if kind == "homogeneous":
         pairs = np.unique(np.sort(pairs, axis=1), axis=0)
@@ -78,7 +89,120 @@ def test_norm_between_row_norm_and_schur_bound(data, seed, kind):
     assert exact >= sqrt_max_degree_estimate(pattern.max_degree) * (1 - 1e-12)  # its docstring's lower bound
     assert exact <= math.sqrt(rows.max() * cols.max()) * (1 + 1e-12)
     assert pattern.max_degree == max(rows.max(), cols.max())
-    assert pattern.spectral_norm(signs)[0] == pytest.approx(exact, rel=1e-12)
+    with _dense_limit(1 if path == "lanczos" else R._DENSE_LIMIT):
+        value, info = pattern.spectral_norm(signs, tol=1e-6, dtype=np.float64)
+    assert info["method"] == ("dense" if path == "dense" or min(pattern.shape) <= 1 else "lanczos")
+    assert exact * (1 - 1e-6) <= value <= exact * (1 + 1e-9)
+
+
+@st.composite
+def rank_one_blocks(draw, min_side, max_side, max_block):
+    """A block-diagonal sign matrix: each block a full rank-one u v^T, often with v balanced (sum 0).
+
+    Its norm is known exactly, max over blocks of sqrt(rows * cols), so no eigensolver is the reference.  A
+    balanced v with equal column counts is orthogonal to the degree vector Lanczos starts from (issue 32:
+    the 500 x 500 case returned 0).
+    """
+    n_rows = draw(st.integers(min_side, max_side))
+    n_cols = draw(st.integers(min_side, max_side))
+    n_blocks = draw(st.integers(1, 3))
+    pairs, signs, norms = [], [], []
+    r0 = c0 = 0
+    for _ in range(n_blocks):
+        r = draw(st.integers(1, max_block))
+        c = draw(st.integers(1, max_block))
+        if r0 + r > n_rows or c0 + c > n_cols:
+            break
+        u = np.array(draw(st.lists(st.sampled_from([-1, 1]), min_size=r, max_size=r)))
+        if c % 2 == 0 and draw(st.booleans()):
+            v = np.tile([1, -1], c // 2)
+        else:
+            v = np.array(draw(st.lists(st.sampled_from([-1, 1]), min_size=c, max_size=c)))
+        ii, jj = np.meshgrid(np.arange(r), np.arange(c), indexing="ij")
+        pairs.append(np.column_stack([r0 + ii.ravel(), c0 + jj.ravel()]))
+        signs.append((u[:, None] * v[None, :]).ravel())
+        norms.append(math.sqrt(r * c))
+        r0, c0 = r0 + r, c0 + c
+    if not pairs:
+        pairs, signs, norms = [np.array([[0, 0]])], [np.array([1])], [1.0]
+    return (np.concatenate(pairs), np.concatenate(signs).astype(np.int8), (n_rows, n_cols), max(norms))
+
+
+@given(rank_one_blocks(min_side=401, max_side=600, max_block=60), st.sampled_from([np.float32, np.float64]))
+def test_lanczos_on_rank_one_blocks_at_full_size_matches_the_exact_norm(case, dtype):
+    # shapes above the dense limit: the real Lanczos path, with the exact norm known in closed form
+    pairs, signs, shape, norm = case
+    pattern = PairPattern(pairs, shape=shape)
+    value, info = pattern.spectral_norm(signs, tol=1e-4, dtype=dtype)
+    assert info["method"] == "lanczos"
+    assert norm * (1 - 1e-4) <= value <= norm * (1 + 1e-5)
+    assert spectral_norm(pattern.matrix(signs), tol=1e-4, dtype=dtype) == pytest.approx(norm, rel=1e-4)
+
+
+@given(rank_one_blocks(min_side=2, max_side=30, max_block=12), st.integers(0, 2**32 - 1))
+def test_lanczos_on_rank_one_blocks_plus_noise_matches_dense(case, seed):
+    # the same blocks with random extra signs around them: no closed form, so the dense SVD is the reference
+    pairs, signs, shape, _ = case
+    rng = np.random.default_rng(seed)
+    taken = {tuple(p) for p in pairs.tolist()}
+    extra = [(i, j) for i, j in rng.integers(0, shape, size=(10, 2)).tolist() if (i, j) not in taken]
+    extra = np.array(sorted(set(extra)), dtype=np.int64).reshape(-1, 2)
+    pattern = PairPattern(np.concatenate([pairs, extra]), shape=shape)
+    all_signs = np.concatenate([signs, pattern.draw_signs(rng)[len(signs):]]).astype(np.int8)
+    exact = np.linalg.norm(pattern.matrix(all_signs).toarray(), 2)
+    with _dense_limit(1):
+        value, info = pattern.spectral_norm(all_signs, tol=1e-6, dtype=np.float64)
+    assert info["method"] == "lanczos" or min(shape) <= 1
+    assert exact * (1 - 1e-6) <= value <= exact * (1 + 1e-9)
+
+
+def test_rank_one_with_a_balanced_factor_is_not_zero():
+    # issue 32: u v^T, 500 x 500, v balanced: the degree start vector is orthogonal to the top singular vector
+    # and Lanczos broke down at step 1 with 0.  Now: a random part in the start vector, and a restart from a
+    # random orthogonal vector after a breakdown (forced here with v0 = the degree vector itself)
+    n = 500
+    u = np.random.default_rng(0).choice([-1, 1], n)
+    v = np.tile([1, -1], n // 2)
+    ii, jj = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    pattern = PairPattern(np.column_stack([ii.ravel(), jj.ravel()]), shape=(n, n))
+    signs = (u[:, None] * v[None, :]).ravel().astype(np.int8)
+    assert spectral_norm(pattern, signs) == pytest.approx(500, rel=1e-3)
+    value, info = pattern.spectral_norm(signs, v0=np.ones(n, np.float32))
+    assert value == pytest.approx(500, rel=1e-3) and info["converged"]
+    assert spectral_norm(pattern.matrix(signs)) == pytest.approx(500, rel=1e-3)
+    # the restart alone (the old start vector, breakdown at step 1): without it the answer was 0
+    theta = R._lanczos_top(pattern.gram_operator(signs), np.ones(n, np.float32), 1e-3, 1000, np.dtype(np.float32),
+                           np.random.default_rng(1))[0]
+    assert math.sqrt(theta) == pytest.approx(500, rel=1e-3)
+
+
+def test_first_draw_of_an_estimate_uses_the_first_signs_of_its_seed():
+    # verify_rademacher's cross-check redraws these signs to solve the same matrix densely
+    pattern = PairPattern.erdos_renyi(1500, 3, seed=0)
+    est = expected_spectral_norm(pattern, n_draws=2, seed=7)
+    assert est.values[0] == pattern.spectral_norm(pattern.draw_signs(7))[0]
+
+
+@given(pair_sets(max_side=30), st.integers(0, 2**32 - 1))
+def test_dense_spectral_norm_is_the_largest_singular_value(data, seed):
+    pairs, shape = data
+    pattern = PairPattern(pairs, shape=shape)
+    M = pattern.matrix(pattern.draw_signs(seed))
+    assert R.dense_spectral_norm(M) == pytest.approx(np.linalg.norm(M.toarray(), 2), rel=1e-10, abs=1e-12)
+    assert R.dense_spectral_norm(M.T.toarray()) == pytest.approx(np.linalg.norm(M.toarray(), 2), rel=1e-10, abs=1e-12)
+
+
+def test_dense_spectral_norm_refuses_what_is_not_a_matrix():
+    with pytest.raises(TypeError, match="matrix must be a 2-D"):
+        R.dense_spectral_norm([[1.0]])
+
+
+def test_a_zero_matrix_still_has_norm_zero():
+    # duplicates that cancel: a non-empty pattern whose matrix is 0 -- the restarts must stop, not loop
+    pattern = PairPattern(np.array([[0, 0], [0, 0]] + [[i, i] for i in range(1, 450)]), shape=(450, 450))
+    signs = np.concatenate([[1, -1], np.zeros(449)]).astype(np.int8)
+    value, info = pattern.spectral_norm(signs)
+    assert value == 0.0 and info["converged"]
 
 
 @given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 14)), min_size=0, max_size=60))

@@ -14,93 +14,212 @@ import numpy as np
 import pytest
 
 import lgekit.experiments.check_rademacher as reports
-from lgekit.experiments.verdict import FAIL, PASS, STATUSES, TheoryReport, Verdict, format_table, write_report_files
+import lgekit.experiments.check_shattering as reports_shattering
+from lgekit.experiments.verdict import (
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    STATUSES,
+    TheoryReport,
+    Verdict,
+    format_table,
+    write_report_files,
+)
 from lgekit.experiments.check_bound import bound_claims
 from lgekit.experiments.check_capacity import capacity_claims
-from lgekit.experiments.check_rademacher import fit_log_trend, rademacher_claims, verify_rademacher
+from lgekit.experiments.check_rademacher import rademacher_claims, verify_rademacher
 from lgekit.experiments.check_shattering import shattering_claims
 from lgekit.theory.rademacher import bandeira_van_handel_estimate, bbk_estimate, khintchine_bound, paper_estimate
 
 
 def verdicts(claims):
-    assert all(c.status in (PASS, FAIL) for c in claims)
-    return {c.claim: c.passed for c in claims}
+    """claim -> True (PASS), False (FAIL) or None (INCONCLUSIVE)."""
+    assert all(c.status in (PASS, FAIL, INCONCLUSIVE) for c in claims)
+    return {c.claim: (None if c.status == INCONCLUSIVE else c.passed) for c in claims}
+
+
+def failed(claims):
+    return {name for name, ok in verdicts(claims).items() if ok is False}
 
 
 # -- rademacher ------------------------------------------------------------------------------------------------------
-def _rademacher_rows(measure):
-    """Rows of verify_rademacher's table for d in (2, 50), n in 1e3..1e5, with E||A|| = measure(d, n, D)."""
+#: typical largest degrees of G(n, d/n) at n = 1e3, 1e4, 1e5 (verify_rademacher's quick table)
+_D_MAX = {2: (8, 10, 11), 10: (23, 25, 26), 50: (75, 83, 85)}
+_NS = (1000, 10_000, 100_000)
+
+
+def _truth(d, n, D, k):
+    # what the measurements look like (verify_rademacher --quick): 2 sqrt(d) + 0.5 % when d >> ln n, + 5 % in between,
+    # BBK + 4 % when d <= ln n, and a spread of 0.3 % between patterns
+    regime = reports._regime(d, n)
+    centre = {"d>>ln n": 1.005 * 2 * math.sqrt(d), "between": 1.05 * 2 * math.sqrt(d),
+              "d<=ln n": 1.04 * bbk_estimate(D, d)}[regime]
+    return centre * (1 + 0.003 * (k - 1))
+
+
+def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0):
+    """verify_rademacher's rows for d in (2, 10, 50) and n in 1e3..1e5: 15 patterns a cell, D_max +- 1 between some.
+
+    ``measure(d, n, D, k)`` is what the estimator reports for pattern k; ``exact`` what the dense eigensolver gives for
+    it (the first pattern of the n = 1000 cells is cross-checked); ``se_scale`` multiplies the reported s.e.;
+    ``lanczos_low`` the checked draw (a Lanczos that stopped early).
+    """
     rows = []
-    for d in (2, 50):
-        for n in (1000, 10_000, 100_000):
-            # a typical largest degree of G(n, d/n): about ln n / ln ln n for d = 2, d + 4 sqrt(d) for d = 50
-            D = round(math.log(n) / math.log(math.log(n)) * 2.2) if d == 2 else round(d + 4 * math.sqrt(d))
-            value = measure(d, n, D)
+    for d, Ds in _D_MAX.items():
+        for n, D in zip(_NS, Ds):
+            pattern_D = [D - 1, D, D, D, D + 1] * 3
+            values = [measure(d, n, Dk, k % 3) for k, Dk in enumerate(pattern_D)]
+            mean = float(np.mean(values))
+            se = float(np.std(values, ddof=1) / math.sqrt(len(values))) * se_scale
             rows.append({
-                "d": d, "n": n, "regime": reports._regime(d, n), "E||A||": value, "s.e.": 0.01,
-                "min draw/sqrt(D)": value / math.sqrt(D), "||A||/sqrt(d)": value / math.sqrt(d),
-                "ratio s.e.": 0.01 / math.sqrt(d), "paper sqrt(m ln n/n)": paper_estimate(n * d, n),
-                "2 sqrt(d)": bandeira_van_handel_estimate(d), "sqrt(D_max)": math.sqrt(D), "BBK": bbk_estimate(D, d),
-                "Khintchine": khintchine_bound(D, (n, n)),
+                "d": d, "n": n, "regime": reports._regime(d, n), "E||A||": mean, "s.e.": se, "values": values,
+                "min draw/sqrt(D)": min(v / math.sqrt(Dk) for v, Dk in zip(values, pattern_D)),
+                "||A||/sqrt(d)": mean / math.sqrt(d), "ratio s.e.": se / math.sqrt(d),
+                "paper sqrt(m ln n/n)": paper_estimate(n * d, n), "2 sqrt(d)": bandeira_van_handel_estimate(d),
+                "sqrt(D_max)": float(np.mean([math.sqrt(Dk) for Dk in pattern_D])),
+                "BBK": float(np.mean([bbk_estimate(Dk, d) for Dk in pattern_D])),
+                "Khintchine": float(np.mean([khintchine_bound(Dk, (n, n)) for Dk in pattern_D])),
+                "checked draw": values[0] * lanczos_low if n == 1000 else None,
+                "exact draw": exact(d, n, pattern_D[0], 0) if n == 1000 else None,
             })
     return rows
 
 
-def _trends(rows):
-    out = {}
-    for d in sorted({r["d"] for r in rows}):
-        sub = [r for r in rows if r["d"] == d]
-        out[d] = fit_log_trend([r["n"] for r in sub], [r["||A||/sqrt(d)"] for r in sub],
-                               se=[r["ratio s.e."] for r in sub])
-    return out
-
-
-def _truth(d, n, D):
-    # what the measurements look like: 2 sqrt(d) (1 + 0.5 %) when dense, BBK (+3 %) when sparse
-    return 2 * math.sqrt(d) * 1.005 if d == 50 else 1.03 * bbk_estimate(D, d)
-
-
 def test_rademacher_claims_pass_on_measurements_consistent_with_the_theory():
     rows = _rademacher_rows(_truth)
-    assert all(verdicts(rademacher_claims(rows, _trends(rows))).values())
+    got = verdicts(rademacher_claims(rows))
+    assert all(ok is True for ok in got.values()), got
+    labels = {d: t["label"] for d, t in reports.footnote_trends(rows).items()}
+    assert (labels[2], labels[50]) == ("grows with the hubs -> not removable", "flat -> removable")
+
+
+def _max_floor(d, n, D, k):
+    return 1.05 * max(math.sqrt(D), 2 * math.sqrt(d))
 
 
 @pytest.mark.parametrize("wrong, must_fail", [
-    # the paper's estimate reported as the measurement
-    (lambda d, n, D: paper_estimate(n * d, n),
-     {"paper-estimate-overestimates", "bandeira-van-handel-2sqrt(d)", "footnote-removable-dense"}),
+    # the paper's estimate reported as the measurement (a formula: no spread between patterns either)
+    (lambda d, n, D, k: paper_estimate(n * d, n),
+     {"paper-estimate-overestimates", "bandeira-van-handel-2sqrt(d)", "footnote-removable-dense",
+      "measurements-match-exact-eigensolver", "spread-matches-standard-error"}),
     # the signs forgotten: the unsigned adjacency matrix has norm about its mean degree
-    (lambda d, n, D: d + 1.0 if d == 50 else _truth(d, n, D),
+    (lambda d, n, D, k: d + 1.0 if d == 50 else _truth(d, n, D, k),
      {"khintchine-upper-bound", "bandeira-van-handel-2sqrt(d)"}),
     # a norm below the densest row's: impossible for a +-1 matrix
-    (lambda d, n, D: 0.9 * math.sqrt(D), {"sqrt-max-degree-lower-bound", "bandeira-van-handel-2sqrt(d)", "bbk-sparse"}),
+    (lambda d, n, D, k: 0.9 * math.sqrt(D) * (1 + 0.003 * k),
+     {"sqrt-max-degree-lower-bound", "bandeira-van-handel-2sqrt(d)", "bbk-sparse",
+      "measurements-match-exact-eigensolver"}),
     # 2 sqrt(d) everywhere (the dense-regime formula applied to sparse patterns): no growth at d = 2
-    (lambda d, n, D: 2 * math.sqrt(d), {"footnote-not-removable-sparse", "bbk-sparse"}),
+    (lambda d, n, D, k: 2 * math.sqrt(d),
+     {"footnote-not-removable-sparse", "bbk-sparse", "measurements-match-exact-eigensolver",
+      "spread-matches-standard-error"}),
+    # issue 32: 1.05 max(sqrt(D_max), 2 sqrt(d)) in place of a measurement passed every claim
+    (_max_floor, {"bandeira-van-handel-2sqrt(d)", "measurements-match-exact-eigensolver"}),
+    # issue 32: the BBK formula itself in place of a measurement (within every band by construction)
+    (lambda d, n, D, k: bbk_estimate(D, d), {"measurements-match-exact-eigensolver"}),
+    # issue 32: the truth times 1.09 (a biased estimator) passed the 10 % and 15 % bands
+    (lambda d, n, D, k: 1.09 * _truth(d, n, D, k),
+     {"bandeira-van-handel-2sqrt(d)", "bbk-sparse", "measurements-match-exact-eigensolver"}),
+    # 3 % low: a Lanczos that stopped at the second eigenvalue (within every band)
+    (lambda d, n, D, k: 0.97 * _truth(d, n, D, k), {"measurements-match-exact-eigensolver"}),
 ])
 def test_rademacher_claims_fail_on_a_wrong_estimator(wrong, must_fail):
-    rows = _rademacher_rows(wrong)
-    got = verdicts(rademacher_claims(rows, _trends(rows)))
-    assert {name for name, ok in got.items() if not ok} >= must_fail, got
+    got = failed(rademacher_claims(_rademacher_rows(wrong)))
+    assert got >= must_fail, got
+
+
+@pytest.mark.parametrize("kwargs", [{"se_scale": math.sqrt(15)},  # the s.e. not divided by sqrt(patterns)
+                                    {"se_scale": 0.1}])           # a fabricated small s.e.
+def test_spread_claim_fails_on_a_standard_error_that_is_not_the_draws(kwargs):
+    assert "spread-matches-standard-error" in failed(rademacher_claims(_rademacher_rows(_truth, **kwargs)))
+
+
+def test_exact_claim_fails_on_a_lanczos_that_stopped_early():
+    # 0.5 % low on the cross-checked draw: five times the solver's tolerance
+    got = failed(rademacher_claims(_rademacher_rows(_truth, lanczos_low=0.995)))
+    assert got == {"measurements-match-exact-eigensolver"}
 
 
 def test_rademacher_claims_fail_without_data():
-    got = verdicts(rademacher_claims([], {}))
-    assert not any(got.values())
+    got = verdicts(rademacher_claims([]))
+    assert got and all(ok is False for ok in got.values())
 
 
-def test_verify_rademacher_end_to_end_with_the_paper_estimate_instead_of_a_measurement(monkeypatch):
-    # a plausible bug: returning the paper's sqrt(m ln n / n) instead of measuring E||A_sigma||
-    def paper_instead(pattern, n_draws=1, seed=None, n_threads=1, verbose=0):
-        value = paper_estimate(pattern.n_pairs, pattern.shape[0])
-        return SimpleNamespace(mean=value, std_error=0.0, values=np.full(n_draws, value))
+def test_rademacher_claims_are_inconclusive_without_the_cells_that_decide_them():
+    # only n <= 1e4 at d = 2 and n > DENSE_CHECK_N: no dense cell, no cross-check, no power for footnote 5
+    rows = [r for r in _rademacher_rows(_truth) if r["d"] == 2 and r["n"] > 1000]
+    for r in rows:
+        r["values"] = r["values"][:1]
+        r["ratio s.e."] = 0.5     # noise far above the hub term's growth over one decade
+    got = verdicts(rademacher_claims(rows))
+    assert got["measurements-match-exact-eigensolver"] is None
+    assert got["spread-matches-standard-error"] is None
+    assert got["bandeira-van-handel-2sqrt(d)"] is None
+    assert got["footnote-removable-dense"] is None
+    assert got["footnote-not-removable-sparse"] is None
+    assert got["khintchine-upper-bound"] is True
 
-    monkeypatch.setattr(reports, "expected_spectral_norm", paper_instead)
-    report = verify_rademacher(quick=True, ns=[300, 1000, 3000], ds=(2, 30), seed=0)
-    got = verdicts(report.claims)
-    assert not got["paper-estimate-overestimates"]
-    assert not got["footnote-removable-dense"]
-    assert not got["bandeira-van-handel-2sqrt(d)"]
+
+def _fit(growth, se):
+    return {"growth": growth, "growth_se": se}
+
+
+@pytest.mark.parametrize("fit, hub, dense, label", [
+    # issue 32: d = 5 grows 4.06 % +- 0.40 % (ten s.e. above 0) with a hub term growing 5 %; the 5 % rule called it flat
+    (_fit(0.0406, 0.0040), _fit(0.051, 0), False, "grows with the hubs -> not removable"),
+    # d = 10 likewise: 1.55 % +- 0.23 %, hub term 2.0 %
+    (_fit(0.0155, 0.0023), _fit(0.020, 0), False, "grows with the hubs -> not removable"),
+    # d = 50, d >> ln n at every n: 0.6 % +- 0.1 %, hub term flat
+    (_fit(0.006, 0.001), _fit(0.0, 0), True, "flat -> removable"),
+    # dense but the growth's upper end reaches the threshold: cannot decide
+    (_fit(0.04, 0.004), _fit(0.0, 0), True, "inconclusive"),
+    # sparse, growth within the noise of a small hub term: no power
+    (_fit(0.01, 0.01), _fit(0.02, 0), False, "inconclusive"),
+    # sparse, flat while the hub term grows 12 %: a hub-blind estimator
+    (_fit(0.0, 0.005), _fit(0.12, 0), False, "flat against growing hubs"),
+    # seed 1 of the quick run at d = 10: 1.36 % +- 0.24 % against a hub term of 3.1 % (BBK's finite-size excess
+    # shrinks with n, so the measured growth is a fraction of the hub term's): growing, not suspect
+    (_fit(0.0136, 0.0024), _fit(0.031, 0), False, "grows with the hubs -> not removable"),
+])
+def test_footnote_label_has_power_or_says_inconclusive(fit, hub, dense, label):
+    assert reports.footnote_label(fit, hub, dense) == label
+
+
+def test_footnote_claims_fail_on_wrong_growth():
+    # the dense d grows 8 % (the paper's sqrt(ln n) in place of the measurement there): removable FAILs
+    def grows(d, n, D, k):
+        return _truth(d, n, D, k) * (1 + 0.035 * math.log10(n / 1000)) if d == 50 else _truth(d, n, D, k)
+
+    assert "footnote-removable-dense" in failed(rademacher_claims(_rademacher_rows(grows)))
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda pattern, est: est.mean * 1.09,                                                      # biased
+    lambda pattern, est: _max_floor(pattern.mean_degree, pattern.shape[0], pattern.max_degree, 0),  # a formula
+    lambda pattern, est: bbk_estimate(pattern.max_degree, pattern.mean_degree),                # the BBK formula
+    lambda pattern, est: paper_estimate(pattern.n_pairs, pattern.shape[0]),                    # the paper's estimate
+])
+def test_verify_rademacher_end_to_end_rejects_a_formula_or_a_bias_in_place_of_the_measurement(monkeypatch, wrong):
+    real = reports.expected_spectral_norm
+
+    def estimator(pattern, n_draws=1, seed=None, n_threads=1, verbose=0):
+        est = real(pattern, n_draws=n_draws, seed=seed, n_threads=n_threads)
+        value = wrong(pattern, est)
+        return SimpleNamespace(mean=value, std_error=est.std_error, values=est.values * value / est.mean)
+
+    monkeypatch.setattr(reports, "expected_spectral_norm", estimator)
+    monkeypatch.setattr(reports, "PAIR_BUDGET", (5000, 5000))  # a few patterns a cell: seconds, not minutes
+    report = verify_rademacher(quick=True, ns=[250, 500], ds=(2, 30), seed=0)
+    assert "measurements-match-exact-eigensolver" in {c.claim for c in report.failed}
     assert report.exit_status == 1
+
+
+def test_verify_rademacher_end_to_end_passes_the_real_measurement(monkeypatch):
+    monkeypatch.setattr(reports, "PAIR_BUDGET", (5000, 5000))
+    report = verify_rademacher(quick=True, ns=[250, 500], ds=(2, 30), seed=0)
+    got = verdicts(report.claims)
+    assert got["measurements-match-exact-eigensolver"] is True and got["spread-matches-standard-error"] is True
+    assert not report.failed, [c.line() for c in report.failed]
 
 
 # -- bound -----------------------------------------------------------------------------------------------------------
@@ -203,6 +322,27 @@ def test_bound_claims_fail_on_wrong_measurements(which, change, claim):
     assert _mutated(which, change)[claim] is False
 
 
+def _no_hubs(rows):
+    # the quick 1000-node graph: D_max/d = 1.6, where sqrt(d) Lambda(D_max/d) is 2 sqrt(d)
+    rows[0].update({"E||A||": 32.67, "value": 16.33, "ER E||A||": 32.13, "D_max": 425, "mean degree": 259.1,
+                    "BBK": bbk_estimate(425, 259.1)})
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda rows: None,                                              # the real measurement
+    lambda rows: rows[0].update({"E||A||": rows[0]["ER E||A||"]}),  # hub-blind: the Erdos-Renyi value
+    lambda rows: rows[0].update({"E||A||": rows[0]["BBK"]}),        # the formula itself
+])
+def test_degrees_claim_is_not_tested_without_hubs(wrong):
+    # issue 32: it PASSed at D_max/d = 1.6, where a degree-blind answer lands in the same band: not tested now
+    rows = _spectral_rows()
+    _no_hubs(rows)
+    wrong(rows)
+    claim = next(c for c in bound_claims(rows, _graph_rows(), _planted_rows()) if c.claim == "degrees-set-spectral-norm")
+    assert claim.status == INCONCLUSIVE and "not tested: no hubs" in claim.evidence
+    assert claim.line().startswith("INCONCLUSIVE degrees-set-spectral-norm: not tested")
+
+
 def test_bound_holds_cannot_pass_when_nothing_is_informative():
     # a bound at or above B holds for ANY implementation (the clipped loss never exceeds B): no evidence
     spectral, graph, planted = _spectral_rows(), _graph_rows(), _planted_rows()
@@ -226,12 +366,12 @@ def test_bound_holds_catches_a_zero_spectral_norm_on_the_unregularized_row():
 
 # -- shattering ------------------------------------------------------------------------------------------------------
 def _shattering_inputs():
-    rows = [{"d": d, "n": n, "edges": n * d // 2, "violated": 0, "min margin": 1.1, "mean ||x||^2": 1.3 * d,
+    rows = [{"d": d, "dim": d, "n": n, "edges": n * d // 2, "violated": 0, "min margin": 1.1, "mean ||x||^2": 1.3 * d,
              "lower bd (these labels)": math.sqrt(d) / 2, "polished violated": 0, "polished median": 0.9 * math.sqrt(d),
              "polished median/lower": 1.8} for d in (3, 6) for n in (100, 1000)]
-    adversarial = [{"graph": g, "labels": lab, "failed": False, "min margin": 1.1}
-                   for g in ("K_{3,3}", "K_{4,4}") for lab in ("all +1", "all -1", "random 0")]
-    tight = [{"d": d, "dim d: violated": 0, "dim d-1 fails": True} for d in range(2, 9)]
+    adversarial = [{"graph": g, "labels": lab, "d": d, "dim": d, "failed": False, "min margin": 1.1}
+                   for g, d in (("K_{3,3}", 3), ("K_{4,4}", 4)) for lab in ("all +1", "all -1", "random 0")]
+    tight = [{"d": d, "dim d: violated": 0, "dim d: dim": d, "dim d-1 fails": True} for d in range(2, 9)]
     return rows, adversarial, tight
 
 
@@ -248,11 +388,30 @@ def test_shattering_claims_pass_on_a_correct_construction():
      "norm-lower-bound-consistent"),
     (lambda r, a, t: r[2].update({"polished median/lower": 3.5}), "polished-norm-within-3x-of-lower-bound"),
     (lambda r, a, t: r[1].update({"polished median": 2 * r[0]["polished median"]}), "polished-norm-flat-in-n"),
+    # issue 32: the construction padded with zeros to twice the dimension (still shattering, in 2d dimensions)
+    (lambda r, a, t: [x.update(dim=2 * x["d"]) for x in r], "claim1-random-labels"),
+    (lambda r, a, t: [x.update(dim=2 * x["d"]) for x in a], "claim1-adversarial"),
+    (lambda r, a, t: [x.update({"dim d: dim": 2 * x["d"]}) for x in t], "tight-case-K_{d+1}"),
+    # one more column than the degree somewhere
+    (lambda r, a, t: r[3].update(dim=r[3]["d"] + 1), "claim1-random-labels"),
 ])
 def test_shattering_claims_fail_on_a_wrong_construction(change, claim):
     rows, adversarial, tight = copy.deepcopy(_shattering_inputs())
     change(rows, adversarial, tight)
     assert verdicts(shattering_claims(rows, adversarial, tight))[claim] is False
+
+
+def test_verify_shattering_end_to_end_rejects_embeddings_padded_to_twice_the_dimension(monkeypatch):
+    # issue 32: a construction padded with zeros shatters every labelling, in 2d dimensions: Claim 1's d is lost
+    real = reports_shattering.shattering_embedding
+
+    def padded(graph, labels, eps=0.1, seed=None, dim=None, **kw):
+        X = real(graph, labels, eps=eps, seed=seed, dim=dim, **kw)
+        return np.hstack([X, np.zeros_like(X)])
+
+    monkeypatch.setattr(reports_shattering, "shattering_embedding", padded)
+    got = failed(reports_shattering.verify_shattering(quick=True, seed=0).claims)
+    assert got >= {"claim1-random-labels", "claim1-adversarial", "tight-case-K_{d+1}"}, got
 
 
 def test_shattering_claims_fail_without_data():
@@ -314,6 +473,19 @@ def test_a_theory_verdict_and_a_figure_verdict_are_one_type():
     assert Verdict("c", figure_verdicts.REPRODUCED, "e").passed
     assert set(STATUSES) == {PASS, FAIL, figure_verdicts.REPRODUCED, figure_verdicts.NOT_REPRODUCED,
                              figure_verdicts.INCONCLUSIVE}
+
+
+def test_a_claim_the_data_cannot_decide_is_inconclusive_never_pass():
+    undecided = Verdict.check("degrees-set-spectral-norm", None, "not tested: no hubs")
+    assert undecided.status == INCONCLUSIVE and not undecided.passed
+    assert undecided.line() == "INCONCLUSIVE degrees-set-spectral-norm: not tested: no hubs"
+    report = TheoryReport(name="demo")
+    report.claims.append(undecided)
+    report.add_claim("holds", True, "1 <= 2")
+    # printed as such, not a failure of the check: exit 0, but the report did not pass every claim
+    assert report.exit_status == 0 and not report.passed and report.failed == []
+    report.add_claim("broken", False, "3 > 2")
+    assert report.exit_status == 1 and [c.claim for c in report.failed] == ["broken"]
 
 
 @pytest.mark.parametrize("status", ["pass", "OK", "NOT_REPRODUCED", True, ""])

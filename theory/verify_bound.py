@@ -6,8 +6,8 @@ Usage: python theory/verify_bound.py [--quick] [--out DIR] [--seed N] [--convent
 The same as ``lgekit theory bound``; the logic is
 ``lgekit.experiments.check_bound.verify_bound`` (see its docstring for every claim and threshold).
 ``--convention`` (symmetric, random, sorted or source) chooses the A_sigma put into
-Theorem 1; the sensitivity table reports every one.  Exit status 0 when every
-claim passes, 1 otherwise.
+Theorem 1; the sensitivity table reports every one.  Exit status 0 when no claim
+FAILs (an INCONCLUSIVE claim, which its cells cannot decide, is printed as such), 1 otherwise.
 """
 import sys
 

@@ -7,7 +7,7 @@ The same as ``lgekit theory directed``; the logic is
 ``lgekit.experiments.check_directed.verify_directed`` (see its docstring for every claim and
 threshold): the |U| x |V| matrix A_sigma of the theorem, the footnote-1 norm identity, and the
 bound against the measured gap on email-Eu-core (directed) and BlogCatalog's users x groups graph
-(bipartite).  Exit status 0 when every claim passes, 1 otherwise.
+(bipartite).  Exit status 0 when no claim FAILs (an INCONCLUSIVE claim, which its cells cannot decide, is printed as such), 1 otherwise.
 """
 import sys
 

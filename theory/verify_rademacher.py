@@ -5,7 +5,7 @@ Usage: python theory/verify_rademacher.py [--quick] [--out DIR] [--seed N]
 
 The same as ``lgekit theory rademacher``; the logic is
 ``lgekit.experiments.check_rademacher.verify_rademacher`` (see its docstring for every claim and threshold).
-Exit status 0 when every claim passes, 1 otherwise.
+Exit status 0 when no claim FAILs (an INCONCLUSIVE claim, which its cells cannot decide, is printed as such), 1 otherwise.
 """
 import sys
 

@@ -7,8 +7,9 @@
 
 Runs the same code as ``theory/verify_*.py`` (:func:`lgekit.experiments.checks.run_verifier`):
 prints the tables, writes ``DIR/<check>.txt`` and ``DIR/<check>.png`` and
-ends with one ``PASS|FAIL <claim>: <numbers>`` line per claim.  Exit status 0
-when every claim passes, 1 otherwise.  ``--out`` must be new, empty or a folder
+ends with one ``PASS|FAIL|INCONCLUSIVE <claim>: <numbers>`` line per claim
+(INCONCLUSIVE: the cells measured cannot decide it).  Exit status 0 when no
+claim FAILs, 1 otherwise.  ``--out`` must be new, empty or a folder
 lgekit wrote (``--force`` writes into any folder, overwriting only CHECK.txt
 and CHECK.png).  ``--convention`` (``bound`` only)
 chooses the :math:`A_\\sigma` put into Theorem 1

@@ -121,13 +121,17 @@ def verify_capacity(quick=False, seed=0, verbose=0):
     TheoryReport
         Claims (Section 3.1, Claim 1 and the discussion after Theorem 1),
         judged by :func:`capacity_claims`: ``dimension-d-memorises`` (D = d,
-        lam_r = 0: all margins > 1 and loss < 1e-3),
+        lam_r = 0: all margins > 1 and loss < 1e-3 [Claim 1]; rejects a fit
+        that leaves margins <= 1 at D = d),
         ``unregularized-large-D-memorises`` (largest D, lam_r = 0: all
-        margins > 1), ``norm-penalty-prevents-memorisation`` (largest D,
+        margins > 1; rejects one violated margin), ``norm-penalty-prevents-memorisation`` (largest D,
         every lam_r >= the provable threshold ln2/L: some margin <= 1 and
-        loss >= 0.1; FAIL when no lam_r of the grid reaches the threshold),
+        loss >= 0.1 [the zero embedding's objective ln 2 beats every
+        memorising one]; FAIL when no lam_r of the grid reaches the threshold;
+        rejects a penalty that did nothing, e.g. divided by n twice),
         ``penalty-not-dimension-sets-fit`` (for each lam_r > 0 the loss at the
-        largest D is within 5 % of that at the second largest).
+        largest D is within 5 % of that at the second largest [the penalty,
+        not D, bounds the norm]; rejects a loss that still falls with D).
     """
     if quick:
         n, d = 200, 6

@@ -64,7 +64,7 @@ def run_verifier(name, quick=False, seed=0, out=None, stream=None, force=False, 
     Returns
     -------
     int
-        0 when every claim passed, 1 otherwise.
+        0 when no claim FAILed (INCONCLUSIVE ones are printed, not failures), 1 otherwise.
 
     Raises
     ------
@@ -108,7 +108,7 @@ def main(check, argv=None, description=None):
     Returns
     -------
     int
-        The exit status: 0 when every claim passed, 1 otherwise.
+        The exit status: 0 when no claim FAILed (INCONCLUSIVE ones are printed, not failures), 1 otherwise.
 
     Raises
     ------

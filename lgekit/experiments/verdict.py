@@ -6,7 +6,9 @@ decides it (:data:`STATUSES` documents every value):
 
 * a *theory check* (``lgekit theory ...``, ``theory/verify_*.py``) computes
   a quantity the mathematics fixes, so each claim either holds or not:
-  :data:`PASS` or :data:`FAIL`;
+  :data:`PASS` or :data:`FAIL` -- or :data:`INCONCLUSIVE` when the cells it
+  has cannot decide it (no hubs to test a hub claim, an n-range too short
+  to tell two growth rates apart): never a PASS the data cannot earn;
 * a *figure* (``lgekit reproduce``) compares noisy training runs against
   thresholds fixed in advance, so it can also be undecided:
   :data:`REPRODUCED`, :data:`NOT_REPRODUCED` or :data:`INCONCLUSIVE`.
@@ -46,7 +48,8 @@ STATUSES = {
     FAIL: "theory check: it does not (for a theorem, a bug; otherwise the claim or its threshold is wrong)",
     REPRODUCED: "figure: the measured runs show the paper's effect beyond the figure's thresholds and the noise",
     NOT_REPRODUCED: "figure: the measured runs clearly lack the effect",
-    INCONCLUSIVE: "figure: too little data, every run diverged, or an effect between the two thresholds",
+    INCONCLUSIVE: "figure: too little data, every run diverged, or an effect between the two thresholds; "
+                  "theory check: the cells measured cannot decide the claim (not tested)",
 }
 #: the statuses that count as the claim holding
 _HOLDS = frozenset({PASS, REPRODUCED})
@@ -94,7 +97,12 @@ class Verdict:
 
     @classmethod
     def check(cls, claim, holds, evidence):
-        """A theory check's verdict: ``PASS`` when ``holds`` is true, else ``FAIL``."""
+        """A theory check's verdict: ``PASS`` when ``holds`` is true, ``INCONCLUSIVE`` when it is None, else ``FAIL``.
+
+        None means the data cannot decide the claim; the evidence then says why.
+        """
+        if holds is None:
+            return cls(claim, INCONCLUSIVE, evidence)
         return cls(claim, PASS if holds else FAIL, evidence)
 
     @property
@@ -103,11 +111,11 @@ class Verdict:
         return self.status in _HOLDS
 
     def line(self):
-        """One line: ``PASS <claim>: <evidence>`` for a theory check.
+        """One line: ``PASS <claim>: <evidence>`` for a theory check (FAIL, INCONCLUSIVE alike).
 
         For a figure, ``<statement> — observed: <evidence>: <status>``, as in report.md.
         """
-        if self.status in (PASS, FAIL):
+        if self.status in (PASS, FAIL) or not self.figure:
             return f"{self.status} {self.claim}: {self.evidence}"
         return f"{self.statement} — observed: {self.evidence}: {self.status}"
 
@@ -358,7 +366,7 @@ class TheoryReport:
     tables : list of (title, rows, columns)
         The tables, in print order.
     claims : list of Verdict
-        One ``PASS``/``FAIL`` verdict per checked statement.
+        One ``PASS``/``FAIL``/``INCONCLUSIVE`` verdict per checked statement.
     notes : list of str
         Free-text remarks printed between the tables and the verdicts.
     plot : callable or None
@@ -376,13 +384,18 @@ class TheoryReport:
 
     @property
     def passed(self):
-        """True when every claim passed."""
+        """True when every claim passed (an INCONCLUSIVE one did not)."""
         return all(c.passed for c in self.claims)
 
     @property
+    def failed(self):
+        """The claims that FAILed."""
+        return [c for c in self.claims if c.status == FAIL]
+
+    @property
     def exit_status(self):
-        """0 when every claim passed, else 1."""
-        return 0 if self.passed else 1
+        """1 when a claim FAILed, else 0: an INCONCLUSIVE claim is printed as such, not counted as a failure."""
+        return 1 if self.failed else 0
 
     def add_table(self, title, rows, columns=None):
         self.tables.append((title, list(rows), columns))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import eigh_tridiagonal
+from scipy.linalg import eigh_tridiagonal, eigvalsh
 
 from .._progress import display_for, progress
 from .._random import check_random_state
@@ -52,6 +52,7 @@ __all__ = [
     "erdos_renyi_pairs",
     "expected_spectral_norm",
     "spectral_norm",
+    "dense_spectral_norm",
     "paper_estimate",
     "bandeira_van_handel_estimate",
     "sqrt_max_degree_estimate",
@@ -334,8 +335,12 @@ class PairPattern:
 
         return apply
 
-    def spectral_norm(self, signs, tol=1e-3, dtype=np.float32, v0=None, maxiter=1000, n_threads=1):
+    def spectral_norm(self, signs, tol=1e-3, dtype=np.float32, v0=None, maxiter=1000, n_threads=1, seed=0):
         """:math:`\\|A_\\sigma\\|_2` for given signs; see :func:`spectral_norm`.
+
+        ``v0`` (default: the square roots of the column degrees plus a random part drawn
+        from ``seed``) is the Lanczos start vector; ``seed`` also draws the
+        restart vectors after a breakdown.
 
         Returns
         -------
@@ -355,17 +360,55 @@ class PairPattern:
                 "n_matvec": 0, "residual": 0.0, "converged": True, "vector": None, "method": "dense"}
         op = self.gram_operator(signs, dtype=dt, n_threads=n_threads)
         n = self.shape[1]
+        rng = check_random_state(seed, "seed")
         if v0 is None:
-            v0 = np.sqrt(self.col_counts.astype(dt)) + dt.type(0.01)
+            v0 = _start_vector(self.col_counts, dt, rng)
         v0 = np.ascontiguousarray(v0, dtype=dt)
         if v0.shape != (n,) or not np.all(np.isfinite(v0)) or not np.any(v0):
             raise ValueError(f"v0 must be a finite non-zero vector of length {n}")
-        theta, vec, n_matvec, res, converged = _lanczos_top(op, v0, tol, maxiter, dt)
+        theta, vec, n_matvec, res, converged = _lanczos_top(op, v0, tol, maxiter, dt, rng)
         return math.sqrt(max(theta, 0.0)), {
             "n_matvec": n_matvec, "residual": res, "converged": converged, "vector": vec, "method": "lanczos"}
 
 
-def _lanczos_top(op, v0, tol, maxiter, dt):
+def _start_vector(col_counts, dt, rng):
+    r"""Lanczos's start vector: :math:`\sqrt{\text{column degree}}` plus a random part drawn from ``rng``.
+
+    The degree part points at the hubs, where the top singular vector of a
+    sparse sign matrix concentrates; the random part (a tenth of its size)
+    gives every eigenvector of :math:`A^\top A` a non-zero weight with
+    probability one.  Without it the start vector can be orthogonal to the
+    top eigenvector: a rank-one :math:`u v^\top` with a balanced :math:`v`
+    and equal column degrees annihilates the degree vector, and Lanczos
+    returned 0 for a matrix of norm 500.
+    """
+    base = np.sqrt(np.asarray(col_counts, dtype=np.float64)) + 0.01
+    scale = 0.1 * float(np.linalg.norm(base)) / math.sqrt(base.size)
+    return (base + scale * rng.standard_normal(base.size)).astype(dt)
+
+
+#: restarts after a breakdown (an exactly invariant Krylov subspace) before the answer is taken as final
+_MAX_RESTARTS = 3
+#: steps a restarted block gets to raise the top Ritz value before a converged value is accepted
+_RESTART_STEPS = 20
+
+
+def _orthogonal_restart(basis, n, dt, rng):
+    """A unit vector orthogonal to ``basis`` (twice Gram-Schmidt in float64), or None when they span R^n."""
+    if len(basis) >= n:
+        return None
+    q = rng.standard_normal(n)
+    for _ in range(2):
+        for b in basis:
+            b64 = b.astype(np.float64)
+            q -= (b64 @ q) * b64
+    norm = float(np.linalg.norm(q))
+    if norm <= 1e-8 * math.sqrt(n):
+        return None
+    return (q / norm).astype(dt)
+
+
+def _lanczos_top(op, v0, tol, maxiter, dt, rng=None):
     r"""Top eigenvalue of the PSD operator ``op`` by plain Lanczos (no re-orthogonalisation).
 
     Stops when the residual bound :math:`\beta_k |s_{k}|` of the top Ritz pair
@@ -385,7 +428,19 @@ def _lanczos_top(op, v0, tol, maxiter, dt):
     (else it confirms the new value the same way).  The top eigenvalue
     emerges as the Krylov space grows, so the confirmation catches it unless
     its weight in the start vector is extremely small.
+
+    *Breakdown.*  When :math:`\beta_k` vanishes the Krylov space is an
+    invariant subspace: its Ritz values are exact eigenvalues, but not
+    necessarily the top one (a start vector in the null space gives 0).
+    The iteration then restarts from a random vector (``rng``) orthogonal to
+    the basis so far, as a new block of the tridiagonal matrix (its
+    off-diagonal entry 0), at most :data:`_MAX_RESTARTS` times, and a
+    converged value is accepted only after the new block has had
+    :data:`_RESTART_STEPS` steps to rise above it.  The answer is the top
+    Ritz value over all blocks: still a lower bound, now exact whenever the
+    blocks together span the top eigenvector.
     """
+    rng = check_random_state(0 if rng is None else rng, "rng")
     n = v0.shape[0]
     q = v0 / np.linalg.norm(v0)
     q_prev = np.zeros_like(q)
@@ -395,6 +450,7 @@ def _lanczos_top(op, v0, tol, maxiter, dt):
     beta = 0.0
     theta, s, res, converged = 0.0, None, float("inf"), False
     confirm = None          # (step to confirm at, the converged top Ritz value)
+    restarted_at, restarts = 0, 0
     k = 0
     for k in range(1, maxiter + 1):
         if len(basis) < max_store:
@@ -407,8 +463,8 @@ def _lanczos_top(op, v0, tol, maxiter, dt):
         beta = float(np.linalg.norm(w))
         alphas.append(alpha)
         betas.append(beta)
-        check = (k <= 3 or k % 3 == 0 or k == maxiter or beta <= 1e-12 * max(abs(alpha), 1.0)
-                 or (confirm is not None and k == confirm[0]))
+        broke = beta <= 1e-12 * max(abs(alpha), 1.0)
+        check = (k <= 3 or k % 3 == 0 or k == maxiter or broke or (confirm is not None and k == confirm[0]))
         if check:
             if k == 1:
                 theta, s = alpha, np.ones((1, 1))
@@ -417,12 +473,23 @@ def _lanczos_top(op, v0, tol, maxiter, dt):
                                               select="i", select_range=(k - 1, k - 1))
                 theta, s = float(vals[0]), vecs
             res = abs(beta * s[-1, 0])
-            if beta <= 1e-12 * max(abs(alpha), 1.0):
-                converged = True           # an invariant subspace: the Ritz values are exact
-                break
+            if broke:
+                # an invariant subspace: exact Ritz values, but the top eigenvector may lie outside it
+                fresh = (_orthogonal_restart(basis, n, dt, rng)
+                         if restarts < _MAX_RESTARTS and len(basis) == k else None)
+                if fresh is None:
+                    converged = True
+                    break
+                restarts += 1
+                restarted_at = k
+                betas[-1] = beta = 0.0
+                confirm = (k + _RESTART_STEPS, theta)
+                q_prev, q = q, fresh
+                continue
             if res <= 2.0 * tol * abs(theta):
                 if confirm is None or theta > confirm[1] + tol * abs(confirm[1]):
-                    confirm = (max(k + 6, (3 * k) // 2), theta)     # converged: confirm it
+                    step = max(k + 6, (3 * k) // 2, restarted_at + _RESTART_STEPS if restarts else 0)
+                    confirm = (step, theta)     # converged: confirm it
                 elif k >= confirm[0]:
                     converged = True
                     break
@@ -485,7 +552,7 @@ def _as_pattern(pairs, shape=None, kind=None):
     return PairPattern(pairs, shape=shape, kind="bipartite" if kind is None else kind)
 
 
-def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, maxiter=1000, n_threads=1):
+def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, maxiter=1000, n_threads=1, seed=0):
     r"""Largest singular value of a sparse matrix or of a signed pattern.
 
     Parameters
@@ -500,15 +567,21 @@ def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, max
     maxiter : int, default 1000
     n_threads : int, default 1
         Threads of the matrix-vector kernel; the result does not depend on it.
+    seed : None, int or numpy.random.Generator, default 0
+        Source of the random part of the start vector and of the restart
+        vectors after a breakdown (fixed by default: the same matrix gives the
+        same value).
 
     Returns
     -------
     float
+        Never 0 for a non-zero matrix (with probability one over ``seed``).
 
     Notes
     -----
     Plain Lanczos on :math:`A^\top A` started from :math:`\sqrt{\text{column
-    degree}}`; it stops when the top Ritz value :math:`\theta` has residual
+    degree}}` plus a random part, restarted from a random orthogonal vector
+    after a breakdown (:func:`_lanczos_top`); it stops when the top Ritz value :math:`\theta` has residual
     :math:`\le 2\,\mathrm{tol}\,\theta`.  The answer :math:`\sqrt\theta` then
     underestimates :math:`\|A\|_2` by at most ``tol`` relative (Ritz values
     never exceed the top eigenvalue).  Each step costs two sparse products,
@@ -518,7 +591,7 @@ def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, max
         if signs is None:
             raise ValueError("signs is required when matrix_or_pattern is a PairPattern")
         return matrix_or_pattern.spectral_norm(signs, tol=tol, dtype=dtype, maxiter=maxiter,
-                                               n_threads=n_threads)[0]
+                                               n_threads=n_threads, seed=seed)[0]
     mat = matrix_or_pattern
     if not (sp.issparse(mat) or isinstance(mat, np.ndarray)) or mat.ndim != 2:
         raise TypeError(f"matrix_or_pattern must be a 2-D sparse matrix, ndarray or PairPattern, "
@@ -534,9 +607,36 @@ def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, max
     def op(x):
         return AT @ (A @ x)
 
-    v0 = np.sqrt(np.asarray(abs(A).sum(axis=0)).ravel().astype(dt)) + dt.type(0.01)
-    theta = _lanczos_top(op, v0, tol, maxiter, dt)[0]
+    rng = check_random_state(seed, "seed")
+    v0 = _start_vector(np.asarray(abs(A).sum(axis=0)).ravel(), dt, rng)
+    theta = _lanczos_top(op, v0, tol, maxiter, dt, rng)[0]
     return math.sqrt(max(theta, 0.0))
+
+
+def dense_spectral_norm(matrix):
+    r"""The exact largest singular value, by a dense symmetric eigensolver: the reference for Lanczos.
+
+    Parameters
+    ----------
+    matrix : scipy sparse matrix or ndarray, 2-D
+
+    Returns
+    -------
+    float
+        :math:`\sqrt{\lambda_{\max}(G)}`, G the smaller Gram matrix (:math:`A^\top A` or :math:`A A^\top`)
+        in float64, from LAPACK's ``syevr`` restricted to the top eigenvalue: exact to rounding, with no start
+        vector and no stopping rule, and several times faster than a full SVD.  O(n^3): for matrices up to a
+        few thousand rows.
+    """
+    if not (sp.issparse(matrix) or isinstance(matrix, np.ndarray)) or matrix.ndim != 2:
+        raise TypeError(f"matrix must be a 2-D sparse matrix or ndarray, got {type(matrix).__name__}")
+    A = matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64)
+    if A.size == 0:
+        return 0.0
+    G = A.T @ A if A.shape[1] <= A.shape[0] else A @ A.T
+    top = eigvalsh(G, subset_by_index=[G.shape[0] - 1, G.shape[0] - 1])[0]
+    return math.sqrt(max(float(top), 0.0))
 
 
 @dataclass(frozen=True)
