@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import threading
+from pathlib import Path
 import time
 import tracemalloc
 import warnings
@@ -344,18 +345,23 @@ def test_command_line_mistakes_are_one_line(capsys, argv):
     assert re.match(r"lgekit( \w+)*: error: .* \(`lgekit( \w+)* --help` lists the options\)$", err.strip())
 
 
-def test_the_checkout_data_folder_is_searched_after_lgekit_data(tmp_path, monkeypatch):
+def test_lgekit_data_replaces_the_checkout_data_folder_as_the_readme_says(tmp_path, monkeypatch):
+    """README: $LGEKIT_DATA when set, else the checkout's shared/data, then the cache.  The wrong reading
+    (the checkout searched after $LGEKIT_DATA) would find facebook in the checkout below."""
     env, checkout = tmp_path / "env", tmp_path / "shared-data"
     (checkout / "facebook").mkdir(parents=True)
     (checkout / "facebook" / "facebook_combined.txt").write_text("0 1\n")
     env.mkdir()
     monkeypatch.setattr(_fetch, "_checkout_data_dir", lambda: checkout)
-    monkeypatch.setenv("LGEKIT_DATA", str(env))
     monkeypatch.setenv("LGEKIT_CACHE", str(tmp_path / "cache"))
-    assert datasets.search_path() == [env, checkout, tmp_path / "cache"]
-    assert datasets.locate("facebook") == checkout / "facebook"   # not in $LGEKIT_DATA: found after it
-    monkeypatch.setenv("LGEKIT_DATA", str(checkout))   # the same folder is searched once
+    monkeypatch.setenv("LGEKIT_DATA", str(env))
+    assert datasets.search_path() == [env, tmp_path / "cache"]
+    assert datasets.locate("facebook") is None           # an empty $LGEKIT_DATA means: not here
+    monkeypatch.delenv("LGEKIT_DATA")
     assert datasets.search_path() == [checkout, tmp_path / "cache"]
+    assert datasets.locate("facebook") == checkout / "facebook"
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "`$LGEKIT_DATA` when it is\nset, else in `shared/data`" in readme
 
 
 def test_a_line_that_reads_two_ways_is_refused(tmp_path):

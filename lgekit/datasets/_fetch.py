@@ -4,10 +4,12 @@ Search order for a registered data set (the first folder holding all of its
 files wins):
 
 1. ``data_home`` when given (nothing else is searched);
-2. ``$LGEKIT_DATA``, a local mirror laid out like ``../shared/data``
-   (``blogcatalog/edges.csv``, ``ppi/Homo_sapiens.mat``, ...);
+2. ``$LGEKIT_DATA`` when it is set, a local mirror laid out like ``../shared/data``
+   (``blogcatalog/edges.csv``, ``ppi/Homo_sapiens.mat``, ...); else,
 3. when lgekit runs from a source checkout, the checkout's sibling
-   ``../shared/data`` (after ``$LGEKIT_DATA``, as the README says);
+   ``../shared/data``.  A folder named by ``$LGEKIT_DATA`` replaces that default rather than coming
+   before it: whoever sets the variable says where the data is (a test that points it at an empty
+   folder means "no data here"), as the README says;
 4. the user cache: ``$LGEKIT_CACHE``, else
    ``platformdirs.user_cache_dir("lgekit")``.
 
@@ -125,16 +127,18 @@ def search_path(data_home=None):
     env = os.environ.get("LGEKIT_DATA")
     if env:
         folders.append(Path(env).expanduser())
-    checkout = _checkout_data_dir()
-    if checkout is not None and checkout not in folders:
-        folders.append(checkout)
+    else:
+        checkout = _checkout_data_dir()
+        if checkout is not None:
+            folders.append(checkout)
     folders.append(cache_dir())
     return folders
 
 
 def find_data_home(data_home=None):
     """The folder data sets are looked for in first: ``data_home``, else ``$LGEKIT_DATA``, else a checkout's
-    ``../shared/data``, else the user cache (which may not exist yet); :func:`search_path` lists them all.
+    ``../shared/data``, else the user cache (which may not exist yet); :func:`search_path` lists them all
+    (``$LGEKIT_DATA`` replaces the checkout's folder).
 
     Examples
     --------
