@@ -331,6 +331,24 @@ def _download(url, dest, timeout, progress):
                 bar.close()
 
 
+
+def _copy_members(members, open_member, download, staging):
+    """Copy the archive members ``download.members`` names (by base name, the first of each) into
+    ``staging``; ``members`` is ``[(name, member)]``, ``open_member(member)`` a readable file.  Returns
+    ``{local name: path}``; a member the archive lacks is a :class:`ChecksumError` listing what it has."""
+    by_base = {}
+    for name, member in members:
+        by_base.setdefault(Path(name).name, member)
+    out = {}
+    for base, local in download.members:
+        if base not in by_base:
+            raise ChecksumError(f"the archive has no member named {base!r} (members: {sorted(by_base)[:10]})")
+        target = staging / local
+        with open_member(by_base[base]) as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        out[local] = target
+    return out
+
 def _unpack(download, archive_path, staging):
     """Decompress/extract ``archive_path`` into ``staging``; returns {local name: path}."""
     out = {}
@@ -351,35 +369,16 @@ def _unpack(download, archive_path, staging):
     elif download.archive == "zip":
         try:
             with zipfile.ZipFile(archive_path) as archive:
-                by_base = {}
-                for member in archive.infolist():
-                    if not member.is_dir():
-                        by_base.setdefault(Path(member.filename).name, member)
-                for base, local in download.members:
-                    if base not in by_base:
-                        raise ChecksumError(f"the archive has no member named {base!r} "
-                                            f"(members: {sorted(by_base)[:10]})")
-                    target = staging / local
-                    with archive.open(by_base[base]) as src, open(target, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
-                    out[local] = target
+                members = [(m.filename, m) for m in archive.infolist() if not m.is_dir()]
+                out.update(_copy_members(members, archive.open, download, staging))
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
             raise ChecksumError(f"the download is not a valid zip archive ({exc})") from None
     elif download.archive == "tgz":
         try:
             with tarfile.open(archive_path, "r:gz") as archive:
-                by_base = {}
-                for member in archive.getmembers():
-                    if member.isfile():      # links and devices are never extracted
-                        by_base.setdefault(Path(member.name).name, member)
-                for base, local in download.members:
-                    if base not in by_base:
-                        raise ChecksumError(f"the archive has no member named {base!r} "
-                                            f"(members: {sorted(by_base)[:10]})")
-                    target = staging / local
-                    with archive.extractfile(by_base[base]) as src, open(target, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
-                    out[local] = target
+                # regular files only: links and devices are never extracted
+                members = [(m.name, m) for m in archive.getmembers() if m.isfile()]
+                out.update(_copy_members(members, archive.extractfile, download, staging))
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise ChecksumError(f"the download is not a valid .tar.gz archive ({exc})") from None
     else:  # pragma: no cover - registry entries are fixed
