@@ -43,7 +43,9 @@ _RATIO = [Interval(Real, 0, 1, closed="neither")]
 
 
 # ---------------------------------------------------------------------- validation
-def _check_embedding(embedding, name="embedding"):
+def check_embedding(embedding, name="embedding"):
+    """``embedding`` as a dense, finite, real (n_nodes, dim) array; a TypeError or ValueError naming ``name``
+    otherwise (a diverged model's NaN rows are said to be one)."""
     if sp.issparse(embedding):
         raise TypeError(f"{name} must be a dense (n_nodes, dim) array, got a scipy.sparse matrix")
     try:
@@ -95,8 +97,8 @@ def pair_scores(embedding, pairs, context=None):
     >>> pair_scores([[1.0, 0.0], [0.5, 2.0]], [[0, 1], [1, 1]]).tolist()
     [0.5, 4.25]
     """
-    x = _check_embedding(embedding)
-    y = x if context is None else _check_embedding(context, "context")
+    x = check_embedding(embedding)
+    y = x if context is None else check_embedding(context, "context")
     if y.shape[1] != x.shape[1]:
         raise ValueError(f"context must have the embedding's shape {x.shape} (or, as a bipartite model's right "
                          f"table, any number of rows of dimension {x.shape[1]}), got {y.shape}")
@@ -116,7 +118,7 @@ def pair_scores(embedding, pairs, context=None):
 
 def _class_scores(embedding, positives, negatives, context):
     """Scores of the positive and of the negative pairs, validated."""
-    x = _check_embedding(embedding)
+    x = check_embedding(embedding)
     # a bipartite model's right table may have more rows than the left one: pair_scores checks each column
     n = x.shape[0] if context is None else max(x.shape[0], np.shape(context)[0])
     pos = check_pairs(positives, n, "positives")
@@ -327,7 +329,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
     if score not in ("log_odds", "raw"):
         raise ValueError(f"score must be 'log_odds' (each pair's s(u, v) - s(v, u)) or 'raw' (pooled raw scores), "
                          f"got {score!r}")
-    x = _check_embedding(embedding)
+    x = check_embedding(embedding)
     if graph is not None:
         graph = check_directed(graph)
         if graph.n_nodes != x.shape[0]:
@@ -351,7 +353,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
             raise ValueError(f"arcs: {a[i].tolist()} (row {i}) and its reverse are both in arcs, so the pair would "
                              "be a positive and a negative; pass graph= to keep only non-reciprocal arcs")
     if context is not None:
-        y = _check_embedding(context, "context")
+        y = check_embedding(context, "context")
         if y.shape != x.shape:
             raise ValueError(f"context must have the embedding's shape {x.shape} (one in-vector per node), "
                              f"got {y.shape}")
@@ -518,7 +520,7 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     >>> result["micro_f1"], result["macro_f1"]
     (1.0, 1.0)
     """
-    x = _check_embedding(embedding).astype(np.float64, copy=False)
+    x = check_embedding(embedding).astype(np.float64, copy=False)
     y = _label_matrix(labels, x.shape[0])
     many = isinstance(train_ratio, (list, tuple, np.ndarray))
     ratios = _check_ratios(train_ratio)
@@ -932,8 +934,8 @@ def link_ranking(embedding, positives, context=None, *, candidates=100, graph=No
     >>> link_ranking(x, [[0, 3]], candidates="all", ks=(1, 2))   # 3 ties with 1 (0.5 < 1), beats 2
     {'mrr': 0.5, 'hits@1': 0.0, 'hits@2': 1.0, 'n_positives': 1, 'n_candidates': 2, 'ties': 'average'}
     """
-    x = _check_embedding(embedding)
-    y = x if context is None else _check_embedding(context, "context")
+    x = check_embedding(embedding)
+    y = x if context is None else check_embedding(context, "context")
     if y.shape[1] != x.shape[1]:
         raise ValueError(f"context must have the embedding's dimension {x.shape[1]}, got {y.shape}")
     ks = _check_ks(ks)

@@ -17,7 +17,7 @@ from ._random import check_random_state
 from ._validation import Interval, Options, validate_arguments
 from .graph import Graph
 from .labels import membership_matrix
-from .metrics import _check_embedding
+from .metrics import check_embedding
 
 __all__ = ["plot_embedding", "project", "colour_labels", "METHODS"]
 
@@ -147,7 +147,7 @@ def plot_embedding(embedding, labels=None, *, method="pca", seed=0, title=None, 
         if getattr(embedding, "graph_kind_", "undirected") in ("directed", "bipartite"):
             which = "; source / left table (embedding_)"
         embedding = embedding.embedding_
-    x = _check_embedding(embedding)
+    x = check_embedding(embedding)
     n = x.shape[0]
     if label_names is None and isinstance(labels, Graph):
         label_names = labels.label_names
