@@ -181,6 +181,12 @@ def test_figure2_asks_for_exact_gradient_norms_and_shares_its_cells():
     # Figures 1 and 3 train the very same runs (one cell each), recorded exactly for Figure 2
     assert fig2_keys == {e["key"] for e in plan.figures["fig1"]} == {e["key"] for e in plan.figures["fig3"]}
     assert FIG2.record.exact_diagnostics
+    # a sweep of Figure 1 alone trains the very same cells (their keys do not depend on what else is drawn)
+    alone = expand(["fig1"], quick=True)
+    assert {e["key"] for e in alone.figures["fig1"]} == fig2_keys
+    # Figure 4's other dimensions need no diagnostics for their verdict: sampled
+    fig4 = expand(["fig4"], quick=True)
+    assert not any(c["record"].get("exact_diagnostics") for c in fig4.cells.values())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

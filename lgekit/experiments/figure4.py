@@ -25,7 +25,8 @@ SPEC = FigureSpec(
     name="fig4", paper="Figure 4",
     title="Test AP per epoch for several dimensions D, one panel per λr (SGD)",
     model="LogisticEmbedding", params=dict(SGD_FIXED), grid={"lam_r": LAM_R_SGD, "dim": SGD_DIMS},
-    record=dataclasses.replace(SGD_RECORD, f1_epochs=()),
+    # test AP alone: no F1, and the model's diagnostics sampled (no verdict here reads them)
+    record=dataclasses.replace(SGD_RECORD, f1_epochs=(), exact_diagnostics=False),
     quick=Override(params={"epochs": 20}, grid={"lam_r": [0.0, 1.0], "dim": list(SGD_QUICK_DIMS)},
                    note=sgd_note(quick=True)),
     claims=("lam0_overfits_every_dim",), thresholds=dict(OVERFIT, dims_above=10),
