@@ -157,13 +157,13 @@ def footnote_label(fit, hub_fit, dense):
         ``"grows with the hubs -> not removable"``: the test has power (:math:`H \ge 6\,\mathrm{se}`: the hub
         term's growth, even halved, would stand 3 s.e. above zero) and the measured growth is resolved
         (:math:`g > 3\,\mathrm{se}`): for fixed d the largest degree grows like :math:`\ln n/\ln\ln n` and
-        the norm with it.  The measured g is about 0.45-0.8 H, not H: BBK is asymptotic, and the measurement's
-        excess over it (7 % at n = 1e3, 3 % at 1e5) shrinks with n.
+        the norm with it.  The measured g is a fraction of H, not H: BBK is asymptotic, and the
+        measurement's excess over it shrinks with n (``benchmarks/README.md`` gives both).
         ``"flat against growing hubs"``: power, but :math:`g \le 3\,\mathrm{se}`, which
         :math:`\|A\| \ge \sqrt{D_{\max}}` makes suspect (a hub-blind estimate).
-        ``"inconclusive"``: neither (the n-range or the noise cannot tell the two growths apart).  The old
-        rule (g < 5 % means flat) called d = 5 flat at g = 4.1 % +- 0.4 %, ten standard errors above 0,
-        with a hub term growing 5 %.
+        ``"inconclusive"``: neither (the n-range or the noise cannot tell the two growths apart).  A bare
+        threshold on g (g < 5 % means flat) would call a small d flat while g stands many standard errors
+        above 0 and the hub term grows as much: the test above asks for power first.
     """
     g, se, H = fit["growth"], fit["growth_se"], hub_fit["growth"]
     if not math.isfinite(se):

@@ -131,7 +131,7 @@ def graph_reason(dataset, *, negatives_per_positive=SPLIT["negatives_per_positiv
     what = (f"`lgekit reproduce` without --dataset runs {'quick mode on ' if quick else ''}"
             f"{dataset_label(dataset)}, a generated BlogCatalog-shaped graph (`lgekit datasets list` lists it)"
             + (", small so that the whole pipeline is checked quickly; its numbers are not the paper's, which "
-               "were measured on BlogCatalog." if quick else
+               "come from BlogCatalog." if quick else
                ", which needs no download; it has BlogCatalog's size, not its edges, so its numbers are not the "
                "paper's."))
     return f"{what} {where} {chance}"
