@@ -94,3 +94,17 @@ def pytest_terminal_summary(terminalreporter):
     stats["skipped (no real data)"] = data
     terminalreporter.write_sep("-", "real data")
     terminalreporter.write_line(f"{len(data)} test(s) skipped: {_data_missing_reason()}")
+
+
+@pytest.fixture(scope="module")
+def labelled_mat_file(tmp_path_factory):
+    """A 200-node labelled BlogCatalog-shaped graph saved as a .mat file (network + group)."""
+    import scipy.io
+    import scipy.sparse as sp
+
+    from lgekit.datasets import planted_partition_graph
+
+    g = planted_partition_graph(n_nodes=200, n_labels=5, seed=3)
+    path = tmp_path_factory.mktemp("graph") / "tiny.mat"
+    scipy.io.savemat(path, {"network": sp.csc_matrix(g.to_scipy()), "group": sp.csc_matrix(g.labels)})
+    return path

@@ -5,21 +5,8 @@ import sys
 
 import numpy as np
 import pytest
-import scipy.io
-import scipy.sparse as sp
 
 from lgekit.cli import main
-
-
-@pytest.fixture(scope="module")
-def graph_file(tmp_path_factory):
-    """A 200-node labelled BlogCatalog-shaped graph saved as a .mat file (network + group)."""
-    from lgekit.datasets import planted_partition_graph
-
-    g = planted_partition_graph(n_nodes=200, n_labels=5, seed=3)
-    path = tmp_path_factory.mktemp("graph") / "tiny.mat"
-    scipy.io.savemat(path, {"network": sp.csc_matrix(g.to_scipy()), "group": sp.csc_matrix(g.labels)})
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -31,9 +18,9 @@ def unlabelled_file(tmp_path_factory):
 
 
 @pytest.mark.parametrize("model", ["logistic", "hinge"])
-def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp_path, capsys):
+def test_fit_writes_embedding_history_and_evaluate_agrees(model, labelled_mat_file, tmp_path, capsys):
     out = tmp_path / "emb"
-    code = main(["fit", str(graph_file), "--model", model, "--dim", "8", "--epochs", "3", "--lam-r", "1",
+    code = main(["fit", str(labelled_mat_file), "--model", model, "--dim", "8", "--epochs", "3", "--lam-r", "1",
                  "--seed", "5", "--test-fraction", "0.25", "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     for name in ("embedding.npz", "embedding.txt", "history.json", "fit.json"):
@@ -47,7 +34,7 @@ def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp
 
     scores = {}
     for name in ("embedding.npz", "embedding.txt"):
-        assert main(["evaluate", str(out / name), str(graph_file), "--test-fraction", "0.25", "--seed", "5", "--json",
+        assert main(["evaluate", str(out / name), str(labelled_mat_file), "--test-fraction", "0.25", "--seed", "5", "--json",
                      "--labels"]) == 0
         scores[name] = json.loads(capsys.readouterr().out)
     # the same split (fraction + seed) as fit: evaluate reproduces fit's final test AP
@@ -58,11 +45,11 @@ def test_fit_writes_embedding_history_and_evaluate_agrees(model, graph_file, tmp
         assert 0 <= scores["embedding.npz"][key] <= 1
 
 
-def test_fit_deterministic_schedule_same_embedding_on_two_threads(graph_file, tmp_path, capsys):
+def test_fit_deterministic_schedule_same_embedding_on_two_threads(labelled_mat_file, tmp_path, capsys):
     outs = []
     for threads in (1, 2):
         out = tmp_path / f"emb{threads}"
-        assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "8", "--epochs", "2",
+        assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--dim", "8", "--epochs", "2",
                      "--threads", str(threads), "--schedule", "deterministic", "--out", str(out)]) == 0, \
             capsys.readouterr().err
         assert json.loads((out / "fit.json").read_text())["params"]["schedule"] == "deterministic"
@@ -70,23 +57,23 @@ def test_fit_deterministic_schedule_same_embedding_on_two_threads(graph_file, tm
     assert np.array_equal(outs[0], outs[1])
 
 
-def test_evaluate_plain_text_output(graph_file, tmp_path, capsys):
+def test_evaluate_plain_text_output(labelled_mat_file, tmp_path, capsys):
     emb = np.random.default_rng(0).normal(size=(200, 4))
     np.save(tmp_path / "e.npy", emb)
-    assert main(["evaluate", str(tmp_path / "e.npy"), str(graph_file)]) == 0
+    assert main(["evaluate", str(tmp_path / "e.npy"), str(labelled_mat_file)]) == 0
     out = capsys.readouterr().out
     assert "AP: " in out and "AUC: " in out and "uniform non-edges" in out
 
 
-def test_evaluate_errors(graph_file, unlabelled_file, tmp_path, capsys):
-    assert main(["evaluate", str(tmp_path / "missing.npz"), str(graph_file)]) == 2
+def test_evaluate_errors(labelled_mat_file, unlabelled_file, tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path / "missing.npz"), str(labelled_mat_file)]) == 2
     assert "does not exist" in capsys.readouterr().err
     bad = tmp_path / "bad.txt"
     bad.write_text("hello world\n")
-    assert main(["evaluate", str(bad), str(graph_file)]) == 2
+    assert main(["evaluate", str(bad), str(labelled_mat_file)]) == 2
     assert "not a word2vec text file" in capsys.readouterr().err
     np.save(tmp_path / "short.npy", np.zeros((10, 3)))
-    assert main(["evaluate", str(tmp_path / "short.npy"), str(graph_file)]) == 2
+    assert main(["evaluate", str(tmp_path / "short.npy"), str(labelled_mat_file)]) == 2
     assert "has 10 rows but the graph has 200 nodes" in capsys.readouterr().err
     w2v = tmp_path / "partial.txt"
     w2v.write_text("2 2\n0 1.0 0.0\n1 0.0 1.0\n")
@@ -100,35 +87,35 @@ def test_evaluate_errors(graph_file, unlabelled_file, tmp_path, capsys):
     assert "--test-fraction must be a number in (0, 1), got 1.5" in capsys.readouterr().err
 
 
-def test_fit_errors(graph_file, tmp_path, capsys):
+def test_fit_errors(labelled_mat_file, tmp_path, capsys):
     with pytest.raises(SystemExit):
-        main(["fit", str(graph_file), "--model", "deepwalk", "--out", str(tmp_path)])
+        main(["fit", str(labelled_mat_file), "--model", "deepwalk", "--out", str(tmp_path)])
     assert "invalid choice: 'deepwalk'" in capsys.readouterr().err
     blocker = tmp_path / "f"
     blocker.write_text("")
-    assert main(["fit", str(graph_file), "--model", "hinge", "--out", str(blocker / "x")]) == 2
+    assert main(["fit", str(labelled_mat_file), "--model", "hinge", "--out", str(blocker / "x")]) == 2
     assert "is not writable" in capsys.readouterr().err
     assert main(["fit", str(tmp_path / "nope.edgelist"), "--model", "hinge", "--out", str(tmp_path / "o")]) == 2
     assert "nope.edgelist" in capsys.readouterr().err
-    assert main(["fit", str(graph_file), "--model", "hinge", "--dim", "0", "--out", str(tmp_path / "o")]) == 2
+    assert main(["fit", str(labelled_mat_file), "--model", "hinge", "--dim", "0", "--out", str(tmp_path / "o")]) == 2
     assert "dim must be" in capsys.readouterr().err
 
 
-def test_fit_refuses_too_many_threads_with_exit_2_not_a_crash(graph_file, tmp_path, capsys):
+def test_fit_refuses_too_many_threads_with_exit_2_not_a_crash(labelled_mat_file, tmp_path, capsys):
     # issue #13 item 4: --threads 100000 ended in a segmentation fault (exit 139)
-    assert main(["fit", str(graph_file), "--model", "logistic", "--threads", "100000",
+    assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--threads", "100000",
                  "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "--threads must be an int in [1, " in err and "got 100000" in err
-    out = subprocess.run([sys.executable, "-m", "lgekit", "fit", str(graph_file), "--model", "hinge", "--threads",
+    out = subprocess.run([sys.executable, "-m", "lgekit", "fit", str(labelled_mat_file), "--model", "hinge", "--threads",
                           "100000", "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2, out.stderr
     assert "--threads must be an int in [1, " in out.stderr and "Traceback" not in out.stderr
 
 
-def test_fit_reports_divergence_with_its_cause(graph_file, tmp_path, capsys):
+def test_fit_reports_divergence_with_its_cause(labelled_mat_file, tmp_path, capsys):
     out = tmp_path / "div"
-    assert main(["fit", str(graph_file), "--model", "logistic", "--lam-r", "1e300", "--epochs", "3", "--out",
+    assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--lam-r", "1e300", "--epochs", "3", "--out",
                  str(out)]) == 2
     err = capsys.readouterr().err
     assert "training diverged" in err and "lam_r=1e+300 is too large" in err
@@ -136,7 +123,7 @@ def test_fit_reports_divergence_with_its_cause(graph_file, tmp_path, capsys):
     assert history[-1]["diverged"] is True and history[-1]["divergence_reason"].startswith("non-finite")
 
 
-def test_evaluate_refuses_crafted_npy_files_in_one_line(graph_file, tmp_path, capsys):
+def test_evaluate_refuses_crafted_npy_files_in_one_line(labelled_mat_file, tmp_path, capsys):
     import io
 
     buf = io.BytesIO()
@@ -146,14 +133,14 @@ def test_evaluate_refuses_crafted_npy_files_in_one_line(graph_file, tmp_path, ca
     pickled = tmp_path / "pickled.npy"
     np.save(pickled, np.array([object()]), allow_pickle=True)
     for path, message in ((huge, "declares shape (1000000000000, 2)"), (pickled, "never loaded")):
-        assert main(["evaluate", str(path), str(graph_file)]) == 2
+        assert main(["evaluate", str(path), str(labelled_mat_file)]) == 2
         err = capsys.readouterr().err
         assert path.name in err and message in err and "Traceback" not in err
 
 
-def test_fit_lists_every_file_it_wrote(graph_file, tmp_path, capsys):
+def test_fit_lists_every_file_it_wrote(labelled_mat_file, tmp_path, capsys):
     out = tmp_path / "emb"
-    assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
+    assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
     wrote = capsys.readouterr().out.splitlines()[-1]
     assert wrote.startswith("wrote ")
     # every file but the manifest (.lgekit-manifest.json: which files in the folder lgekit wrote) and the lock
@@ -202,9 +189,9 @@ def test_fit_exposes_every_estimator_parameter():
         assert set(cls._parameter_constraints) == set(cls().get_params())
 
 
-def test_fit_passes_model_parameters_and_refuses_the_wrong_model(graph_file, tmp_path, capsys):
+def test_fit_passes_model_parameters_and_refuses_the_wrong_model(labelled_mat_file, tmp_path, capsys):
     out = tmp_path / "emb"
-    assert main(["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--lr", "0.5",
+    assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--dim", "4", "--epochs", "1", "--lr", "0.5",
                  "--lr-offset", "3", "--order", "vertex", "--no-diagnostics", "--dtype", "float64",
                  "--out", str(out)]) == 0
     params = json.loads((out / "fit.json").read_text())["params"]
@@ -212,15 +199,15 @@ def test_fit_passes_model_parameters_and_refuses_the_wrong_model(graph_file, tmp
         0.5, 3.0, "vertex", False, "float64")
     summary = capsys.readouterr().out
     assert "mean norm" in summary and "objective" not in summary      # no objective recorded, none printed
-    assert main(["fit", str(graph_file), "--model", "hinge", "--dim", "4", "--epochs", "1", "--no-diagnostics",
+    assert main(["fit", str(labelled_mat_file), "--model", "hinge", "--dim", "4", "--epochs", "1", "--no-diagnostics",
                  "--out", str(tmp_path / "dcd")]) == 0
     assert json.loads((tmp_path / "dcd" / "fit.json").read_text())["params"]["diagnostics"] is False
     record = json.loads((tmp_path / "dcd" / "history.json").read_text())
     record = record[-1] if isinstance(record, list) else record["history"][-1]
     assert "objective" not in record and "duality_gap" in record
     capsys.readouterr()
-    assert main(["fit", str(graph_file), "--model", "hinge", "--lr", "0.5", "--out", str(tmp_path / "h")]) == 2
+    assert main(["fit", str(labelled_mat_file), "--model", "hinge", "--lr", "0.5", "--out", str(tmp_path / "h")]) == 2
     assert "--lr applies to --model logistic, not to --model hinge" in capsys.readouterr().err
-    assert main(["fit", str(graph_file), "--model", "logistic", "--lr", "0", "--out", str(tmp_path / "z")]) == 2
+    assert main(["fit", str(labelled_mat_file), "--model", "logistic", "--lr", "0", "--out", str(tmp_path / "z")]) == 2
     assert "--lr must be a finite number > 0, got 0" in capsys.readouterr().err
     assert not (tmp_path / "h").exists() and not (tmp_path / "z").exists()

@@ -17,7 +17,6 @@ import lzma
 import os
 import re
 import shutil
-import threading
 from pathlib import Path
 import time
 import tracemalloc
@@ -39,25 +38,11 @@ from lgekit.experiments import store as store_module
 from lgekit.experiments.spec import cell_key, dataset_spec
 from lgekit.experiments.store import ResultsStore
 from lgekit.models import LogisticEmbedding
+from blocking import ends_within
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="os.mkfifo needs a POSIX system")
 
 
-def _within(seconds, call):
-    """``{"value": ...}`` or ``{"error": ...}`` of ``call()``, which must end within ``seconds``."""
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still reading after {seconds} s: the call blocks"
-    return outcome
 
 
 def _peak_bytes(call):
@@ -87,7 +72,7 @@ def model_file(tmp_path):
 # ---------------------------------------------------------------------- item 7: model files
 @pytest.mark.parametrize("device", _devices())
 def test_model_load_refuses_a_device_at_once(device):
-    outcome = _within(5, lambda: LogisticEmbedding.load(device))
+    outcome = ends_within(5, lambda: LogisticEmbedding.load(device))
     assert isinstance(outcome.get("error"), DataFormatError), outcome
     assert f"{device}: is a character device, not a regular file" in str(outcome["error"])
 
@@ -96,7 +81,7 @@ def test_model_load_refuses_a_device_at_once(device):
 def test_model_load_refuses_a_fifo_at_once(tmp_path):
     fifo = tmp_path / "model.npz"
     os.mkfifo(fifo)
-    outcome = _within(5, lambda: LogisticEmbedding.load(fifo))
+    outcome = ends_within(5, lambda: LogisticEmbedding.load(fifo))
     assert isinstance(outcome.get("error"), DataFormatError), outcome
     assert "is a FIFO (named pipe), not a regular file" in str(outcome["error"])
 
@@ -108,7 +93,7 @@ def test_a_fifo_swapped_in_after_the_path_check_is_refused_on_the_descriptor(tmp
     # the path check passes (as for a regular file that is replaced by a FIFO just after it): the check of the
     # opened descriptor must still refuse it, without waiting for a writer
     monkeypatch.setattr(_input_file, "check_regular_file", lambda path: path)
-    outcome = _within(5, lambda: _input_file.read_input_bytes(fifo))
+    outcome = ends_within(5, lambda: _input_file.read_input_bytes(fifo))
     assert isinstance(outcome.get("error"), DataFormatError), outcome
     assert "is a FIFO (named pipe), not a regular file" in str(outcome["error"])
 
@@ -128,7 +113,7 @@ def test_evaluate_says_not_a_regular_file_rather_than_does_not_exist(tmp_path, c
         path = _devices()[0]
     else:
         path = tmp_path / "nothing.npz"
-    outcome = _within(10, lambda: main(["evaluate", str(path), str(graph)]))
+    outcome = ends_within(10, lambda: main(["evaluate", str(path), str(graph)]))
     assert outcome.get("value") == 2, outcome
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1, err
@@ -173,7 +158,7 @@ def test_a_cell_that_is_a_fifo_a_device_or_huge_is_damaged_not_read(tmp_path, mo
     else:
         monkeypatch.setattr(store_module, "MAX_CELL_BYTES", cell.stat().st_size - 1)
     with caplog.at_level(logging.WARNING, logger="lgekit.experiments.store"):
-        outcome = _within(5, lambda: (store.get(key), store.finished_keys()))
+        outcome = ends_within(5, lambda: (store.get(key), store.finished_keys()))
     assert outcome.get("value") == (None, set()), outcome
     assert re.search(r"damaged cell file .*: the cell will be recomputed", caplog.text)
     assert ("not a regular file" if damage != "oversized" else "is the most a cell record may hold") in caplog.text

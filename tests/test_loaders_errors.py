@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from lgekit import GraphWarning, datasets
 from lgekit.datasets import DataFormatError
+from blocking import ends_within
 
 
 def write(path, text):
@@ -293,23 +294,6 @@ def test_given_delimiter_is_enforced(tmp_path):
 
 
 # ---------------------------------------------------------------------- issue 26 item 10: what is read at all
-def _refused_within(seconds, call):
-    """Run ``call`` in a thread; fail if it has not returned (or raised) within ``seconds``."""
-    import threading
-
-    outcome = {}
-
-    def target():
-        try:
-            outcome["value"] = call()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still reading after {seconds} s: the call blocks"
-    return outcome
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="os.mkfifo needs a POSIX system")
@@ -321,7 +305,7 @@ def test_a_fifo_is_refused_at_once(tmp_path, name):
     os.mkfifo(fifo)
     for call in (lambda: datasets.load(fifo), lambda: datasets.read_edge_list(fifo),
                  lambda: datasets.load(write(tmp_path / "g.txt", "1 2\n"), labels=fifo)):
-        outcome = _refused_within(5, call)
+        outcome = ends_within(5, call)
         assert isinstance(outcome.get("error"), DataFormatError), outcome
         assert re.search(re.escape(str(fifo)) + r".*is a FIFO \(named pipe\), not a regular file; lgekit reads "
                          r"regular files and folders only", str(outcome["error"]))
@@ -333,7 +317,7 @@ def test_a_device_is_refused_at_once(device):
 
     if not os.path.exists(device):
         pytest.skip(f"{device} does not exist on this system")
-    outcome = _refused_within(5, lambda: datasets.load(device))
+    outcome = ends_within(5, lambda: datasets.load(device))
     assert isinstance(outcome.get("error"), DataFormatError), outcome
     assert "is a character device, not a regular file" in str(outcome["error"])
     with pytest.raises(DataFormatError, match="character device"):

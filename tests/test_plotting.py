@@ -3,7 +3,6 @@ import json
 
 import numpy as np
 import pytest
-import scipy.io
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 from sklearn.decomposition import PCA
@@ -92,17 +91,9 @@ def test_plot_errors_name_the_argument():
         plot_embedding(x, n_colours=1)
 
 
-@pytest.fixture(scope="module")
-def graph_file(tmp_path_factory):
-    g = planted_partition_graph(n_nodes=200, n_labels=5, seed=3)
-    path = tmp_path_factory.mktemp("graph") / "tiny.mat"
-    scipy.io.savemat(path, {"network": sp.csc_matrix(g.to_scipy()), "group": sp.csc_matrix(g.labels)})
-    return path
-
-
-def test_fit_plot_writes_a_png_listed_as_lgekits(graph_file, tmp_path, capsys):
+def test_fit_plot_writes_a_png_listed_as_lgekits(labelled_mat_file, tmp_path, capsys):
     out = tmp_path / "emb"
-    args = ["fit", str(graph_file), "--model", "logistic", "--dim", "4", "--epochs", "2", "--out", str(out)]
+    args = ["fit", str(labelled_mat_file), "--model", "logistic", "--dim", "4", "--epochs", "2", "--out", str(out)]
     assert main(args + ["--plot"]) == 0, capsys.readouterr().err
     png = out / "embedding.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
