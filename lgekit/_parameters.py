@@ -45,6 +45,8 @@ LOGISTIC = {
     "reverse_negatives": [Interval(Real, 0, 1, closed="both"), None],
     # node biases on a constant coordinate (two tables, edge order); None: on for a directed graph
     "node_bias": ["boolean", None],
+    # the tie between a directed graph's two tables; None: r / (1 - r), r the training arcs' reciprocity
+    "lam_tie": [Interval(Real, 0, None, closed="left"), None],
 }
 
 #: ``lgekit.HingeEmbedding`` (DCD): ``lam_r > 0``, beyond the common ``lam_r >= 0``, because the dual
@@ -71,6 +73,7 @@ DEFAULTS = {
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
         "diagnostics": "sampled", "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
+        "lam_tie": None,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,

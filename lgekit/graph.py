@@ -986,6 +986,41 @@ class Graph:
         pos = np.minimum(pos, max(len(keys) - 1, 0))
         return (keys[pos] == q) if len(keys) else np.zeros(len(q), bool)
 
+    def reciprocity(self):
+        r"""The share of a directed graph's arcs whose reverse is an arc too (self-loops left out).
+
+        .. math::  r = \frac{|\{(u, v) \in E : u \ne v,\ (v, u) \in E\}|}{|\{(u, v) \in E : u \ne v\}|}
+
+        networkx's ``overall_reciprocity`` on a graph without self-loops.  It
+        sets ``LogisticEmbedding``'s default ``lam_tie``, :math:`r / (1 - r)`.
+
+        Returns
+        -------
+        float in [0, 1]
+            0.0 for a graph without an arc between two nodes (nothing is
+            reciprocated).
+
+        Raises
+        ------
+        ValueError
+            The graph is not directed (an undirected edge is its own reverse;
+            a bipartite graph's edges have no reverse).
+
+        Examples
+        --------
+        >>> g = Graph.from_edges([(0, 1), (1, 0), (1, 2)], directed=True)
+        >>> g.reciprocity()
+        0.6666666666666666
+        """
+        if self.kind != "directed":
+            raise ValueError(f"reciprocity is defined for a directed graph, got a {self.kind} one (load it with "
+                             "directed=True)")
+        arcs = self.edges()
+        arcs = arcs[arcs[:, 0] != arcs[:, 1]]
+        if len(arcs) == 0:
+            return 0.0
+        return float(np.count_nonzero(self.has_edges(arcs[:, ::-1]))) / len(arcs)
+
     def summary(self):
         """Plain-dict statistics (for printing, records and the CLI).
 

@@ -98,7 +98,7 @@ __all__ = [
     "vertex_certificates", "dcd_vertex_update", "dcd_epoch", "listed_coordinate_orders", "random_coordinate_orders",
     "hinge_diagnostics",
     "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
-    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables", "bias_pins",
+    "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables", "bias_pins", "tie_penalty", "tie_step",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -1422,3 +1422,69 @@ def stack_tables(X, Y, pairs):
     X, Y = _two_tables(X, Y)
     pairs = _table_pairs(pairs, len(X), len(Y), "pairs")
     return np.vstack([X, Y]), pairs + np.array([0, len(X)], dtype=np.int64)
+
+
+def tie_penalty(X, Y, lam_tie, free=None):
+    r"""The tie between a directed graph's two tables: :math:`\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2`.
+
+    ``x'_u`` and ``y'_u`` are the first ``free`` coordinates of node ``u``'s
+    source vector (row ``u`` of ``X``) and target vector (row ``u`` of ``Y``):
+    all of them, or all but the node biases' last two
+    (``LogisticEmbedding(lam_tie=...)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import tie_penalty
+    >>> tie_penalty(np.array([[1.0, 2.0]]), np.array([[0.0, 2.0]]), 0.5)
+    0.5
+    """
+    X, Y = _two_tables(X, Y)
+    free = X.shape[1] if free is None else int(free)
+    if len(X) != len(Y) or not 0 <= free <= X.shape[1]:
+        raise ValueError(f"the tie needs two tables of the same nodes and free <= D, got {len(X)} and {len(Y)} "
+                         f"rows, free={free}")
+    total = 0.0
+    for u in range(len(X)):
+        for k in range(free):
+            total += float(X[u, k] - Y[u, k]) ** 2
+    return lam_tie * total
+
+
+def tie_step(X, Y, step, lam_tie, free=None):
+    r"""The proximal step of :func:`tie_penalty` with step size ``step``: the tables after it.
+
+    .. math::
+
+        (X, Y) \leftarrow \arg\min_{X', Y'}\ \tfrac12\|X' - X\|^2 + \tfrac12\|Y' - Y\|^2
+            + \mathrm{step}\cdot\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2
+
+    Its optimality conditions, :math:`x - x_0 + 2 s\lambda(x - y) = 0` and
+    :math:`y - y_0 - 2 s\lambda(x - y) = 0`, keep the node's mean
+    :math:`m = (x_0 + y_0)/2` and shrink its half-difference
+    :math:`h = (x_0 - y_0)/2` to :math:`h / (1 + 4 s\lambda)`: the new
+    vectors are :math:`m \pm h / (1 + 4 s\lambda)`, coordinate by free
+    coordinate (the others are left as they are).  ``LogisticEmbedding``
+    takes this step once after every epoch, with the epoch's step
+    :math:`\gamma_t`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import tie_step
+    >>> X, Y = tie_step(np.array([[1.0, 5.0]]), np.array([[0.0, 7.0]]), 0.5, 0.5, free=1)
+    >>> X.tolist(), Y.tolist()        # 1 + 4 * 0.5 * 0.5 = 2: the half-difference 0.5 halved
+    ([[0.75, 5.0]], [[0.25, 7.0]])
+    """
+    X, Y = _two_tables(X, Y)
+    free = X.shape[1] if free is None else int(free)
+    if len(X) != len(Y) or not 0 <= free <= X.shape[1]:
+        raise ValueError(f"the tie needs two tables of the same nodes and free <= D, got {len(X)} and {len(Y)} "
+                         f"rows, free={free}")
+    X, Y = X.copy(), Y.copy()
+    shrink = 1.0 / (1.0 + 4.0 * step * lam_tie)
+    for u in range(len(X)):
+        for k in range(free):
+            mean, half = (X[u, k] + Y[u, k]) / 2, (X[u, k] - Y[u, k]) / 2
+            X[u, k], Y[u, k] = mean + half * shrink, mean - half * shrink
+    return X, Y

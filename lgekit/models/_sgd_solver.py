@@ -23,11 +23,15 @@ __all__ = ["SGDSolver"]
 _INT32_MAX = np.iinfo(np.int32).max
 
 #: kappa, the value of the constant coordinate that carries the node biases: the score gains kappa (b_u + c_v),
-#: so the bias beta_u = kappa b_u is regularised by lam_r / kappa**2 (6.25 lam_r) and steps kappa**2 times as
-#: far as a free coordinate.  0.4: on Cora the direction AP passes the degree rule on each of seeds 0-2 with
-#: the link AP above the model's without biases; 0.5 gives more direction and less link AP (benchmarks/README.md,
-#: "Direction: node biases")
-BIAS_CONSTANT = 0.4
+#: so the bias beta_u = kappa b_u is regularised by lam_r / kappa**2 (4 lam_r) and steps kappa**2 times as far
+#: as a free coordinate.  0.5: with the tie and the order of a directed graph's biases, the direction AP passes
+#: the degree rule on Cora on each of seeds 0-4 by 0.008 or more; a larger kappa trades Cora's link AP for
+#: little more direction, a smaller one the reverse (benchmarks/README.md, "Direction: ties")
+BIAS_CONSTANT = 0.5
+
+#: the reciprocity at which ``lam_tie=None`` stops growing (r / (1 - r) = 999): a fully reciprocal graph ties its
+#: tables all but completely instead of dividing by zero
+MAX_TIE_RECIPROCITY = 0.999
 
 
 class SGDSolver(Solver):
@@ -101,6 +105,14 @@ class SGDSolver(Solver):
         bias in ``dim - 2``, target rows the other way round; the kernel puts
         the constant back after every update (``edge_epoch``'s ``pinned``).
         None: on for a directed graph with the edge order and ``dim >= 2``.
+    lam_tie : float >= 0 or None, default 0.0
+        A directed graph's tie :math:`\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2`
+        between node ``u``'s source row and its target row ``n_source + u``
+        (their free coordinates: all but the node biases' two), applied by
+        its proximal step at the end of every epoch (:meth:`tie_step`).
+        None: :math:`r / (1 - r)` for a directed graph, ``r`` the training
+        arcs' :meth:`~lgekit.Graph.reciprocity` (capped at
+        :data:`MAX_TIE_RECIPROCITY`), 0 otherwise.
 
     The arguments are the estimator's parameters as it validated them; the
     solver does not check them again.
@@ -142,8 +154,8 @@ class SGDSolver(Solver):
     default_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, lr, lr_offset, order,
-                 negatives, weighting, schedule, n_threads, record_diagnostics, node_bias, n_source=None,
-                 state=None):
+                 negatives, weighting, schedule, n_threads, record_diagnostics, node_bias, lam_tie=0.0,
+                 n_source=None, state=None):
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
         if n != self.embedding.shape[0]:
@@ -154,7 +166,7 @@ class SGDSolver(Solver):
                              f"at most {_INT32_MAX} nodes and {_INT32_MAX // 2} pairs)")
         self.key = {"lam_pos": float(lam_pos), "lam_neg": float(lam_neg), "lam_r": float(lam_r),
                     "lam_r_context": float(lam_r_context), "order": order, "negatives": negatives,
-                    "weighting": weighting, "node_bias": node_bias}
+                    "weighting": weighting, "node_bias": node_bias, "lam_tie": lam_tie}
         self._lam_pos, self._lam_neg, self._lam_r = float(lam_pos), float(lam_neg), float(lam_r)
         lam_r_context = float(lam_r_context)
         # a stacked two-table embedding (directed / bipartite graph): rows n_source.. are the context table,
@@ -165,6 +177,9 @@ class SGDSolver(Solver):
         if self._n_source is not None and not 0 < self._n_source < n:
             raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
         self._pinned = self._bias_pins(node_bias, getattr(data.train_graph, "kind", None), order)
+        self._lam_tie = self._tie_weight(lam_tie, data.train_graph)
+        # a directed graph's biases are a node order, c_u = -b_u (see order_biases); a bipartite graph's are free
+        self._order_biases = self._pinned is not None and self._is_directed(data.train_graph)
         # the last n_reverse negatives are a directed graph's reverse pairs (TrainingData): kept when resampling
         self._n_reverse = int(data.n_reverse)
         if not 0 <= self._n_reverse <= k:
@@ -244,6 +259,101 @@ class SGDSolver(Solver):
         pins = np.full(self.n_nodes, self.dim - 1, np.int32)
         pins[self._n_source:] = self.dim - 2
         return pins
+
+    def _is_directed(self, graph):
+        """Whether the stacked table is a directed graph's: row ``n_source + u`` is node ``u``'s target vector."""
+        return (getattr(graph, "kind", None) == "directed" and self._n_source is not None
+                and 2 * self._n_source == self.n_nodes)
+
+    def _tie_weight(self, lam_tie, graph):
+        """``lam_tie`` resolved: None is r / (1 - r) on a directed graph (r its reciprocity), 0 otherwise."""
+        kind = getattr(graph, "kind", None)
+        directed = self._is_directed(graph)
+        if lam_tie is None:
+            if not directed:
+                return 0.0
+            r = min(graph.reciprocity(), MAX_TIE_RECIPROCITY)
+            return r / (1.0 - r)
+        if lam_tie > 0 and not directed:
+            raise InvalidParameterError(
+                f"lam_tie > 0 needs a directed graph: it ties a node's source vector to its target vector, and "
+                f"{'a bipartite graph has no node on both sides' if kind == 'bipartite' else 'an undirected graph has one vector a node'}"
+                f"; got lam_tie={lam_tie!r}", parameter="lam_tie", value=lam_tie,
+                accepted="None or 0 for an undirected or bipartite graph")
+        return float(lam_tie)
+
+    @property
+    def lam_tie(self):
+        """The tie's weight in force (``lam_tie=None`` resolved; 0 without a tie)."""
+        return self._lam_tie
+
+    def _tie_halves(self):
+        """(x', y'): views of the source rows' and the target rows' free coordinates (the tied ones)."""
+        ns = self._n_source
+        free = self.dim - 2 if self._pinned is not None else self.dim
+        return self.embedding[:ns, :free], self.embedding[ns:, :free]
+
+    def tie_step(self, step):
+        r"""The proximal step of the tie at step size ``step``, in place (:func:`lgekit.reference.tie_step`).
+
+        The minimiser of :math:`\tfrac12\|X - X_0\|^2 + \mathrm{step}\,\lambda_{\mathrm{tie}}\sum_u
+        \|x'_u - y'_u\|^2` keeps :math:`x'_u + y'_u` and shrinks :math:`x'_u - y'_u` by
+        :math:`1 / (1 + 4\,\mathrm{step}\,\lambda_{\mathrm{tie}})`.  A no-op without a tie.
+        """
+        if self._lam_tie <= 0:
+            return
+        x, y = self._tie_halves()
+        share = 4.0 * step * self._lam_tie / (1.0 + 4.0 * step * self._lam_tie)
+        move = x - y
+        move *= 0.5 * share
+        x -= move
+        y += move
+
+    def order_biases(self):
+        r"""Project a directed graph's node biases onto a node order, in place: :math:`b_u + c_u = 0`.
+
+        The Euclidean projection keeps :math:`a_u = (b_u - c_u)/2` and sets
+        :math:`b_u = a_u`, :math:`c_u = -a_u`, so that the biases add
+        :math:`\kappa(a_u - a_v)` to the score of :math:`u \to v`
+        (:func:`lgekit.reference.order_biases`).  A no-op without node biases
+        or for a bipartite graph.
+        """
+        if not self._order_biases:
+            return
+        ns, D = self._n_source, self.dim
+        emb = self.embedding
+        order = (emb[:ns, D - 2] - emb[ns:, D - 1]) * 0.5
+        emb[:ns, D - 2] = order
+        emb[ns:, D - 1] = -order
+
+    @property
+    def biases_are_an_order(self):
+        """Whether the node biases are a node order (a directed graph's, see :meth:`order_biases`)."""
+        return self._order_biases
+
+    def _epoch_end(self, step):
+        """The proximal steps that close an epoch of step ``step``: the tie, then the order of the biases."""
+        self.tie_step(step)
+        self.order_biases()
+
+    def _tie_penalty(self):
+        """lam_tie * sum_u ||x'_u - y'_u||^2 (float64), 0 without a tie."""
+        if self._lam_tie <= 0:
+            return 0.0
+        x, y = self._tie_halves()
+        diff = x.astype(np.float64) - y
+        return self._lam_tie * float(np.einsum("ij,ij->", diff, diff))
+
+    def _add_tie_gradient(self, grad, gnorm, vertices=None):
+        """Add the tie's gradient, +-2 lam_tie (x'_u - y'_u), to the rows ``vertices`` (all: None) of ``grad``
+        and put their norms in ``gnorm``."""
+        ns = self._n_source
+        x, y = self._tie_halves()
+        rows = np.arange(self.n_nodes) if vertices is None else np.asarray(vertices, np.int64)
+        node = np.where(rows < ns, rows, rows - ns)
+        sign = np.where(rows < ns, 2.0, -2.0) * self._lam_tie
+        grad[rows, :x.shape[1]] += sign[:, None] * (x[node].astype(np.float64) - y[node])
+        gnorm[rows] = np.sqrt(np.einsum("ij,ij->i", grad[rows], grad[rows]))
 
     def _project(self):
         """Put the constant coordinates of the node biases to BIAS_CONSTANT (the constraint the kernel keeps)."""
@@ -588,6 +698,8 @@ class SGDSolver(Solver):
                                    self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, stratified,
                                    barriers=deterministic, pinned=self._pinned,
                                    pin_value=BIAS_CONSTANT)
+            if flag == 0:
+                self._epoch_end(lr)
             if flag == 2:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")
@@ -604,6 +716,8 @@ class SGDSolver(Solver):
             flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
                                      self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
                                      self._lam_pos, self.regularisation if self._per_row_lam_r else None)
+            if flag == 0:
+                self._epoch_end(lr)
         return EpochStatus(1 if flag else 0)
 
     def epoch_record(self, epoch, status):
@@ -641,6 +755,7 @@ class SGDSolver(Solver):
             if ns is not None:
                 context = self.embedding[ns:]
                 reg += self._lam_r_context * float(np.einsum("ij,ij->", context, context, dtype=np.float64))
+            reg += self._tie_penalty()
             return self.zero_objective() * (1.0 + initial_score * initial_score / (8.0 * math.log(2.0))) + reg
         return self.diagnostics()["objective"]
 
@@ -686,7 +801,8 @@ class SGDSolver(Solver):
         emb = self.embedding
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
-        grad = np.empty((n, dim)) if return_arrays else None
+        tied = self._lam_tie > 0
+        grad = np.empty((n, dim)) if return_arrays or tied else None
         if not self._per_row_lam_r:
             _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
                                          self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad,
@@ -696,6 +812,9 @@ class SGDSolver(Solver):
             self._table_diagnostics(gnorm, lpos, lneg, norm2, grad)
             ns = self._n_source
             reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
+        if tied:
+            reg += self._tie_penalty()
+            self._add_tie_gradient(grad, gnorm)
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
         out = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
@@ -727,14 +846,19 @@ class SGDSolver(Solver):
             reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
         else:
             reg = self._lam_r * float(norm2.sum())
+        reg += self._tie_penalty()
         vertices = sample_indices(n, VERTEX_FRACTION, MIN_VERTICES, rng).astype(np.int32)
         gnorm, lpos, lneg, scratch_norm2 = (np.empty(n) for _ in range(4))
+        # the tie's gradient joins the kernel's, row by row (untouched rows of np.empty cost no memory)
+        grad = np.empty(emb.shape) if self._lam_tie > 0 else None
         if not self._per_row_lam_r:
             _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
                                          self._rows("diagnostics"), gnorm, lpos, lneg, scratch_norm2, self.n_threads,
-                                         None, self._lam_pos, vertices)
+                                         grad, self._lam_pos, vertices)
         else:
-            self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, None, vertices)
+            self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, grad, vertices)
+        if grad is not None:
+            self._add_tie_gradient(grad, gnorm, vertices)
         grad_mean, grad_se = mean_estimate(gnorm[vertices], n)
         pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
         loss_pos, se_pos = self._sampled_loss(pos_indptr, pos_nbr, pos_coef if len(pos_coef) else None,

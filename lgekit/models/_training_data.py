@@ -27,8 +27,9 @@ __all__ = ["DIRECTED_REVERSE_SHARE", "TWO_TABLE_KINDS", "TableLayout", "Training
 TWO_TABLE_KINDS = ("directed", "bipartite")
 
 #: ``reverse_negatives=None`` on a directed graph: the share of each one-way arc's negatives that are its
-#: reverse pair (see ``benchmarks/README.md``, "Direction", for the measurements behind it)
-DIRECTED_REVERSE_SHARE = 0.1
+#: reverse pair is this times the training arcs' reciprocity r (0.2 at email-Eu-core's r = 0.57, 0.014 at
+#: Cora's 0.04; see ``benchmarks/README.md``, "Direction: ties", for the measurements behind it)
+DIRECTED_REVERSE_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,9 @@ def training_data(data, rng, *, negatives_per_positive, n_threads, reverse_negat
 def _reverse_share(value, graph):
     """``reverse_negatives`` resolved for ``graph``: None is the directed default (0 for other kinds)."""
     if value is None:
-        return DIRECTED_REVERSE_SHARE if graph.kind == "directed" else 0.0
+        # reverse pairs tell a one-way arc from a reciprocated one; with none reciprocated the uniform
+        # negatives already make every reverse a non-arc, and reverse pairs only take weight from the links
+        return DIRECTED_REVERSE_SHARE * graph.reciprocity() if graph.kind == "directed" else 0.0
     value = float(value)
     if value > 0 and graph.kind != "directed":
         raise InvalidParameterError(
@@ -294,20 +297,13 @@ def reverse_negative_pairs(graph, arcs, share, per_positive, rng):
     r"""The direction-aware negatives of a directed graph: the reverse of each one-way arc.
 
     Uniform negatives contain the reverse :math:`(v, u)` of an arc
-    :math:`u 	o v` only by chance (about :math:`|E_-| / n^2` of the time),
+    :math:`u \to v` only by chance (about :math:`|E_-| / n^2` of the time),
     so nothing in the objective asks for :math:`x_u\cdot y_v > x_v\cdot y_u`.
-    Here a share :math:`
-ho` of the :math:`q` negatives of each one-way arc
+    Here a share :math:`\rho` of the :math:`q` negatives of each one-way arc
     (one whose reverse is not an arc of ``graph``) is its reverse pair:
-    :math:`\lfloor 
-ho q
-floor` copies, plus one more with probability
-    :math:`
-ho q - \lfloor 
-ho q
-floor` (a coin per arc from ``rng``), so
-    that each arc gets :math:`
-ho q` of them in expectation.  A reciprocated
+    :math:`\lfloor \rho q\rfloor` copies, plus one more with probability
+    :math:`\rho q - \lfloor \rho q\rfloor` (a coin per arc from ``rng``), so
+    that each arc gets :math:`\rho q` of them in expectation.  A reciprocated
     arc gets none: its reverse is a positive.
 
     Parameters
@@ -317,8 +313,7 @@ ho q` of them in expectation.  A reciprocated
     arcs : (m, 2) array_like of int
         The positive arcs, graph indices.
     share : float in [0, 1]
-        :math:`
-ho`.
+        :math:`\rho`.
     per_positive : float
         :math:`q`, the negatives per positive arc.
     rng : numpy.random.Generator

@@ -438,7 +438,7 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.3, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
-                 lam_r_context=None, reverse_negatives=None, node_bias=None):
+                 lam_r_context=None, reverse_negatives=None, node_bias=None, lam_tie=None):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -460,6 +460,7 @@ class LogisticEmbedding(BaseEmbedding):
         self.diagnostics = diagnostics
         self.reverse_negatives = reverse_negatives
         self.node_bias = node_bias
+        self.lam_tie = lam_tie
 
     def _validate_params(self):
         super()._validate_params()
@@ -475,4 +476,5 @@ class LogisticEmbedding(BaseEmbedding):
                     order=self.order, negatives=self.negatives, weighting=self.weighting, lr=float(self.lr),
                     lr_offset=float(self.lr_offset), schedule=self.schedule, n_threads=int(self.n_threads),
                     record_diagnostics=diagnostics_mode(self.diagnostics) or False,
-                    node_bias=None if self.node_bias is None else bool(self.node_bias))
+                    node_bias=None if self.node_bias is None else bool(self.node_bias),
+                    lam_tie=None if self.lam_tie is None else float(self.lam_tie))
