@@ -99,6 +99,7 @@ __all__ = [
     "hinge_diagnostics",
     "two_table_scores", "two_table_logistic_objective", "two_table_logistic_gradient", "two_table_sgd_edge_epoch",
     "two_table_sgd_vertex_epoch", "reverse_negatives", "stack_tables", "bias_pins", "tie_penalty", "tie_step",
+    "order_biases",
 ]
 
 Objective = namedtuple("Objective", ["objective", "loss_pos", "loss_neg", "reg"])
@@ -1487,4 +1488,35 @@ def tie_step(X, Y, step, lam_tie, free=None):
         for k in range(free):
             mean, half = (X[u, k] + Y[u, k]) / 2, (X[u, k] - Y[u, k]) / 2
             X[u, k], Y[u, k] = mean + half * shrink, mean - half * shrink
+    return X, Y
+
+
+def order_biases(X, Y):
+    r"""A directed graph's node biases projected onto a node order: the tables after the projection.
+
+    With node biases (:func:`bias_pins`) node ``u``'s source row carries
+    :math:`b_u` in coordinate ``D - 2`` and its target row :math:`c_u` in
+    coordinate ``D - 1``.  The nearest pair with :math:`b_u + c_u = 0` is
+    :math:`b_u = a_u`, :math:`c_u = -a_u` with :math:`a_u = (b_u - c_u)/2`,
+    and the biases then add :math:`\kappa(a_u - a_v)` to the score of
+    :math:`u \to v`: a Bradley-Terry order.  ``LogisticEmbedding`` projects
+    after every epoch (after :func:`tie_step`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lgekit.reference import order_biases
+    >>> X, Y = order_biases(np.array([[0.1, 0.75, 0.5]]), np.array([[0.2, 0.5, 0.25]]))
+    >>> X.tolist(), Y.tolist()                  # b = 0.75, c = 0.25: a = 0.25
+    ([[0.1, 0.25, 0.5]], [[0.2, 0.5, -0.25]])
+    """
+    X, Y = _two_tables(X, Y)
+    D = X.shape[1]
+    if len(X) != len(Y) or D < 2:
+        raise ValueError(f"node biases need two tables of the same nodes and D >= 2, got {len(X)} and {len(Y)} "
+                         f"rows of {D} columns")
+    X, Y = X.copy(), Y.copy()
+    for u in range(len(X)):
+        a = (X[u, D - 2] - Y[u, D - 1]) / 2
+        X[u, D - 2], Y[u, D - 1] = a, -a
     return X, Y

@@ -80,8 +80,9 @@ def test_kernel_epochs_with_reverse_negatives_equal_the_reference(graph, share):
 
 
 def test_default_share_is_on_for_directed_graphs_only():
-    g = lgekit.Graph.from_networkx(nx.gnc_graph(80, seed=1))
-    assert DIRECTED_REVERSE_SHARE > 0
+    # a graph with reciprocated arcs: the default share is DIRECTED_REVERSE_SHARE times the reciprocity
+    g = lgekit.Graph.from_networkx(nx.gnp_random_graph(60, 0.15, seed=1, directed=True))
+    assert DIRECTED_REVERSE_SHARE > 0 and g.reciprocity() > 0.1
     solver = LogisticEmbedding(dim=4, epochs=0, random_state=0).fit(g).solver_
     assert solver.training_data().n_reverse > 0
     off = LogisticEmbedding(dim=4, epochs=0, reverse_negatives=0.0, random_state=0).fit(g).solver_

@@ -2,9 +2,11 @@
 
 A directed graph's source vector is x_u = (x'_u, b_u, kappa) and its target vector
 y_v = (y'_v, kappa, c_v), so x_u . y_v = x'_u . y'_v + kappa (b_u + c_v).  The kernel holds the
-constant coordinates by projection after every update; these tests certify its epochs against
-``lgekit.reference.sgd_edge_epoch`` with ``pinned`` (float64, to 1e-12), show that a kernel which
-forgot the projection (or the reference without it) is caught, and test the parameter's exits.
+constant coordinates by projection after every update, and a directed graph's biases are projected onto
+an order (c_u = -b_u, ``lgekit.reference.order_biases``) after every epoch; these tests certify its epochs
+against ``lgekit.reference.sgd_edge_epoch`` with ``pinned`` (float64, to 1e-12), show that a kernel which
+forgot the projection (or the reference without it) is caught, and test the parameter's exits.  The tie
+(``lam_tie``) is off here (``EPOCH_PARAMS``); ``tests/test_directed_tie.py`` certifies it.
 """
 import json
 
@@ -24,7 +26,8 @@ BIAS_PARAMS = {**EPOCH_PARAMS, "node_bias": True}
 
 
 def _reference_epochs(model, epochs, pinned=True):
-    """(kernel table, reference table) after ``epochs`` epochs from the model's projected start."""
+    """(kernel table, reference table) after ``epochs`` epochs from the model's projected start (a directed
+    graph's biases projected onto an order after each)."""
     solver = model.solver_
     ns, D = model.embedding_.shape[0], model.dim
     Z = np.vstack([model.embedding_, model.context_embedding_]).astype(np.float64)
@@ -36,6 +39,8 @@ def _reference_epochs(model, epochs, pinned=True):
         Z = reference.sgd_edge_epoch(Z, solver.positives, solver.negatives, solver.epoch_order(t).order,
                                      solver.learning_rate(t), lam_pos=model.lam_pos, lam_neg=model.lam_neg,
                                      lam_r=model.lam_r, pinned=pins, pin_value=kappa)
+        if solver.biases_are_an_order:
+            Z = np.vstack(reference.order_biases(Z[:ns], Z[ns:]))
         assert int(solver.run_epoch(t)) == 0
     return np.vstack([model.embedding_, model.context_embedding_]), Z
 

@@ -20,8 +20,10 @@ from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._validation import InvalidParameterError
 from lgekit.models import TableLayout
 
-# node_bias=False: these certify the plain two-table epoch (tests/test_node_bias.py certifies the biases)
-EPOCH_PARAMS = dict(dim=4, dtype="float64", lam_neg=0.4, lr=0.5, lr_offset=2.0, init_scale=0.4, node_bias=False)
+# node_bias=False, lam_tie=0: these certify the plain two-table epoch (tests/test_node_bias.py certifies the
+# biases, tests/test_directed_tie.py the tie)
+EPOCH_PARAMS = dict(dim=4, dtype="float64", lam_neg=0.4, lr=0.5, lr_offset=2.0, init_scale=0.4, node_bias=False,
+                    lam_tie=0.0)
 
 
 # ----------------------------------------------------------------- graphs

@@ -105,7 +105,7 @@ class SGDSolver(Solver):
         bias in ``dim - 2``, target rows the other way round; the kernel puts
         the constant back after every update (``edge_epoch``'s ``pinned``).
         None: on for a directed graph with the edge order and ``dim >= 2``.
-    lam_tie : float >= 0 or None, default 0.0
+    lam_tie : float >= 0 or None
         A directed graph's tie :math:`\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2`
         between node ``u``'s source row and its target row ``n_source + u``
         (their free coordinates: all but the node biases' two), applied by
@@ -154,7 +154,7 @@ class SGDSolver(Solver):
     default_advice = "try a smaller lr (or a larger lr_offset) or a larger lam_r"
 
     def __init__(self, data, embedding, *, seed, lam_pos, lam_neg, lam_r, lam_r_context, lr, lr_offset, order,
-                 negatives, weighting, schedule, n_threads, record_diagnostics, node_bias, lam_tie=0.0,
+                 negatives, weighting, schedule, n_threads, record_diagnostics, node_bias, lam_tie,
                  n_source=None, state=None):
         super().__init__(embedding, seed, n_threads)
         n = data.n_nodes
