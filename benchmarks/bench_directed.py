@@ -10,11 +10,13 @@ these scorers of the held-out pairs:
 * **Bradley-Terry**: one score ``a_u`` per node fitted by L2 logistic regression on the training arcs
   without a reciprocal, ``P(u -> v) = sigmoid(a_u - a_v)``, its inverse strength ``C`` chosen from
   ``BT_C_GRID`` on a validation split of the training arcs by direction AP (a direction-only reference);
-* **lgekit**: ``LogisticEmbedding(dim, epochs)`` at every other default; for a directed graph that is node
-  biases on a constant coordinate (``node_bias=None`` -> on) and reverse negatives (``reverse_negatives=None``
-  -> 0.1);
+* **lgekit**: ``LogisticEmbedding(dim, epochs)`` at every other default; for a directed graph with a share r
+  of its training arcs reciprocated that is node biases kept an order (``node_bias=None`` -> on), the tie
+  ``lam_tie=None`` -> r / (1 - r) and reverse negatives ``reverse_negatives=None`` -> 0.35 r (the model's
+  Notes, "Ties"; the values in force are printed per seed);
 * **lgekit, rho=0**: the same with uniform negatives only (``reverse_negatives=0``), the link-AP reference;
-* **lgekit, no biases**: the same with ``node_bias=False`` (the directed model before issue 34);
+* **lgekit, no tie**: the same with ``lam_tie=0`` (two free tables);
+* **lgekit, no biases**: the same with ``node_bias=False``;
 * **degree product** and **spectral** (link prediction only): ``log(out_u + 1) + log(in_v + 1)``, and
   ``lgekit``'s adjacency spectral embedding of the (symmetrised) training graph at the same ``dim``.
 
@@ -53,7 +55,8 @@ from lgekit.metrics import average_precision_from_scores, non_reciprocal_arcs
 from lgekit.models import LogisticEmbedding
 from lgekit.models.spectral import spectral_embedding
 
-MODEL_ROWS = {"lgekit": {}, "lgekit, rho=0": {"reverse_negatives": 0.0}, "lgekit, no biases": {"node_bias": False}}
+MODEL_ROWS = {"lgekit": {}, "lgekit, rho=0": {"reverse_negatives": 0.0}, "lgekit, no tie": {"lam_tie": 0.0},
+              "lgekit, no biases": {"node_bias": False}}
 ROWS = ("degree rule", "Bradley-Terry", *MODEL_ROWS, "degree product", "spectral")
 METRICS = ("link AP", "dir AP", "Salha AUC", "Salha AP")
 BT_C_GRID = (0.1, 0.3, 1.0, 3.0)
@@ -99,6 +102,10 @@ def scores_of(row, split, graph, args, seed):
     elif row in MODEL_ROWS:
         model = LogisticEmbedding(dim=args.dim, epochs=args.epochs, n_threads=1, random_state=seed,
                                   diagnostics=False, **MODEL_ROWS[row]).fit(split)
+        if row == "lgekit":
+            solver = model.solver_
+            scores_of.defaults = (f"r = {split.train_graph.reciprocity():.3f}, lam_tie = {solver.lam_tie:.3f}, "
+                                  f"{solver.training_data().n_reverse} reverse negatives")
         X, Y = model.embedding_, model.context_embedding_
         score = lambda p: np.einsum("ij,ij->i", X[p[:, 0]], Y[p[:, 1]])
     elif row == "degree product":
@@ -143,7 +150,8 @@ def run_graph(name, args):
             run[row]["fit s"] = seconds
         runs.append(run)
         n_dir = len(non_reciprocal_arcs(graph, split.test_positives))
-        print(f"{name} seed {seed}: {len(split.test_positives)} held-out arcs, {n_dir} of them one-way")
+        print(f"{name} seed {seed}: {len(split.test_positives)} held-out arcs, {n_dir} of them one-way; lgekit's "
+              f"defaults: {scores_of.defaults}")
         for row in ROWS:
             print(f"  {row:<18}" + "".join(f"  {m} {fmt(run[row].get(m)):>6}" for m in METRICS))
     medians = {(row, m): statistics.median(r[row][m] for r in runs) for row in ROWS for m in (*METRICS, "fit s")

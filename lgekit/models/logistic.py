@@ -59,22 +59,35 @@ class LogisticEmbedding(BaseEmbedding):
     reverse_negatives : float in [0, 1] or None, default None
         Directed graphs only: the share :math:`\rho` of each one-way arc's
         negatives that are its reverse pair (direction-aware negatives, see
-        Notes); they replace as many uniform ones.  None: 0.1 for a
-        directed graph (on email-Eu-core it raises the direction AP and
-        keeps the link-prediction AP within 0.01, ``benchmarks/README.md``,
-        "Direction"), 0 otherwise; a value > 0 for an undirected or
-        bipartite graph is refused.
+        Notes); they replace as many uniform ones.  None: :math:`0.35\,r`
+        for a directed graph, :math:`r` the training arcs'
+        :meth:`~lgekit.Graph.reciprocity` (0.2 on email-Eu-core's training
+        arcs, where the reverse pairs raise the direction AP by 0.009; 0.014
+        on Cora's, where they raise nothing and cost link AP;
+        ``benchmarks/README.md``, "Direction: ties"), 0 otherwise; a value
+        > 0 for an undirected or bipartite graph is refused.
     node_bias : bool or None, default None
         Two tables only: carry a source bias :math:`b_u` and a target bias
         :math:`c_v` on a constant coordinate of the tables themselves, so
         that the score is :math:`x'_u\cdot y'_v + \kappa\,(b_u + c_v)` (the
-        last two of the ``dim`` columns; see Notes, "Node biases").  None:
-        on for a directed graph with ``order="edge"`` and ``dim >= 2``, off
-        otherwise (on Cora it lifts the direction AP past the degree rule's
-        and raises the link AP too; ``benchmarks/README.md``, "Direction:
-        node biases", has the figures).  True is refused
+        last two of the ``dim`` columns; see Notes, "Node biases").  A
+        directed graph's biases are a node order, :math:`c_u = -b_u` (Notes,
+        "Ties").  None: on for a directed graph with ``order="edge"`` and
+        ``dim >= 2``, off otherwise (on Cora they lift the direction AP from
+        0.86 to past the degree rule's; ``benchmarks/README.md``,
+        "Direction: ties", has the figures).  True is refused
         for an undirected graph (one table's :math:`x_u\cdot x_v` cannot
         carry :math:`b_u + c_v`), with ``order="vertex"`` and with ``dim=1``.
+    lam_tie : float >= 0 or None, default None
+        Directed graphs only: the weight :math:`\lambda_{\mathrm{tie}}` of
+        :math:`\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2`, which pulls
+        each node's source and target vectors (their free coordinates)
+        together, taken by its proximal step after every epoch (Notes,
+        "Ties").  None: :math:`r / (1 - r)`, the odds that a training arc
+        is reciprocated (1.3 on email-Eu-core's training arcs, 0.05 on
+        Cora's; capped at :math:`r = 0.999`), for a directed graph, 0
+        otherwise.  0: the two tables are free (footnote 1's model); a
+        value > 0 for an undirected or bipartite graph is refused.
     weighting : {"sample", "scale"}, default "sample"
         What edge weights do (nothing on an unweighted graph; a graph's
         weights are its ``weight`` edge attribute, the values of a sparse
@@ -290,7 +303,7 @@ class LogisticEmbedding(BaseEmbedding):
     (:math:`\beta_u \leftarrow (1 - \gamma_t\,2\lambda_r/c_u)\,\beta_u -
     \gamma_t\,\kappa^2 g`).  :math:`\kappa` is therefore the bias's
     regularisation, :math:`\lambda_r/\kappa^2`; lgekit uses
-    :math:`\kappa = 0.4` (``lgekit.models._sgd_solver.BIAS_CONSTANT``): on
+    :math:`\kappa = 0.5` (``lgekit.models._sgd_solver.BIAS_CONSTANT``): on
     Cora a larger :math:`\kappa` (weaker bias regularisation) trades link
     AP for direction AP, a smaller one the reverse (the measurements are in
     ``benchmarks/README.md``).  The constant coordinates are held by
@@ -316,6 +329,66 @@ class LogisticEmbedding(BaseEmbedding):
     not explain.  The history's ``reg`` and ``mean_norm`` count the constant
     coordinates (:math:`\lambda_r\kappa^2` a row, a fixed offset) and its
     ``mean_grad_norm`` their discarded gradient.
+
+    Ties (directed graphs: ``lam_tie``, and the order of the biases).  Write
+    a node's free coordinates as :math:`x'_u = z_u + w_u`,
+    :math:`y'_u = z_u - w_u`.  The score then splits into a symmetric part
+    :math:`z_u\cdot z_v - w_u\cdot w_v` and an antisymmetric part
+    :math:`w_u\cdot z_v - z_u\cdot w_v`, and the direction log-odds are
+
+    .. math::
+
+        s(u, v) - s(v, u) = 2\,(w_u\cdot z_v - z_u\cdot w_v)
+            + \kappa\,(b_u - c_u) - \kappa\,(b_v - c_v).
+
+    A directed adjacency :math:`A` with :math:`m` arcs, a share :math:`r` of
+    them reciprocated (:meth:`~lgekit.Graph.reciprocity`), splits the same
+    way: :math:`\|A + A^\top\|_F^2 = 2m(1 + r)` and
+    :math:`\|A - A^\top\|_F^2 = 2m(1 - r)`.  The antisymmetric part is
+    learnt from the one-way arcs alone, yet the regulariser treats both parts
+    alike, :math:`\lambda_r(\|x'_u\|^2 + \|y'_u\|^2) =
+    2\lambda_r(\|z_u\|^2 + \|w_u\|^2)`: on a mostly reciprocated graph the
+    :math:`w` fit noise and blur the order (on email-Eu-core, :math:`r =
+    0.71`, the model without a tie tells direction worse than the degree
+    rule).  The tie
+
+    .. math::
+
+        \lambda_{\mathrm{tie}}\sum_u \|x'_u - y'_u\|^2
+            = 4\lambda_{\mathrm{tie}}\sum_u \|w_u\|^2
+
+    raises the regularisation of :math:`w` alone, from :math:`2\lambda_r` to
+    :math:`2\lambda_r + 4\lambda_{\mathrm{tie}}`.  Its default,
+    :math:`\lambda_{\mathrm{tie}} = r / (1 - r)`, the ratio of reciprocated
+    to one-way arcs, is 0 on a graph without reciprocated arcs (the two tables
+    free: footnote 1's model) and grows without bound as the graph becomes
+    symmetric (the tables tied: the undirected model with an order on top).
+    The form is that ratio; its scale (1 a unit of odds) was set on Cora and
+    email-Eu-core, where the prior that matches the two energies,
+    :math:`\lambda_r r / (1 - r)`, ties too little (0.005-0.01 less link AP
+    on both graphs) and twice the default adds nothing (``benchmarks/README.md``,
+    "Direction: ties").  After each epoch, at the epoch's step
+    :math:`\gamma_t`, the solver takes the tie's proximal step: the
+    minimiser of :math:`\tfrac12\|X - X_0\|^2 + \gamma_t\lambda_{\mathrm{tie}}
+    \sum_u\|x'_u - y'_u\|^2` keeps :math:`x'_u + y'_u` and divides
+    :math:`x'_u - y'_u` by :math:`1 + 4\gamma_t\lambda_{\mathrm{tie}}`
+    (:func:`lgekit.reference.tie_step`); the edge order's regulariser, split
+    over a row's visits, also takes one :math:`\gamma_t` step of its
+    gradient an epoch, so the tie is applied at the regulariser's rate.  The
+    history's ``objective``, ``reg`` and ``mean_grad_norm`` include it.
+
+    The biases split alike: :math:`b_u + c_u` is a node's popularity, added to
+    the score of every pair it is in, and :math:`b_u - c_u` its place in the
+    order.  The free coordinates carry popularity already (through their
+    norms), while on a sparse graph popularity biases fitted from a node's
+    one or two training arcs push down every pair of the nodes that have
+    none: on Cora they cost 0.09 link AP and add no direction AP.  So
+    after each epoch (after the tie) a directed graph's biases are projected
+    onto :math:`b_u + c_u = 0`: :math:`a_u = (b_u - c_u)/2`,
+    :math:`b_u = a_u`, :math:`c_u = -a_u` (:func:`lgekit.reference.order_biases`),
+    and the biases add :math:`\kappa(a_u - a_v)` to the score of
+    :math:`u \to v`: Bradley-Terry's order inside the embedding.  A
+    bipartite graph's biases stay free (its sides share no node).
 
     Vertex order: each epoch visits the vertices in random order and steps
     :math:`x_u \leftarrow x_u - \gamma_t\,\partial L/\partial x_u` with the
