@@ -45,8 +45,10 @@ LOGISTIC = {
     "reverse_negatives": [Interval(Real, 0, 1, closed="both"), None],
     # node biases on a constant coordinate (two tables, edge order); None: on for a directed graph
     "node_bias": ["boolean", None],
-    # the tie between a directed graph's two tables; None: r / (1 - r), r the training arcs' reciprocity
-    "lam_tie": [Interval(Real, 0, None, closed="left"), None],
+    # the tie between a directed graph's two tables; None: r / (1 - r), r the training arcs' reciprocity.  At
+    # 1e12 a proximal step already leaves a 1e-12 share of x'_u - y'_u at the smallest step lr might take
+    # (1e-12 * 4 * 1e12 > 1); beyond it, 4 lr_t lam_tie could overflow
+    "lam_tie": [Interval(Real, 0, 1e12, closed="both"), None],
 }
 
 #: ``lgekit.HingeEmbedding`` (DCD): ``lam_r > 0``, beyond the common ``lam_r >= 0``, because the dual

@@ -214,6 +214,16 @@ def test_default_tie_is_the_odds_of_reciprocity_of_the_training_arcs():
     assert LogisticEmbedding(dim=4, epochs=0, random_state=0).fit(nx.karate_club_graph()).solver_.lam_tie == 0.0
 
 
+def test_the_largest_tie_ties_the_tables_without_overflow():
+    """lam_tie = 1e12 (the largest accepted): each epoch ends with the two tables' free coordinates equal to
+    within rounding, and the records stay finite (4 lr_t lam_tie would overflow much beyond it)."""
+    g = lgekit.Graph.from_networkx(nx.gnp_random_graph(30, 0.2, seed=1, directed=True))
+    model = LogisticEmbedding(dim=5, epochs=3, random_state=0, lam_tie=1e12, diagnostics="exact").fit(g)
+    free = model.dim - 2
+    np.testing.assert_allclose(model.embedding_[:, :free], model.context_embedding_[:, :free], atol=1e-6)
+    assert all(np.isfinite(r["objective"]) and np.isfinite(r["mean_grad_norm"]) for r in model.history_)
+
+
 def test_a_fully_reciprocal_graph_gets_a_finite_tie():
     g = lgekit.Graph.from_edges([(0, 1), (1, 0), (1, 2), (2, 1), (2, 0), (0, 2), (2, 3), (3, 2)], directed=True)
     assert g.reciprocity() == 1.0
@@ -246,7 +256,7 @@ def test_a_tie_is_refused_without_a_directed_graph(kind):
     LogisticEmbedding(dim=4, epochs=1, random_state=0, lam_tie=0).fit(graph)   # 0 is no tie: accepted
 
 
-@pytest.mark.parametrize("value", [-0.1, float("nan"), "strong"])
+@pytest.mark.parametrize("value", [-0.1, float("nan"), float("inf"), 1e13, "strong"])
 def test_lam_tie_must_be_a_non_negative_number_or_none(value):
     with pytest.raises((InvalidParameterError, TypeError, ValueError), match="lam_tie"):
         LogisticEmbedding(lam_tie=value).fit(nx.gnc_graph(20, seed=0, create_using=nx.DiGraph))

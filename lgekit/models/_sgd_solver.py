@@ -303,7 +303,7 @@ class SGDSolver(Solver):
         if self._lam_tie <= 0:
             return
         x, y = self._tie_halves()
-        share = 4.0 * step * self._lam_tie / (1.0 + 4.0 * step * self._lam_tie)
+        share = 1.0 - 1.0 / (1.0 + 4.0 * step * self._lam_tie)     # the share of x' - y' removed
         move = x - y
         move *= 0.5 * share
         x -= move
