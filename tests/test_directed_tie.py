@@ -278,7 +278,10 @@ def test_lgekit_fit_lam_tie_reaches_the_estimator(tmp_path):
         extra = ["--lam-tie", value] if value is not None else []
         assert main(["fit", str(path), "--directed", "--model", "logistic", "--dim", "6", "--epochs", "2",
                      "--seed", "0", "--out", str(out), *extra]) == 0
-        assert json.loads((out / "fit.json").read_text())["params"]["lam_tie"] == expected
+        record = json.loads((out / "fit.json").read_text())
+        assert record["params"]["lam_tie"] == expected
+        # what the default resolved to: the odds of reciprocity of the training arcs (0 when asked for 0)
+        assert (record["in_force"]["lam_tie"] == 0.0) == (value == "0") and record["in_force"]["node_bias"]
     source = np.loadtxt(tmp_path / "out0" / "embedding.txt", skiprows=1)[:, 1:]
     context = np.loadtxt(tmp_path / "outNone" / "context_embedding.txt", skiprows=1)[:, 1:]
     assert source.shape[1] == context.shape[1] == 6

@@ -285,7 +285,8 @@ for rho in (0.0, None, 0.5):
 print(f"{'predictor':<44}{'link AP':>9}{'direction AP':>14}")
 print(f"{'degree ratio (training arcs)':<44}{'-':>9}{ap_degree:>14.4f}")
 for rho, (link, direction) in by_rho.items():
-    label = "directed, reverse_negatives=" + ("0  (before)" if rho == 0 else "None (0.35 r)" if rho is None else f"{rho:g}")
+    shown = f"{0.35 * split.train_graph.reciprocity():.2f}  (default: 0.35 r)" if rho is None else f"{rho:g}"
+    label = "directed, reverse_negatives=" + ("0  (before)" if rho == 0 else shown)
     print(f"{label:<44}{link:>9.4f}{direction:>14.4f}")
 directions = [d for _, d in by_rho.values()]
 links = [l for l, _ in by_rho.values()]

@@ -357,6 +357,9 @@ def _run(args, held):
             "params": model.get_params(), "test_fraction": args.test_fraction, "seed": args.seed,
             "n_iter": model.n_iter_, "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges,
             "files": files}
+    solver = getattr(model, "solver_", None)
+    # what the graph-dependent defaults (None) resolved to for this graph (the tie's weight, the reverse pairs)
+    info["in_force"] = solver.settings_in_force() if solver is not None else {}
     folder.write_text(OUTPUT_FILES["record"], json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
     # an earlier fit's files that this one did not write (its context table, a word2vec file these ids cannot
     # have): only files the manifest proves lgekit wrote, unchanged since

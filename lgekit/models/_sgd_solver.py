@@ -282,6 +282,12 @@ class SGDSolver(Solver):
                 accepted="None or 0 for an undirected or bipartite graph")
         return float(lam_tie)
 
+    def settings_in_force(self):
+        """The tie's weight, whether the rows carry node biases (and whether they are an order) and how many
+        negatives are reverse pairs: what ``lam_tie``, ``node_bias`` and ``reverse_negatives`` resolved to."""
+        return {"lam_tie": self._lam_tie, "node_bias": self.node_bias, "biases_are_an_order": self._order_biases,
+                "n_reverse_negatives": self._n_reverse}
+
     @property
     def lam_tie(self):
         """The tie's weight in force (``lam_tie=None`` resolved; 0 without a tie)."""

@@ -210,6 +210,11 @@ class Solver:
         if arrays:
             raise ValueError(f"unexpected solver arrays {sorted(arrays)}: a {cls.__name__} keeps no state arrays")
 
+    def settings_in_force(self):
+        """What the estimator's graph-dependent defaults (None) resolved to for this fit, by name: a dict of
+        JSON-ready values (``lgekit fit`` records it in ``fit.json``); empty where there are none."""
+        return {}
+
     def state(self):
         """Copies of the arrays that, with the embedding, make up the solver's state between epochs
         (e.g. DCD's duals): what a model file stores and what early stopping restores."""
