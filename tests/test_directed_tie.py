@@ -285,3 +285,24 @@ def test_lgekit_fit_lam_tie_reaches_the_estimator(tmp_path):
     source = np.loadtxt(tmp_path / "out0" / "embedding.txt", skiprows=1)[:, 1:]
     context = np.loadtxt(tmp_path / "outNone" / "context_embedding.txt", skiprows=1)[:, 1:]
     assert source.shape[1] == context.shape[1] == 6
+
+
+# ----------------------------------------------------------------- the kernel
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tie_rows_kernel_is_the_reference_for_any_thread_count(dtype):
+    from lgekit.models._sgd_solver import _sgd
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(2 * 37, 6)).astype(dtype)
+    share = 1 - 1 / (1 + 4 * 0.3 * 1.7)
+    X, Y = reference.tie_step(Z[:37].astype(np.float64), Z[37:].astype(np.float64), 0.3, 1.7, free=4)
+    outs = []
+    for threads in (1, 2):
+        W = Z.copy()
+        _sgd.tie_rows(W, 37, 4, share, threads)
+        outs.append(W)
+        np.testing.assert_allclose(W, np.vstack([X, Y]), rtol=0, atol=1e-12 if dtype == np.float64 else 1e-5)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    with pytest.raises(ValueError, match="need 2 \\* n_source rows"):
+        _sgd.tie_rows(Z, 36, 4, share, 1)
+    with pytest.raises(ValueError, match="n_free <= 6"):
+        _sgd.tie_rows(Z, 37, 7, share, 1)

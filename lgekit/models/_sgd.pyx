@@ -442,6 +442,34 @@ cdef inline int _vertex_step(floating* emb, Py_ssize_t D, Py_ssize_t u,
     return status
 
 
+def tie_rows(floating[:, ::1] emb, Py_ssize_t n_source, Py_ssize_t n_free, double share, int n_threads=1):
+    """Pull row ``u`` and row ``n_source + u`` together, for every ``u < n_source``, in place.
+
+    On the first ``n_free`` coordinates, ``d = share (x - y) / 2``, ``x <- x - d``, ``y <- y + d``: the
+    proximal step of a directed graph's tie (the mean kept, the difference shrunk by ``1 - share``).  Each
+    pair of rows is its own work, so the result does not depend on ``n_threads``.
+    """
+    cdef Py_ssize_t D = emb.shape[1], u, k
+    if emb.shape[0] != 2 * n_source or not 0 <= n_free <= D:
+        raise ValueError(f"tie_rows: need 2 * n_source rows and n_free <= {D}, got {emb.shape[0]} rows, "
+                         f"n_source={n_source}, n_free={n_free}")
+    if n_source == 0 or n_free == 0:
+        return
+    cdef floating* E = &emb[0, 0]
+    cdef floating* x
+    cdef floating* y
+    cdef floating half = <floating>(0.5 * share)
+    cdef floating d
+    with nogil:
+        for u in prange(n_source, num_threads=n_threads, schedule="static"):
+            x = E + u * D
+            y = E + (n_source + u) * D
+            for k in range(n_free):
+                d = (x[k] - y[k]) * half
+                x[k] = x[k] - d
+                y[k] = y[k] + d
+
+
 def vertex_epoch(floating[:, ::1] emb, const int64_t[::1] pos_indptr, const int32_t[::1] pos_nbr,
                  const double[::1] pos_coef, const int64_t[::1] neg_indptr, const int32_t[::1] neg_nbr,
                  double lam_neg, double lam_r, floating[:, ::1] scratch, const int32_t[::1] order,

@@ -296,8 +296,12 @@ class SGDSolver(Solver):
     def _tie_halves(self):
         """(x', y'): views of the source rows' and the target rows' free coordinates (the tied ones)."""
         ns = self._n_source
-        free = self.dim - 2 if self._pinned is not None else self.dim
+        free = self._tie_columns()
         return self.embedding[:ns, :free], self.embedding[ns:, :free]
+
+    def _tie_columns(self):
+        """How many leading columns the tie pulls together: all but the node biases' two."""
+        return self.dim - 2 if self._pinned is not None else self.dim
 
     def tie_step(self, step):
         r"""The proximal step of the tie at step size ``step``, in place (:func:`lgekit.reference.tie_step`).
@@ -308,12 +312,8 @@ class SGDSolver(Solver):
         """
         if self._lam_tie <= 0:
             return
-        x, y = self._tie_halves()
         share = 1.0 - 1.0 / (1.0 + 4.0 * step * self._lam_tie)     # the share of x' - y' removed
-        move = x - y
-        move *= 0.5 * share
-        x -= move
-        y += move
+        _sgd.tie_rows(self.embedding, self._n_source, self._tie_columns(), share, self.n_threads)
 
     def order_biases(self):
         r"""Project a directed graph's node biases onto a node order, in place: :math:`b_u + c_u = 0`.
