@@ -306,3 +306,16 @@ def test_tie_rows_kernel_is_the_reference_for_any_thread_count(dtype):
         _sgd.tie_rows(Z, 36, 4, share, 1)
     with pytest.raises(ValueError, match="n_free <= 6"):
         _sgd.tie_rows(Z, 37, 7, share, 1)
+
+
+def test_exact_diagnostics_with_a_tie_count_their_gradients_in_the_memory_check(monkeypatch):
+    """The exact records of a tied fit hold every row's float64 gradient (2 n x D x 8 bytes): the memory check
+    names them, and refuses a fit they would push past the memory left (the same fit sampled, or untied,
+    passes)."""
+    g = lgekit.Graph.from_networkx(nx.gnp_random_graph(300, 0.02, seed=1, directed=True))
+    monkeypatch.setenv("LGEKIT_AVAILABLE_MEMORY", "30M")
+    params = dict(dim=5000, epochs=1, random_state=0)      # embedding 600 x 5000 x 4 = 11.4 MiB, gradients 22.9
+    with pytest.raises(MemoryError, match=r"22.9 MiB for the exact diagnostics' gradients\) but only 30.0 MiB"):
+        LogisticEmbedding(**params, diagnostics="exact").fit(g)
+    LogisticEmbedding(**params, diagnostics="sampled").fit(g)
+    LogisticEmbedding(**params, diagnostics="exact", lam_tie=0).fit(g)

@@ -562,11 +562,14 @@ class BaseEmbedding(BaseEstimator):
                 advice += f" or n_threads (now {self.n_threads})"
             if self._dtype == np.float64:
                 advice += " or use dtype='float32' (half the bytes)"
+        # a model's own parts (e.g. LogisticEmbedding's exact diagnostics with a tie), named as it names them
+        extra = "".join(f", {format_bytes(v)} for {k}" for k, v in parts.items()
+                        if k not in ("embedding", "work", "pairs"))
         raise MemoryError(
             f"{type(self).__name__}: training needs about {format_bytes(needed)} ({format_bytes(parts['embedding'])} "
             f"for the {train.n_nodes:,} x {self.dim:,} {self._dtype.name} embedding, {format_bytes(parts['work'])} "
             f"for {self.n_threads} thread(s)' work rows, {format_bytes(parts['pairs'])} for {n_pairs:,} training "
-            f"pairs) but only {format_bytes(available)} is available ({source}); {advice}")
+            f"pairs{extra}) but only {format_bytes(available)} is available ({source}); {advice}")
 
     def _initial_embedding(self, n_nodes, rng):
         """A fresh (n_nodes, dim) embedding drawn by :meth:`_fill_initial_embedding`."""

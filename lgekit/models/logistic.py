@@ -543,6 +543,15 @@ class LogisticEmbedding(BaseEmbedding):
                 "pair blocks); with order='vertex' use 'deterministic' or 'hogwild', got 'blocks'",
                 parameter="schedule", value=self.schedule, accepted="'deterministic' or 'hogwild' with order='vertex'")
 
+    def _memory_needed(self, train):
+        parts = super()._memory_needed(train)
+        layout = getattr(train, "layout", None)
+        if (diagnostics_mode(self.diagnostics) == "exact" and getattr(layout, "kind", None) == "directed"
+                and self.lam_tie != 0):
+            # the tie's gradient joins the kernel's row by row, so the exact records hold every row's gradient
+            parts["the exact diagnostics' gradients"] = train.n_nodes * int(self.dim) * 8
+        return parts
+
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),
                     lam_r_context=float(self.lam_r if self.lam_r_context is None else self.lam_r_context),
