@@ -319,3 +319,14 @@ def test_exact_diagnostics_with_a_tie_count_their_gradients_in_the_memory_check(
         LogisticEmbedding(**params, diagnostics="exact").fit(g)
     LogisticEmbedding(**params, diagnostics="sampled").fit(g)
     LogisticEmbedding(**params, diagnostics="exact", lam_tie=0).fit(g)
+
+
+def test_sampled_diagnostics_with_two_lambdas_and_a_tie_are_the_exact_ones_on_a_small_graph():
+    """lam_r_context != lam_r runs the diagnostics kernel once per table (the sampled rows' gradients copied
+    per table); on a graph smaller than the vertex sample the sampled records equal the exact ones."""
+    g = lgekit.Graph.from_networkx(nx.gnp_random_graph(40, 0.15, seed=6, directed=True))
+    model = LogisticEmbedding(dim=6, epochs=2, random_state=0, lam_r=0.2, lam_r_context=0.7, lam_tie=0.9,
+                              dtype="float64").fit(g)
+    exact, sampled = model.solver_.diagnostics(), model.solver_.sampled_diagnostics(0)
+    assert sampled["mean_grad_norm"] == pytest.approx(exact["mean_grad_norm"], rel=1e-12)
+    assert sampled["reg"] == pytest.approx(exact["reg"], rel=1e-12)

@@ -908,7 +908,9 @@ class SGDSolver(Solver):
             for target, out in zip((gnorm, lpos, lneg, norm2), outs):
                 target[rows] = out[rows]
             if grad is not None:
-                grad[rows] = g[rows]
+                # the sampled rows alone: the others were never computed (nor their pages touched)
+                copied = rows if subset is None else subset
+                grad[copied] = g[copied]
 
     def __repr__(self):
         return (f"<SGDSolver: {self.n_pairs:,} pairs ({self._n_pos:,} positive) on {self.n_nodes:,} nodes, dim "
