@@ -25,8 +25,8 @@ _INT32_MAX = np.iinfo(np.int32).max
 #: kappa, the value of the constant coordinate that carries the node biases: the score gains kappa (b_u + c_v),
 #: so the bias beta_u = kappa b_u is regularised by lam_r / kappa**2 (4 lam_r) and steps kappa**2 times as far
 #: as a free coordinate.  0.5: with the tie and the order of a directed graph's biases, the direction AP passes
-#: the degree rule on Cora on each of seeds 0-4 by 0.008 or more; a larger kappa trades Cora's link AP for
-#: little more direction, a smaller one the reverse (benchmarks/README.md, "Direction: ties")
+#: the degree rule on Cora on every seed measured; a larger kappa trades Cora's link AP for little more
+#: direction, a smaller one the reverse (benchmarks/README.md, "Direction: ties", has the figures)
 BIAS_CONSTANT = 0.5
 
 #: the reciprocity at which ``lam_tie=None`` stops growing (r / (1 - r) = 999): a fully reciprocal graph ties its

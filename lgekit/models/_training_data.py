@@ -27,8 +27,8 @@ __all__ = ["DIRECTED_REVERSE_SHARE", "TWO_TABLE_KINDS", "TableLayout", "Training
 TWO_TABLE_KINDS = ("directed", "bipartite")
 
 #: ``reverse_negatives=None`` on a directed graph: the share of each one-way arc's negatives that are its
-#: reverse pair is this times the training arcs' reciprocity r (0.2 at email-Eu-core's r = 0.57, 0.014 at
-#: Cora's 0.04; see ``benchmarks/README.md``, "Direction: ties", for the measurements behind it)
+#: reverse pair is this times the training arcs' reciprocity r (see ``benchmarks/README.md``, "Direction:
+#: ties", for the measurements behind it)
 DIRECTED_REVERSE_SHARE = 0.35
 
 

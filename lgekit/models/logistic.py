@@ -61,11 +61,12 @@ class LogisticEmbedding(BaseEmbedding):
         negatives that are its reverse pair (direction-aware negatives, see
         Notes); they replace as many uniform ones.  None: :math:`0.35\,r`
         for a directed graph, :math:`r` the training arcs'
-        :meth:`~lgekit.Graph.reciprocity` (0.2 on email-Eu-core's training
-        arcs, where the reverse pairs raise the direction AP by 0.008; 0.014
-        on Cora's, where a flat 0.2 raises nothing and costs 0.011 link AP;
-        ``benchmarks/README.md``, "Direction: ties"), 0 otherwise; a value
-        > 0 for an undirected or bipartite graph is refused.
+        :meth:`~lgekit.Graph.reciprocity`: reverse pairs tell a one-way arc
+        from a reciprocated one, so a mostly reciprocated graph gains
+        direction AP from them, while one without reciprocated arcs gains
+        nothing and loses link AP (``benchmarks/README.md``, "Direction:
+        ties", has the figures); 0 otherwise.  A value > 0 for an
+        undirected or bipartite graph is refused.
     node_bias : bool or None, default None
         Two tables only: carry a source bias :math:`b_u` and a target bias
         :math:`c_v` on a constant coordinate of the tables themselves, so
@@ -73,9 +74,9 @@ class LogisticEmbedding(BaseEmbedding):
         last two of the ``dim`` columns; see Notes, "Node biases").  A
         directed graph's biases are a node order, :math:`c_u = -b_u` (Notes,
         "Ties").  None: on for a directed graph with ``order="edge"`` and
-        ``dim >= 2``, off otherwise (on Cora they lift the direction AP from
-        0.86 to past the degree rule's; ``benchmarks/README.md``,
-        "Direction: ties", has the figures).  True is refused
+        ``dim >= 2``, off otherwise (on Cora they lift the direction AP
+        past the degree rule's; ``benchmarks/README.md``, "Direction:
+        ties", has the figures).  True is refused
         for an undirected graph (one table's :math:`x_u\cdot x_v` cannot
         carry :math:`b_u + c_v`), with ``order="vertex"`` and with ``dim=1``.
     lam_tie : float >= 0 or None, default None
@@ -84,9 +85,8 @@ class LogisticEmbedding(BaseEmbedding):
         each node's source and target vectors (their free coordinates)
         together, taken by its proximal step after every epoch (Notes,
         "Ties").  None: :math:`r / (1 - r)`, the odds that a training arc
-        is reciprocated (1.3 on email-Eu-core's training arcs, 0.05 on
-        Cora's; capped at :math:`r = 0.999`), for a directed graph, 0
-        otherwise.  0: the two tables are free (footnote 1's model); a
+        is reciprocated (capped at :math:`r = 0.999`), for a directed
+        graph, 0 otherwise.  0: the two tables are free (footnote 1's model); a
         value > 0 for an undirected or bipartite graph is refused.
     weighting : {"sample", "scale"}, default "sample"
         What edge weights do (nothing on an unweighted graph; a graph's
@@ -348,9 +348,8 @@ class LogisticEmbedding(BaseEmbedding):
     learnt from the one-way arcs alone, yet the regulariser treats both parts
     alike, :math:`\lambda_r(\|x'_u\|^2 + \|y'_u\|^2) =
     2\lambda_r(\|z_u\|^2 + \|w_u\|^2)`: on a mostly reciprocated graph the
-    :math:`w` fit noise and blur the order (on email-Eu-core, :math:`r =
-    0.71`, the model without a tie tells direction worse than the degree
-    rule).  The tie
+    :math:`w` fit noise and blur the order (on email-Eu-core the model
+    without a tie tells direction worse than the degree rule).  The tie
 
     .. math::
 
@@ -365,9 +364,9 @@ class LogisticEmbedding(BaseEmbedding):
     symmetric (the tables tied: the undirected model with an order on top).
     The form is that ratio; its scale (1 a unit of odds) was set on Cora and
     email-Eu-core, where the prior that matches the two energies,
-    :math:`\lambda_r r / (1 - r)`, ties too little (0.005-0.01 less link AP
-    on both graphs) and twice the default adds nothing (``benchmarks/README.md``,
-    "Direction: ties").  After each epoch, at the epoch's step
+    :math:`\lambda_r r / (1 - r)`, ties too little (less link AP on both
+    graphs) and twice the default adds nothing (``benchmarks/README.md``,
+    "Direction: ties", has the figures).  After each epoch, at the epoch's step
     :math:`\gamma_t`, the solver takes the tie's proximal step: the
     minimiser of :math:`\tfrac12\|X - X_0\|^2 + \gamma_t\lambda_{\mathrm{tie}}
     \sum_u\|x'_u - y'_u\|^2` keeps :math:`x'_u + y'_u` and divides
@@ -382,7 +381,7 @@ class LogisticEmbedding(BaseEmbedding):
     order.  The free coordinates carry popularity already (through their
     norms), while on a sparse graph popularity biases fitted from a node's
     one or two training arcs push down every pair of the nodes that have
-    none: on Cora they cost 0.09 link AP and add no direction AP.  So
+    none: on Cora they cost link AP and add no direction AP.  So
     after each epoch (after the tie) a directed graph's biases are projected
     onto :math:`b_u + c_u = 0`: :math:`a_u = (b_u - c_u)/2`,
     :math:`b_u = a_u`, :math:`c_u = -a_u` (:func:`lgekit.reference.order_biases`),
