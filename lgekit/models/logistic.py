@@ -500,8 +500,8 @@ class LogisticEmbedding(BaseEmbedding):
     >>> len(model.history_), model.n_iter_
     (5, 5)
     >>> sorted(k for k in model.history_[0] if k != "seconds")  # doctest: +NORMALIZE_WHITESPACE
-    ['diverged', 'epoch', 'loss_neg', 'loss_pos', 'lr', 'mean_grad_norm', 'mean_norm', 'objective',
-     'reg']
+    ['diverged', 'epoch', 'loss_neg', 'loss_neg_se', 'loss_pos', 'loss_pos_se', 'lr', 'mean_grad_norm',
+     'mean_grad_norm_se', 'mean_norm', 'objective', 'objective_se', 'reg']
     """
 
     _parameter_constraints = _parameters.LOGISTIC
