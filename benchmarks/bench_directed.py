@@ -83,9 +83,11 @@ def bradley_terry(train_graph, train_arcs, n_nodes, c):
 
 
 def scores_of(row, split, graph, args, seed):
-    """A function pairs -> scores s(u, v) for ``row`` trained on ``split`` (and its fit seconds)."""
+    """A function pairs -> scores s(u, v) for ``row`` trained on ``split``, its fit seconds, and for a model row
+    what its None defaults resolved to (the solver's ``settings_in_force``; empty for the others)."""
     n = graph.n_nodes
     t0 = time.perf_counter()
+    in_force = {}
     if row == "degree rule":
         r = log_ratio(split.train_positives, n)
         score = lambda p: r[p[:, 0]] - r[p[:, 1]]
@@ -102,10 +104,7 @@ def scores_of(row, split, graph, args, seed):
     elif row in MODEL_ROWS:
         model = LogisticEmbedding(dim=args.dim, epochs=args.epochs, n_threads=1, random_state=seed,
                                   diagnostics=False, **MODEL_ROWS[row]).fit(split)
-        if row == "lgekit":
-            solver = model.solver_
-            scores_of.defaults = (f"r = {split.train_graph.reciprocity():.3f}, lam_tie = {solver.lam_tie:.3f}, "
-                                  f"{solver.training_data().n_reverse} reverse negatives")
+        in_force = model.solver_.settings_in_force()
         X, Y = model.embedding_, model.context_embedding_
         score = lambda p: np.einsum("ij,ij->i", X[p[:, 0]], Y[p[:, 1]])
     elif row == "degree product":
@@ -117,7 +116,7 @@ def scores_of(row, split, graph, args, seed):
         score = lambda p: np.einsum("ij,ij->i", X[p[:, 0]], X[p[:, 1]])
     else:  # pragma: no cover - ROWS is fixed
         raise ValueError(row)
-    return score, time.perf_counter() - t0
+    return score, time.perf_counter() - t0, in_force
 
 
 def evaluate(score, split, graph, link_only):
@@ -143,15 +142,17 @@ def run_graph(name, args):
     runs = []
     for seed in range(args.seeds):
         split = lgekit.split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed)
-        run = {}
+        run, in_force = {}, {}
         for row in ROWS:
-            score, seconds = scores_of(row, split, graph, args, seed)
+            score, seconds, in_force[row] = scores_of(row, split, graph, args, seed)
             run[row] = evaluate(score, split, graph, row in LINK_ONLY)
             run[row]["fit s"] = seconds
         runs.append(run)
         n_dir = len(non_reciprocal_arcs(graph, split.test_positives))
+        defaults = in_force["lgekit"]
         print(f"{name} seed {seed}: {len(split.test_positives)} held-out arcs, {n_dir} of them one-way; lgekit's "
-              f"defaults: {scores_of.defaults}")
+              f"defaults: r = {split.train_graph.reciprocity():.3f}, lam_tie = {defaults['lam_tie']:.3f}, "
+              f"{defaults['n_reverse_negatives']} reverse negatives")
         for row in ROWS:
             print(f"  {row:<18}" + "".join(f"  {m} {fmt(run[row].get(m)):>6}" for m in METRICS))
     medians = {(row, m): statistics.median(r[row][m] for r in runs) for row in ROWS for m in (*METRICS, "fit s")

@@ -26,21 +26,8 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
 
 from lgekit import HingeEmbedding, LogisticEmbedding, datasets
-from lgekit._random import check_random_state
-from lgekit.metrics import node_classification_f1, top_k_f1_scorer
+from lgekit.metrics import node_classification_f1, node_classification_split, top_k_f1_scorer
 from lgekit.models.transductive import NodeEmbedding
-
-
-def deepwalk_split(graph, train_ratio, seed):
-    """The labelled nodes, their label columns, and node_classification_f1's split and classifier seed."""
-    y = graph.labels.tocsr()
-    labelled = np.flatnonzero(np.diff(y.indptr) > 0)
-    y = y[labelled]
-    y = y[:, np.flatnonzero(np.asarray(y.sum(axis=0)).ravel() > 0)].toarray()
-    rng = check_random_state(seed, "seed")
-    perm = rng.permutation(len(labelled))
-    n_train = int(round(train_ratio * len(labelled)))
-    return labelled, y, (perm[:n_train], perm[n_train:]), int(rng.integers(2**31 - 1))
 
 
 def mb(n_bytes):
@@ -61,7 +48,8 @@ def main(argv=None):
     print(f"fit: {time.perf_counter() - t0:.1f} s")
 
     expected = node_classification_f1(fitted.embedding_, graph.labels, train_ratio=0.5, seed=0)
-    labelled, y, split, classifier_seed = deepwalk_split(graph, 0.5, 0)
+    labelled, y, train, test, classifier_seed = node_classification_split(graph, 0.5, 0)
+    split = (train, test)
     pipe = make_pipeline(NodeEmbedding(model, graph=graph),
                          OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=classifier_seed)))
     scoring = {"top_k_micro": top_k_f1_scorer("micro"), "top_k_macro": top_k_f1_scorer("macro"),

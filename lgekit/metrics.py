@@ -6,6 +6,7 @@ of one-vs-rest logistic regression, the DeepWalk ``scoring.py`` protocol)."""
 import logging
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,7 +35,7 @@ _scoring = load_kernel("lgekit._scoring")
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
            "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1", "top_k_f1",
            "top_k_f1_scorer", "TopKF1Scorer", "ranks_from_scores", "mrr_and_hits", "sample_candidates", "link_ranking",
-           "TIES"]
+           "TIES", "NodeClassificationSplit", "node_classification_split"]
 
 logger = logging.getLogger(__name__)
 
@@ -424,11 +425,36 @@ def _predict(classifier, x_test, y_test_counts, strategy):
     return _top_k_predictions(proba, y_test_counts)
 
 
+def _draw_split(n, n_train, rng):
+    """(train, test, classifier seed): the positions of one split of n labelled nodes and the liblinear seed,
+    drawn from ``rng`` in that order (a permutation, then one integer)."""
+    perm = rng.permutation(n)
+    return perm[:n_train], perm[n_train:], int(rng.integers(2**31 - 1))
+
+
+def _labelled_part(y):
+    """(labelled, y): the rows of the csr membership matrix ``y`` with a label, and their dense 0/1 rows over
+    the classes some node has."""
+    labelled = np.flatnonzero(np.diff(y.indptr) > 0)
+    y = y[labelled]
+    y = y[:, np.flatnonzero(np.asarray(y.sum(axis=0)).ravel() > 0)]
+    if len(labelled) < 2 or y.shape[1] == 0:
+        raise ValueError(f"labels: need at least 2 labelled nodes, got {len(labelled)} (with {y.shape[1]} "
+                         "non-empty classes)")
+    return labelled, y.toarray()  # (n_labelled, n_classes) int8: small, and what f1_score wants
+
+
+def _train_size(ratio, n):
+    n_train = int(round(ratio * n))
+    if not 1 <= n_train <= n - 1:
+        raise ValueError(f"train_ratio={ratio} leaves {n_train} of {n} labelled nodes for training; "
+                         "both the training and the test part must be non-empty")
+    return n_train
+
+
 def _one_split(x, y, n_train, rng, strategy, C):
-    perm = rng.permutation(x.shape[0])
-    train, test = perm[:n_train], perm[n_train:]
-    clf = OneVsRestClassifier(LogisticRegression(C=C, solver="liblinear",
-                                                 random_state=int(rng.integers(2**31 - 1))))
+    train, test, classifier_seed = _draw_split(x.shape[0], n_train, rng)
+    clf = OneVsRestClassifier(LogisticRegression(C=C, solver="liblinear", random_state=classifier_seed))
     with warnings.catch_warnings():
         # a class with no positive (or only positive) training nodes gets a constant predictor
         warnings.filterwarnings("ignore", message="Label .* is present in all training examples")
@@ -525,21 +551,13 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     many = isinstance(train_ratio, (list, tuple, np.ndarray))
     ratios = _check_ratios(train_ratio)
 
-    labelled = np.flatnonzero(np.diff(y.indptr) > 0)
-    y = y[labelled]
-    y = y[:, np.flatnonzero(np.asarray(y.sum(axis=0)).ravel() > 0)]
-    y = y.toarray()  # (n_labelled, n_classes) int8: small, and what f1_score wants
+    labelled, y = _labelled_part(y)
     x = x[labelled]
     n = len(labelled)
-    if n < 2 or y.shape[1] == 0:
-        raise ValueError(f"labels: need at least 2 labelled nodes, got {n} (with {y.shape[1]} non-empty classes)")
     rng = check_random_state(seed, "seed")
     results = {}
     for ratio in ratios:
-        n_train = int(round(ratio * n))
-        if not 1 <= n_train <= n - 1:
-            raise ValueError(f"train_ratio={ratio} leaves {n_train} of {n} labelled nodes for training; "
-                             "both the training and the test part must be non-empty")
+        n_train = _train_size(ratio, n)
         scores = [_one_split(x, y, n_train, rng, strategy, float(C)) for _ in range(n_repeats)]
         micro = [s[0] for s in scores]
         macro = [s[1] for s in scores]
@@ -552,6 +570,64 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
                     res["micro_f1"], res["macro_f1"])
         results[ratio] = res
     return results if many else results[ratios[0]]
+
+
+class NodeClassificationSplit(NamedTuple):
+    """The first split :func:`node_classification_f1` draws (see :func:`node_classification_split`)."""
+
+    labelled: np.ndarray
+    y: np.ndarray
+    train: np.ndarray
+    test: np.ndarray
+    classifier_seed: int
+
+
+def node_classification_split(labels, train_ratio=0.5, seed=0):
+    """The split that ``node_classification_f1(embedding, labels, train_ratio, seed)`` scores first.
+
+    For scoring the same protocol elsewhere, e.g. a ``GridSearchCV`` over
+    :class:`~lgekit.NodeEmbedding` with :func:`top_k_f1_scorer`, ``cv=[(split.train,
+    split.test)]`` and the classifier seeded with ``split.classifier_seed``,
+    which then reproduces :func:`node_classification_f1`'s scores.
+
+    Parameters
+    ----------
+    labels : lgekit.Graph, sparse matrix, array or list
+        As :func:`node_classification_f1` takes them (one row per node).
+    train_ratio : float in (0, 1), default 0.5
+    seed : None, int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    NodeClassificationSplit
+        ``labelled`` (the node indices with a label), ``y`` (their dense 0/1
+        rows over the classes some node has), ``train`` and ``test``
+        (positions in ``labelled``) and ``classifier_seed`` (liblinear's
+        ``random_state``), drawn as :func:`node_classification_f1` draws them.
+
+    Raises
+    ------
+    ValueError
+        As :func:`node_classification_f1` for the labels and the ratio.
+
+    Examples
+    --------
+    >>> labels = np.repeat(np.eye(3, dtype=int), 4, axis=0)         # 12 nodes, 3 classes
+    >>> split = node_classification_split(labels, train_ratio=0.5, seed=0)
+    >>> len(split.train), len(split.test), split.y.shape
+    (6, 6, (12, 3))
+    """
+    n_nodes = labels.n_nodes if isinstance(labels, Graph) else (
+        labels.shape[0] if hasattr(labels, "shape") else len(labels))
+    ratios = _check_ratios(train_ratio)
+    if len(ratios) != 1:
+        raise ValueError(f"train_ratio: one split has one ratio, got {len(ratios)} ({ratios}); call "
+                         "node_classification_split once per ratio")
+    ratio = ratios[0]
+    labelled, y = _labelled_part(_label_matrix(labels, n_nodes))
+    train, test, classifier_seed = _draw_split(len(labelled), _train_size(ratio, len(labelled)),
+                                               check_random_state(seed, "seed"))
+    return NodeClassificationSplit(labelled, y, train, test, classifier_seed)
 
 
 _AVERAGES = ("micro", "macro")

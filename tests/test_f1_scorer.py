@@ -18,9 +18,8 @@ from sklearn.svm import LinearSVC
 
 import lgekit
 from lgekit import LogisticEmbedding
-from lgekit._random import check_random_state
 from lgekit._validation import InvalidParameterError
-from lgekit.metrics import node_classification_f1, top_k_f1, top_k_f1_scorer
+from lgekit.metrics import node_classification_f1, node_classification_split, top_k_f1, top_k_f1_scorer
 from lgekit.models.transductive import NodeEmbedding
 
 
@@ -38,25 +37,12 @@ def multilabel():
                                                    mixing=0.3, seed=4)
 
 
-def _deepwalk_split(graph, train_ratio, seed):
-    """The labelled nodes, their non-empty label columns, and the split and classifier seed that
-    ``node_classification_f1(..., train_ratio, seed)`` draws (the same generator calls, in order)."""
-    y = graph.labels.tocsr()
-    labelled = np.flatnonzero(np.diff(y.indptr) > 0)
-    y = y[labelled]
-    y = y[:, np.flatnonzero(np.asarray(y.sum(axis=0)).ravel() > 0)].toarray()
-    rng = check_random_state(seed, "seed")
-    perm = rng.permutation(len(labelled))
-    n_train = int(round(train_ratio * len(labelled)))
-    classifier_seed = int(rng.integers(2**31 - 1))
-    return labelled, y, (perm[:n_train], perm[n_train:]), classifier_seed
-
-
 def test_grid_search_scorer_equals_node_classification_f1_on_the_same_split(multilabel):
     graph = multilabel
     model = LogisticEmbedding(dim=16, epochs=6, lam_r=0.3, random_state=0)
     expected = node_classification_f1(model.fit(graph).embedding_, graph.labels, train_ratio=0.5, seed=7)
-    labelled, y, split, classifier_seed = _deepwalk_split(graph, 0.5, 7)
+    labelled, y, train, test, classifier_seed = node_classification_split(graph, 0.5, 7)
+    split = (train, test)
     assert np.mean(y.sum(axis=1)) > 1.5          # multi-label: the regime where the two F1s differ
     pipe = make_pipeline(NodeEmbedding(model, graph=graph),
                          OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=classifier_seed)))
@@ -73,7 +59,7 @@ def test_grid_search_scorer_equals_node_classification_f1_on_the_same_split(mult
 
 def test_scorer_ranks_a_grid_in_cross_validation(multilabel):
     graph = multilabel
-    labelled, y, _, _ = _deepwalk_split(graph, 0.5, 0)
+    labelled, y, *_ = node_classification_split(graph, 0.5, 0)
     pipe = make_pipeline(NodeEmbedding(LogisticEmbedding(dim=8, epochs=4, random_state=0), graph=graph),
                          OneVsRestClassifier(LogisticRegression(solver="liblinear")))
     X = np.asarray(graph.node_ids)[labelled].reshape(-1, 1)
@@ -160,3 +146,26 @@ def test_top_k_f1_is_f1_of_each_rows_k_best_labels(data):
         pred[i, best] = 1
     for average in ("micro", "macro"):
         assert top_k_f1(y, scores, average) == f1_score(y, pred, average=average, zero_division=0)
+
+
+def test_node_classification_split_is_the_metrics_own_draw(multilabel):
+    """The split scored first by node_classification_f1: scoring it by hand gives the metric's numbers; a split
+    drawn with the calls in another order (the classifier seed before the permutation) does not."""
+    graph = multilabel
+    x = LogisticEmbedding(dim=8, epochs=3, random_state=0).fit(graph).embedding_
+    expected = node_classification_f1(x, graph.labels, train_ratio=0.5, seed=3)
+
+    def by_hand(labelled, y, train, test, classifier_seed):
+        clf = OneVsRestClassifier(LogisticRegression(solver="liblinear", random_state=classifier_seed))
+        clf.fit(x[labelled][train], y[train])
+        return top_k_f1(y[test], clf.predict_proba(x[labelled][test]))
+
+    split = node_classification_split(graph, 0.5, 3)
+    assert by_hand(*split) == pytest.approx(expected["micro_f1"], abs=1e-12)
+    rng = np.random.default_rng(3)
+    seed_first = int(rng.integers(2**31 - 1))
+    perm = rng.permutation(len(split.labelled))
+    wrong = (split.labelled, split.y, perm[:len(split.train)], perm[len(split.train):], seed_first)
+    assert by_hand(*wrong) != pytest.approx(expected["micro_f1"], abs=1e-12)
+    with pytest.raises(ValueError, match="one split has one ratio"):
+        node_classification_split(graph, [0.3, 0.5])

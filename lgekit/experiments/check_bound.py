@@ -252,8 +252,8 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
     :math:`\lambda_r \in \{0, 0.003, 0.01, 0.03, 0.1\}` (mean loss plus
     :math:`\lambda_r` times the mean squared norm).
 
-    What the check measured on BlogCatalog and on the planted model, and its run time, are in
-    ``benchmarks/README.md`` ("`lgekit theory` on BlogCatalog").
+    What the check measured on BlogCatalog and on the planted model is in ``benchmarks/README.md``
+    ("`lgekit theory` on BlogCatalog").
     """
     rng = check_random_state(seed, "seed")
     seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0

@@ -153,7 +153,7 @@ def footnote_label(fit, hub_fit, dense):
     -------
     str
         ``"flat -> removable"``: dense and :math:`g + 3\,\mathrm{se} <` :data:`FLAT_GROWTH` (flat
-        against the paper's factor, which grows 29 % from 1e3 to 1e5).
+        against the paper's factor :math:`\sqrt{\ln n}`, which grows by :math:`\sqrt{5/3}` from 1e3 to 1e5).
         ``"grows with the hubs -> not removable"``: the test has power (:math:`H \ge 6\,\mathrm{se}`: the hub
         term's growth, even halved, would stand 3 s.e. above zero) and the measured growth is resolved
         (:math:`g > 3\,\mathrm{se}`): for fixed d the largest degree grows like :math:`\ln n/\ln\ln n` and

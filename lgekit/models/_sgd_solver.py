@@ -126,7 +126,8 @@ class SGDSolver(Solver):
     pairs it is about to update into a small buffer), and, for the vertex
     order and the diagnostics, the incidence lists (two int32 partners a
     pair, and a float64 coefficient per positive entry on a weighted graph):
-    about 20 bytes a pair in all, against 48 before.  The user's pair arrays
+    :attr:`bytes_per_pair` a pair in all, the figure the estimator's memory
+    check uses.  The user's pair arrays
     are not kept: :attr:`positives`, :attr:`negatives` and
     :meth:`training_data` rebuild them from the records.
 
