@@ -14,6 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score, roc_auc_score
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from ._random import check_random_state
 from ._simd import load_kernel
@@ -25,7 +27,7 @@ from ._validation import (
     validate_arguments,
     validate_params,
 )
-from .evaluation import check_directed, non_reciprocal_arcs
+from .evaluation import EdgeSplit, LeakError, check_directed, non_reciprocal_arcs, sample_negative_pairs
 from .graph import Graph
 from .labels import membership_from_pairs, membership_matrix
 
@@ -35,7 +37,8 @@ _scoring = load_kernel("lgekit._scoring")
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
            "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1", "top_k_f1",
            "top_k_f1_scorer", "TopKF1Scorer", "ranks_from_scores", "mrr_and_hits", "sample_candidates", "link_ranking",
-           "TIES", "NodeClassificationSplit", "node_classification_split"]
+           "TIES", "NodeClassificationSplit", "node_classification_split", "EDGE_OPERATORS",
+           "LinkPredictionFeatures", "link_prediction_features", "edge_classifier_scores"]
 
 logger = logging.getLogger(__name__)
 
@@ -242,6 +245,215 @@ def roc_auc(embedding, positives, negatives, context=None):
     """
     y, scores = _labelled_scores(embedding, positives, negatives, context)
     return float(roc_auc_score(y, scores))
+
+
+# ---------------------------------------------------------------------- link prediction by edge features
+#: node2vec's binary operators (Grover & Leskovec 2016, Table 1): an edge's feature vector from its two
+#: node vectors, coordinate by coordinate
+EDGE_OPERATORS = {
+    "hadamard": lambda a, b: a * b,
+    "average": lambda a, b: (a + b) / 2,
+    "l1": lambda a, b: np.abs(a - b),
+    "l2": lambda a, b: (a - b) ** 2,
+}
+
+
+class LinkPredictionFeatures(NamedTuple):
+    """The edge-feature data set of :func:`link_prediction_features`: training and test pairs, features, labels."""
+
+    train_features: np.ndarray
+    train_labels: np.ndarray
+    test_features: np.ndarray
+    test_labels: np.ndarray
+    train_pairs: np.ndarray
+    test_pairs: np.ndarray
+    operator: str
+
+
+def _pair_keys(pairs, n, directed):
+    """One int64 key per pair (either orientation the same key for an undirected graph)."""
+    u, v = pairs[:, 0], pairs[:, 1]
+    if not directed:
+        u, v = np.minimum(u, v), np.maximum(u, v)
+    return u * np.int64(n) + v
+
+
+def _check_training_pairs(split, positives, negatives):
+    """The leak checks of the edge classifier's training pairs, as :meth:`EdgeSplit.check` checks the split.
+
+    Its positives must be edges of the training graph, its negatives non-edges
+    of the training graph (and no self-pair), and no training pair may be a test
+    pair (a held-out edge or a test negative, in either orientation when
+    undirected): the classifier learns from what the training graph says.
+    """
+    t, n = split.train_graph, split.graph.n_nodes
+    directed = split.graph.is_directed
+    train_keys = _pair_keys(split.train_positives, n, directed)
+    if not np.isin(_pair_keys(positives, n, directed), train_keys).all():
+        raise LeakError("edge classifier: a training positive is not an edge of the training graph")
+    if len(negatives) and np.any(negatives[:, 0] == negatives[:, 1]):
+        raise LeakError("edge classifier: a training negative is a self-pair")
+    if np.isin(_pair_keys(negatives, n, directed), train_keys).any():
+        raise LeakError("edge classifier: a training negative is an edge of the training graph")
+    test_keys = _pair_keys(np.concatenate([split.test_positives, split.test_negatives]), n, directed)
+    for name, pairs in (("positive", positives), ("negative", negatives)):
+        hit = np.isin(_pair_keys(pairs, n, directed), test_keys)
+        if hit.any():
+            raise LeakError(f"edge classifier: training {name} {pairs[np.flatnonzero(hit)[0]].tolist()} is a test "
+                            "pair (a held-out edge or a test negative); the classifier must not see test pairs")
+
+
+def _split_tables(embedding, split, context):
+    """The embedding (and context) checked against ``split``'s graph: one row per node."""
+    if not isinstance(split, EdgeSplit):
+        raise TypeError(f"split must be an lgekit EdgeSplit (lgekit.split_edges), got {type(split).__name__}")
+    x = check_embedding(embedding)
+    y = x if context is None else check_embedding(context, "context")
+    n = split.graph.n_nodes
+    for name, table in (("embedding", x), ("context", y)):
+        if table.shape[0] != n:
+            raise ValueError(f"{name} has {table.shape[0]} rows but the split's graph has {n} nodes; the edge "
+                             "features need one row per node of the graph (a bipartite model's two tables "
+                             "are not supported)")
+    if y.shape[1] != x.shape[1]:
+        raise ValueError(f"context must have the embedding's dimension {x.shape[1]}, got {y.shape[1]}")
+    return x, y
+
+
+@validate_arguments({"operator": [Options(str, set(EDGE_OPERATORS))], "seed": ["random_state"],
+                     "max_train_edges": [None, Interval(Integral, 1, None, closed="left")]})
+def link_prediction_features(embedding, split, operator="hadamard", *, context=None, seed=0, max_train_edges=None):
+    r"""node2vec's link-prediction data: each pair of nodes as a feature vector of its two node vectors.
+
+    The protocol of node2vec (Grover & Leskovec 2016, Sec. 4.4) and karateclub:
+    an edge classifier learns from **training pairs only** -- the training
+    graph's edges (label 1) and as many sampled non-edges of the training
+    graph (label 0, uniform pairs, :func:`lgekit.evaluation.sample_negative_pairs`),
+    none of them a test pair -- and is scored on the split's held-out edges
+    and test negatives.  The feature of a pair :math:`(u, v)` is
+    :math:`f(x_u, y_v)`, coordinate by coordinate:
+
+    ==============  =====================================
+    ``operator``    :math:`f(a, b)`
+    ==============  =====================================
+    ``"hadamard"``  :math:`a \odot b`
+    ``"average"``   :math:`(a + b) / 2`
+    ``"l1"``        :math:`|a - b|`
+    ``"l2"``        :math:`(a - b)^2`
+    ==============  =====================================
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+        One row per node of ``split.graph`` (the source / out-vectors of a
+        directed model).
+    split : EdgeSplit
+        Of :func:`lgekit.split_edges`; its test pairs are the test set.
+    operator : {"hadamard", "average", "l1", "l2"}, default "hadamard"
+    context : array (n_nodes, dim), optional
+        The second node's vectors :math:`y_v` (a directed model's
+        ``context_embedding_``); default ``embedding``.
+    seed : None, int or numpy.random.Generator, default 0
+        Draws the training negatives (and the training edges kept under
+        ``max_train_edges``).
+    max_train_edges : int, optional
+        Keep at most this many training edges (a uniform sample, in the
+        training graph's edge order), to bound the classifier's data; default:
+        all of them.
+
+    Returns
+    -------
+    LinkPredictionFeatures
+        ``train_features`` ``(2 k, dim)`` and ``train_labels`` (k edges then k
+        non-edges), ``test_features`` and ``test_labels`` (the split's test
+        positives then test negatives), the pairs themselves, the operator.
+
+    Raises
+    ------
+    TypeError
+        ``split`` is not an EdgeSplit.
+    ValueError
+        An embedding without one row per node, or with non-finite values.
+    lgekit.evaluation.LeakError
+        A training pair that is a test pair or that the training graph
+        contradicts (checked whatever drew them).
+
+    Examples
+    --------
+    >>> import numpy as np, lgekit
+    >>> g = lgekit.datasets.planted_partition_graph(n_nodes=60, n_labels=3, mean_degree=6, seed=0)
+    >>> split = lgekit.split_edges(g, seed=0)
+    >>> x = np.random.default_rng(0).normal(size=(g.n_nodes, 4))
+    >>> data = link_prediction_features(x, split, "hadamard")
+    >>> data.train_features.shape == (2 * len(split.train_positives), 4), int(data.train_labels.sum())
+    (True, 145)
+    """
+    x, y = _split_tables(embedding, split, context)
+    rng = check_random_state(seed, "seed")
+    positives = split.train_positives
+    if max_train_edges is not None and len(positives) > max_train_edges:
+        positives = positives[np.sort(rng.choice(len(positives), int(max_train_edges), replace=False))]
+    test_pairs = np.concatenate([split.test_positives, split.test_negatives])
+    # non-edges of the training graph, never a test pair (in either orientation when undirected)
+    negatives = sample_negative_pairs(split.train_graph, len(positives), seed=rng, exclude=test_pairs)
+    _check_training_pairs(split, positives, negatives)
+    f = EDGE_OPERATORS[operator]
+    train_pairs = np.concatenate([positives, negatives])
+    labels = lambda k_pos, k_neg: np.concatenate([np.ones(k_pos, np.int8), np.zeros(k_neg, np.int8)])  # noqa: E731
+    return LinkPredictionFeatures(
+        f(x[train_pairs[:, 0]], y[train_pairs[:, 1]]), labels(len(positives), len(negatives)),
+        f(x[test_pairs[:, 0]], y[test_pairs[:, 1]]), labels(len(split.test_positives), len(split.test_negatives)),
+        train_pairs, test_pairs, operator)
+
+
+@validate_arguments({"C": [Interval(Real, 0, None, closed="neither")]})
+def edge_classifier_scores(embedding, split, operator="hadamard", *, context=None, seed=0, max_train_edges=None,
+                           C=1.0):
+    """AP and ROC-AUC of a logistic regression on edge features: node2vec's link-prediction protocol.
+
+    :func:`link_prediction_features` builds the training pairs (training
+    edges and as many sampled training non-edges, leak-checked) and the test
+    pairs (the split's); a standardised L2 logistic regression
+    (:class:`sklearn.preprocessing.StandardScaler` then
+    :class:`sklearn.linear_model.LogisticRegression`, lbfgs, deterministic)
+    learns from the training pairs, and its decision values rank the test
+    pairs.  :func:`average_precision` scores the same test pairs by
+    :math:`x_u \\cdot x_v` alone, the paper's protocol: the two answer
+    "is the embedding good for link prediction?" for a classifier on top of
+    it and for the model's own score.
+
+    Parameters
+    ----------
+    embedding, split, operator, context, seed, max_train_edges
+        As :func:`link_prediction_features`.
+    C : float > 0, default 1.0
+        Inverse regularisation strength of the logistic regression.
+
+    Returns
+    -------
+    dict
+        ``{"average_precision", "roc_auc", "operator", "n_train_pairs", "n_test_pairs"}``.
+
+    Examples
+    --------
+    >>> import numpy as np, lgekit
+    >>> g = lgekit.datasets.planted_partition_graph(n_nodes=60, n_labels=3, mean_degree=6, seed=0)
+    >>> split = lgekit.split_edges(g, seed=0)
+    >>> x = np.random.default_rng(0).normal(size=(g.n_nodes, 4))
+    >>> sorted(edge_classifier_scores(x, split))
+    ['average_precision', 'n_test_pairs', 'n_train_pairs', 'operator', 'roc_auc']
+    """
+    data = link_prediction_features(embedding, split, operator, context=context, seed=seed,
+                                    max_train_edges=max_train_edges)
+    classifier = make_pipeline(StandardScaler(), LogisticRegression(C=float(C), max_iter=1000))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        classifier.fit(data.train_features, data.train_labels)
+    scores = classifier.decision_function(data.test_features)
+    positive = data.test_labels == 1
+    return {"average_precision": float(average_precision_from_scores(scores[positive], scores[~positive])),
+            "roc_auc": float(roc_auc_score(data.test_labels, scores)), "operator": operator,
+            "n_train_pairs": int(len(data.train_labels)), "n_test_pairs": int(len(data.test_labels))}
 
 
 # ---------------------------------------------------------------------- direction (directed graphs)
