@@ -17,6 +17,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from ._interop import is_networkx
 from ._random import check_random_state
 from ._simd import load_kernel
 from ._validation import (
@@ -27,9 +28,9 @@ from ._validation import (
     validate_arguments,
     validate_params,
 )
+from .datasets import as_graph, as_labels
 from .evaluation import EdgeSplit, LeakError, check_directed, non_reciprocal_arcs, sample_negative_pairs
 from .graph import Graph
-from .labels import membership_from_pairs, membership_matrix
 
 # the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
 _scoring = load_kernel("lgekit._scoring")
@@ -49,7 +50,18 @@ _RATIO = [Interval(Real, 0, 1, closed="neither")]
 # ---------------------------------------------------------------------- validation
 def check_embedding(embedding, name="embedding"):
     """``embedding`` as a dense, finite, real (n_nodes, dim) array; a TypeError or ValueError naming ``name``
-    otherwise (a diverged model's NaN rows are said to be one)."""
+    otherwise (a diverged model's NaN rows are said to be one).
+
+    The one reading of an embedding: an array (or nested lists), or a fitted lgekit model, which gives its
+    ``embedding_`` (the source / left table of a two-table model).  A graph (lgekit's, networkx's, a
+    split) is refused by name, never read as an array.
+    """
+    if isinstance(embedding, (Graph, EdgeSplit)) or is_networkx(embedding):
+        raise TypeError(f"{name} must be an (n_nodes, dim) array of numbers or a fitted model, got a graph "
+                        f"({type(embedding).__module__.split('.')[0]}.{type(embedding).__name__}); pass the "
+                        "model's embedding_")
+    if hasattr(embedding, "embedding_") and not isinstance(embedding, np.ndarray):
+        embedding = embedding.embedding_
     if sp.issparse(embedding):
         raise TypeError(f"{name} must be a dense (n_nodes, dim) array, got a scipy.sparse matrix")
     try:
@@ -501,7 +513,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
         ``split.test_positives`` of a directed split.
     context : array (n_nodes, dim), optional
         The target (in-) vectors; default ``embedding`` (a symmetric scorer).
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
         The full directed graph.  When given, the arcs whose reverse is also
         an arc (or that are self-loops) are dropped first
         (:func:`non_reciprocal_arcs`): their direction is not a question.
@@ -579,28 +591,8 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
 
 # ---------------------------------------------------------------------- node classification
 def _label_matrix(labels, n_nodes):
-    """Labels as the 0/1 membership matrix of :mod:`lgekit.labels`, one row per embedded node."""
-    if isinstance(labels, Graph):
-        if labels.labels is None:
-            raise ValueError(f"labels: the graph {labels.name or ''} has no node labels".replace("  ", " "))
-        mat = labels.labels
-    elif sp.issparse(labels):
-        mat = labels
-    else:
-        mat = np.asarray(labels)
-        if mat.ndim == 1:
-            # one class per node; negative means unlabeled
-            if mat.dtype.kind not in "iu":
-                raise ValueError(f"a 1-D labels array must hold integer classes (negative = unlabeled), got dtype {mat.dtype}")
-            rows = np.flatnonzero(mat >= 0)
-            cols = mat[rows].astype(np.int64)
-            mat = membership_from_pairs(rows, cols, (len(mat), int(cols.max()) + 1 if len(cols) else 0))
-        elif mat.ndim != 2:
-            raise ValueError(f"labels must be a Graph, a (n_nodes, n_classes) 0/1 matrix or a 1-D class array, "
-                             f"got shape {mat.shape}")
-    if mat.shape[0] != n_nodes:
-        raise ValueError(f"labels has {mat.shape[0]} rows but the embedding has {n_nodes} nodes")
-    return membership_matrix(mat, n_nodes)
+    """Labels (any form of :func:`lgekit.datasets.as_labels`) as the 0/1 membership matrix, one row per node."""
+    return as_labels(labels, n_nodes).matrix
 
 
 def _check_ratios(train_ratio):
@@ -698,10 +690,12 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     Parameters
     ----------
     embedding : array (n_nodes, dim)
-    labels : Graph, sparse or dense (n_nodes, n_classes) 0/1 matrix, or 1-D int array
-        Node memberships (a Graph's ``labels``).  A 1-D array gives one class
-        per node, negative for unlabeled.  Nodes without any label are left
-        out; classes without any member are dropped.
+    labels : Graph, networkx graph, (n_nodes, n_classes) 0/1 matrix, or one class per node
+        Node memberships, any form of :func:`lgekit.datasets.as_labels`: a
+        Graph's ``labels``, a networkx graph's label node attribute (``club``,
+        ``label``, ...), a sparse or dense matrix, a 1-D integer array
+        (negative: unlabelled) or a sequence of class names.  Nodes without
+        any label are left out; classes without any member are dropped.
     train_ratio : float in (0, 1) or list of floats, default 0.5
         Fraction of the labelled nodes used for training
         (``int(round(ratio * n_labelled))`` nodes).
@@ -804,7 +798,7 @@ def node_classification_split(labels, train_ratio=0.5, seed=0):
 
     Parameters
     ----------
-    labels : lgekit.Graph, sparse matrix, array or list
+    labels : any form of :func:`lgekit.datasets.as_labels`
         As :func:`node_classification_f1` takes them (one row per node).
     train_ratio : float in (0, 1), default 0.5
     seed : None, int or numpy.random.Generator, default 0
@@ -829,14 +823,12 @@ def node_classification_split(labels, train_ratio=0.5, seed=0):
     >>> len(split.train), len(split.test), split.y.shape
     (6, 6, (12, 3))
     """
-    n_nodes = labels.n_nodes if isinstance(labels, Graph) else (
-        labels.shape[0] if hasattr(labels, "shape") else len(labels))
     ratios = _check_ratios(train_ratio)
     if len(ratios) != 1:
         raise ValueError(f"train_ratio: one split has one ratio, got {len(ratios)} ({ratios}); call "
                          "node_classification_split once per ratio")
     ratio = ratios[0]
-    labelled, y = _labelled_part(_label_matrix(labels, n_nodes))
+    labelled, y = _labelled_part(as_labels(labels).matrix)
     train, test, classifier_seed = _draw_split(len(labelled), _train_size(ratio, len(labelled)),
                                                check_random_state(seed, "seed"))
     return NodeClassificationSplit(labelled, y, train, test, classifier_seed)
@@ -1071,10 +1063,9 @@ def _known_matrix(graph, n_rows, n_candidates):
     directed graph, left-right edges of a bipartite one); None without a graph."""
     if graph is None:
         return None
+    graph = as_graph(graph, "graph")
     if n_rows is None:
         n_rows = graph.n_nodes
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an lgekit.Graph whose edges are not candidates, got {type(graph).__name__}")
     known = graph.biadjacency("csr") if graph.kind == "bipartite" else graph.to_scipy("csr")
     if known.shape != (n_rows, n_candidates):
         raise ValueError(f"graph: its adjacency has shape {known.shape}, but the sources and candidates are "
@@ -1100,7 +1091,7 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
         Rows of the target table (the number of nodes; a bipartite model's
         right nodes).
     n_negatives : int >= 1
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
     exclude_self : bool, default True
     seed : None, int or numpy.random.Generator, default 0
 
@@ -1113,8 +1104,7 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
     ValueError
         When some source has no allowed target.
     """
-    if graph is not None and not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an lgekit.Graph whose edges are not candidates, got {type(graph).__name__}")
+    graph = None if graph is None else as_graph(graph, "graph")
     n_sources = graph.n_left if graph is not None and graph.kind == "bipartite" else None
     if graph is not None and n_sources is None:
         n_sources = graph.n_nodes
@@ -1194,7 +1184,7 @@ def link_ranking(embedding, positives, context=None, *, candidates=100, graph=No
         :func:`sample_candidates` (from ``seed``).  ``"all"``: every allowed
         target (exact, costs a product with the whole table, done in blocks
         of bounded memory).
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
         Its edges are not negatives (the *filtered* setting; pass the full
         graph, so that no held-out or training link counts against a
         positive).  Without it, only ``v`` and (``exclude_self``) ``u``
@@ -1227,8 +1217,9 @@ def link_ranking(embedding, positives, context=None, *, candidates=100, graph=No
     if y.shape[1] != x.shape[1]:
         raise ValueError(f"context must have the embedding's dimension {x.shape[1]}, got {y.shape}")
     ks = _check_ks(ks)
+    graph = None if graph is None else as_graph(graph, "graph")   # a networkx graph too: the one reading
     if exclude_self is None:
-        exclude_self = y.shape[0] == x.shape[0] and not (graph is not None and getattr(graph, "kind", "") == "bipartite")
+        exclude_self = y.shape[0] == x.shape[0] and not (graph is not None and graph.kind == "bipartite")
     p = check_pairs(positives, max(x.shape[0], y.shape[0]), "positives")
     if len(p) == 0:
         raise ValueError("positives: need at least one pair, got none")
