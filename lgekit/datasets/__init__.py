@@ -213,7 +213,7 @@ def resolve(name_or_path, *, format=None):
     return DatasetSource(kind="path", name=name, path=path, format=fmt, files=files)
 
 
-def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=False,
+def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=None,
          download=None, header=None, id_type=None, bipartite=False, **generator_kwargs):
     """Load a graph: a registered data set by name, or a file or folder by path.
 
@@ -244,13 +244,17 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         Node labels for a path: a ``node label [label ...]`` file, or any
         form :meth:`lgekit.Graph.from_edges` accepts.  For a ``.mat`` file
         this replaces its ``group`` matrix.
-    directed : bool, default False
+    directed : bool, optional
         Keep arcs as directed edges instead of symmetrising: a line ``u v``
         of an edge list is the arc ``u -> v``, entry ``(i, j)`` of a ``.mat``
-        network the arc ``i -> j``.  ``load("email-eu-core", directed=True)``
-        gives its 24,929 arcs (25,571 minus 642 self-loops);
-        ``load("cora", directed=True)`` its 5,429 citations, citing -> cited
-        (the LINQS file writes each line ``<cited> <citing>``).
+        network the arc ``i -> j``.  Default: a path is read undirected, a
+        registered data set as its registry entry says
+        (:attr:`DatasetInfo.default_kind`): ``load("cora")`` gives its 5,429
+        citations, citing -> cited (the LINQS file writes each line ``<cited>
+        <citing>``; ``directed=False`` merges them into 5,278 edges);
+        ``load("email-eu-core")`` is read undirected, which it says in one
+        line (an INFO log record; a note on the command line), and
+        ``directed=True`` gives its 24,929 arcs (25,571 minus 642 self-loops).
     download : bool, optional
         Fetch a registered data set that is not found locally.  Default:
         yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
@@ -332,6 +336,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         return _load_registered(source.name, data_home=data_home, delimiter=delimiter, labels=labels,
                                 directed=directed, download=download, generator_kwargs=generator_kwargs)
     path = source.path
+    directed = bool(directed)   # a path has no kind of its own: undirected unless asked
     if generator_kwargs:
         raise TypeError(f"unexpected keyword argument(s) {sorted(generator_kwargs)} for a file; generator arguments "
                         "only apply to 'synthetic-blogcatalog'")
@@ -449,7 +454,7 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
                             f"labels already; {', '.join(given)} apply to the other forms")
         return data if isinstance(data, Graph) else data.graph
     if isinstance(data, (str, os.PathLike)):
-        return load(data, directed=bool(directed), bipartite=bool(bipartite), labels=labels)
+        return load(data, directed=directed, bipartite=bool(bipartite), labels=labels)
     if is_networkx(data):
         if labels is not None:
             raise TypeError(f"labels apply to edge lists and matrices; {what} is a networkx graph, whose labels "
@@ -668,6 +673,8 @@ def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):
 
 def _load_registered(key, *, data_home, delimiter, labels, directed, download, generator_kwargs):
     entry = info(key)
+    if directed is None:
+        directed = entry.default_kind == "directed"
     if entry.embedded:
         if labels is not None:
             raise ValueError(f"labels cannot be given for {key!r}: it is generated with its own labels")
@@ -701,6 +708,10 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
     check_local_copy(key, folder)  # an edited copy is not the registered data set (its results would be stored so)
     files = {f.name: file_in(folder, f.name) for f in entry.files}
     logger.info("loading %s from %s", key, folder)
+    if entry.kind == "directed" and not directed:
+        # one line saying how the data was read (the command line turns it into a note)
+        logger.info("%s is a directed data set read undirected: each arc's direction dropped, reciprocal arcs "
+                    "merged (directed=True, or --directed, keeps the arcs)", key)
     if key == "blogcatalog":
         return load_asu_folder(folder, delimiter=delimiter, directed=directed, name=key, self_loops="drop")
     if key == "ppi":
