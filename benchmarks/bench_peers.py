@@ -15,8 +15,9 @@ thread), each in its own process, and the parent scores the embedding three ways
 
 Two rows are no embedding: **degree product**, the score ``d_u d_v`` of the training degrees (what the dot
 AP gives for knowing degrees alone), and nothing else.  CPU seconds are those of the embedding call in the
-child (user + system, ``resource.getrusage``), peak RSS that child's whole life (``ru_maxrss``: the
-interpreter, the libraries and the training graph included); the table gives medians over the seeds, which
+child (user + system, ``resource.getrusage``), peak RSS that child's whole life (``VmHWM``: the
+interpreter, the libraries and the training graph included; not ``ru_maxrss``, which Linux carries over
+from the parent that started the child); the table gives medians over the seeds, which
 run in alternating order (seed ``s`` starts with method ``s mod k``).  Every child runs on one thread
 (``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ``NUMBA_NUM_THREADS`` = 1 and
 ``threadpoolctl``), so the CPU seconds compare like with like.
@@ -158,7 +159,17 @@ def child(name, adjacency_path, out_path, dim, seed):
         raise SystemExit(f"{name} returned shape {embedding.shape}, expected {(adjacency.shape[0], dim)}")
     np.save(out_path, embedding)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    print(json.dumps({"cpu_s": cpu, "wall_s": wall, "peak_rss_mib": after.ru_maxrss / 1024}))
+    print(json.dumps({"cpu_s": cpu, "wall_s": wall, "peak_rss_mib": peak_rss_mib()}))
+
+
+def peak_rss_mib():
+    """This process's peak resident set (``VmHWM``), MiB.  Not ``ru_maxrss``: Linux carries that across
+    ``fork`` and ``execve``, so a child started by a large parent would report the parent's size."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # not Linux: the closest there is
 
 
 def python_of(m, peers_python):
