@@ -13,8 +13,8 @@ thread), each in its own process, and the parent scores the embedding three ways
 * **micro-F1 / macro-F1**: ``lgekit.metrics.node_classification_f1(embedding, graph)`` (train ratio 0.5,
   seed 0; DeepWalk's protocol) of the same embedding, on the labelled graphs (Facebook has no labels).
 
-Two rows are no embedding: **degree product**, the score ``d_u d_v`` of the training degrees (what the dot
-AP gives for knowing degrees alone), and nothing else.  CPU seconds are those of the embedding call in the
+One row is no embedding: **degree product**, the score ``d_u d_v`` of the training degrees (what the dot
+AP gives for knowing degrees alone).  CPU seconds are those of the embedding call in the
 child (user + system, ``resource.getrusage``), peak RSS that child's whole life (``VmHWM``: the
 interpreter, the libraries and the training graph included; not ``ru_maxrss``, which Linux carries over
 from the parent that started the child); the table gives medians over the seeds, which
