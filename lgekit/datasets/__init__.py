@@ -415,8 +415,9 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
         The argument's name, for error messages.
     directed, bipartite : bool, optional
         For the forms without a kind of their own (a path, an array, a list,
-        a DataFrame): read arcs, or two id namespaces (default: undirected).
-        A networkx graph and a matrix take them as
+        a DataFrame): read arcs, or two id namespaces (default: undirected;
+        a registered data set's name: the kind its registry entry gives,
+        :func:`load`).  A networkx graph and a matrix take them as
         :meth:`~lgekit.Graph.from_networkx` and :meth:`~lgekit.Graph.from_scipy`
         do (``bipartite`` is refused for a matrix); a Graph or a split, which
         have a kind, refuse them.
