@@ -72,8 +72,9 @@ def _presets_text():
 PLOT_METHODS = ("pca", "tsne")
 
 
-class _FitParser(argparse.ArgumentParser):
-    """fit's parser: ``--plot`` takes a value only when the next word is one of :data:`PLOT_METHODS`.
+class _PlotValue:
+    """fit's parser (a mixin over the command line's parser class): ``--plot`` takes a value only when the
+    next word is one of :data:`PLOT_METHODS`.
 
     argparse gives an option with an optional value (``nargs="?"``) the next word whatever it is, so
     ``lgekit fit --plot email-eu-core ...`` would read the graph as --plot's value ("invalid choice")
@@ -119,7 +120,7 @@ def register(subparsers):
     p.add_argument("--plot", nargs="?", const=PLOT_METHODS[0], choices=PLOT_METHODS, default=None,
                    help="also draw the embedding in 2-D into DIR/embedding.png, coloured by the graph's labels: "
                         "--plot (PCA) or --plot tsne (slower)")
-    p.__class__ = _FitParser     # --plot's optional value: see _FitParser
+    p.__class__ = type(f"Fit{type(p).__name__}", (_PlotValue, type(p)), {})    # --plot's value: see _PlotValue
     p.add_argument("--out", required=True, metavar="DIR", type=output_folder, help="output folder (created if missing)")
     p.add_argument("--force", action="store_true",
                    help="write into DIR even if it holds files lgekit did not write (the files fit writes are "
