@@ -37,6 +37,7 @@ import numpy as np
 
 from ._simd import load_kernel
 from ._validation import InstanceOf, Interval, Options, check_pairs, validate_params
+from .datasets import as_labels
 from .metrics import mrr_and_hits, node_classification_f1, ranks_from_scores, sample_candidates
 
 # the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
@@ -267,8 +268,8 @@ class NodeClassificationCallback(Callback):
 
     Parameters
     ----------
-    labels : scipy.sparse matrix (n_nodes x n_labels) or lgekit.Graph
-        Node labels (a Graph's ``labels``).
+    labels : Graph, networkx graph, label matrix or one class per node
+        Node labels, any form of :func:`lgekit.datasets.as_labels`.
     every : int, default 5
         Evaluate after epochs ``t`` with ``(t + 1) % every == 0``.
     train_ratio : float, default 0.5
@@ -280,10 +281,7 @@ class NodeClassificationCallback(Callback):
     """
 
     def __init__(self, labels, every=5, train_ratio=0.5, seed=0, **kwargs):
-        if hasattr(labels, "labels") and hasattr(labels, "n_nodes"):
-            labels = labels.labels
-        if labels is None:
-            raise ValueError("labels must be a label matrix or a Graph with labels, got a graph without labels")
+        labels = as_labels(labels).matrix   # the one reading (a Graph's, a networkx graph's, a matrix)
         validate_params({"every": _EVERY, "train_ratio": [Interval(Real, 0, 1, closed="neither")]},
                         {"every": every, "train_ratio": train_ratio}, caller=type(self).__name__)
         self.labels = labels

@@ -256,7 +256,8 @@ def check_directed(graph, name="graph"):
     graph = as_graph(graph, name)
     kind = getattr(graph, "kind", "directed" if graph.is_directed else "undirected")
     if kind != "directed":
-        raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got a {kind} "
+        article = "an" if kind[0] in "aeiou" else "a"
+        raise ValueError(f"{name} must be a directed graph (direction is only defined for arcs), got {article} {kind} "
                          "graph; load it with directed=True")
     return graph
 

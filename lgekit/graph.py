@@ -1013,7 +1013,8 @@ class Graph:
         0.6666666666666666
         """
         if self.kind != "directed":
-            raise ValueError(f"reciprocity is defined for a directed graph, got a {self.kind} one (load it with "
+            article = "an" if self.kind[0] in "aeiou" else "a"
+            raise ValueError(f"reciprocity is defined for a directed graph, got {article} {self.kind} one (load it with "
                              "directed=True)")
         arcs = self.edges()
         arcs = arcs[arcs[:, 0] != arcs[:, 1]]

@@ -22,7 +22,8 @@ import scipy.sparse as sp
 
 from .ids import comparable_ids, index_in, object_array
 
-__all__ = ["check_real", "membership_from_pairs", "membership_matrix", "label_matrix", "membership_from_ids"]
+__all__ = ["check_real", "membership_from_pairs", "membership_matrix", "label_matrix", "membership_from_ids",
+           "node_label_matrix"]
 
 
 def check_real(dtype, what):
@@ -141,6 +142,69 @@ def label_matrix(labels, label_names, node_ids, n):
     else:
         names, cols = _class_names(values)
     return membership_from_pairs(rows, cols, (n, len(names))), names
+
+
+def node_label_matrix(labels, n=None, what="labels"):
+    """A label matrix or one class per node, in node order, as ``(membership matrix, class names)``.
+
+    The reading of labels given as data (:func:`lgekit.datasets.as_labels`
+    reads a graph's labels and calls this for the other forms):
+
+    * a scipy sparse or dense 2-D ``(n, n_classes)`` 0/1 matrix: its columns
+      are the classes (names None: the column numbers);
+    * a 1-D integer array (or list of ints): one class per node, a negative
+      class for an unlabelled node (names ``0..max``);
+    * a 1-D sequence of class names (strings, ``None`` for an unlabelled
+      node): names the sorted distinct classes, as :func:`label_matrix` reads them.
+
+    ``n`` (None: the data's own length) is the number of rows it must have.
+
+    Raises
+    ------
+    TypeError
+        A scalar, a string, a mapping.
+    ValueError
+        Another number of rows, another shape, a 1-D array of floats or bools
+        (a class is an integer or a name, not a measurement).
+    """
+    if isinstance(labels, (str, bytes, dict)) or np.isscalar(labels):
+        raise TypeError(f"{what} must be a (n_nodes, n_classes) 0/1 matrix or a per-node class sequence, got "
+                        f"{type(labels).__name__}")
+    if not sp.issparse(labels):
+        arr = _numeric_array(labels)
+        if arr is None:                      # class names, or None for an unlabelled node
+            seq = list(labels)
+            _check_rows(len(seq), n, what)
+            return label_matrix(seq, None, None, len(seq))
+        if arr.ndim == 1:
+            if arr.dtype.kind not in "iu":
+                raise ValueError(f"a 1-D {what} array must hold integer classes (negative: unlabelled) or class "
+                                 f"names, got dtype {arr.dtype}")
+            _check_rows(len(arr), n, what)
+            rows = np.flatnonzero(arr >= 0)
+            cols = arr[rows].astype(np.int64)
+            k = int(cols.max()) + 1 if len(cols) else 0
+            return membership_from_pairs(rows, cols, (len(arr), k)), np.arange(k)
+        if arr.ndim != 2:
+            raise ValueError(f"{what} must be a (n_nodes, n_classes) 0/1 matrix or a 1-D per-node class array, "
+                             f"got shape {arr.shape}")
+        labels = arr
+    _check_rows(labels.shape[0], n, what)
+    return membership_matrix(labels, labels.shape[0], what), None
+
+
+def _check_rows(rows, n, what):
+    if n is not None and rows != n:
+        raise ValueError(f"{what} has {rows} rows (one per node) but there are {n} nodes")
+
+
+def _numeric_array(values):
+    """``values`` as a numeric array when NumPy reads it as one, else None (names, ragged rows, None entries)."""
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):
+        return None
+    return arr if arr.dtype.kind in "biuf" else None
 
 
 def membership_from_ids(node_ids, members, classes, class_names, *, fail):

@@ -14,7 +14,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score, roc_auc_score
 from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
+from ._interop import is_networkx
 from ._random import check_random_state
 from ._simd import load_kernel
 from ._validation import (
@@ -25,9 +28,9 @@ from ._validation import (
     validate_arguments,
     validate_params,
 )
-from .evaluation import check_directed, non_reciprocal_arcs
+from .datasets import as_graph, as_labels
+from .evaluation import EdgeSplit, LeakError, check_directed, non_reciprocal_arcs, sample_negative_pairs
 from .graph import Graph
-from .labels import membership_from_pairs, membership_matrix
 
 # the AVX2 build when the CPU has it (same scores for float32 embeddings; lgekit._simd)
 _scoring = load_kernel("lgekit._scoring")
@@ -35,7 +38,8 @@ _scoring = load_kernel("lgekit._scoring")
 __all__ = ["pair_scores", "average_precision", "average_precision_from_scores", "roc_auc",
            "non_reciprocal_arcs", "direction_average_precision", "node_classification_f1", "top_k_f1",
            "top_k_f1_scorer", "TopKF1Scorer", "ranks_from_scores", "mrr_and_hits", "sample_candidates", "link_ranking",
-           "TIES", "NodeClassificationSplit", "node_classification_split"]
+           "TIES", "NodeClassificationSplit", "node_classification_split", "EDGE_OPERATORS",
+           "LinkPredictionFeatures", "link_prediction_features", "edge_classifier_scores"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +50,18 @@ _RATIO = [Interval(Real, 0, 1, closed="neither")]
 # ---------------------------------------------------------------------- validation
 def check_embedding(embedding, name="embedding"):
     """``embedding`` as a dense, finite, real (n_nodes, dim) array; a TypeError or ValueError naming ``name``
-    otherwise (a diverged model's NaN rows are said to be one)."""
+    otherwise (a diverged model's NaN rows are said to be one).
+
+    The one reading of an embedding: an array (or nested lists), or a fitted lgekit model, which gives its
+    ``embedding_`` (the source / left table of a two-table model).  A graph (lgekit's, networkx's, a
+    split) is refused by name, never read as an array.
+    """
+    if isinstance(embedding, (Graph, EdgeSplit)) or is_networkx(embedding):
+        raise TypeError(f"{name} must be an (n_nodes, dim) array of numbers or a fitted model, got a graph "
+                        f"({type(embedding).__module__.split('.')[0]}.{type(embedding).__name__}); pass the "
+                        "model's embedding_")
+    if hasattr(embedding, "embedding_") and not isinstance(embedding, np.ndarray):
+        embedding = embedding.embedding_
     if sp.issparse(embedding):
         raise TypeError(f"{name} must be a dense (n_nodes, dim) array, got a scipy.sparse matrix")
     try:
@@ -244,6 +259,215 @@ def roc_auc(embedding, positives, negatives, context=None):
     return float(roc_auc_score(y, scores))
 
 
+# ---------------------------------------------------------------------- link prediction by edge features
+#: node2vec's binary operators (Grover & Leskovec 2016, Table 1): an edge's feature vector from its two
+#: node vectors, coordinate by coordinate
+EDGE_OPERATORS = {
+    "hadamard": lambda a, b: a * b,
+    "average": lambda a, b: (a + b) / 2,
+    "l1": lambda a, b: np.abs(a - b),
+    "l2": lambda a, b: (a - b) ** 2,
+}
+
+
+class LinkPredictionFeatures(NamedTuple):
+    """The edge-feature data set of :func:`link_prediction_features`: training and test pairs, features, labels."""
+
+    train_features: np.ndarray
+    train_labels: np.ndarray
+    test_features: np.ndarray
+    test_labels: np.ndarray
+    train_pairs: np.ndarray
+    test_pairs: np.ndarray
+    operator: str
+
+
+def _pair_keys(pairs, n, directed):
+    """One int64 key per pair (either orientation the same key for an undirected graph)."""
+    u, v = pairs[:, 0], pairs[:, 1]
+    if not directed:
+        u, v = np.minimum(u, v), np.maximum(u, v)
+    return u * np.int64(n) + v
+
+
+def _check_training_pairs(split, positives, negatives):
+    """The leak checks of the edge classifier's training pairs, as :meth:`EdgeSplit.check` checks the split.
+
+    Its positives must be edges of the training graph, its negatives non-edges
+    of the training graph (and no self-pair), and no training pair may be a test
+    pair (a held-out edge or a test negative, in either orientation when
+    undirected): the classifier learns from what the training graph says.
+    """
+    t, n = split.train_graph, split.graph.n_nodes
+    directed = split.graph.is_directed
+    train_keys = _pair_keys(split.train_positives, n, directed)
+    if not np.isin(_pair_keys(positives, n, directed), train_keys).all():
+        raise LeakError("edge classifier: a training positive is not an edge of the training graph")
+    if len(negatives) and np.any(negatives[:, 0] == negatives[:, 1]):
+        raise LeakError("edge classifier: a training negative is a self-pair")
+    if np.isin(_pair_keys(negatives, n, directed), train_keys).any():
+        raise LeakError("edge classifier: a training negative is an edge of the training graph")
+    test_keys = _pair_keys(np.concatenate([split.test_positives, split.test_negatives]), n, directed)
+    for name, pairs in (("positive", positives), ("negative", negatives)):
+        hit = np.isin(_pair_keys(pairs, n, directed), test_keys)
+        if hit.any():
+            raise LeakError(f"edge classifier: training {name} {pairs[np.flatnonzero(hit)[0]].tolist()} is a test "
+                            "pair (a held-out edge or a test negative); the classifier must not see test pairs")
+
+
+def _split_tables(embedding, split, context):
+    """The embedding (and context) checked against ``split``'s graph: one row per node."""
+    if not isinstance(split, EdgeSplit):
+        raise TypeError(f"split must be an lgekit EdgeSplit (lgekit.split_edges), got {type(split).__name__}")
+    x = check_embedding(embedding)
+    y = x if context is None else check_embedding(context, "context")
+    n = split.graph.n_nodes
+    for name, table in (("embedding", x), ("context", y)):
+        if table.shape[0] != n:
+            raise ValueError(f"{name} has {table.shape[0]} rows but the split's graph has {n} nodes; the edge "
+                             "features need one row per node of the graph (a bipartite model's two tables "
+                             "are not supported)")
+    if y.shape[1] != x.shape[1]:
+        raise ValueError(f"context must have the embedding's dimension {x.shape[1]}, got {y.shape[1]}")
+    return x, y
+
+
+@validate_arguments({"operator": [Options(str, set(EDGE_OPERATORS))], "seed": ["random_state"],
+                     "max_train_edges": [None, Interval(Integral, 1, None, closed="left")]})
+def link_prediction_features(embedding, split, operator="hadamard", *, context=None, seed=0, max_train_edges=None):
+    r"""node2vec's link-prediction data: each pair of nodes as a feature vector of its two node vectors.
+
+    The protocol of node2vec (Grover & Leskovec 2016, Sec. 4.4) and karateclub:
+    an edge classifier learns from **training pairs only** -- the training
+    graph's edges (label 1) and as many sampled non-edges of the training
+    graph (label 0, uniform pairs, :func:`lgekit.evaluation.sample_negative_pairs`),
+    none of them a test pair -- and is scored on the split's held-out edges
+    and test negatives.  The feature of a pair :math:`(u, v)` is
+    :math:`f(x_u, y_v)`, coordinate by coordinate:
+
+    ==============  =====================================
+    ``operator``    :math:`f(a, b)`
+    ==============  =====================================
+    ``"hadamard"``  :math:`a \odot b`
+    ``"average"``   :math:`(a + b) / 2`
+    ``"l1"``        :math:`|a - b|`
+    ``"l2"``        :math:`(a - b)^2`
+    ==============  =====================================
+
+    Parameters
+    ----------
+    embedding : array (n_nodes, dim)
+        One row per node of ``split.graph`` (the source / out-vectors of a
+        directed model).
+    split : EdgeSplit
+        Of :func:`lgekit.split_edges`; its test pairs are the test set.
+    operator : {"hadamard", "average", "l1", "l2"}, default "hadamard"
+    context : array (n_nodes, dim), optional
+        The second node's vectors :math:`y_v` (a directed model's
+        ``context_embedding_``); default ``embedding``.
+    seed : None, int or numpy.random.Generator, default 0
+        Draws the training negatives (and the training edges kept under
+        ``max_train_edges``).
+    max_train_edges : int, optional
+        Keep at most this many training edges (a uniform sample, in the
+        training graph's edge order), to bound the classifier's data; default:
+        all of them.
+
+    Returns
+    -------
+    LinkPredictionFeatures
+        ``train_features`` ``(2 k, dim)`` and ``train_labels`` (k edges then k
+        non-edges), ``test_features`` and ``test_labels`` (the split's test
+        positives then test negatives), the pairs themselves, the operator.
+
+    Raises
+    ------
+    TypeError
+        ``split`` is not an EdgeSplit.
+    ValueError
+        An embedding without one row per node, or with non-finite values.
+    lgekit.evaluation.LeakError
+        A training pair that is a test pair or that the training graph
+        contradicts (checked whatever drew them).
+
+    Examples
+    --------
+    >>> import numpy as np, lgekit
+    >>> g = lgekit.datasets.planted_partition_graph(n_nodes=60, n_labels=3, mean_degree=6, seed=0)
+    >>> split = lgekit.split_edges(g, seed=0)
+    >>> x = np.random.default_rng(0).normal(size=(g.n_nodes, 4))
+    >>> data = link_prediction_features(x, split, "hadamard")
+    >>> data.train_features.shape == (2 * len(split.train_positives), 4), int(data.train_labels.sum())
+    (True, 145)
+    """
+    x, y = _split_tables(embedding, split, context)
+    rng = check_random_state(seed, "seed")
+    positives = split.train_positives
+    if max_train_edges is not None and len(positives) > max_train_edges:
+        positives = positives[np.sort(rng.choice(len(positives), int(max_train_edges), replace=False))]
+    test_pairs = np.concatenate([split.test_positives, split.test_negatives])
+    # non-edges of the training graph, never a test pair (in either orientation when undirected)
+    negatives = sample_negative_pairs(split.train_graph, len(positives), seed=rng, exclude=test_pairs)
+    _check_training_pairs(split, positives, negatives)
+    f = EDGE_OPERATORS[operator]
+    train_pairs = np.concatenate([positives, negatives])
+    labels = lambda k_pos, k_neg: np.concatenate([np.ones(k_pos, np.int8), np.zeros(k_neg, np.int8)])  # noqa: E731
+    return LinkPredictionFeatures(
+        f(x[train_pairs[:, 0]], y[train_pairs[:, 1]]), labels(len(positives), len(negatives)),
+        f(x[test_pairs[:, 0]], y[test_pairs[:, 1]]), labels(len(split.test_positives), len(split.test_negatives)),
+        train_pairs, test_pairs, operator)
+
+
+@validate_arguments({"C": [Interval(Real, 0, None, closed="neither")]})
+def edge_classifier_scores(embedding, split, operator="hadamard", *, context=None, seed=0, max_train_edges=None,
+                           C=1.0):
+    """AP and ROC-AUC of a logistic regression on edge features: node2vec's link-prediction protocol.
+
+    :func:`link_prediction_features` builds the training pairs (training
+    edges and as many sampled training non-edges, leak-checked) and the test
+    pairs (the split's); a standardised L2 logistic regression
+    (:class:`sklearn.preprocessing.StandardScaler` then
+    :class:`sklearn.linear_model.LogisticRegression`, lbfgs, deterministic)
+    learns from the training pairs, and its decision values rank the test
+    pairs.  :func:`average_precision` scores the same test pairs by
+    :math:`x_u \\cdot x_v` alone, the paper's protocol: the two answer
+    "is the embedding good for link prediction?" for a classifier on top of
+    it and for the model's own score.
+
+    Parameters
+    ----------
+    embedding, split, operator, context, seed, max_train_edges
+        As :func:`link_prediction_features`.
+    C : float > 0, default 1.0
+        Inverse regularisation strength of the logistic regression.
+
+    Returns
+    -------
+    dict
+        ``{"average_precision", "roc_auc", "operator", "n_train_pairs", "n_test_pairs"}``.
+
+    Examples
+    --------
+    >>> import numpy as np, lgekit
+    >>> g = lgekit.datasets.planted_partition_graph(n_nodes=60, n_labels=3, mean_degree=6, seed=0)
+    >>> split = lgekit.split_edges(g, seed=0)
+    >>> x = np.random.default_rng(0).normal(size=(g.n_nodes, 4))
+    >>> sorted(edge_classifier_scores(x, split))
+    ['average_precision', 'n_test_pairs', 'n_train_pairs', 'operator', 'roc_auc']
+    """
+    data = link_prediction_features(embedding, split, operator, context=context, seed=seed,
+                                    max_train_edges=max_train_edges)
+    classifier = make_pipeline(StandardScaler(), LogisticRegression(C=float(C), max_iter=1000))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)
+        classifier.fit(data.train_features, data.train_labels)
+    scores = classifier.decision_function(data.test_features)
+    positive = data.test_labels == 1
+    return {"average_precision": float(average_precision_from_scores(scores[positive], scores[~positive])),
+            "roc_auc": float(roc_auc_score(data.test_labels, scores)), "operator": operator,
+            "n_train_pairs": int(len(data.train_labels)), "n_test_pairs": int(len(data.test_labels))}
+
+
 # ---------------------------------------------------------------------- direction (directed graphs)
 def direction_average_precision(embedding, arcs, context=None, graph=None, score="log_odds"):
     r"""Can the scores tell an arc ``(u, v)`` from its reverse ``(v, u)``?  AP of the one against the other.
@@ -289,7 +513,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
         ``split.test_positives`` of a directed split.
     context : array (n_nodes, dim), optional
         The target (in-) vectors; default ``embedding`` (a symmetric scorer).
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
         The full directed graph.  When given, the arcs whose reverse is also
         an arc (or that are self-loops) are dropped first
         (:func:`non_reciprocal_arcs`): their direction is not a question.
@@ -367,28 +591,8 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
 
 # ---------------------------------------------------------------------- node classification
 def _label_matrix(labels, n_nodes):
-    """Labels as the 0/1 membership matrix of :mod:`lgekit.labels`, one row per embedded node."""
-    if isinstance(labels, Graph):
-        if labels.labels is None:
-            raise ValueError(f"labels: the graph {labels.name or ''} has no node labels".replace("  ", " "))
-        mat = labels.labels
-    elif sp.issparse(labels):
-        mat = labels
-    else:
-        mat = np.asarray(labels)
-        if mat.ndim == 1:
-            # one class per node; negative means unlabeled
-            if mat.dtype.kind not in "iu":
-                raise ValueError(f"a 1-D labels array must hold integer classes (negative = unlabeled), got dtype {mat.dtype}")
-            rows = np.flatnonzero(mat >= 0)
-            cols = mat[rows].astype(np.int64)
-            mat = membership_from_pairs(rows, cols, (len(mat), int(cols.max()) + 1 if len(cols) else 0))
-        elif mat.ndim != 2:
-            raise ValueError(f"labels must be a Graph, a (n_nodes, n_classes) 0/1 matrix or a 1-D class array, "
-                             f"got shape {mat.shape}")
-    if mat.shape[0] != n_nodes:
-        raise ValueError(f"labels has {mat.shape[0]} rows but the embedding has {n_nodes} nodes")
-    return membership_matrix(mat, n_nodes)
+    """Labels (any form of :func:`lgekit.datasets.as_labels`) as the 0/1 membership matrix, one row per node."""
+    return as_labels(labels, n_nodes).matrix
 
 
 def _check_ratios(train_ratio):
@@ -486,10 +690,12 @@ def node_classification_f1(embedding, labels, train_ratio=0.5, seed=0, strategy=
     Parameters
     ----------
     embedding : array (n_nodes, dim)
-    labels : Graph, sparse or dense (n_nodes, n_classes) 0/1 matrix, or 1-D int array
-        Node memberships (a Graph's ``labels``).  A 1-D array gives one class
-        per node, negative for unlabeled.  Nodes without any label are left
-        out; classes without any member are dropped.
+    labels : Graph, networkx graph, (n_nodes, n_classes) 0/1 matrix, or one class per node
+        Node memberships, any form of :func:`lgekit.datasets.as_labels`: a
+        Graph's ``labels``, a networkx graph's label node attribute (``club``,
+        ``label``, ...), a sparse or dense matrix, a 1-D integer array
+        (negative: unlabelled) or a sequence of class names.  Nodes without
+        any label are left out; classes without any member are dropped.
     train_ratio : float in (0, 1) or list of floats, default 0.5
         Fraction of the labelled nodes used for training
         (``int(round(ratio * n_labelled))`` nodes).
@@ -592,7 +798,7 @@ def node_classification_split(labels, train_ratio=0.5, seed=0):
 
     Parameters
     ----------
-    labels : lgekit.Graph, sparse matrix, array or list
+    labels : any form of :func:`lgekit.datasets.as_labels`
         As :func:`node_classification_f1` takes them (one row per node).
     train_ratio : float in (0, 1), default 0.5
     seed : None, int or numpy.random.Generator, default 0
@@ -617,14 +823,12 @@ def node_classification_split(labels, train_ratio=0.5, seed=0):
     >>> len(split.train), len(split.test), split.y.shape
     (6, 6, (12, 3))
     """
-    n_nodes = labels.n_nodes if isinstance(labels, Graph) else (
-        labels.shape[0] if hasattr(labels, "shape") else len(labels))
     ratios = _check_ratios(train_ratio)
     if len(ratios) != 1:
         raise ValueError(f"train_ratio: one split has one ratio, got {len(ratios)} ({ratios}); call "
                          "node_classification_split once per ratio")
     ratio = ratios[0]
-    labelled, y = _labelled_part(_label_matrix(labels, n_nodes))
+    labelled, y = _labelled_part(as_labels(labels).matrix)
     train, test, classifier_seed = _draw_split(len(labelled), _train_size(ratio, len(labelled)),
                                                check_random_state(seed, "seed"))
     return NodeClassificationSplit(labelled, y, train, test, classifier_seed)
@@ -859,10 +1063,9 @@ def _known_matrix(graph, n_rows, n_candidates):
     directed graph, left-right edges of a bipartite one); None without a graph."""
     if graph is None:
         return None
+    graph = as_graph(graph, "graph")
     if n_rows is None:
         n_rows = graph.n_nodes
-    if not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an lgekit.Graph whose edges are not candidates, got {type(graph).__name__}")
     known = graph.biadjacency("csr") if graph.kind == "bipartite" else graph.to_scipy("csr")
     if known.shape != (n_rows, n_candidates):
         raise ValueError(f"graph: its adjacency has shape {known.shape}, but the sources and candidates are "
@@ -888,7 +1091,7 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
         Rows of the target table (the number of nodes; a bipartite model's
         right nodes).
     n_negatives : int >= 1
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
     exclude_self : bool, default True
     seed : None, int or numpy.random.Generator, default 0
 
@@ -901,8 +1104,7 @@ def sample_candidates(positives, n_candidates, n_negatives, *, graph=None, exclu
     ValueError
         When some source has no allowed target.
     """
-    if graph is not None and not isinstance(graph, Graph):
-        raise TypeError(f"graph must be an lgekit.Graph whose edges are not candidates, got {type(graph).__name__}")
+    graph = None if graph is None else as_graph(graph, "graph")
     n_sources = graph.n_left if graph is not None and graph.kind == "bipartite" else None
     if graph is not None and n_sources is None:
         n_sources = graph.n_nodes
@@ -982,7 +1184,7 @@ def link_ranking(embedding, positives, context=None, *, candidates=100, graph=No
         :func:`sample_candidates` (from ``seed``).  ``"all"``: every allowed
         target (exact, costs a product with the whole table, done in blocks
         of bounded memory).
-    graph : lgekit.Graph, optional
+    graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
         Its edges are not negatives (the *filtered* setting; pass the full
         graph, so that no held-out or training link counts against a
         positive).  Without it, only ``v`` and (``exclude_self``) ``u``
@@ -1015,8 +1217,9 @@ def link_ranking(embedding, positives, context=None, *, candidates=100, graph=No
     if y.shape[1] != x.shape[1]:
         raise ValueError(f"context must have the embedding's dimension {x.shape[1]}, got {y.shape}")
     ks = _check_ks(ks)
+    graph = None if graph is None else as_graph(graph, "graph")   # a networkx graph too: the one reading
     if exclude_self is None:
-        exclude_self = y.shape[0] == x.shape[0] and not (graph is not None and getattr(graph, "kind", "") == "bipartite")
+        exclude_self = y.shape[0] == x.shape[0] and not (graph is not None and graph.kind == "bipartite")
     p = check_pairs(positives, max(x.shape[0], y.shape[0]), "positives")
     if len(p) == 0:
         raise ValueError("positives: need at least one pair, got none")

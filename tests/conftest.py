@@ -60,9 +60,10 @@ def _data_missing_reason():
     where = (f"LGEKIT_DATA={env} is not a folder" if env else
              f"LGEKIT_DATA is not set and {PROJECT_ROOT.parent / 'shared' / 'data'} (../shared/data beside the "
              "project root) does not exist")
+    from lgekit.datasets import registry  # as below: conftest imports lgekit where it uses it
+    folders = ", ".join(f"{entry.folder}/" for entry in registry().values() if not entry.embedded)
     return (f"{_DATA_REASON}: {where}; set LGEKIT_DATA to a folder laid out like ../shared/data "
-            "(blogcatalog/, ppi/, facebook/, email-eu-core/; `lgekit datasets list` shows what is found where), "
-            "or run `lgekit datasets fetch all`")
+            f"({folders}; `lgekit datasets list` shows what is found where), or run `lgekit datasets fetch all`")
 
 
 # every skip for missing data starts with this, so the summary can count them under one line

@@ -164,7 +164,7 @@ def test_bad_callback_parameters(labelled_graph, split):
     with pytest.raises(ValueError, match="train_ratio must be a number in"):
         NodeClassificationCallback(labelled_graph, train_ratio=1.5)
     unlabelled = lgekit.Graph.from_edges([[0, 1], [1, 2]])
-    with pytest.raises(ValueError, match="without labels"):
+    with pytest.raises(ValueError, match="has no node labels"):
         NodeClassificationCallback(unlabelled)
 
 

@@ -57,7 +57,7 @@ def test_reciprocity_counts_arcs_not_pairs():
 
 
 def test_reciprocity_needs_a_directed_graph():
-    with pytest.raises(ValueError, match="reciprocity is defined for a directed graph, got a undirected"):
+    with pytest.raises(ValueError, match="reciprocity is defined for a directed graph, got an undirected"):
         lgekit.Graph.from_networkx(nx.path_graph(3)).reciprocity()
 
 

@@ -167,7 +167,7 @@ def test_a_dataframe_column_the_rule_would_not_read_is_named(columns, match):
 def test_forms_that_are_not_a_graph_are_refused_naming_the_forms():
     with pytest.raises(ValueError, match=r"X is an array of shape \(4,\); an edge list array has shape \(m, 2\)"):
         as_graph(np.arange(4), "X")
-    with pytest.raises(ValueError, match=r"shape \(2, 4\).*dense adjacency matrix goes through Graph.from_scipy"):
+    with pytest.raises(ValueError, match=r"shape \(2, 4\).*an adjacency matrix shape \(n, n\) with a zero diagonal"):
         as_graph(np.zeros((2, 4)), "X")
     for bad in (None, 3, {"a": 1}, pd.Series([1, 2])):
         with pytest.raises(TypeError, match=r"X must be an lgekit.Graph, an EdgeSplit, a file path .* a pandas "

@@ -204,7 +204,7 @@ def test_f1_accepts_graph_lists_of_ratios_and_repeats():
 def test_f1_input_errors():
     x = np.ones((10, 2))
     y = np.arange(10) % 2
-    with pytest.raises(ValueError, match="labels has 9 rows but the embedding has 10 nodes"):
+    with pytest.raises(ValueError, match=r"labels has 9 rows \(one per node\) but the embedding has 10 rows"):
         node_classification_f1(x, y[:9])
     with pytest.raises(ValueError, match=r"train_ratio must be a number in \(0, 1\), got 1.0"):
         node_classification_f1(x, y, train_ratio=1.0)

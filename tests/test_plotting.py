@@ -49,7 +49,7 @@ def test_plot_embedding_draws_every_node_at_its_pca_coordinates():
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
     title = ax.get_title().splitlines()
-    assert title[0] == "PCA of 60 nodes (6 dimensions)" and title[1] == "colour: the node's class"
+    assert title[0] == "PCA of 60 nodes (6 dimensions)" and title[1] == "colour: the node's label"
     points = np.concatenate([c.get_offsets() for c in ax.collections])
     assert len(points) == 60
     want = PCA(n_components=2).fit_transform(x)
@@ -81,9 +81,9 @@ def test_plot_errors_name_the_argument():
     x = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match="method must be"):
         plot_embedding(x, method="umap")
-    with pytest.raises(ValueError, match=r"labels has 3 entries but the embedding has 10 rows"):
+    with pytest.raises(ValueError, match=r"labels has 3 rows \(one per node\) but the embedding has 10 rows"):
         plot_embedding(x, np.array([0, 1, 2]))
-    with pytest.raises(ValueError, match=r"labels must be a Graph, a 1-D class array or an \(n_nodes=10"):
+    with pytest.raises(ValueError, match=r"labels has 4 rows \(one per node\) but the embedding has 10 rows"):
         plot_embedding(x, np.zeros((4, 2)))
     with pytest.raises(ValueError, match="at least 3 rows"):
         plot_embedding(np.zeros((2, 2)))

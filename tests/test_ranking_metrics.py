@@ -166,8 +166,8 @@ def test_ranking_errors_name_the_argument(karate):
         link_ranking(x, pos, candidates="some")
     with pytest.raises(ValueError, match="candidates must be a positive int"):
         link_ranking(x, pos, candidates=0)
-    with pytest.raises(TypeError, match="graph must be an lgekit.Graph"):
-        link_ranking(x, pos, graph=nx.karate_club_graph())
+    with pytest.raises(TypeError, match="graph must be an lgekit.Graph, an EdgeSplit, .*; got float"):
+        link_ranking(x, pos, graph=3.0)
     with pytest.raises(ValueError, match="ranking must be"):
         LinkPredictionCallback(split, ranking=0)
     with pytest.raises(ValueError, match="hits_at must be"):

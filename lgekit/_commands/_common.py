@@ -141,8 +141,9 @@ def unavailable_message(exc):
     return f"{head}\n{hint}" if hint else head
 
 
-#: ``--directed`` / ``--bipartite``: the loaders' keyword for each graph kind that is not the default
-KIND_OPTIONS = {"directed": {"directed": True}, "bipartite": {"bipartite": True}}
+#: ``--directed`` / ``--bipartite`` (and a model file's "undirected", for a data set whose default reading is
+#: directed: Cora): the loaders' keyword for each graph kind
+KIND_OPTIONS = {"directed": {"directed": True}, "bipartite": {"bipartite": True}, "undirected": {"directed": False}}
 
 
 class _Notes(logging.Handler):
@@ -236,7 +237,7 @@ def load_graph(name_or_path, kind="graph file", graph_kind=None):
         raise CommandError(unavailable_message(exc)) from None
     except (FileNotFoundError, KeyError, ValueError, TypeError) as exc:
         what = f"cannot read {kind}" if source.kind == "path" else "cannot load data set"
-        if options:
+        if graph_kind in ("directed", "bipartite"):
             what = f"cannot load {kind if source.kind == 'path' else 'data set'} with --{graph_kind}"
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         raise CommandError(f"{what} {str(name_or_path)!r}: {message}") from None

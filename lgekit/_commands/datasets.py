@@ -159,6 +159,15 @@ def _list(args):
     return 0
 
 
+def _edges_line(entry):
+    """How many edges ``load(name)`` gives and of which kind, and the data's own kind when it differs."""
+    kind = entry.default_kind
+    line = f"{'arcs' if kind == 'directed' else 'edges'} {entry.n_edges:,} ({kind}, self-loops dropped)"
+    if kind != entry.kind:
+        line += f"; {entry.kind} data read {kind} by default (directed=True / --directed keeps the arcs)"
+    return line
+
+
 def _info(args):
     # lazy: the data sets (and NumPy) load when a datasets command runs, not at `lgekit --help`
     from .. import datasets
@@ -166,7 +175,7 @@ def _info(args):
     entry = _entry(args.name)
     wrap = lambda text: textwrap.fill(text, width=100, initial_indent="  ", subsequent_indent="  ")  # noqa: E731
     out = [f"{entry.name}: {entry.title}", wrap(entry.description), "",
-           f"  nodes {entry.n_nodes:,}   edges {entry.n_edges:,} (undirected, self-loops dropped)   "
+           f"  nodes {entry.n_nodes:,}   {_edges_line(entry)}   "
            f"labels {entry.n_labels}{' (multi-label)' if entry.multilabel else ''}   "
            f"memberships {entry.n_memberships:,}",
            "", "citation:", wrap(entry.citation)]
@@ -175,7 +184,7 @@ def _info(args):
     if entry.downloads:
         out += ["", "download:"]
         for d in entry.downloads:
-            archive = {None: "", "gz": " (gzip)", "zip": " (zip)"}[d.archive]
+            archive = "" if d.archive is None else f" ({d.archive}: {d.describe_archive()} the files below)"
             out += [f"  {d.urls[0]}{archive}"] + [f"    mirror: {u}" for u in d.urls[1:]]
     if entry.files:
         out += ["", "files (SHA-256 of the bytes / of the parsed content):"]

@@ -367,7 +367,7 @@ def run(args):
     with as_command_error(ValueError):
         embedding = read_embedding(args.embedding)
     kind = _kind(embedding, args)
-    graph = load_graph(args.graph, graph_kind=None if kind == "undirected" else kind)
+    graph = load_graph(args.graph, graph_kind=kind)   # the model's kind, whatever the data set's default reading
     with as_command_error(ValueError):
         x, context = _score_tables(embedding, graph)
     require_negatives(graph, args.graph)

@@ -2,6 +2,7 @@
 import argparse
 import contextlib
 import json
+import sys
 import tempfile
 import textwrap
 import time
@@ -67,6 +68,30 @@ def _presets_text():
     return "\n".join(lines)
 
 
+#: --plot's values (lgekit.plotting.METHODS, which imports matplotlib: written here for `lgekit --help`)
+PLOT_METHODS = ("pca", "tsne")
+
+
+class _PlotValue:
+    """fit's parser (a mixin over the command line's parser class): ``--plot`` takes a value only when the
+    next word is one of :data:`PLOT_METHODS`.
+
+    argparse gives an option with an optional value (``nargs="?"``) the next word whatever it is, so
+    ``lgekit fit --plot email-eu-core ...`` would read the graph as --plot's value ("invalid choice")
+    and then miss GRAPH.  Before parsing, a ``--plot`` followed by a word that is not a method (nor an
+    option) becomes ``--plot=pca``, leaving the word to GRAPH.
+    """
+
+    def parse_known_args(self, args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        for i, word in enumerate(args[:-1]):
+            if word == "--":
+                break
+            if word == "--plot" and not args[i + 1].startswith("-") and args[i + 1] not in PLOT_METHODS:
+                args[i] = f"--plot={PLOT_METHODS[0]}"
+        return super().parse_known_args(args, namespace)
+
+
 def register(subparsers):
     p = subparsers.add_parser(
         "fit", help="train one embedding (SGD logistic or DCD hinge) and write it with its history",
@@ -92,9 +117,10 @@ def register(subparsers):
         "estimators' parameter tables; the default is shown for each --model")
     for name, (constraints, models) in _model_parameters().items():
         _add_parameter_option(group, name, constraints, models)
-    p.add_argument("--plot", nargs="?", const="pca", choices=("pca", "tsne"), default=None,
+    p.add_argument("--plot", nargs="?", const=PLOT_METHODS[0], choices=PLOT_METHODS, default=None,
                    help="also draw the embedding in 2-D into DIR/embedding.png, coloured by the graph's labels: "
                         "--plot (PCA) or --plot tsne (slower)")
+    p.__class__ = type(f"Fit{type(p).__name__}", (_PlotValue, type(p)), {})    # --plot's value: see _PlotValue
     p.add_argument("--out", required=True, metavar="DIR", type=output_folder, help="output folder (created if missing)")
     p.add_argument("--force", action="store_true",
                    help="write into DIR even if it holds files lgekit did not write (the files fit writes are "

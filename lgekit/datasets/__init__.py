@@ -16,14 +16,16 @@ import dataclasses
 import hashlib
 import logging
 import os
+import warnings
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._interop import dataframe_edges, is_dataframe, is_networkx
-from ..graph import Graph
+from ..graph import Graph, GraphWarning
+from ..labels import node_label_matrix
 from . import generators
 from ._fetch import (
     ChecksumError,
@@ -61,7 +63,7 @@ from .generators import (
 )
 
 __all__ = [
-    "as_graph", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home",
+    "as_graph", "as_labels", "NodeLabels", "LABEL_ATTRIBUTES", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home",
     "locate", "search_path", "cache_dir", "verify", "check_local_copy", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
     "read_edge_list", "read_label_file", "HEADER_NAMES",
@@ -211,7 +213,7 @@ def resolve(name_or_path, *, format=None):
     return DatasetSource(kind="path", name=name, path=path, format=fmt, files=files)
 
 
-def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=False,
+def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=None, directed=None,
          download=None, header=None, id_type=None, bipartite=False, **generator_kwargs):
     """Load a graph: a registered data set by name, or a file or folder by path.
 
@@ -242,13 +244,17 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         Node labels for a path: a ``node label [label ...]`` file, or any
         form :meth:`lgekit.Graph.from_edges` accepts.  For a ``.mat`` file
         this replaces its ``group`` matrix.
-    directed : bool, default False
+    directed : bool, optional
         Keep arcs as directed edges instead of symmetrising: a line ``u v``
         of an edge list is the arc ``u -> v``, entry ``(i, j)`` of a ``.mat``
-        network the arc ``i -> j``.  ``load("email-eu-core", directed=True)``
-        gives its 24,929 arcs (25,571 minus 642 self-loops);
-        ``load("cora", directed=True)`` its 5,429 citations, citing -> cited
-        (the LINQS file writes each line ``<cited> <citing>``).
+        network the arc ``i -> j``.  Default: a path is read undirected, a
+        registered data set as its registry entry says
+        (:attr:`DatasetInfo.default_kind`): ``load("cora")`` gives its 5,429
+        citations, citing -> cited (the LINQS file writes each line ``<cited>
+        <citing>``; ``directed=False`` merges them into 5,278 edges);
+        ``load("email-eu-core")`` is read undirected, which it says in one
+        line (an INFO log record; a note on the command line), and
+        ``directed=True`` gives its 24,929 arcs (25,571 minus 642 self-loops).
     download : bool, optional
         Fetch a registered data set that is not found locally.  Default:
         yes, unless the environment variable ``LGEKIT_OFFLINE`` is set (to
@@ -330,6 +336,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
         return _load_registered(source.name, data_home=data_home, delimiter=delimiter, labels=labels,
                                 directed=directed, download=download, generator_kwargs=generator_kwargs)
     path = source.path
+    directed = bool(directed)   # a path has no kind of its own: undirected unless asked
     if generator_kwargs:
         raise TypeError(f"unexpected keyword argument(s) {sorted(generator_kwargs)} for a file; generator arguments "
                         "only apply to 'synthetic-blogcatalog'")
@@ -350,7 +357,7 @@ def load(name_or_path, *, data_home=None, format=None, delimiter=None, labels=No
 
 #: the forms a graph may come in, as error messages name them
 _GRAPH_FORMS = ("an lgekit.Graph, an EdgeSplit, a file path (or registered data set name), an (m, 2) or (m, 3) "
-               "edge array or list of pairs, a pandas DataFrame, a networkx graph or a scipy sparse adjacency matrix")
+               "edge array or list of pairs, an (n, n) adjacency array, a pandas DataFrame, a networkx graph or a scipy sparse adjacency matrix")
 
 
 def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
@@ -372,6 +379,8 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
                                   an edge list, ``.mat`` file or ASU folder
     array of shape (m, 2)/(m, 3)  an edge list, :meth:`lgekit.Graph.from_edges`: source,
     or a list of pairs/triples    target and, in a third column, the weight
+    array of shape (n, n), >= 0,  an adjacency matrix, :meth:`lgekit.Graph.from_scipy`
+    zero diagonal                 (the rule below)
     ``pandas.DataFrame``          an edge list, read by name when it has a column called
                                   ``source`` or ``target`` (then both, and ``weight`` when
                                   there is one), else by position: 2 columns (source,
@@ -388,6 +397,17 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
     Weights mean the same in every form, and a pair given twice is merged by
     one rule ("Edge weights" in :class:`lgekit.Graph`).
 
+    **Adjacency matrix or edge list.**  A square NumPy array of non-negative
+    numbers with a zero diagonal is an adjacency matrix (0/1, or weights);
+    any other ``(m, 2)`` or ``(m, 3)`` array is an edge list, and a list or
+    tuple always is.  A 2 x 2 or 3 x 3 array has both shapes: a 3 x 3 one
+    with a zero diagonal is no valid edge list (its last row's weight is 0),
+    and a 2 x 2 one is read both ways alike only as ``[[0, 1], [1, 0]]``
+    (or when an off-diagonal zero makes the edge-list reading a self-loop);
+    any other 2 x 2 one, e.g. ``[[0, 2], [3, 0]]``, is refused with both
+    readings.  Pass it to :meth:`lgekit.Graph.from_edges` or
+    :meth:`~lgekit.Graph.from_scipy` to say which.
+
     Parameters
     ----------
     data : any form above
@@ -395,8 +415,9 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
         The argument's name, for error messages.
     directed, bipartite : bool, optional
         For the forms without a kind of their own (a path, an array, a list,
-        a DataFrame): read arcs, or two id namespaces (default: undirected).
-        A networkx graph and a matrix take them as
+        a DataFrame): read arcs, or two id namespaces (default: undirected;
+        a registered data set's name: the kind its registry entry gives,
+        :func:`load`).  A networkx graph and a matrix take them as
         :meth:`~lgekit.Graph.from_networkx` and :meth:`~lgekit.Graph.from_scipy`
         do (``bipartite`` is refused for a matrix); a Graph or a split, which
         have a kind, refuse them.
@@ -424,6 +445,8 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
     <Graph 3 nodes, 2 undirected edges, weighted>
     >>> as_graph([("a", "b"), ("b", "c")], directed=True)
     <Graph 3 nodes, 2 directed edges>
+    >>> as_graph(np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]]))   # a triangle's adjacency matrix
+    <Graph 3 nodes, 3 undirected edges>
     """
     if isinstance(data, Graph) or _is_split(data):
         given = [k for k, v in dict(directed=directed, bipartite=bipartite, labels=labels).items() if v is not None]
@@ -432,7 +455,7 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
                             f"labels already; {', '.join(given)} apply to the other forms")
         return data if isinstance(data, Graph) else data.graph
     if isinstance(data, (str, os.PathLike)):
-        return load(data, directed=bool(directed), bipartite=bool(bipartite), labels=labels)
+        return load(data, directed=directed, bipartite=bool(bipartite), labels=labels)
     if is_networkx(data):
         if labels is not None:
             raise TypeError(f"labels apply to edge lists and matrices; {what} is a networkx graph, whose labels "
@@ -443,10 +466,15 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
             raise TypeError(f"bipartite applies to edge lists; {what} is a matrix: Graph.from_scipy(matrix, "
                             "n_left=...) or Graph.from_biadjacency reads a bipartite one")
         return Graph.from_scipy(data, directed=directed, labels=labels)
+    if isinstance(data, np.ndarray) and _is_adjacency(data, what):
+        if bipartite:
+            raise TypeError(f"bipartite applies to edge lists; {what} is an adjacency matrix: "
+                            "Graph.from_biadjacency reads a bipartite one")
+        return Graph.from_scipy(sp.csr_matrix(data), directed=directed, labels=labels)
     if isinstance(data, np.ndarray) and not (data.ndim == 2 and data.shape[1] in (2, 3)):
         raise ValueError(f"{what} is an array of shape {data.shape}; an edge list array has shape (m, 2) "
-                         "(source, target) or (m, 3) (source, target, weight); a dense adjacency matrix goes "
-                         "through Graph.from_scipy")
+                         "(source, target) or (m, 3) (source, target, weight), an adjacency matrix shape (n, n) "
+                         "with a zero diagonal")
     weights = None
     if is_dataframe(data):
         data, weights = dataframe_edges(data, None, None, None, what)  # the rule above, errors naming `what`
@@ -456,10 +484,149 @@ def as_graph(data, what="graph", *, directed=None, bipartite=None, labels=None):
     raise TypeError(f"{what} must be {_GRAPH_FORMS}; got {type(data).__name__}")
 
 
+def _is_adjacency(arr, what):
+    """Whether the array ``arr`` is an adjacency matrix by the rule of :func:`as_graph` (else an edge list).
+
+    A square array of non-negative real numbers with a zero diagonal is an
+    adjacency matrix.  Of those, a 2 x 2 or 3 x 3 one has an edge list's shape
+    too: a 3 x 3 one never is a valid edge list (its last row's weight is its
+    zero diagonal entry), nor is a 2 x 2 one with a zero entry off the diagonal
+    (a self-loop row); a 2 x 2 one without is read the same both ways only as
+    ``[[0, 1], [1, 0]]``, and any other is refused, naming both readings.
+    """
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2 or arr.dtype.kind not in "biuf":
+        return False
+    if not (np.all(np.isfinite(arr)) and np.all(arr >= 0) and not np.any(np.diagonal(arr))):
+        return False
+    if arr.shape[0] == 2 and np.all(arr[[0, 1], [1, 0]] != 0) and not np.all(arr[[0, 1], [1, 0]] == 1):
+        a, b = arr[0, 1].item(), arr[1, 0].item()
+        raise ValueError(f"{what} is ambiguous: the 2 x 2 array {arr.tolist()} reads as an adjacency matrix (nodes 0 "
+                         f"and 1, weights {a} and {b}) and as an edge list (edges (0, {a}) and ({b}, 0)); say which: "
+                         "Graph.from_scipy(scipy.sparse.csr_matrix(array)) or Graph.from_edges(array)")
+    return True
+
+
 def _is_split(data):
     """Whether ``data`` is an ``EdgeSplit`` (of :func:`lgekit.split_edges`), by what it holds: evaluation, which
     defines the class, reads graphs through this module."""
     return isinstance(getattr(data, "graph", None), Graph) and hasattr(data, "train_graph")
+
+
+#: node attributes that hold a networkx graph's labels, looked for in this order when ``label_attribute`` is not
+#: given (``"labels"`` is what :meth:`lgekit.Graph.to_networkx` writes; ``"club"`` is networkx's karate club's)
+LABEL_ATTRIBUTES = ("labels", "label", "class", "club", "group", "community")
+
+_LABEL_FORMS = ("an lgekit.Graph (or EdgeSplit) with labels, a networkx graph with a label node attribute, a "
+                "(n_nodes, n_classes) 0/1 matrix (dense or scipy sparse), or one class per node (a 1-D integer "
+                "array, negative for unlabelled, or a sequence of class names, None for unlabelled)")
+
+
+class NodeLabels(NamedTuple):
+    """Node labels as :func:`as_labels` reads them."""
+
+    matrix: object          # (n_nodes, n_classes) 0/1 CSR int8
+    names: Optional[np.ndarray]   # the class names, or None: the column numbers
+
+
+def as_labels(data, n_nodes=None, what="labels", *, label_attribute=None):
+    """``data`` as node labels, one row per node: the one reading of every form labels may come in.
+
+    Every lgekit function that takes labels reads them here
+    (:func:`lgekit.metrics.node_classification_f1`,
+    :func:`~lgekit.metrics.node_classification_split`,
+    :func:`lgekit.plotting.plot_embedding`,
+    :class:`lgekit.callbacks.NodeClassificationCallback`):
+
+    ========================================  =================================================
+    ``data``                                  read as
+    ========================================  =================================================
+    :class:`lgekit.Graph`, ``EdgeSplit``      the graph's ``labels`` and ``label_names``
+    networkx graph                            the node attribute ``label_attribute`` (default:
+                                              the first of :data:`LABEL_ATTRIBUTES` that a
+                                              node has), a class or an iterable of classes, in
+                                              the node order of ``as_graph(data)``; a node
+                                              without it is unlabelled
+    sparse or dense ``(n, k)`` 0/1 matrix     memberships, a column per class
+    1-D integer array                         one class per node, negative: unlabelled
+    sequence of class names                   one class per node, ``None``: unlabelled
+    ========================================  =================================================
+
+    A networkx graph is never read as an array (its nodes are not classes).
+
+    Parameters
+    ----------
+    data : any form above
+    n_nodes : int, optional
+        The rows the labels must have (the embedding's rows).
+    what : str, default "labels"
+        The argument's name, for error messages.
+    label_attribute : str, optional
+        A networkx graph's node attribute holding the labels.
+
+    Returns
+    -------
+    NodeLabels
+        ``matrix`` (CSR int8, 0/1) and ``names`` (None for a matrix: the
+        column numbers).
+
+    Raises
+    ------
+    TypeError
+        None of the forms (the message lists them); ``label_attribute`` for
+        a form that is not a networkx graph.
+    ValueError
+        No labels (a Graph without them, a networkx graph whose nodes have
+        none of the attributes), another number of rows than ``n_nodes``, a
+        value that is not a 0/1 membership.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> labels = as_labels(nx.karate_club_graph())          # its "club" node attribute
+    >>> labels.matrix.shape, labels.names.tolist()
+    ((34, 2), ['Mr. Hi', 'Officer'])
+    >>> as_labels([0, 2, -1]).matrix.toarray().tolist()
+    [[1, 0, 0], [0, 0, 1], [0, 0, 0]]
+    """
+    if label_attribute is not None and not is_networkx(data):
+        raise TypeError(f"label_attribute applies to a networkx graph's node attribute; {what} is a "
+                        f"{type(data).__name__}")
+    if is_networkx(data):
+        matrix, names = _networkx_labels(data, what, label_attribute)
+    elif isinstance(data, Graph) or _is_split(data):
+        graph = as_graph(data, what)
+        if graph.labels is None:
+            raise ValueError(f"{what}: the graph {graph.name or ''} has no node labels".replace("  ", " "))
+        matrix, names = graph.labels, graph.label_names
+    elif isinstance(data, (str, bytes, os.PathLike, dict)) or is_dataframe(data) or np.isscalar(data) or data is None:
+        raise TypeError(f"{what} must be {_LABEL_FORMS}; got {type(data).__name__}")
+    else:
+        try:
+            matrix, names = node_label_matrix(data, None, what)
+        except TypeError:
+            raise TypeError(f"{what} must be {_LABEL_FORMS}; got {type(data).__name__}") from None
+    if n_nodes is not None and matrix.shape[0] != n_nodes:
+        raise ValueError(f"{what} has {matrix.shape[0]} rows (one per node) but the embedding has {n_nodes} rows")
+    return NodeLabels(matrix, names)
+
+
+def _networkx_labels(nx_graph, what, attribute):
+    """``(matrix, names)`` from a networkx graph's node attribute, in :func:`as_graph`'s node order."""
+    if attribute is None:
+        present = set()
+        for _, data in nx_graph.nodes(data=True):
+            present.update(data)
+        attribute = next((a for a in LABEL_ATTRIBUTES if a in present), None)
+        if attribute is None:
+            raise ValueError(f"{what} is a networkx graph whose nodes have none of the label attributes "
+                             f"{list(LABEL_ATTRIBUTES)} (they have {sorted(map(str, present)) or 'no attributes'}); "
+                             "name the attribute with label_attribute=...")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)   # self-loops dropped: nothing to do with the labels
+        graph = Graph.from_networkx(nx_graph, weight=None, label_attr=attribute)
+    if graph.labels is None or graph.labels.nnz == 0:
+        raise ValueError(f"{what}: no node of the networkx graph has the label attribute {attribute!r}")
+    return graph.labels, graph.label_names
 
 
 def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):
@@ -507,6 +674,8 @@ def load_or_synthetic(name, *, n_nodes=None, seed=None, data_home=None):
 
 def _load_registered(key, *, data_home, delimiter, labels, directed, download, generator_kwargs):
     entry = info(key)
+    if directed is None:
+        directed = entry.default_kind == "directed"
     if entry.embedded:
         if labels is not None:
             raise ValueError(f"labels cannot be given for {key!r}: it is generated with its own labels")
@@ -540,6 +709,10 @@ def _load_registered(key, *, data_home, delimiter, labels, directed, download, g
     check_local_copy(key, folder)  # an edited copy is not the registered data set (its results would be stored so)
     files = {f.name: file_in(folder, f.name) for f in entry.files}
     logger.info("loading %s from %s", key, folder)
+    if entry.kind == "directed" and not directed:
+        # one line saying how the data was read (the command line turns it into a note)
+        logger.info("%s is a directed data set read undirected: each arc's direction dropped, reciprocal arcs "
+                    "merged (directed=True, or --directed, keeps the arcs)", key)
     if key == "blogcatalog":
         return load_asu_folder(folder, delimiter=delimiter, directed=directed, name=key, self_loops="drop")
     if key == "ppi":

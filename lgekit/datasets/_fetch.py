@@ -289,9 +289,13 @@ def check_local_copy(name, folder):
 
 # ---------------------------------------------------------------------- download
 def manual_instructions(entry, folder=None):
-    """How to install the files of ``entry`` by hand into ``folder`` (default: the user cache)."""
+    """How to install the files of ``entry`` by hand into ``folder``.
+
+    Default: the first folder searched (:func:`find_data_home`: ``$LGEKIT_DATA`` when it is set, else a
+    checkout's ``../shared/data``, else the user cache), so files placed there are the ones found next.
+    """
     if folder is None:
-        folder = cache_dir() / entry.folder
+        folder = find_data_home() / entry.folder
     return _manual_instructions(entry, folder)
 
 
@@ -299,9 +303,7 @@ def _manual_instructions(entry, folder):
     steps = []
     for download in entry.downloads:
         kept = ", ".join(local for _, local in download.members)
-        how = {None: "save it as", "gz": "gunzip it to", "zip": "unzip it and copy",
-               "tgz": "extract it (tar -xzf) and copy"}[download.archive]
-        steps.append(f"  - download {download.url}, {how} {kept}")
+        steps.append(f"  - download {download.url}, {download.describe_archive()} {kept}")
     files = ", ".join(f.name for f in entry.files)
     return (
         "To install it by hand:\n" + "\n".join(steps) + f"\n  - place {files} in {folder}{os.sep}\n"
@@ -431,7 +433,8 @@ def fetch(name, *, data_home=None, force=False, timeout=30, verbose=None):
     folder = home / entry.folder
     if offline():
         reason = "downloads are disabled (LGEKIT_OFFLINE is set)"
-        hint = _manual_instructions(entry, folder)
+        # by hand, the files go where they are looked for first ($LGEKIT_DATA when it is set)
+        hint = _manual_instructions(entry, find_data_home(data_home) / entry.folder)
         raise DownloadError(f"data set {entry.name!r} is not available locally and {reason}.\n{hint}",
                             dataset=entry.name, reason=reason, hint=hint)
     progress = sys.stderr.isatty() if verbose is None else bool(verbose)

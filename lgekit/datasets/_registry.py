@@ -20,7 +20,7 @@ original publisher serves it.  Two digests are kept per file:
 import dataclasses
 from typing import Optional, Tuple
 
-__all__ = ["DatasetInfo", "DataFile", "Download", "registry", "info", "resolve_name"]
+__all__ = ["DatasetInfo", "DataFile", "Download", "ARCHIVES", "registry", "info", "resolve_name"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +50,15 @@ class Download:
     def url(self):
         return self.urls[0]
 
+    def describe_archive(self):
+        """What to do with the downloaded file, in words: ``"gunzip it to"``, ..."""
+        return ARCHIVES[self.archive]
+
+
+#: each archive type of a :class:`Download` and what to do with the downloaded file, in words
+ARCHIVES = {None: "save it as", "gz": "gunzip it to", "zip": "unzip it and copy",
+            "tgz": "extract it (tar -xzf) and copy"}
+
 
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
@@ -70,6 +79,15 @@ class DatasetInfo:
     notes: str = ""
     aliases: Tuple[str, ...] = ()
     embedded: bool = False
+    #: the kind of the data as published: "undirected" or "directed" (its links are arcs)
+    kind: str = "undirected"
+    #: the kind :func:`lgekit.datasets.load` reads it as by default (None: ``kind``); ``n_edges`` counts its edges
+    load_kind: Optional[str] = None
+
+    @property
+    def default_kind(self):
+        """The kind :func:`lgekit.datasets.load` gives without ``directed=``: ``load_kind``, else ``kind``."""
+        return self.load_kind or self.kind
 
     @property
     def folder(self):
@@ -220,12 +238,15 @@ _REGISTRY = (
                      members=(("email-Eu-core-department-labels.txt", "email-Eu-core-department-labels.txt"),)),
         ),
         notes=(
-            "25,571 directed arcs, 642 of them self-loops. load() symmetrises (directed=False, the default), "
-            "drops the self-loops (logged at INFO, no warning: a known property of this data set) and merges "
-            "reciprocal arcs: 16,064 undirected edges; 19 nodes are then isolated. directed=True keeps the "
-            "24,929 arcs that are not self-loops."
+            "25,571 directed arcs, 642 of them self-loops. A directed data set that load() reads undirected by "
+            "default (its department labels' classic use, node classification, is undirected) and says so in one "
+            "line (logged at INFO, a note on the command line): it symmetrises, drops the self-loops (a known "
+            "property of this data set) and merges reciprocal arcs: 16,064 undirected edges; 19 nodes are then "
+            "isolated. directed=True keeps the 24,929 arcs that are not self-loops."
         ),
         aliases=("email-eu", "email_eu_core", "emaileucore"),
+        kind="directed",
+        load_kind="undirected",
     ),
     DatasetInfo(
         name="cora",
@@ -244,7 +265,7 @@ _REGISTRY = (
         ),
         homepage="https://linqs.org/datasets/#cora",
         n_nodes=2_708,
-        n_edges=5_278,
+        n_edges=5_429,
         n_labels=0,
         n_memberships=0,
         multilabel=False,
@@ -258,11 +279,12 @@ _REGISTRY = (
         ),
         notes=(
             "cora.cites has two columns <cited paper id> <citing paper id> (LINQS order): the arc citing -> "
-            "cited is the SECOND column to the FIRST, and load() reads it that way round. 5,429 lines, no "
-            "self-loops; paper ids are integers up to 1,155,073. directed=False merges the 5,429 arcs into "
-            "5,278 undirected edges."
+            "cited is the SECOND column to the FIRST, and load() reads it that way round. A directed data set, "
+            "loaded directed by default: 5,429 arcs, no self-loops; paper ids are integers up to 1,155,073. "
+            "directed=False merges the 5,429 arcs into 5,278 undirected edges."
         ),
         aliases=("cora-cites", "cora_cites"),
+        kind="directed",
     ),
     DatasetInfo(
         name="synthetic-blogcatalog",

@@ -920,7 +920,8 @@ class BaseEmbedding(BaseEstimator):
         targets = self._rows(pairs[:, 1], index, "score_pairs (targets / right nodes)", context=True)
         return np.einsum("ij,ij->i", self.embedding_[sources], self.context_embedding_[targets], dtype=np.float64)
 
-    def most_similar(self, node, k=10, *, by="score", direction=None, index=False):
+    def most_similar(self, node=None, k=10, *, by="score", direction=None, index=False, topn=None, positive=None,
+                     negative=None):
         """The ``k`` nodes that score highest with ``node``: its nearest neighbours in the embedding.
 
         Parameters
@@ -928,8 +929,19 @@ class BaseEmbedding(BaseEstimator):
         node : node id, or a sequence of them
             Node ids as the graph gave them (internal row indices with
             ``index=True``); a sequence asks for each of its nodes (a tuple
-            is a sequence, as in :meth:`transform`).
+            is a sequence, as in :meth:`transform`).  Leave it out to give
+            ``positive`` / ``negative`` instead.
         k : int >= 1, default 10
+        topn : int >= 1, optional
+            gensim's name for ``k`` (``KeyedVectors.most_similar(..., topn=)``).
+        positive, negative : node id or list of node ids, optional
+            gensim's combined query: one query vector, the mean of the
+            ``positive`` nodes' vectors minus the ``negative`` ones' (each
+            first scaled to unit length with ``by="cosine"``, as gensim does,
+            so the answer is gensim's; the raw vectors with ``by="score"``,
+            whose scores are then the mean of the nodes' own scores), and
+            none of them among the answers.  Returns one ``(ids, scores)``
+            pair.
         by : {"score", "cosine"}, default "score"
             ``"score"``: the model's own score, the one :meth:`score_pairs`
             gives (:math:`x_u \\cdot x_v`, or :math:`x_u \\cdot y_v` for two
@@ -970,6 +982,30 @@ class BaseEmbedding(BaseEstimator):
         :math:`O(\\text{len(node)} \\cdot n \\cdot dim)`.
         """
         self._check_fitted()
+        if topn is not None:
+            if k != 10 and k != topn:
+                raise ValueError(f"k={k} and topn={topn}: topn is gensim's name for k; give one of them")
+            k = topn
+        if positive is not None or negative is not None:
+            if node is not None:
+                raise ValueError("node and positive/negative: give either node (one query per node) or positive= "
+                                 "and negative= (one combined query, gensim's)")
+            return self._combined_most_similar(positive, negative, k, by, direction, index)
+        if node is None:
+            raise TypeError("most_similar needs node, or positive= / negative=")
+        query_side, candidate_side = self._query_sides(direction)
+        one = isinstance(node, (str, bytes)) or not hasattr(node, "__iter__")
+        rows = self._rows(self._node_array([node] if one else node, 1, index), index, "most_similar", query_side)
+        queries = self._side(query_side)[0][rows]
+        candidates, ids, _ = self._side(candidate_side)
+        # one node set on both sides (undirected, directed): the query node is not its own neighbour
+        exclude = None if getattr(self, "graph_kind_", None) == "bipartite" else rows
+        found, scores = top_k_scores(queries, candidates, k, exclude=exclude, by=by)
+        found = found if index else np.asarray(ids)[found]
+        return (found[0], scores[0]) if one else (found, scores)
+
+    def _query_sides(self, direction):
+        """(query side, candidate side) of :meth:`most_similar`: False the embedding_, True the context table."""
         if not self._is_two_table():
             if direction is not None:
                 raise ValueError(f"direction={direction!r}: this {type(self).__name__} was fitted on an undirected "
@@ -980,15 +1016,70 @@ class BaseEmbedding(BaseEstimator):
         else:
             raise ValueError(f"direction must be 'out' (node -> v, x_node . y_v) or 'in' (w -> node, x_w . y_node) "
                              f"for a model of a {self.graph_kind_} graph, got {direction!r}")
-        one = isinstance(node, (str, bytes)) or not hasattr(node, "__iter__")
-        rows = self._rows(self._node_array([node] if one else node, 1, index), index, "most_similar", query_side)
-        queries = self._side(query_side)[0][rows]
+        return query_side, candidate_side
+
+    # ---- the names other embedding libraries use (gensim's KeyedVectors, karateclub), where they cost nothing
+    def _combined_most_similar(self, positive, negative, k, by, direction, index):
+        """gensim's ``most_similar(positive=, negative=)``: one query, the weighted mean of the nodes' vectors."""
+        query_side, candidate_side = self._query_sides(direction)
+        as_list = lambda x: [] if x is None else [x] if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__") \
+            else list(x)  # noqa: E731
+        pos, neg = as_list(positive), as_list(negative)
+        if not pos and not neg:
+            raise ValueError("positive and negative are both empty: give at least one node")
+        rows = self._rows(self._node_array(pos + neg, 1, index), index, "most_similar", query_side)
+        table = self._side(query_side)[0]
+        vectors = np.asarray(table[rows], dtype=np.float64)
+        if by == "cosine":      # gensim's pre_normalize: each node's unit vector (a zero vector stays zero)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            vectors = vectors / np.where(norms > 0, norms, 1.0)
+        weights = np.r_[np.ones(len(pos)), -np.ones(len(neg))]
+        query = (weights @ vectors / len(weights))[None, :]
         candidates, ids, _ = self._side(candidate_side)
-        # one node set on both sides (undirected, directed): the query node is not its own neighbour
-        exclude = None if getattr(self, "graph_kind_", None) == "bipartite" else rows
-        found, scores = top_k_scores(queries, candidates, k, exclude=exclude, by=by)
-        found = found if index else np.asarray(ids)[found]
-        return (found[0], scores[0]) if one else (found, scores)
+        same_set = getattr(self, "graph_kind_", None) != "bipartite" or query_side == candidate_side
+        given = np.unique(rows) if same_set else np.empty(0, dtype=np.int64)
+        found, scores = top_k_scores(query, candidates, min(k + len(given), candidates.shape[0]), by=by)
+        keep = ~np.isin(found[0], given)
+        if keep.sum() < k:
+            raise ValueError(f"k={k} exceeds the {int(keep.sum())} candidates left besides the query's nodes")
+        found, scores = found[0][keep][:k], scores[0][keep][:k]
+        return (found if index else np.asarray(ids)[found]), scores
+
+    def __getitem__(self, node):
+        """The vector of node ``node`` (a row of ``embedding_``), or the rows of a list of ids: gensim's
+        ``KeyedVectors[key]``.  ``model.transform(ids)`` is the same with its options."""
+        return self.transform(node)
+
+    def get_embedding(self):
+        """A copy of ``embedding_``, one row per node in the model's node order: karateclub's name."""
+        self._check_fitted()
+        return np.array(self.embedding_, copy=True)
+
+    def to_gensim(self):
+        """The embedding as a gensim ``KeyedVectors``, keyed as :meth:`to_word2vec` names the rows.
+
+        Needs gensim (not an lgekit dependency).  The keys are the node ids as
+        text (a two-table model adds ``"context:<id>"`` keys for its context
+        rows), the vectors float32 as in gensim; ``kv.most_similar(key,
+        topn=k)`` ranks by cosine, as :meth:`most_similar` with
+        ``by="cosine"`` does.
+
+        Raises
+        ------
+        ImportError
+            gensim is not installed (``pip install gensim``).
+        """
+        try:
+            from gensim.models import KeyedVectors  # optional: gensim is no lgekit dependency, and slow to import
+        except ImportError:
+            raise ImportError("to_gensim needs gensim, which lgekit does not depend on: pip install gensim") from None
+        self._check_fitted()
+        two_tables = self._is_two_table()
+        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, "context:")
+        table = np.asarray(self._training_table(), dtype=np.float32)
+        kv = KeyedVectors(vector_size=table.shape[1], count=0, dtype=np.float32)
+        kv.add_vectors(list(names), table)
+        return kv
 
     def _params_for_save(self):
         params = {}

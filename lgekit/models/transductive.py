@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..datasets import as_graph
+from ..graph import Graph
 from ._base import BaseEmbedding, model_is_non_deterministic
 from .logistic import LogisticEmbedding
 
@@ -53,19 +54,33 @@ def _graph_fingerprint(graph):
 def _cache_key(model, graph):
     """The cache key of fitting ``model`` on ``graph``, or None when the fit is not reproducible.
 
-    Only a fit seeded by an int is the same fit twice: with ``random_state``
-    None or a ``Generator`` every fit draws anew, and caching it would hide
-    that.  ``n_threads > 1`` with the ``"hogwild"`` or ``"blocks"``
-    schedule is not reproducible either.
+    Only a fit seeded by an int is meant to be the same fit twice: with
+    ``random_state`` None or a ``Generator`` every fit draws anew, and caching
+    it would hide that.  A seeded fit on ``n_threads > 1`` with the
+    ``"hogwild"`` or ``"blocks"`` schedule is cached too: two runs of it differ
+    only by the threads' races, and the cache makes the folds of one grid
+    point, and ``best_estimator_``'s refit, use the one embedding that was
+    scored.
     """
     params = model.get_params(deep=False)
     seed = params.get("random_state")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         return None
-    if model_is_non_deterministic(model):
-        return None
     fixed = tuple(sorted((name, repr(value)) for name, value in params.items() if name != "verbose"))
     return (_graph_fingerprint(graph), f"{type(model).__module__}.{type(model).__qualname__}", fixed)
+
+
+def _ids_non_negative(graph):
+    """Whether every node id of ``graph`` is an integer >= 0 (scikit-learn's ``positive_only`` input tag).
+
+    Decided for a Graph or a split as given (its ids are at hand); another form would have to be read
+    first, so its tag stays False (the scikit-learn default) and a negative id is refused as any unknown id.
+    """
+    graph = getattr(graph, "graph", graph) if not isinstance(graph, Graph) else graph
+    if not isinstance(graph, Graph):
+        return False
+    ids = np.asarray(graph.node_ids)
+    return bool(ids.dtype.kind == "u" or (ids.dtype.kind == "i" and (ids.size == 0 or ids.min() >= 0)))
 
 
 class NodeEmbedding(TransformerMixin, BaseEstimator):
@@ -105,9 +120,16 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
     cache : bool, default True
         Reuse a fitted model when the same parameters (``random_state`` an
         int) meet a graph with the same content: the folds of one grid point
-        train once.  The cache lives in this process (``GridSearchCV(...,
-        n_jobs=k)`` workers each keep their own) and holds the last
-        ``CACHE_SIZE`` fits; :meth:`clear_cache` empties it.
+        train once, and ``GridSearchCV``'s refit of the best point returns
+        the embedding it scored.  This holds on any number of threads: a
+        seeded fit with ``n_threads > 1`` and a racing schedule
+        (``"hogwild"``, ``"blocks"``), which is not reproducible, is cached
+        too, so within this process its folds share one embedding (another
+        process trains its own, which differs).  With ``random_state`` None
+        or a Generator nothing is cached (each fit is meant to draw anew).
+        The cache lives in this process (``GridSearchCV(..., n_jobs=k)``
+        workers each keep their own) and holds the last ``CACHE_SIZE`` fits;
+        :meth:`clear_cache` empties it.
 
     Attributes
     ----------
@@ -250,6 +272,8 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         tags.requires_fit = True
         tags.target_tags.required = False
         tags.non_deterministic = model_is_non_deterministic(self.model)
+        # a graph whose ids are all integers >= 0 has no node a negative number names: X must not hold one
+        tags.input_tags.positive_only = _ids_non_negative(self.graph)
         return tags
 
     def fit(self, X=None, y=None):
@@ -319,6 +343,9 @@ class NodeEmbedding(TransformerMixin, BaseEstimator):
         own = np.asarray(self.graph_.node_ids).dtype
         if own.kind in "iu" and ids.dtype.kind == "f" and np.all(np.mod(ids, 1) == 0):
             ids = ids.astype(np.int64)      # integer ids that arrived as floats (a float matrix, a pandas column)
+        if ids.dtype.kind in "if" and ids.size and ids.min() < 0 and _ids_non_negative(self.graph_):
+            raise ValueError(f"Negative values in data passed to NodeEmbedding: X holds node ids, and every node "
+                             f"id of graph is an integer >= 0, got {ids.min().item()!r}")
         side = "right" if self.table == "context" and self.graph_.kind == "bipartite" else \
             "left" if self.graph_.kind == "bipartite" else None
         try:

@@ -1,0 +1,306 @@
+"""lgekit against its peers on the same link-prediction split, by both protocols, and node classification (issue 43).
+
+Per graph (BlogCatalog, PPI, Facebook; ``lgekit.datasets.load``) and per seed ``s``, one
+``lgekit.split_edges(graph, test_fraction=0.2, seed=s)`` (4 uniform non-edges per held-out edge,
+leak-checked); every method embeds the split's **training graph** (dimension 128, seed ``s``, one
+thread), each in its own process, and the parent scores the embedding three ways:
+
+* **dot AP**: the held-out edges against the test negatives ranked by ``x_u . x_v``
+  (``lgekit.metrics.average_precision``; lgekit's and the paper's protocol; chance 0.2);
+* **LR AP / LR AUC**: node2vec's protocol, ``lgekit.metrics.edge_classifier_scores`` with the Hadamard
+  operator: a logistic regression on edge features learns from training pairs only (training edges and
+  as many sampled training non-edges, none a test pair, leak-checked) and ranks the same test pairs;
+* **micro-F1 / macro-F1**: ``lgekit.metrics.node_classification_f1(embedding, graph)`` (train ratio 0.5,
+  seed 0; DeepWalk's protocol) of the same embedding, on the labelled graphs (Facebook has no labels).
+
+One row is no embedding: **degree product**, the score ``d_u d_v`` of the training degrees (what the dot
+AP gives for knowing degrees alone).  CPU seconds are those of the embedding call in the
+child (user + system, ``resource.getrusage``), peak RSS that child's whole life (``VmHWM``: the
+interpreter, the libraries and the training graph included; not ``ru_maxrss``, which Linux carries over
+from the parent that started the child); the table gives medians over the seeds, which
+run in alternating order (seed ``s`` starts with method ``s mod k``).  Every child runs on one thread
+(``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ``NUMBA_NUM_THREADS`` = 1 and
+``threadpoolctl``), so the CPU seconds compare like with like.
+
+**The peers are benchmark-only** and never lgekit dependencies.  karateclub 1.3.3 pins numpy < 1.23 and
+pandas <= 1.3.5, which have no wheels for Python >= 3.11, and calls ``networkx.adj_matrix`` (gone in
+networkx 3); pecanpy's numba build wants numpy < 2.  They install into a separate virtual environment
+(these versions installed from PyPI on Python 3.11: numpy 1.26.4, networkx 2.8.8, gensim 4.4.0,
+pecanpy 2.0.9, nodevectors 0.1.23 with csrgraph 0.1.28, karateclub 1.3.3 without its pins)::
+
+    python3 -m venv /tmp/peers-venv
+    /tmp/peers-venv/bin/pip install "numpy<2" scipy scikit-learn threadpoolctl gensim pecanpy nodevectors \\
+        "networkx==2.8.8" python-louvain pygsp six
+    /tmp/peers-venv/bin/pip install --no-deps karateclub
+
+Peers and their settings: **ProNE** and **GGVec** (nodevectors; their defaults, GGVec on one thread; neither
+takes a seed: ProNE's randomized SVD draws from NumPy's global state, seeded here, GGVec's numba loop is
+not reproducible); **NetMF** (karateclub; its defaults: window 2 (``order``), 10 iterations, one negative,
+``seed``); **node2vec** (pecanpy ``SparseOTF``, p = q = 1, 10 walks of 80 per node, window 10, one word2vec
+epoch, ``random_state=seed``).  lgekit: ``LogisticEmbedding(dim, random_state=seed)`` at its defaults.
+A method whose package does not import in its environment is left out, and the script says why.
+
+Adding a method (the hook): register a function ``embed(adjacency, dim, seed) -> (n, dim) array`` with
+:func:`method`, naming the environment that runs it (``"lgekit"``: this Python; ``"peers"``: the peers'
+environment) and the module it needs::
+
+    @method("lgekit CV", environment="lgekit", package="lgekit")
+    def lgekit_cv(adjacency, dim, seed):
+        ...   # adjacency: the training graph, a symmetric 0/1 scipy CSR matrix, one row per node
+
+Usage::
+
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_peers.py [--graphs blogcatalog ppi facebook]
+        [--seeds 3] [--dim 128] [--methods lgekit ProNE ...] [--peers-python /tmp/peers-venv/bin/python]
+        [--json results.json]
+"""
+import argparse
+import dataclasses
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+# the peers' environment runs this file as a child: it has NumPy and SciPy, not lgekit, so lgekit and every
+# embedding library are imported inside the functions that use them
+PEERS_PYTHON = os.environ.get("LGEKIT_PEERS_PYTHON", "/tmp/peers-venv/bin/python")
+ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                     "NUMBA_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+COLUMNS = ("dot AP", "LR AP", "LR AUC", "micro-F1", "macro-F1", "CPU s", "peak RSS MiB")
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """An embedding method: ``embed(adjacency, dim, seed)``, the environment that runs it, the module it needs."""
+
+    embed: Callable
+    environment: str
+    package: str
+
+
+#: method name -> Method, in the tables' order (lgekit first)
+METHODS = {}
+
+
+def method(name, environment, package):
+    """Register ``embed(adjacency, dim, seed) -> (n, dim) array`` under ``name`` (the hook for new rows)."""
+    if environment not in ("lgekit", "peers"):
+        raise ValueError(f"environment must be 'lgekit' or 'peers', got {environment!r}")
+
+    def register(embed):
+        METHODS[name] = Method(embed, environment, package)
+        return embed
+    return register
+
+
+@method("lgekit", environment="lgekit", package="lgekit")
+def lgekit_logistic(adjacency, dim, seed):
+    from lgekit import LogisticEmbedding, datasets
+    return LogisticEmbedding(dim=dim, random_state=seed, n_threads=1).fit(datasets.as_graph(adjacency)).embedding_
+
+
+@method("ProNE", environment="peers", package="nodevectors")
+def prone(adjacency, dim, seed):
+    from nodevectors import ProNE
+    np.random.seed(seed)   # its randomized SVD draws from NumPy's global state (random_state=None)
+    return ProNE(n_components=dim, verbose=False).fit_transform(adjacency)
+
+
+@method("GGVec", environment="peers", package="nodevectors")
+def ggvec(adjacency, dim, seed):
+    from nodevectors import GGVec
+    np.random.seed(seed)   # no seed parameter; its numba loop is not reproducible anyway
+    return GGVec(n_components=dim, threads=1, verbose=False).fit_transform(adjacency)
+
+
+@method("NetMF", environment="peers", package="karateclub")
+def netmf(adjacency, dim, seed):
+    import networkx as nx
+    from karateclub import NetMF
+    graph = nx.from_scipy_sparse_matrix(adjacency)   # networkx 2.8: nodes 0..n-1, karateclub's indexing
+    model = NetMF(dimensions=dim, seed=seed)
+    model.fit(graph)
+    return model.get_embedding()
+
+
+@method("node2vec", environment="peers", package="pecanpy")
+def node2vec(adjacency, dim, seed):
+    from pecanpy.pecanpy import SparseOTF
+    g = SparseOTF(p=1, q=1, workers=1, verbose=False, random_state=seed)
+    g.set_node_ids([str(i) for i in range(adjacency.shape[0])])
+    g.indptr = adjacency.indptr.astype(np.uint32)
+    g.indices = adjacency.indices.astype(np.uint32)
+    g.data = np.ones(adjacency.nnz, dtype=np.float32)
+    return g.embed(dim=dim, num_walks=10, walk_length=80, window_size=10, epochs=1)
+
+
+# ---------------------------------------------------------------------- the child: one embedding, measured
+def child(name, adjacency_path, out_path, dim, seed):
+    """Embed the training graph at ``adjacency_path`` with method ``name``; print its CPU seconds and peak RSS."""
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+    except ImportError:
+        pass  # the environment variables above still hold the libraries to one thread
+    adjacency = sp.load_npz(adjacency_path).tocsr()
+    before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    embedding = np.asarray(METHODS[name].embed(adjacency, dim, seed), dtype=np.float64)
+    after, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - wall
+    if embedding.shape != (adjacency.shape[0], dim):
+        raise SystemExit(f"{name} returned shape {embedding.shape}, expected {(adjacency.shape[0], dim)}")
+    np.save(out_path, embedding)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(json.dumps({"cpu_s": cpu, "wall_s": wall, "peak_rss_mib": peak_rss_mib()}))
+
+
+def peak_rss_mib():
+    """This process's peak resident set (``VmHWM``), MiB.  Not ``ru_maxrss``: Linux carries that across
+    ``fork`` and ``execve``, so a child started by a large parent would report the parent's size."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024   # not Linux: the closest there is
+
+
+def python_of(m, peers_python):
+    return sys.executable if m.environment == "lgekit" else peers_python
+
+
+def availability(names, peers_python):
+    """``{name: None (runs) or why not}``: each method's package imported in its environment."""
+    out = {}
+    for name in names:
+        m = METHODS[name]
+        python = python_of(m, peers_python)
+        if not Path(python).exists():
+            out[name] = (f"no peers environment at {python} (install it as this script's docstring says, or set "
+                         "LGEKIT_PEERS_PYTHON / --peers-python)")
+            continue
+        done = subprocess.run([python, "-c", f"import {m.package}"], capture_output=True, text=True,
+                              env={**os.environ, **ONE_THREAD})
+        lines = done.stderr.strip().splitlines()
+        out[name] = None if done.returncode == 0 else f"import {m.package} failed: {lines[-1] if lines else '?'}"
+    return out
+
+
+def run_child(name, adjacency_path, folder, dim, seed, peers_python):
+    """One embedding in its own process: ``(embedding, {"cpu_s", "wall_s", "peak_rss_mib"})``."""
+    out = Path(folder) / f"{name}-{seed}.npy"
+    python = python_of(METHODS[name], peers_python)
+    env = {**os.environ, **ONE_THREAD, "PYTHONWARNINGS": "ignore"}
+    done = subprocess.run([python, os.path.abspath(__file__), "--child", name, str(adjacency_path), str(out),
+                           str(dim), str(seed)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return np.load(out), json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------- the parent: split, run, score
+def degree_product_ap(split):
+    """AP of the held-out edges against the test negatives scored by the product of training degrees."""
+    from lgekit.metrics import average_precision_from_scores
+    degree = np.bincount(split.train_positives.ravel(), minlength=split.graph.n_nodes).astype(np.float64)
+    score = lambda pairs: degree[pairs[:, 0]] * degree[pairs[:, 1]]  # noqa: E731
+    return average_precision_from_scores(score(split.test_positives), score(split.test_negatives))
+
+
+def score(embedding, split, graph, max_train_edges):
+    """The table's columns (but time and memory) for one embedding."""
+    from lgekit import metrics
+    row = {"dot AP": metrics.average_precision(embedding, split.test_positives, split.test_negatives)}
+    lr = metrics.edge_classifier_scores(embedding, split, "hadamard", seed=0, max_train_edges=max_train_edges)
+    row.update({"LR AP": lr["average_precision"], "LR AUC": lr["roc_auc"]})
+    if graph.labels is not None:
+        f1 = metrics.node_classification_f1(embedding, graph, train_ratio=0.5, seed=0)
+        row.update({"micro-F1": f1["micro_f1"], "macro-F1": f1["macro_f1"]})
+    return row
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run_graph(name, names, seeds, dim, peers_python, max_train_edges, folder):
+    """``{method: [row per seed]}`` on graph ``name``."""
+    import lgekit
+    graph = lgekit.datasets.load(name)
+    log(f"{name}: {graph.n_nodes:,} nodes, {graph.n_edges:,} edges")
+    rows = {m: [] for m in ["degree product", *names]}
+    for seed in range(seeds):
+        split = lgekit.split_edges(graph, test_fraction=0.2, seed=seed)
+        path = Path(folder) / f"{name}-{seed}.npz"
+        sp.save_npz(path, split.train_graph.to_scipy().tocsr(), compressed=False)
+        rows["degree product"].append({"dot AP": degree_product_ap(split)})
+        order = names[seed % len(names):] + names[:seed % len(names)]    # alternating: each seed starts elsewhere
+        for m in order:
+            embedding, cost = run_child(m, path, folder, dim, seed, peers_python)
+            row = score(embedding, split, graph, max_train_edges)
+            row.update({"CPU s": cost["cpu_s"], "peak RSS MiB": cost["peak_rss_mib"]})
+            rows[m].append(row)
+            log(f"{name} seed {seed} {m}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items()))
+    return rows
+
+
+def table(name, rows):
+    lines = [f"\n{name} (medians over {max(len(r) for r in rows.values())} seeds)\n",
+             "| method | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
+    for m, runs in rows.items():
+        cells = []
+        for col in COLUMNS:
+            values = [r[col] for r in runs if col in r]
+            fmt = "{:.0f}" if col == "peak RSS MiB" else "{:.1f}" if col == "CPU s" else "{:.3f}"
+            cells.append(fmt.format(statistics.median(values)) if values else "")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "--child":
+        name, adjacency_path, out_path, dim, seed = argv[1:6]
+        return child(name, adjacency_path, out_path, int(dim), int(seed))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graphs", nargs="+", default=["blogcatalog", "ppi", "facebook"])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--methods", nargs="+", default=None, help=f"default: all of {list(METHODS)}")
+    parser.add_argument("--peers-python", default=PEERS_PYTHON)
+    parser.add_argument("--max-train-edges", type=int, default=100_000,
+                        help="training edges the edge classifier learns from (a uniform sample; default 100,000)")
+    parser.add_argument("--json", default=None, help="also write every run's row to this file")
+    args = parser.parse_args(argv)
+    names = args.methods or list(METHODS)
+    unknown = [m for m in names if m not in METHODS]
+    if unknown:
+        parser.error(f"unknown method(s) {unknown}; registered: {list(METHODS)}")
+    status = availability(names, args.peers_python)
+    for m, why in status.items():
+        if why is not None:
+            print(f"left out: {m}: {why}")
+    names = [m for m in names if status[m] is None]
+    print(f"methods: {', '.join(names)}; dim {args.dim}, {args.seeds} seeds, one thread each "
+          f"({os.cpu_count()}-CPU host)")
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="bench-peers-") as folder:
+        for name in args.graphs:
+            results[name] = run_graph(name, names, args.seeds, args.dim, args.peers_python, args.max_train_edges,
+                                      folder)
+            print(table(name, results[name]), flush=True)
+            if args.json:
+                Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
