@@ -346,6 +346,7 @@ class OutputFolder:
         self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "fd"}
         self._held_guard = threading.Lock()
         self._run = None   # the run open on this object (see run())
+        self.removed = []  # the names the last publication removed (remove_stale says what it will remove)
         self._check_length()
         self._root = self._open(create=False)   # None: nothing there yet
         self.files, self.runs, problem = self._read_manifest()  # None: no (valid) manifest
@@ -845,6 +846,9 @@ class OutputFolder:
         if publish:
             try:
                 refused = self._publish(run)
+            except FolderNotOursError:   # refused before the journal: nothing published, the run goes
+                self._remove_run(run.name, run.staging)
+                raise
             except BaseException:
                 run.staging.close()
                 raise
@@ -860,6 +864,15 @@ class OutputFolder:
         run.staging.close()
 
     def _publish(self, run):
+        # before anything is linked: every name still free, or holding a file this run may replace (a file of the
+        # user's put there during the run refuses the whole run, and the earlier files stay as they were)
+        taken = [name for name in run.files if self._exists(name) and not (
+            (self.force and not self._is_folder(name)) or self._proved(name, {run.writer, None}))]
+        if taken:
+            raise FolderNotOursError(
+                f"{self.command} would overwrite {', '.join(map(repr, taken))} in {str(self.path)!r}, which "
+                f"{self.command} did not write (put there or changed while it ran): nothing of this run was "
+                "published; move them away, or pass --force to overwrite")
         files = [[name, staged, sha] for name, (staged, sha) in run.files.items()]
         # the journal: from here on, a run killed midway is finished by the next one
         self.runs[run.name] = {"writer": run.writer, "state": "publishing", "files": files, "remove": run.remove}
@@ -889,9 +902,7 @@ class OutputFolder:
                 continue
             published[target] = sha
         staging.fsync()
-        for n in remove:
-            if n not in published:
-                self._remove_now(n, staging, writer)
+        self.removed = [n for n in remove if n not in published and self._remove_now(n, staging, writer)]
         for target, sha in published.items():
             self.files[target] = {"writer": writer, "sha256": [sha]}
         for n in remove:   # removed, or no longer ours (changed since, gone): it leaves the manifest either way

@@ -128,7 +128,8 @@ def _check_same_run(record, folder, names):
         if expected is not None and file_sha256(Path(folder) / name) != expected:
             raise ValueError(f"{str(Path(folder) / name)!r} is not the file {str(Path(folder) / 'fit.json')!r} "
                              "describes (its content changed since that fit, or the folder holds files of two "
-                             "runs): fit again into the folder, or evaluate the file alone, copied elsewhere")
+                             "runs: a fit interrupted while it published, which the next lgekit command into the "
+                             "folder finishes); run lgekit fit again, or evaluate the file alone, copied elsewhere")
 
 
 def _read_fit_folder(record, folder, path):

@@ -265,6 +265,8 @@ def run(args):
     with contextlib.ExitStack() as held:   # the output folder's lock, once taken, until the last file is written
         try:
             return _run(args, held)
+        except (FolderNotOursError, FolderLockedError) as exc:   # a file of the user's met while publishing
+            raise CommandError(str(exc)) from None
         except OSError as exc:   # a full disk: one line, as reproduce says it
             message = disk_error_message(args.out, exc, "free some space and run the same command again")
             if message is None:
@@ -381,7 +383,8 @@ def _run(args, held):
         folder.write_text(OUTPUT_FILES["record"], json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
         # an earlier fit's files that this one did not write (its context table, a word2vec file these ids cannot
         # have): only files the manifest proves lgekit wrote, unchanged since, removed when the run publishes
-        removed = folder.remove_stale(keep=set(files.values()))
+        folder.remove_stale(keep=set(files.values()))
+    removed = folder.removed   # what the publication removed (a file changed meanwhile is kept)
     last = model.history_[-1] if model.history_ else {}
     # without diagnostics the records hold no objective: say nothing of it rather than "nan"
     objective = f", objective {last['objective']:.6g}" if "objective" in last else ""

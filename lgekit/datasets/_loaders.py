@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .._input_file import memory_bound, open_regular_file
+from .._input_file import memory_bound, open_regular_file, read_input_bytes
 from .._memory import format_bytes
 from ..adjacency import adjacency_from_pairs
 from ..graph import DUPLICATES, Graph, GraphWarning, warn_outside_lgekit
@@ -168,6 +168,10 @@ def read_mat(path, *, network_key="network", group_key="group", bipartite=False)
         # only the two variables used are read (a file's other variables, compressed, may unpack to gigabytes),
         # and only when their declared sizes fit the memory left
         with open_regular_file(path, bytes_per_byte=_MAT_BYTES_PER_BYTE, what="a .mat file") as fh:
+            if fh.read(2) == b"\x1f\x8b":   # a gzipped .mat (x.mat.gz): unpacked first, block by block, bounded
+                fh = io.BytesIO(read_input_bytes(path, bytes_per_byte=_MAT_BYTES_PER_BYTE, what="a .mat file",
+                                                 gunzip=True))
+            fh.seek(0)
             subset, names = _mat_subset(fh, path, (network_key, group_key))
             fh.seek(0)
             contents = scipy.io.loadmat(fh if subset is None else io.BytesIO(subset),

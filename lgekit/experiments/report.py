@@ -537,4 +537,5 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, q
         result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
                            progress=progress, timeout=timeout)
         outputs = write_outputs(plan, store, result=result, command=command)
+    outputs.removed = store.output.removed   # what the publication removed (a figure changed meanwhile is kept)
     return result, outputs
