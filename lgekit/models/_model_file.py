@@ -82,11 +82,12 @@ _MAX_MEMBERS = 64
 WRITE_PEAK_BYTES = 48 << 20
 #: the text of one block of word2vec rows (about): what the writer holds at a time
 _WORD2VEC_BLOCK_BYTES = 1 << 20
-#: the memory the word2vec reader needs per byte of its file, at most, when the ids are whole numbers or short
-#: names: a row of d numbers takes at least 2(d + 1) bytes of text (one character and a separator each) and
-#: 8(d + 1) bytes once read (float64 numbers, an int64 or a 4-byte character per id); longer ids are priced
-#: exactly before anything is allocated (read_word2vec)
-WORD2VEC_READ_BYTES_PER_BYTE = 4
+#: the memory the word2vec reader needs per byte of its file, at most: a row of d numbers and an id of w
+#: characters takes at least 2d + w + 1 bytes of text, and 8d bytes of float64 numbers once read, plus its id
+#: (an int64, or 4 bytes a character) twice while the ids are checked for repeats; what a file needs exactly is
+#: priced after the first pass, before anything is allocated (read_word2vec); tests/test_word2vec_memory.py
+#: measures the peak under this bound
+WORD2VEC_READ_BYTES_PER_BYTE = 8
 # the longest line a word2vec file may have per number (a float written with every digit takes ~25 characters)
 _WORD2VEC_LINE_BYTES_PER_NUMBER = 64
 #: an id written as a whole number that reads back as the same text (no sign, no leading zero): kept as int64
@@ -557,22 +558,37 @@ def read_word2vec(path):
             raise DataFormatError(f"the header announces {n:,} vectors of dimension {dim:,}, which take at least "
                                   f"{n * 2 * (dim + 1):,} bytes of text, but the file holds {size - start:,} after "
                                   "it", path=path, line=1)
-        longest, integers, count = _word2vec_ids_pass(fh, path, dim)
+        longest, characters, integers, count = _word2vec_ids_pass(fh, path, dim)
         if count != n:
             raise DataFormatError(f"the header announces {n:,} vectors, the file holds {count:,}", path=path)
-        kind = np.int64 if integers else f"<U{max(longest, 1)}"
-        id_bytes = n * (8 if integers else 4 * max(longest, 1))
+        kind, id_bytes = _word2vec_id_kind(n, longest, characters, integers)
         needed = n * dim * 8 + id_bytes
         available, source = available_memory()
         if available is not None and needed > available:
             raise DataFormatError(f"reading it needs {format_bytes(needed)} ({n:,} vectors of {dim:,} float64 numbers "
-                                  f"and their ids) but {format_bytes(available)} is available ({source})", path=path)
+                                  f"and their ids, checked for repeats) but {format_bytes(available)} is available "
+                                  f"({source})", path=path)
         vectors = np.empty((n, dim), dtype=np.float64)
         ids = np.empty(n, dtype=kind)
         fh.seek(start)
         _word2vec_fill_pass(fh, path, dim, vectors, ids, integers)
     _refuse_duplicate_ids(ids, path)
     return vectors, ids
+
+
+def _word2vec_id_kind(n, longest, characters, integers):
+    """``(dtype, bytes)``: how the ids are held and the memory they take, their check for repeats included.
+
+    Whole numbers: int64.  Text: a ``<U`` array (4 bytes a character of the
+    longest id, for every id), unless one id much longer than the others
+    makes Python strings cheaper (an object array).  The check for repeats
+    sorts a copy of a fixed-width array, or builds a set of the strings.
+    """
+    if integers:
+        return np.int64, 17 * n
+    fixed = 8 * max(longest, 1) * n + n
+    objects = 4 * characters + 160 * n    # str objects (their text in up to 4 bytes a character), the set's slots
+    return (f"<U{max(longest, 1)}", fixed) if fixed <= objects else (object, objects)
 
 
 def _word2vec_lines(fh, dim, path):
@@ -593,8 +609,11 @@ def _word2vec_lines(fh, dim, path):
 
 
 def _word2vec_ids_pass(fh, path, dim):
-    """First pass: every line has an id and ``dim`` fields; ``(longest id, in characters; all whole numbers; count)``."""
-    longest, integers, count = 0, True, 0
+    """First pass: every line has an id and ``dim`` fields.
+
+    Returns ``(longest id and all ids' length, in characters; whether every id is a whole number; count)``.
+    """
+    longest, characters, integers, count = 0, 0, True, 0
     for number, fields in _word2vec_lines(fh, dim, path):
         if len(fields) != dim + 1:
             raise DataFormatError(f"expected a node id and {dim} numbers, got {len(fields)} fields", path=path,
@@ -605,14 +624,14 @@ def _word2vec_ids_pass(fh, path, dim):
         if b"\0" in name:
             raise DataFormatError("the node id holds a NUL character", path=path, line=number)
         try:
-            longest = max(longest, len(name.decode("utf-8")))
+            length = len(name.decode("utf-8"))
         except UnicodeDecodeError:
             raise DataFormatError("the node id is not UTF-8 text", path=path, line=number) from None
-        count += 1
-    return longest, integers, count
+        longest, characters, count = max(longest, length), characters + length, count + 1
+    return longest, characters, integers, count
 
 
-def _word2vec_fill_pass(fh, path, dim, vectors, ids, integers, block=1 << 16):
+def _word2vec_fill_pass(fh, path, dim, vectors, ids, integers, block=1 << 14):
     """Second pass: parse the numbers and ids into ``vectors`` and ``ids``, about ``block`` numbers at a time."""
     row = 0
     numbers, names, lines = [], [], []
@@ -656,11 +675,19 @@ def _word2vec_fill_pass(fh, path, dim, vectors, ids, integers, block=1 << 16):
 
 def _refuse_duplicate_ids(ids, path):
     """A word2vec file names each vector once: an id given twice is refused (which row would be the node's?)."""
-    if not len(ids):
+    if len(ids) < 2:
         return
-    values, counts = np.unique(ids, return_counts=True)
-    twice = values[counts > 1]
-    if len(twice):
-        shown = ", ".join(repr(x.item() if hasattr(x, "item") else x) for x in twice[:3])
-        raise DataFormatError(f"{len(twice):,} node id(s) name two or more vectors, e.g. {shown}: a word2vec file "
-                              "names each vector once (which row would be the node's?)", path=path)
+    if ids.dtype.kind == "O":
+        seen, twice = set(), []
+        for x in ids.tolist():
+            if x in seen:
+                twice.append(x)
+            seen.add(x)
+    else:
+        ordered = np.sort(ids)   # one copy and a mask: what _word2vec_id_kind priced
+        repeated = ordered[1:] == ordered[:-1]
+        twice = ordered[1:][repeated][:3].tolist() if repeated.any() else []
+    if twice:
+        shown = ", ".join(repr(x) for x in twice[:3])
+        raise DataFormatError(f"node id(s) {shown} name two or more vectors: a word2vec file names each vector once "
+                              "(which row would be the node's?)", path=path)
