@@ -1,7 +1,7 @@
 """Memory bounds that hold (issue 42, triggers 13-14; item 4).
 
 The word2vec reader's and writer's peak memory is measured per byte (tracemalloc, which sees NumPy's
-buffers, and a subprocess's peak resident memory for the issue's 32 MB file), the fit's estimate covers what
+buffers, and a subprocess's peak resident memory for an 8,000,000-line file), the fit's estimate covers what
 ``lgekit fit`` writes, and a declared ``.mat`` shape is priced per node before anything is allocated.  Each
 trigger test fails on the code before it (c2c7ce5).
 """
