@@ -361,7 +361,7 @@ class OpenFolder:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise OSError(errno.EINVAL, "not a regular file", str(self.path / name))
-        if hasattr(os, "set_blocking"):
+        if _O_NONBLOCK:
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
 
@@ -377,7 +377,7 @@ class OpenFolder:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise OSError(errno.EINVAL, "not a regular file", str(self.path / name))
-        if hasattr(os, "set_blocking"):
+        if _O_NONBLOCK:
             os.set_blocking(fd, True)
         return os.fdopen(fd, "wb")
 

@@ -80,7 +80,9 @@ The rules for a folder:
 * One writer: :meth:`OutputFolder.lock`, an exclusive ``flock`` on ``.lock``
   in the folder, held by a command for its whole run (a second ``fit`` or
   ``reproduce`` into the folder is refused).  The manifest is only ever
-  written under it, through ``.lgekit-manifest.json.new`` and a rename.
+  written under it, through ``.lgekit-manifest.json.new`` and a rename, and
+  the leftover runs are settled when it is taken.  (Where there is no
+  ``flock``, on Windows, folders go unlocked and leftover runs stay.)
 
 What does not count as content when deciding that a folder is empty: the
 three names lgekit reserves (``.lock``, the manifest and its ``.new``), the
@@ -277,7 +279,9 @@ def _run_entry(name, value):
                 return f"the run {name!r} lists {str(item)[:80]!r}, not a staged file of lgekit's"
         if any(_name_problem(n) is not None for n in remove):
             return f"the run {name!r} would remove a name outside the folder"
-        out.update(files=[list(item) for item in files], remove=list(remove))
+        if not isinstance(value.get("force", False), bool):
+            return f"the run {name!r} has a force flag that is not a boolean"
+        out.update(files=[list(item) for item in files], remove=list(remove), force=value.get("force", False))
     return out
 
 
@@ -843,6 +847,10 @@ class OutputFolder:
         A publication the disk interrupts (an ``OSError``) leaves the journal
         and the staging folder: the next run into the folder finishes it.
         """
+        if publish and not (run.files or run.remove):   # nothing to publish (the cells went in as they came)
+            self.removed = []
+            self._remove_run(run.name, run.staging)
+            return
         if publish:
             try:
                 refused = self._publish(run)
@@ -875,11 +883,12 @@ class OutputFolder:
                 "published; move them away, or pass --force to overwrite")
         files = [[name, staged, sha] for name, (staged, sha) in run.files.items()]
         # the journal: from here on, a run killed midway is finished by the next one
-        self.runs[run.name] = {"writer": run.writer, "state": "publishing", "files": files, "remove": run.remove}
+        self.runs[run.name] = {"writer": run.writer, "state": "publishing", "files": files, "remove": run.remove,
+                               "force": self.force}
         self._save()
-        return self._apply_journal(run.name, run.staging, run.writer, files, run.remove)
+        return self._apply_journal(run.name, run.staging, run.writer, files, run.remove, self.force)
 
-    def _apply_journal(self, name, staging, writer, files, remove):
+    def _apply_journal(self, name, staging, writer, files, remove, force):
         """Link each staged file into place (its earlier content proved ours), remove the stale names, list them.
 
         Returns
@@ -896,7 +905,7 @@ class OutputFolder:
             if self._sha256_at(staging, staged) != sha:
                 continue   # not staged (whole) any more: nothing of it is published
             try:
-                self._install(staging, staged, target, writer)
+                self._install(staging, staged, target, writer, force)
             except FolderNotOursError as exc:
                 refused.append(str(exc))
                 continue
@@ -923,7 +932,7 @@ class OutputFolder:
             return None
         return aside
 
-    def _may_replace(self, staging, aside, name, writer, removing=False):
+    def _may_replace(self, staging, aside, name, writer, removing=False, force=False):
         """Whether the file moved aside from ``name`` may be replaced (or removed): ours, or forced."""
         try:
             info = staging.lstat(aside)
@@ -931,7 +940,7 @@ class OutputFolder:
             return False
         if stat.S_ISDIR(info.st_mode):
             return False
-        if self.force and not removing:
+        if force and not removing:
             return True
         entry = self.files.get(name)
         writers = {writer} if removing else {writer, None}
@@ -956,7 +965,7 @@ class OutputFolder:
                                          f"files: the file that was there is kept as {candidate!r} beside it")
             return
 
-    def _install(self, staging, staged, name, writer):
+    def _install(self, staging, staged, name, writer, force):
         """Give the staged file the name ``name`` in the folder, replacing only a file proved replaceable."""
         with self._parent(name) as (folder, base):
             for _ in range(3):
@@ -970,13 +979,13 @@ class OutputFolder:
                         raise
                     # no hard links here (FAT, some network file systems): a rename, after the same proof
                     aside = self._take_aside(folder, base, staging)
-                    if aside is not None and not self._may_replace(staging, aside, name, writer):
+                    if aside is not None and not self._may_replace(staging, aside, name, writer, force=force):
                         self._put_back(staging, aside, folder, base, name)
                         raise self._not_ours(name) from None
                     staging.rename(staged, folder, base)
                     return
                 aside = self._take_aside(folder, base, staging)
-                if aside is not None and not self._may_replace(staging, aside, name, writer):
+                if aside is not None and not self._may_replace(staging, aside, name, writer, force=force):
                     self._put_back(staging, aside, folder, base, name)
                     raise self._not_ours(name)
             raise FolderNotOursError(f"{name!r} in {str(self.path)!r} keeps being replaced while {self.command} "
@@ -1036,7 +1045,7 @@ class OutputFolder:
                 self._remove_run(name)
                 continue
             with staging:
-                self._apply_journal(name, staging, entry["writer"], entry["files"], entry["remove"])
+                self._apply_journal(name, staging, entry["writer"], entry["files"], entry["remove"], entry["force"])
             self._remove_run(name)   # a file refused meanwhile stays as it is: its staged copy goes
 
     # ------------------------------------------------------------------ writing and removing
