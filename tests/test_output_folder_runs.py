@@ -99,6 +99,44 @@ def test_an_out_swapped_for_a_symlink_mid_run_sends_nothing_there(ring, tmp_path
     assert OutputFolder(tmp_path / "OUT.real", command="lgekit fit").owned() == sorted(FIT_FILES)
 
 
+@posix_only
+def test_a_folder_swapped_for_a_symlink_every_half_millisecond_leaks_nothing(ring, tmp_path, capsys):
+    """The issue's loop: --out renamed away and replaced by a link to the victim, and back, every 0.5 ms, across
+    six fits.  Each fit succeeds into a real folder or fails in one line; nothing ever lands in the victim."""
+    import threading
+    import time
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    out, away = tmp_path / "OUT", tmp_path / "OUT.real"
+    out.mkdir()
+    stop = threading.Event()
+
+    def swap():
+        while not stop.is_set():
+            try:
+                if out.is_symlink():
+                    out.unlink()
+                    away.rename(out)
+                else:
+                    out.rename(away)
+                    out.symlink_to(victim, target_is_directory=True)
+            except OSError:
+                pass
+            time.sleep(0.0005)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        codes = [_fit(ring, out, "--seed", str(seed)) for seed in range(6)]
+    finally:
+        stop.set()
+        swapper.join()
+    err = capsys.readouterr().err
+    assert set(codes) <= {0, 2} and "Traceback" not in err, err[-3000:]
+    assert list(victim.iterdir()) == []
+
+
 # ---------------------------------------------------------------------------- trigger 3
 @posix_only
 def test_a_file_renamed_onto_a_stale_name_after_its_check_is_not_deleted(ring, tmp_path, monkeypatch, capsys):

@@ -199,14 +199,16 @@ def _planned_files(graph):
     return [OUTPUT_FILES[role] for role in ["model", *tables, "history", "record"]]
 
 
-def _write_tables(model, folder):
+def _write_tables(model, folder, word2vec_names, write_word2vec):
     """The word2vec text files of the model's tables: ``{role: name}`` of those written, and a note or None.
 
     One table: ``embedding.txt``.  Two (directed or bipartite graph):
     ``embedding.txt`` (sources / left nodes) and ``context_embedding.txt``
     (targets / right nodes), each a word2vec file of its own so that gensim's
     ``most_similar`` ranks vectors of one kind; the numbers are written as
-    ``model.to_word2vec`` writes them.  Each is streamed into the run's
+    ``model.to_word2vec`` writes them (``word2vec_names`` and
+    ``write_word2vec`` are :mod:`lgekit.models`', which the command imports
+    when it runs).  Each is streamed into the run's
     staging folder a block of rows at a time (no scratch copy anywhere, and
     memory for a block, whatever the model's size).
     """
@@ -217,8 +219,6 @@ def _write_tables(model, folder):
     if not all(_word2vec_ok(list(ids)) for _, _, ids in tables):
         return {}, ("some node ids are empty or contain whitespace, which word2vec's text format cannot hold: "
                     "no word2vec file written (embedding.npz has the ids)")
-    from ..models import word2vec_names, write_word2vec   # NumPy: imported by the commands that train
-
     try:
         names = [word2vec_names(ids) for _, _, ids in tables]
     except ValueError as exc:     # e.g. two ids with one name ("1" and 1): the format cannot tell them apart
@@ -229,14 +229,6 @@ def _write_tables(model, folder):
             write_word2vec(fh, vectors, table_names)
         written[role] = OUTPUT_FILES[role]
     return written, None
-
-
-def _write_bytes(graph, model, args):
-    """The memory writing the results takes beyond the model: a block of each file, and the picture's projection."""
-    from ..models import WRITE_PEAK_BYTES   # NumPy and the kernels: imported by the commands that train
-
-    # PCA / t-SNE of the (n, dim) float64 embedding: a centred copy and the decomposition's work, about 3 copies
-    return WRITE_PEAK_BYTES + (3 * graph.n_nodes * int(model.dim) * 8 if args.plot else 0)
 
 
 def _table_pairs(graph, pairs):
@@ -334,7 +326,10 @@ def _run(args, held):
     with folder.run():
         # what writing the results takes is set aside while training, so that a fit whose files could not be
         # written is refused before it trains (the model's memory check counts it)
-        with reserved_memory(_write_bytes(graph, model, args), "writing " + ", ".join(_planned_files(graph))):
+        # (numpy.savez's buffer and a block of word2vec text; with --plot, the 2-D projection's ~3 copies of the
+        # (n, dim) float64 embedding)
+        writing = models.WRITE_PEAK_BYTES + (3 * graph.n_nodes * int(model.dim) * 8 if args.plot else 0)
+        with reserved_memory(writing, "writing " + ", ".join(_planned_files(graph))):
             try:
                 model.fit(data, callbacks=callbacks)
             except models.DivergenceError as exc:
@@ -352,7 +347,7 @@ def _run(args, held):
         files = {"model": OUTPUT_FILES["model"]}
         with folder.writing(OUTPUT_FILES["model"]) as fh:
             model.save(fh)
-        tables, note = _write_tables(model, folder)
+        tables, note = _write_tables(model, folder, models.word2vec_names, models.write_word2vec)
         files.update(tables)
         if args.plot:
             files["plot"] = _write_plot(model, graph, args, folder)
