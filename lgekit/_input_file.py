@@ -153,7 +153,7 @@ def memory_bound(bytes_per_byte=1):
     available, source = available_memory()
     if available is None:
         return None, None
-    override = "" if source == f"${MEMORY_ENV}" else f"; ${MEMORY_ENV} overrides it"
+    override = "" if source.startswith(f"${MEMORY_ENV}") else f"; ${MEMORY_ENV} overrides it"
     why = (f"reading it needs about {bytes_per_byte:g} bytes of memory per byte of the file, and "
            f"{format_bytes(available)} is available ({source}{override})")
     return available // max(bytes_per_byte, 1), why

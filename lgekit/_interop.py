@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from .ids import is_integer_id, node_id_query, object_array, text_array
+from .ids import check_no_nan_ids, is_integer_id, node_id_query, object_array, text_array
 
 __all__ = ["NetworkxParts", "networkx_parts", "to_networkx", "is_dataframe", "is_networkx", "dataframe_edges",
            "checked_weights"]
@@ -47,6 +47,7 @@ def networkx_parts(nx_graph, *, weight, label_attr, directed, bipartite):
         n_left = sum(1 for v in nodes if side[v] == 0)
     query = node_id_query(nodes)  # ints and strings as NumPy arrays when that keeps every id exact
     node_ids = query if query.ndim == 1 and query.dtype.kind in "iuU" else object_array(nodes)
+    check_no_nan_ids(node_ids, "nx_graph")   # networkx takes G.add_node(float("nan")); no lookup finds it again
     pos = {v: i for i, v in enumerate(nodes)}
     ends = list(nx_graph.edges())
     edges = np.array([(pos[u], pos[v]) for u, v in ends], dtype=np.int64).reshape(-1, 2)

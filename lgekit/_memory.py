@@ -4,22 +4,55 @@ Every large allocation asks first: a fit compares :func:`available_memory`
 with the bytes it needs (:mod:`lgekit.models._machine`), and every file
 lgekit reads is bounded by it before it is read (:mod:`lgekit._input_file`),
 so that what cannot fit fails at once, with a message, instead of crashing
-or thrashing much later.
+or thrashing much later.  Memory a command will need later (``lgekit fit``
+writing its files after training) is set aside with :func:`reserved_memory`,
+so that the checks made before it count it.
 """
+import contextlib
 import os
 import re
+import threading
 
 try:
     import resource
 except ImportError:  # pragma: no cover - not on POSIX (Windows): no rlimits to read
     resource = None
 
-__all__ = ["MEMORY_ENV", "available_memory", "format_bytes", "parse_bytes"]
+__all__ = ["MEMORY_ENV", "available_memory", "format_bytes", "parse_bytes", "reserved_memory"]
 
 #: environment variable overriding the available memory (bytes, or with a K/M/G/T suffix)
 MEMORY_ENV = "LGEKIT_AVAILABLE_MEMORY"
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+# (bytes, what for) set aside by reserved_memory, innermost last
+_reserved = []
+_reserved_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def reserved_memory(nbytes, why):
+    """Inside the block, :func:`available_memory` is ``nbytes`` less, and says why.
+
+    ``lgekit fit`` sets aside what writing its files takes while it trains,
+    so that the model's memory check refuses a fit whose results could not
+    be written, before training rather than after.
+
+    Parameters
+    ----------
+    nbytes : int
+    why : str
+        What the memory is for, named in the messages of the checks
+        (``"writing embedding.npz and embedding.txt"``).
+    """
+    entry = (int(nbytes), why)
+    with _reserved_guard:
+        _reserved.append(entry)
+    try:
+        yield
+    finally:
+        with _reserved_guard:
+            _reserved.remove(entry)
 
 
 def parse_bytes(text):
@@ -77,8 +110,20 @@ def available_memory():
     Returns
     -------
     (int, str) or (None, None)
-        ``(None, None)`` when the platform tells nothing.
+        ``(None, None)`` when the platform tells nothing.  Memory set aside
+        by :func:`reserved_memory` is taken off, and the source says so.
     """
+    available, source = _available_memory()
+    with _reserved_guard:
+        held = list(_reserved)
+    if available is None or not held:
+        return available, source
+    total = sum(n for n, _ in held)
+    return max(available - total, 0), (f"{source}, less {format_bytes(total)} set aside for "
+                                       + " and ".join(why for _, why in held))
+
+
+def _available_memory():
     env = os.environ.get(MEMORY_ENV)
     if env:
         return parse_bytes(env), f"${MEMORY_ENV}"

@@ -1,82 +1,111 @@
-"""Which files in an output folder are lgekit's, and which of its commands wrote each; one writer at a time.
+"""Which files in an output folder are lgekit's, which command wrote each, and one finished run at a time.
 
 A command that writes into a folder the user names (``lgekit reproduce --out``,
 ``lgekit fit --out``, ``lgekit theory --out``) must never delete or overwrite
-a file the user put there, nor one another command wrote.  A name is not
-proof (the user's ``fig2.png`` looks like ours), so every file lgekit writes
-is listed in a manifest kept in the folder, ``.lgekit-manifest.json``, with
-the command that wrote it and the SHA-256 of the content it wrote.
+a file the user put there, nor one another command wrote; and the files it
+leaves there must all belong to one finished run.  A name is not proof (the
+user's ``fig2.png`` looks like ours), so every file lgekit writes is listed
+in a manifest kept in the folder, ``.lgekit-manifest.json``, with the command
+that wrote it and the SHA-256 of the content it wrote.
 
-The rule, applied by :class:`OutputFolder` and nowhere else: a path is
-deleted or overwritten only when it is
+**The folder is held, not named.**  :class:`OutputFolder` opens the folder
+once (:class:`lgekit._atomic.OpenFolder`: from the root, one component at a
+time, ``O_NOFOLLOW``) and every open, rename, link and unlink afterwards is
+made relative to that descriptor: a folder renamed, or swapped for a symbolic
+link, after the run started redirects nothing.
 
-* a regular file inside the folder: reached from the folder through real
-  folders only, each opened relative to the one before with ``O_NOFOLLOW``
-  (the file too), and hashed and deleted through that same folder
-  descriptor, so that no symbolic link on the way, even one swapped in
-  meanwhile, leads outside;
+**Deleting or overwriting** a path needs all of:
+
+* a regular file inside the folder, reached through real folders only (each
+  opened relative to the one before with ``O_NOFOLLOW``);
 * listed in the manifest by the command doing it (``fit`` never removes what
   ``reproduce`` or ``theory`` wrote);
 * of the content listed (its SHA-256 is one the manifest records; a file the
-  user edited afterwards is theirs again).
+  user edited afterwards is theirs again) -- checked *after* the file has
+  been moved aside, atomically, into the run's own folder: what is checked
+  is what is deleted, whatever is renamed onto the name meanwhile (that file
+  is left where it is).
 
-And one process writes into a folder at a time: :meth:`OutputFolder.lock`,
-an exclusive ``flock`` on ``.lock`` in the folder, held by a command for its
-whole run (a second ``fit`` or ``reproduce`` into the folder is refused).
+**A run publishes together** (:meth:`OutputFolder.run`).  A run writes each
+file into a staging folder of its own inside the output folder,
+``.lgekit-run.<32 hex digits>`` (listed in the manifest before it is made),
+and nothing else.  When every file is complete and synced, the manifest
+records the run as *publishing*, with the name and hash of each file (the
+journal); then each file is linked into place (a link never replaces a file:
+the name's earlier content is first moved aside and proved ours, as above),
+the files the run no longer writes are removed, and the manifest is written
+last, listing the new files.  So:
+
+* a run that fails or is killed before it publishes leaves the previous run's
+  files exactly as they were, plus its staging folder, which the next run
+  into the folder removes (it is listed in the manifest: proved, not
+  guessed); a run may keep it on purpose (:meth:`OutputFolder.keep_run`: a
+  diverged fit's history), and says where;
+* a run killed while publishing (a few renames) is finished by the next run
+  (the journal says what to link where: every file of it is complete).
+
+Nothing else is ever removed: no name pattern is proof (a user's
+``.report.md.20240101.md`` stays, whatever earlier lgekit temporaries were
+called).
 
 The manifest::
 
-    {"format": "lgekit output folder manifest", "version": 2,
-     "files": {"embedding.npz": {"writer": "lgekit fit", "sha256": ["<64 hex digits>"]}, ...}}
+    {"format": "lgekit output folder manifest", "version": 3,
+     "files": {"embedding.npz": {"writer": "lgekit fit", "sha256": ["<64 hex digits>"]}, ...},
+     "runs": {".lgekit-run.<32 hex>": {"writer": "lgekit fit", "state": "writing"}, ...}}
 
 A manifest is lgekit's only when every entry is one lgekit writes: a name
 relative to the folder that stays inside it (no ``..``, no absolute path, no
-empty, ``.`` or NUL component), a writer, and one or two 64-hex-digit hashes
-(two while a write is pending, see below).  Anything else (a wildcard such as
-``"*"``, a name leaving the folder) means the manifest was not written by
-lgekit and proves nothing: the folder is then treated as one of the user's.
-A version 1 manifest (before issue 33) records no writer: its files are
-lgekit's but of no known command, so a command may rewrite one of the names
-it writes (lgekit's commands write disjoint names) and never removes one.
+empty, ``.`` or NUL component), a writer, and one or two 64-hex-digit hashes;
+a run named ``.lgekit-run.<32 hex digits>`` in a known state.  Anything else
+(a wildcard such as ``"*"``, a name leaving the folder) means the manifest was
+not written by lgekit and proves nothing: the folder is then treated as one
+of the user's.  A version 1 manifest (before issue 33) records no writer: its
+files are lgekit's but of no known command, so a command may rewrite one of
+the names it writes (lgekit's commands write disjoint names) and never
+removes one.  A manifest is at most :data:`MANIFEST_MAX_BYTES` and nested a
+few levels (:func:`lgekit._json.parse_json`): a larger or deeper one is not
+lgekit's, said in one line.
 
 The rules for a folder:
 
 * Claiming: a missing or empty folder, or one that holds a valid manifest,
-  is claimed (the manifest is created, with ``O_EXCL`` semantics, so two
-  runs claiming at once do not overwrite each other's).  A folder that holds
-  anything else is refused with :class:`FolderNotOursError`, unless
-  ``force=True`` (``--force``): then lgekit writes into it, overwriting the
-  files of the names it writes, and still removes nothing it cannot prove
-  it wrote.  A subfolder the owner manages (``subfolders``, the store's
-  ``cells/``) must be a real folder, never a symbolic link, forced or not.
-* Writing: a file is written atomically (:mod:`lgekit._atomic`).  Before the
-  rename, the manifest lists the name as *pending* with the old and the new
-  hash, so that after a crash at any instant the file there is provably
-  ours; after it, the new hash alone.  Overwriting a file that is not ours
-  is refused (without ``force``); writing behind a symbolic link is refused
-  always.
-* Removing: :meth:`OutputFolder.remove` deletes a file only when this
-  command wrote it, as above.
+  is claimed (the manifest is created under the folder's lock).  A folder
+  that holds anything else is refused with :class:`FolderNotOursError`,
+  unless ``force=True`` (``--force``): then lgekit writes into it,
+  overwriting the files of the names it writes (regular files and links, never
+  a folder), and still removes nothing it cannot prove it wrote.  A subfolder
+  the owner manages (``subfolders``, the store's ``cells/``) must be a real
+  folder, never a symbolic link, forced or not.
+* One writer: :meth:`OutputFolder.lock`, an exclusive ``flock`` on ``.lock``
+  in the folder, held by a command for its whole run (a second ``fit`` or
+  ``reproduce`` into the folder is refused).  The manifest is only ever
+  written under it, through ``.lgekit-manifest.json.new`` and a rename, and
+  the leftover runs are settled when it is taken.  (Where there is no
+  ``flock``, on Windows, folders go unlocked and leftover runs stay.)
 
 What does not count as content when deciding that a folder is empty: the
-lock file ``.lock``, the temporaries of an interrupted write
-(:data:`lgekit._atomic.TEMPORARY_PATTERN`), empty subfolders lgekit
-creates (``subfolders``, e.g. the results store's ``cells/``), and nested
-output folders (``lgekit theory`` writes ``lgekit-results/theory/`` beside
-``lgekit reproduce``'s results).  A subfolder
-named in ``subfolders`` belongs to the folder's owner as a whole: its
-files are managed by their own writer (the store validates every cell file
-by its content), not listed one by one.
+three names lgekit reserves (``.lock``, the manifest and its ``.new``), the
+temporaries of an interrupted write of earlier versions
+(:data:`lgekit._atomic.TEMPORARY_PATTERN`; not removed: they prove nothing),
+the run folders the manifest lists, empty subfolders lgekit creates
+(``subfolders``, e.g. the results store's ``cells/``), and nested output
+folders (``lgekit theory`` writes ``lgekit-results/theory/`` beside ``lgekit
+reproduce``'s results).  A subfolder named in ``subfolders`` belongs to the
+folder's owner as a whole: its files are managed by their own writer (the
+store validates every cell file by its content), not listed one by one
+(:meth:`OutputFolder.replace_in_subfolder`).
 
 Typical use::
 
     folder = OutputFolder("results", force=args.force, command="lgekit fit")  # FolderNotOursError: one line
-    with folder.lock():                                     # FolderLockedError: another run writes there
+    with folder.lock(), folder.run():                       # FolderLockedError: another run writes there
         folder.check_writable(["embedding.npz", "embedding.txt"])  # before any long work
         folder.write_bytes("notes.txt", b"...")
-        with folder.writing("embedding.npz", suffix=".npz") as tmp:
-            numpy.savez(tmp, ...)
-        folder.remove_stale(keep={"embedding.npz"})        # this command's earlier files this run did not write
+        with folder.writing("embedding.npz") as fh:          # a binary file in the run's staging folder
+            numpy.savez(fh, ...)
+        folder.remove_stale(keep={"embedding.npz"})         # this command's earlier files this run did not write
+    # published together here; an exception inside the block publishes nothing
 """
 import contextlib
 import errno
@@ -84,45 +113,49 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import stat
 import threading
 from pathlib import Path
 
-from ._atomic import atomic_create_bytes, atomic_path, atomic_write_text, temporary_target
+from ._atomic import NO_HARD_LINKS, OpenFolder, temporary_target
 from ._input_file import file_sha256  # every file lgekit reads is read by that module (regular files only)
+from ._json import JSONLimitError, parse_json
 
 try:  # POSIX only: elsewhere a folder goes unlocked
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None
 
-__all__ = ["OutputFolder", "FolderNotOursError", "FolderLockedError", "MANIFEST_NAME", "LOCK_NAME", "DISK_ERRNOS",
-           "disk_error_message", "file_sha256"]
+__all__ = ["OutputFolder", "FolderNotOursError", "FolderLockedError", "MANIFEST_NAME", "LOCK_NAME", "RUN_PREFIX",
+           "DISK_ERRNOS", "MANIFEST_MAX_BYTES", "disk_error_message", "file_sha256"]
 
 #: the manifest's file name, in the folder it describes
 MANIFEST_NAME = ".lgekit-manifest.json"
 #: the lock file (flock) held while a command writes into the folder
 LOCK_NAME = ".lock"
+#: the manifest's next version, written under the lock and renamed onto the manifest
+_MANIFEST_NEXT = MANIFEST_NAME + ".new"
+#: every run's staging folder starts with this, followed by 32 hex digits
+RUN_PREFIX = ".lgekit-run."
+_RUN_NAME = re.compile(re.escape(RUN_PREFIX) + r"[0-9a-f]{32}")
+#: a staged file's name in its run folder: its place in the run's order, then the file's own name
+_STAGED_NAME = re.compile(r"[0-9]{4,}\.[^/\0]+")
 #: what a manifest says it is (a JSON file of another origin with the same name is not one)
 _FORMAT = "lgekit output folder manifest"
-_VERSION = 2
-#: the versions read: 1 recorded no writer (see the module notes)
-_READ_VERSIONS = (1, 2)
-#: names that never make a folder "not empty": the lock file
-_IGNORED = frozenset({LOCK_NAME})
+_VERSION = 3
+#: the versions read: 1 recorded no writer, 2 no runs (see the module notes)
+_READ_VERSIONS = (1, 2, 3)
+#: the states of a run: staging its files; its journal written, linking them into place; kept by its command
+_RUN_STATES = ("writing", "publishing", "failed")
+#: the names lgekit reserves for itself in an output folder (never a file it writes for a user)
+_RESERVED = frozenset({LOCK_NAME, MANIFEST_NAME, _MANIFEST_NEXT})
+#: names that never make a folder "not empty" (a manifest does, when it is not a valid one: then it is looked at)
+_IGNORED = frozenset({LOCK_NAME, _MANIFEST_NEXT})
 #: a hash lgekit writes: SHA-256, lowercase hex
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 #: a manifest lgekit writes lists a few dozen names: a larger file is not one (and is not read whole)
-_MANIFEST_MAX_BYTES = 16 << 20
-
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-# a FIFO or a device in place of a file must not block an open
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-# reading and deleting relative to a folder descriptor (POSIX): a folder swapped for a link cannot redirect them
-_DIR_FD = os.open in os.supports_dir_fd and os.unlink in os.supports_dir_fd
-
+MANIFEST_MAX_BYTES = 16 << 20
 
 #: errors of the disk, not of lgekit (full, over quota, file too large, read-only): a command reports them in
 #: one line, and the work done so far stays resumable
@@ -176,8 +209,10 @@ def _name_problem(name):
         return "it leaves the folder ('..')"
     if "" in parts or "." in parts:
         return "it is not in normal form (an empty or '.' component)"
-    if name in (MANIFEST_NAME, LOCK_NAME):
+    if name in _RESERVED:
         return "it is the manifest or the lock file"
+    if _RUN_NAME.fullmatch(parts[0]):
+        return "it is inside a run's staging folder"
     return None
 
 
@@ -190,6 +225,16 @@ def _check_name(name):
         raise ValueError(f"name must stay inside the folder and not be the manifest or the lock file, got "
                          f"{name!r}: {problem}")
     return name
+
+
+def _elided(path, limit=120):
+    """A path quoted for a one-line message, its middle elided past ``limit`` characters."""
+    text = str(path)
+    return repr(text) if len(text) <= limit else repr(text[:limit // 2] + "..." + text[-limit // 2:])
+
+
+def _is_hash(h):
+    return isinstance(h, str) and _SHA256.fullmatch(h) is not None
 
 
 def _entry(name, value, version):
@@ -211,18 +256,68 @@ def _entry(name, value, version):
     if len(hashes) > 2:
         return f"the entry of {name!r} lists {len(hashes)} hashes (lgekit lists one, two while a write is pending)"
     for h in hashes:
-        if not (isinstance(h, str) and _SHA256.fullmatch(h)):
+        if not _is_hash(h):
             return f"the entry of {name!r} lists {h!r}, which is not a SHA-256 (64 lowercase hex digits)"
     return {"writer": writer, "sha256": sorted(set(hashes))}
 
 
+def _run_entry(name, value):
+    """A manifest's run entry, checked: ``{"writer", "state"[, "files", "remove"]}``, or a phrase saying why not."""
+    if not _RUN_NAME.fullmatch(name):
+        return f"it lists a run {name!r}, not a name lgekit gives a run"
+    if not (isinstance(value, dict) and isinstance(value.get("writer"), str) and value["writer"]
+            and value.get("state") in _RUN_STATES):
+        return f"the run {name!r} has no writer or no known state"
+    out = {"writer": value["writer"], "state": value["state"]}
+    if value["state"] == "publishing":
+        files, remove = value.get("files"), value.get("remove", [])
+        if not (isinstance(files, list) and isinstance(remove, list)):
+            return f"the run {name!r} is publishing without a journal"
+        for item in files:
+            if not (isinstance(item, list) and len(item) == 3 and _name_problem(item[0]) is None
+                    and isinstance(item[1], str) and _STAGED_NAME.fullmatch(item[1]) and _is_hash(item[2])):
+                return f"the run {name!r} lists {str(item)[:80]!r}, not a staged file of lgekit's"
+        if any(_name_problem(n) is not None for n in remove):
+            return f"the run {name!r} would remove a name outside the folder"
+        if not isinstance(value.get("force", False), bool):
+            return f"the run {name!r} has a force flag that is not a boolean"
+        out.update(files=[list(item) for item in files], remove=list(remove), force=value.get("force", False))
+    return out
+
+
+def _sha256_of(fh):
+    digest = hashlib.sha256()
+    for block in iter(lambda: fh.read(1 << 20), b""):
+        digest.update(block)
+    return digest.hexdigest()
+
+
+class _Run:
+    """One run's staging folder, what it staged, and what it will remove when it publishes."""
+
+    def __init__(self, name, staging, writer):
+        self.name = name            # ".lgekit-run.<hex>"
+        self.staging = staging      # its OpenFolder
+        self.writer = writer
+        self.files = {}             # name -> [staged name, sha256], in the order first written
+        self.remove = []            # names this run removes when it publishes
+        self.kept = None            # why the run is kept unpublished (keep_run)
+        self._count = 0
+
+    def staged_name(self, name):
+        self._count += 1
+        return f"{self._count:04d}.{name.rsplit('/', 1)[-1]}"
+
+
 class OutputFolder:
-    """An output folder that lgekit writes into, and the proof of which files in it are lgekit's.
+    """An output folder that lgekit writes into, the proof of which files in it are lgekit's, and its runs.
 
     Parameters
     ----------
     path : str or path
-        Created (with its parents) when missing.
+        Created (with its parents) when missing.  The folder itself must not
+        be a symbolic link (the folders above it may be: they are resolved
+        once, when it is opened).
     force : bool, default False
         Write into a folder that holds other files (``--force``): names lgekit
         writes are overwritten; nothing lgekit did not write is ever removed,
@@ -239,10 +334,12 @@ class OutputFolder:
     ------
     FolderNotOursError
         When the folder holds other files (or a manifest lgekit did not
-        write) and ``force`` is false; when a subfolder is a symbolic link.
-        The message names a few of them and says what ``--force`` does.
+        write) and ``force`` is false; when the folder or a subfolder is a
+        symbolic link.  The message names a few of them and says what
+        ``--force`` does.
     PermissionError
-        When the folder cannot be created or written.
+        When the folder cannot be created, opened or written (a file in its
+        place, a name too long, a read-only file system...).
     """
 
     def __init__(self, path, *, force=False, subfolders=(), command="lgekit"):
@@ -252,29 +349,80 @@ class OutputFolder:
         self.subfolders = tuple(_check_name(s) for s in subfolders)
         self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "fd"}
         self._held_guard = threading.Lock()
-        if self.path.exists() and not self.path.is_dir():
-            raise PermissionError(f"output folder {str(self.path)!r} is not writable: it is a file; "
-                                  "pass --out with a folder")
-        self.files, problem = self._read_manifest()  # name -> {"writer", "sha256"}; None: no (valid) manifest
+        self._run = None   # the run open on this object (see run())
+        self.removed = []  # the names the last publication removed (remove_stale says what it will remove)
+        self._check_length()
+        self._root = self._open(create=False)   # None: nothing there yet
+        self.files, self.runs, problem = self._read_manifest()  # None: no (valid) manifest
         if self.files is None:
             self._refuse_unless_forced(problem)
-            self.files = {}
+            self.files, self.runs = {}, {}
         self._check_subfolders()
+        if self._root is None:
+            self._root = self._open(create=True)
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
             for sub in self.subfolders:
-                (self.path / sub).mkdir(parents=True, exist_ok=True)
+                folder = self._root
+                for part in sub.split("/"):
+                    folder = folder.sub(part, create=True)
             self._check_subfolders()
-            if problem is None and not self.manifest_path.exists():
-                self._create_manifest()
-            elif problem is not None:  # forced over a manifest that proves nothing: ours replaces it
-                self._save()
+            if problem is not None or not self._root.exists(MANIFEST_NAME):
+                # a manifest of our own (forced over one that proves nothing), created under the lock
+                self._claim(replace=problem is not None)
+        except FolderNotOursError:
+            raise
         except OSError as exc:
-            raise PermissionError(f"output folder {str(self.path)!r} is not writable: {exc.strerror or exc}; "
-                                  "pass --out with a folder you can write to") from None
+            raise self._unusable(exc) from None
 
     def __repr__(self):
         return f"OutputFolder({str(self.path)!r})"
+
+    def _unusable(self, exc):
+        return PermissionError(f"output folder {_elided(self.path)} is not writable: {exc.strerror or exc}; "
+                               "pass --out with a folder you can write to")
+
+    def _check_length(self):
+        """A path longer than the system's limit is refused here (the folder could be made by descriptor, one
+        component at a time, and then never be named again)."""
+        try:
+            limit = os.pathconf("/", "PC_PATH_MAX")
+        except (OSError, ValueError, AttributeError):  # pragma: no cover - not POSIX
+            return
+        length = len(os.fsencode(os.path.abspath(self.path)))
+        if length >= limit:
+            raise PermissionError(f"output folder {_elided(self.path)} is not writable: its path is {length:,} bytes "
+                                  f"long, and this system names files in fewer than {limit:,}; pass a shorter --out")
+
+    def _open(self, create):
+        """The folder, opened (see :class:`lgekit._atomic.OpenFolder`); None when missing and not ``create``."""
+        try:
+            return OpenFolder.open(self.path, create=create)
+        except FileNotFoundError:
+            if create:
+                raise self._unusable(OSError(errno.ENOENT, "a folder on the way vanished")) from None
+            return None
+        except NotADirectoryError:
+            raise self._not_a_folder() from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise FolderNotOursError(f"output folder {str(self.path)!r}: a symbolic link on the way changed while "
+                                         "lgekit opened it, or loops; run again") from None
+            raise self._unusable(exc) from None
+
+    def _not_a_folder(self):
+        """Why the folder could not be opened as one: it, or a folder above it, is a file or a symbolic link."""
+        path = Path(os.path.abspath(self.path))
+        if os.path.islink(path):
+            return FolderNotOursError(
+                f"output folder {_elided(self.path)} is a symbolic link (to {os.readlink(path)!r}): lgekit writes "
+                "only into a real folder, never through a link; pass the folder it leads to")
+        for above in [path, *path.parents]:
+            if os.path.lexists(above) and not os.path.isdir(above):
+                what = "it is a file" if above == path else f"{str(above)!r} is a file"
+                return PermissionError(f"output folder {_elided(self.path)} is not writable: {what}; pass --out "
+                                       "with a folder")
+        return FolderNotOursError(f"output folder {_elided(self.path)} is reached through a symbolic link that "
+                                  "changed while lgekit opened it; run again")
 
     def _refuse_unless_forced(self, problem):
         foreign = self._foreign_entries()
@@ -294,77 +442,102 @@ class OutputFolder:
         return self.path / MANIFEST_NAME
 
     def _read_manifest(self):
-        """``(files, None)`` for a valid manifest, ``(None, None)`` when there is none, ``(None, why)`` otherwise."""
+        """``(files, runs, None)`` for a valid manifest, ``(None, None, None)`` for none, ``(None, None, why)`` else."""
+        return self._manifest_in(self._root)
+
+    @staticmethod
+    def _manifest_in(folder):
+        if folder is None:
+            return None, None, None
         try:
-            info = os.lstat(self.manifest_path)
+            info = folder.lstat(MANIFEST_NAME)
         except (FileNotFoundError, NotADirectoryError):
-            return None, None
+            return None, None, None
         except OSError as exc:
-            return None, f"it cannot be read ({exc.strerror or exc})"
+            return None, None, f"it cannot be read ({exc.strerror or exc})"
         if not stat.S_ISREG(info.st_mode):
-            return None, "it is not a regular file"
-        if info.st_size > _MANIFEST_MAX_BYTES:
-            return None, f"it is {info.st_size:,} bytes, more than any manifest lgekit writes"
+            return None, None, "it is not a regular file"
+        if info.st_size > MANIFEST_MAX_BYTES:
+            return None, None, f"it is {info.st_size:,} bytes, more than any manifest lgekit writes"
         try:
-            fd = os.open(self.manifest_path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
-            with os.fdopen(fd, "rb") as fh:
-                raw = fh.read(_MANIFEST_MAX_BYTES + 1)
-            data = json.loads(raw.decode("utf-8"))
+            with folder.open_read(MANIFEST_NAME) as fh:
+                raw = fh.read(MANIFEST_MAX_BYTES + 1)
+            data = parse_json(raw, what="it", max_bytes=MANIFEST_MAX_BYTES, max_depth=8)
         except FileNotFoundError:
-            return None, None
-        except (OSError, UnicodeDecodeError, ValueError):
-            return None, "it is not UTF-8 JSON"
+            return None, None, None
+        except JSONLimitError as exc:
+            return None, None, str(exc)
+        except OSError:
+            return None, None, "it cannot be read"
         if not (isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)):
-            return None, "it is not an lgekit manifest"
+            return None, None, "it is not an lgekit manifest"
         version = data.get("version")
         if type(version) is not int or version not in _READ_VERSIONS:
-            return None, f"its version is {version!r}, and this lgekit reads {' and '.join(map(str, _READ_VERSIONS))}"
+            return None, None, (f"its version is {version!r}, and this lgekit reads "
+                                f"{', '.join(map(str, _READ_VERSIONS))}")
         files = {}
         for name, value in data["files"].items():
             problem = _name_problem(name)
             if problem is not None:
-                return None, f"it lists {name!r}, not a name inside the folder ({problem})"
+                return None, None, f"it lists {name!r}, not a name inside the folder ({problem})"
             entry = _entry(name, value, version)
             if isinstance(entry, str):
-                return None, entry
+                return None, None, entry
             files[name] = entry
-        return files, None
+        runs = {}
+        listed = data.get("runs", {}) if version >= 3 else {}
+        if not isinstance(listed, dict):
+            return None, None, "its runs are not an object"
+        for name, value in listed.items():
+            entry = _run_entry(name, value)
+            if isinstance(entry, str):
+                return None, None, entry
+            runs[name] = entry
+        return files, runs, None
 
     def _manifest_text(self):
-        data = {"format": _FORMAT, "version": _VERSION, "files": dict(sorted(self.files.items()))}
+        data = {"format": _FORMAT, "version": _VERSION, "files": dict(sorted(self.files.items())),
+                "runs": dict(sorted(self.runs.items()))}
         return json.dumps(data, indent=1) + "\n"
 
     def _save(self):
-        self.path.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.manifest_path, self._manifest_text())
+        """Write the manifest (under the lock): its next version, synced, renamed onto it."""
+        with self._root.create(_MANIFEST_NEXT, replace=True) as fh:
+            fh.write(self._manifest_text().encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._root.rename(_MANIFEST_NEXT, self._root, MANIFEST_NAME)
 
-    def _create_manifest(self):
-        """Create the (empty) manifest unless another run created one meanwhile: then read that one."""
+    def _claim(self, replace):
+        """Create the manifest (``replace``: over one that proves nothing) under the lock, unless another run holds
+        the folder: that run claims it, and this one is refused when it takes the lock."""
         try:
-            atomic_create_bytes(self.manifest_path, self._manifest_text().encode("utf-8"))
-        except FileExistsError:
-            files, problem = self._read_manifest()
-            if files is None:
-                self._refuse_unless_forced(problem or "it appeared while this run claimed the folder")
-                self._save()
-            else:
-                self.files = files
+            with self.lock():   # the lock re-reads the manifest: one that appeared meanwhile is adopted
+                if replace or not self._root.exists(MANIFEST_NAME):
+                    self._save()
+        except FolderLockedError:
+            return
 
     def _foreign_entries(self):
         """Entries of the folder that make it 'not empty' (sorted names)."""
-        if not self.path.is_dir():
+        if self._root is None:
             return []
+        listed = set(getattr(self, "runs", None) or {})
         out = []
-        for entry in sorted(self.path.iterdir()):
-            name = entry.name
-            if name in _IGNORED or temporary_target(name) is not None:
+        for name in self._root.names():
+            if name in _IGNORED or temporary_target(name) is not None or name in listed:
                 continue
-            if entry.is_dir() and not entry.is_symlink():
-                if name in self.subfolders and not any(entry.iterdir()):
-                    continue
-                if OutputFolder.is_output_folder(entry):  # e.g. lgekit theory's theory/ inside reproduce's
-                    continue
-            out.append(name + ("/" if entry.is_dir() else ""))
+            try:
+                info = self._root.lstat(name)
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                with contextlib.suppress(OSError), self._root.sub(name) as sub:
+                    if name in self.subfolders and not sub.names():
+                        continue
+                    if OutputFolder._manifest_in(sub)[0] is not None:  # e.g. lgekit theory's theory/ in reproduce's
+                        continue
+            out.append(name + ("/" if stat.S_ISDIR(info.st_mode) else ""))
         return out
 
     # ------------------------------------------------------------------ where a name leads
@@ -376,63 +549,60 @@ class OutputFolder:
         outside.  Missing folders are fine (nothing is behind them).
         """
         parts = name.split("/")[:-1]
-        for i in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:i])
-            try:
-                info = os.lstat(self.path / prefix)
-            except (FileNotFoundError, NotADirectoryError):
-                return None
-            if not stat.S_ISDIR(info.st_mode):
-                return prefix
+        folder = self._root
+        opened = []
+        try:
+            for i, part in enumerate(parts):
+                try:
+                    folder = folder.sub(part)
+                except (FileNotFoundError,):
+                    return None
+                except OSError:
+                    return "/".join(parts[:i + 1])
+                opened.append(folder)
+        finally:
+            for f in opened:
+                f.close()
         return None
 
     @contextlib.contextmanager
     def _parent(self, name):
-        """``(dir_fd, base)``: the folder holding ``name``, reached without following a link, and the file's name.
+        """``(folder, base)``: the open folder holding ``name``, reached without following a link, and the name.
 
         Every folder on the way is opened relative to the one before it with
-        ``O_NOFOLLOW``, so that what is read or deleted through ``dir_fd`` is
-        inside the output folder even if a folder on the way is swapped for a
-        link meanwhile.  ``OSError`` when one is a link or no folder.  Where
-        the platform has no ``dir_fd`` functions, ``(None, path)`` after the
-        same check made by path.
+        ``O_NOFOLLOW`` (:meth:`lgekit._atomic.OpenFolder.sub`), so that what
+        is read, linked or deleted through it is inside the output folder even
+        if a folder on the way is swapped for a link meanwhile.  ``OSError``
+        when one is a link or no folder.
         """
         *folders, base = name.split("/")
-        if not _DIR_FD:  # pragma: no cover - not POSIX
-            if self._link_on_the_way(name) is not None:
-                raise NotADirectoryError(errno.ENOTDIR, "a symbolic link on the way", name)
-            yield None, str(self.path / name)
-            return
-        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        opened = []
+        folder = self._root
         try:
             for part in folders:
-                inner = os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-            yield fd, base
+                folder = folder.sub(part)
+                opened.append(folder)
+            yield folder, base
         finally:
-            os.close(fd)
+            for f in opened:
+                f.close()
 
     @staticmethod
-    def _sha256_at(dir_fd, base):
-        """The SHA-256 of the regular file ``base`` in ``dir_fd`` (not following a link), or None."""
-        digest = hashlib.sha256()
+    def _sha256_at(folder, base):
+        """The SHA-256 of the regular file ``base`` in the open ``folder`` (not following a link), or None."""
         try:
-            fd = os.open(base, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, dir_fd=dir_fd)
+            with folder.open_read(base) as fh:
+                return _sha256_of(fh)
         except OSError:
             return None
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
 
     def _content_sha256(self, name):
         """The SHA-256 of ``name`` when it is a regular file inside the folder, no link on the way; else None."""
+        if self._root is None:
+            return None
         try:
-            with self._parent(name) as (dir_fd, base):
-                return self._sha256_at(dir_fd, base)
+            with self._parent(name) as (folder, base):
+                return self._sha256_at(folder, base)
         except OSError:
             return None
 
@@ -447,9 +617,11 @@ class OutputFolder:
     @staticmethod
     def is_output_folder(path):
         """Whether ``path`` is a folder with a valid lgekit manifest (without claiming it)."""
-        folder = OutputFolder.__new__(OutputFolder)
-        folder.path = Path(path)
-        return folder.path.is_dir() and folder._read_manifest()[0] is not None
+        try:
+            with OpenFolder.open(path) as folder:
+                return OutputFolder._manifest_in(folder)[0] is not None
+        except OSError:
+            return False
 
     def writer(self, name):
         """The command the manifest says wrote ``name`` (None: unknown, an earlier manifest version; or unlisted)."""
@@ -468,13 +640,28 @@ class OutputFolder:
         """The names of every file in the folder that :meth:`owns` accepts, sorted."""
         return sorted(name for name in self.files if self.owns(name))
 
+    def _exists(self, name):
+        try:
+            with self._parent(name) as (folder, base):
+                return folder.exists(base)
+        except OSError:
+            return False
+
+    def _is_folder(self, name):
+        try:
+            with self._parent(name) as (folder, base):
+                return stat.S_ISDIR(folder.lstat(base).st_mode)
+        except OSError:
+            return False
+
     def check_writable(self, names):
         """Raise :class:`FolderNotOursError` when one of ``names`` cannot be written.
 
-        A name behind a symbolic link (or a non-folder) is refused always; one
-        that exists and is not ours (:meth:`owns`) is refused without
-        ``force``.  Call it before long work, with every name the work will
-        write.
+        A name behind a symbolic link (or a non-folder) is refused always, and
+        so is one that is a folder; one that exists and is not ours
+        (:meth:`owns`) is refused without ``force``.  Call it before long
+        work, with every name the work will write (publishing checks each
+        again, on the file it replaces).
         """
         names = list(map(_check_name, names))
         for name in names:
@@ -484,12 +671,12 @@ class OutputFolder:
                     f"{self.command} would write {name!r} in {str(self.path)!r} through {link!r}, which is a symbolic "
                     "link or no folder: lgekit writes only inside its output folder; remove it or choose another "
                     "folder")
-            if (self.path / name).is_dir() and not (self.path / name).is_symlink():
+            if self._is_folder(name):
                 raise FolderNotOursError(f"{self.command} would write {name!r} in {str(self.path)!r}, which is a "
                                          "folder: move it away or choose another output folder")
         if self.force:
             return
-        theirs = [n for n in names if os.path.lexists(self.path / n) and not self.owns(n)]
+        theirs = [n for n in names if self._exists(n) and not self.owns(n)]
         if theirs:
             shown = ", ".join(repr(n) + (f" (written by {self.writer(n)})" if self.writer(n) not in (None, self.command)
                                          else "") for n in theirs)
@@ -507,9 +694,11 @@ class OutputFolder:
         holding it through this same object (``reproduce`` holds it and hands
         the folder to the sweep and the report, which take it again); any
         other object, thread or process is refused.  When it is taken, the
-        subfolders are checked again (a real folder each) and the manifest is
-        read again, so that what another run wrote since this object claimed
-        the folder stays listed.
+        subfolders are checked again (a real folder each), the manifest is
+        read again (what another run wrote since this object claimed the
+        folder stays listed), and the runs it lists are settled: one killed
+        while publishing is finished, any other removed (see the module
+        notes).
 
         Raises
         ------
@@ -517,7 +706,8 @@ class OutputFolder:
             When another process, thread or object holds it.
         FolderNotOursError
             When the lock file is not a regular file (a symbolic link: lgekit
-            would create or lock a file outside), or a subfolder is a link.
+            would create or lock a file outside; a folder, a FIFO), or a
+            subfolder is a link.
         """
         if fcntl is None:  # pragma: no cover - not POSIX: no locking
             yield
@@ -545,24 +735,31 @@ class OutputFolder:
                     os.close(held["fd"])
 
     def _acquire(self):
-        path = self.path / LOCK_NAME
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, 0o666)
+            with self._root.create(LOCK_NAME, replace=False) as fh:
+                pass
+        except FileExistsError:
+            pass
         except OSError as exc:
-            if exc.errno != errno.ELOOP:
+            if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.EINVAL, errno.ENXIO):
                 raise
-            fd = None
-        if fd is None or not stat.S_ISREG(os.fstat(fd).st_mode):
-            if fd is not None:
-                os.close(fd)
+        try:
+            fh = self._root.open_read(LOCK_NAME)
+        except OSError as exc:
+            if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.EINVAL, errno.ENXIO, errno.ENOENT):
+                raise
             raise FolderNotOursError(f"the lock file {LOCK_NAME!r} in {str(self.path)!r} is not a regular file (a "
-                                     "symbolic link, a FIFO, a device): lgekit did not make it; remove it")
+                                     "symbolic link, a folder, a FIFO, a device): lgekit did not make it; remove "
+                                     "it") from None
+        fd = os.dup(fh.fileno())
+        fh.close()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self._check_subfolders()
-            files, _ = self._read_manifest()
+            files, runs, _ = self._read_manifest()
             if files is not None:
-                self.files = files
+                self.files, self.runs = files, runs
+                self._settle_runs()
         except BaseException as exc:
             os.close(fd)
             if isinstance(exc, BlockingIOError):
@@ -576,11 +773,15 @@ class OutputFolder:
 
     def _check_subfolders(self):
         """Each subfolder the owner manages, where it exists, is a real folder inside: no link on the way."""
+        if self._root is None:
+            return
         for sub in self.subfolders:
-            for i in range(1, len(sub.split("/")) + 1):
-                prefix = "/".join(sub.split("/")[:i])
+            parts = sub.split("/")
+            for i in range(1, len(parts) + 1):
+                prefix = "/".join(parts[:i])
                 try:
-                    info = os.lstat(self.path / prefix)
+                    with self._parent(prefix) as (folder, base):
+                        info = folder.lstat(base)
                 except (FileNotFoundError, NotADirectoryError):
                     break
                 if not stat.S_ISDIR(info.st_mode):
@@ -590,17 +791,276 @@ class OutputFolder:
                         "own: it writes only inside its output folder (never through a symbolic link, even with "
                         "--force); remove it or choose another folder")
 
+    # ------------------------------------------------------------------ runs
+    @contextlib.contextmanager
+    def run(self):
+        """Open a run: every file written inside the block is published together when it ends without an error.
+
+        Takes the lock (re-entrant).  Re-entrant itself: a run already open
+        on this object (in this thread) is the one used, and publishes when
+        the outermost block ends.  An exception inside the block publishes
+        nothing: the previous run's files stay as they were, and the staging
+        folder is removed (or kept, see :meth:`keep_run`).
+
+        Yields
+        ------
+        pathlib.Path
+            The run's staging folder (where a kept run's files stay).
+        """
+        with self.lock():
+            if self._run is not None:
+                yield self._run.staging.path
+                return
+            run = self._open_run()
+            self._run = run
+            try:
+                yield run.staging.path
+            except BaseException:
+                self._run = None
+                self._close_run(run, publish=False)
+                raise
+            self._run = None
+            self._close_run(run, publish=run.kept is None)
+
+    def keep_run(self, why):
+        """Keep the open run's staging folder unpublished (a diverged fit's history): returns its path.
+
+        The run publishes nothing when it ends; its folder stays, listed in
+        the manifest as *failed*, until the next run into the folder removes it.
+        """
+        if self._run is None:
+            raise RuntimeError("keep_run() needs an open run (OutputFolder.run())")
+        self._run.kept = why
+        return self._run.staging.path
+
+    def _open_run(self):
+        name = RUN_PREFIX + secrets.token_hex(16)
+        # listed before it is made: whenever the process dies, the folder is provably this run's
+        self.runs[name] = {"writer": self.command, "state": "writing"}
+        self._save()
+        self._root.mkdir(name, 0o700)
+        return _Run(name, self._root.sub(name), self.command)
+
+    def _close_run(self, run, publish):
+        """Publish ``run`` (or not), then remove its staging folder and its entry (a kept run stays, failed).
+
+        A publication the disk interrupts (an ``OSError``) leaves the journal
+        and the staging folder: the next run into the folder finishes it.
+        """
+        if publish and not (run.files or run.remove):   # nothing to publish (the cells went in as they came)
+            self.removed = []
+            self._remove_run(run.name, run.staging)
+            return
+        if publish:
+            try:
+                refused = self._publish(run)
+            except FolderNotOursError:   # refused before the journal: nothing published, the run goes
+                self._remove_run(run.name, run.staging)
+                raise
+            except BaseException:
+                run.staging.close()
+                raise
+            self._remove_run(run.name, run.staging)
+            if refused:
+                raise FolderNotOursError("; ".join(refused) + f": {self.command} published its other files")
+            return
+        if run.kept is None:
+            self._remove_run(run.name, run.staging)
+            return
+        self.runs[run.name] = {"writer": run.writer, "state": "failed"}
+        self._save()
+        run.staging.close()
+
+    def _publish(self, run):
+        # before anything is linked: every name still free, or holding a file this run may replace (a file of the
+        # user's put there during the run refuses the whole run, and the earlier files stay as they were)
+        taken = [name for name in run.files if self._exists(name) and not (
+            (self.force and not self._is_folder(name)) or self._proved(name, {run.writer, None}))]
+        if taken:
+            raise FolderNotOursError(
+                f"{self.command} would overwrite {', '.join(map(repr, taken))} in {str(self.path)!r}, which "
+                f"{self.command} did not write (put there or changed while it ran): nothing of this run was "
+                "published; move them away, or pass --force to overwrite")
+        files = [[name, staged, sha] for name, (staged, sha) in run.files.items()]
+        # the journal: from here on, a run killed midway is finished by the next one
+        self.runs[run.name] = {"writer": run.writer, "state": "publishing", "files": files, "remove": run.remove,
+                               "force": self.force}
+        self._save()
+        return self._apply_journal(run.name, run.staging, run.writer, files, run.remove, self.force)
+
+    def _apply_journal(self, name, staging, writer, files, remove, force):
+        """Link each staged file into place (its earlier content proved ours), remove the stale names, list them.
+
+        Returns
+        -------
+        list of str
+            Why a file was not published (a file that is not ours appeared at
+            its name meanwhile), one phrase each; the other files are.
+        """
+        published, refused = {}, []
+        for target, staged, sha in files:
+            if self._content_sha256(target) == sha:    # already in place (a run finished by the next one)
+                published[target] = sha
+                continue
+            if self._sha256_at(staging, staged) != sha:
+                continue   # not staged (whole) any more: nothing of it is published
+            try:
+                self._install(staging, staged, target, writer, force)
+            except FolderNotOursError as exc:
+                refused.append(str(exc))
+                continue
+            published[target] = sha
+        staging.fsync()
+        self.removed = [n for n in remove if n not in published and self._remove_now(n, staging, writer)]
+        for target, sha in published.items():
+            self.files[target] = {"writer": writer, "sha256": [sha]}
+        for n in remove:   # removed, or no longer ours (changed since, gone): it leaves the manifest either way
+            entry = self.files.get(n)
+            if n not in published and entry is not None and entry["writer"] == writer:
+                del self.files[n]
+        self._root.fsync()
+        self.runs.pop(name, None)
+        self._save()
+        return refused
+
+    def _take_aside(self, folder, base, staging):
+        """Move whatever is called ``base`` in ``folder`` into ``staging``, atomically; its name there, or None."""
+        aside = "earlier." + secrets.token_hex(8)
+        try:
+            folder.rename(base, staging, aside)
+        except FileNotFoundError:
+            return None
+        return aside
+
+    def _may_replace(self, staging, aside, name, writer, removing=False, force=False):
+        """Whether the file moved aside from ``name`` may be replaced (or removed): ours, or forced."""
+        try:
+            info = staging.lstat(aside)
+        except OSError:
+            return False
+        if stat.S_ISDIR(info.st_mode):
+            return False
+        if force and not removing:
+            return True
+        entry = self.files.get(name)
+        writers = {writer} if removing else {writer, None}
+        return (entry is not None and entry["writer"] in writers and stat.S_ISREG(info.st_mode)
+                and self._sha256_at(staging, aside) in entry["sha256"])
+
+    def _put_back(self, staging, aside, folder, base, name):
+        """Return a file moved aside to ``name``, never replacing what is there now (then beside it, and said)."""
+        for candidate in (base, f"{base}.kept-{secrets.token_hex(4)}"):
+            try:
+                staging.link(aside, folder, candidate)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                if exc.errno not in NO_HARD_LINKS or folder.exists(candidate):
+                    raise
+                staging.rename(aside, folder, candidate)
+                return
+            staging.unlink(aside)
+            if candidate != base:
+                raise FolderNotOursError(f"{name!r} in {str(self.path)!r} changed while {self.command} published its "
+                                         f"files: the file that was there is kept as {candidate!r} beside it")
+            return
+
+    def _install(self, staging, staged, name, writer, force):
+        """Give the staged file the name ``name`` in the folder, replacing only a file proved replaceable."""
+        with self._parent(name) as (folder, base):
+            for _ in range(3):
+                try:
+                    staging.link(staged, folder, base)
+                    return
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    if exc.errno not in NO_HARD_LINKS:
+                        raise
+                    # no hard links here (FAT, some network file systems): a rename, after the same proof
+                    aside = self._take_aside(folder, base, staging)
+                    if aside is not None and not self._may_replace(staging, aside, name, writer, force=force):
+                        self._put_back(staging, aside, folder, base, name)
+                        raise self._not_ours(name) from None
+                    staging.rename(staged, folder, base)
+                    return
+                aside = self._take_aside(folder, base, staging)
+                if aside is not None and not self._may_replace(staging, aside, name, writer, force=force):
+                    self._put_back(staging, aside, folder, base, name)
+                    raise self._not_ours(name)
+            raise FolderNotOursError(f"{name!r} in {str(self.path)!r} keeps being replaced while {self.command} "
+                                     "publishes its files: another program writes there")
+
+    def _not_ours(self, name):
+        if self._is_folder(name):
+            return FolderNotOursError(f"{self.command} would write {name!r} in {str(self.path)!r}, which is a "
+                                      "folder: move it away or choose another output folder")
+        return FolderNotOursError(f"{self.command} would overwrite {name!r} in {str(self.path)!r}, which "
+                                  f"{self.command} did not write (or which was changed since): move it away, or "
+                                  "pass --force to overwrite")
+
+    def _remove_now(self, name, staging, writer):
+        """Delete ``name`` if ``writer`` wrote it, as listed (moved aside first: what is checked is what goes)."""
+        try:
+            with self._parent(name) as (folder, base):
+                aside = self._take_aside(folder, base, staging)
+                if aside is None:
+                    return False
+                if not self._may_replace(staging, aside, name, writer, removing=True):
+                    self._put_back(staging, aside, folder, base, name)
+                    return False
+                staging.unlink(aside)
+                return True
+        except FolderNotOursError:
+            return False   # put back beside its name (said in the log of the run that finds it)
+        except OSError:   # a link or no folder on the way: nothing of ours there
+            return False
+
+    def _remove_run(self, name, staging=None):
+        """Remove the run folder ``name`` (listed: ours) and its entry; what it holds is the run's own."""
+        try:
+            staging = staging or self._root.sub(name)
+        except OSError:
+            staging = None   # gone, or not a folder any more: nothing of ours to remove
+        if staging is not None:
+            with staging:
+                for entry in staging.names():
+                    with contextlib.suppress(OSError):
+                        if not stat.S_ISDIR(staging.lstat(entry).st_mode):
+                            staging.unlink(entry)
+            with contextlib.suppress(OSError):
+                self._root.rmdir(name)
+        self.runs.pop(name, None)
+        self._save()
+
+    def _settle_runs(self):
+        """Under the lock: finish the runs killed while publishing; remove every other listed run's folder."""
+        for name, entry in sorted(self.runs.items()):
+            if entry["state"] != "publishing":
+                self._remove_run(name)
+                continue
+            try:
+                staging = self._root.sub(name)
+            except OSError:
+                self._remove_run(name)
+                continue
+            with staging:
+                self._apply_journal(name, staging, entry["writer"], entry["files"], entry["remove"], entry["force"])
+            self._remove_run(name)   # a file refused meanwhile stays as it is: its staged copy goes
+
     # ------------------------------------------------------------------ writing and removing
     @contextlib.contextmanager
-    def writing(self, name, suffix=None):
-        """Yield a temporary path; on success it becomes ``name`` in the folder, listed as this command's.
+    def writing(self, name):
+        """Yield a new binary file; when the run publishes, it becomes ``name`` in the folder, listed as ours.
+
+        The file is created in the run's staging folder (a run of its own,
+        published at once, when none is open: :meth:`run`).
 
         Parameters
         ----------
         name : str
-            Relative to the folder; its parent folder must exist.
-        suffix : str, optional
-            See :func:`lgekit._atomic.atomic_path`.
+            Relative to the folder; its parent folder must exist when the run
+            publishes.
 
         Raises
         ------
@@ -609,50 +1069,121 @@ class OutputFolder:
             when a symbolic link lies on the way.
         """
         name = _check_name(name)
-        self.check_writable([name])
-        path = self.path / name
-
-        def list_pending(tmp):
-            # listed before the rename: after a crash either content there is provably ours
-            old = {self._content_sha256(name)} if self.owns(name) else set()
-            self.files[name] = {"writer": self.command, "sha256": sorted(old | {file_sha256(tmp)})}
-            self._save()
-
-        with atomic_path(path, suffix=suffix, before_rename=list_pending) as tmp:
-            yield tmp
-        self.files[name] = {"writer": self.command, "sha256": [file_sha256(path)]}
-        self._save()
+        with self.run():
+            self.check_writable([name])
+            run = self._run
+            staged = run.staged_name(name)
+            try:
+                with run.staging.create(staged) as fh:
+                    yield fh
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                sha = self._sha256_at(run.staging, staged)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    run.staging.unlink(staged)
+                raise
+            earlier = run.files.pop(name, None)
+            if earlier is not None:   # written twice in one run: the last one counts
+                with contextlib.suppress(OSError):
+                    run.staging.unlink(earlier[0])
+            run.files[name] = [staged, sha]
+            if name in run.remove:
+                run.remove.remove(name)
 
     def write_bytes(self, name, data):
-        """Write ``data`` to ``name`` atomically and list it as ours; returns the path."""
-        with self.writing(name) as tmp:
-            Path(tmp).write_bytes(data)
+        """Write ``data`` to ``name`` (published with the run) and list it as ours; returns the path."""
+        with self.writing(name) as fh:
+            fh.write(data)
         return self.path / name
 
     def write_text(self, name, text, encoding="utf-8"):
-        """Write ``text`` to ``name`` atomically and list it as ours; returns the path."""
+        """Write ``text`` to ``name`` (published with the run) and list it as ours; returns the path."""
         return self.write_bytes(name, text.encode(encoding))
 
-    def remove(self, name):
-        """Delete ``name`` when this command wrote it (see the module notes); returns whether it was deleted.
+    def staged_name(self, name):
+        """The name of ``name``'s file in the open run's staging folder (see :meth:`keep_run`)."""
+        return self._run.files[_check_name(name)][0]
 
-        A name this command listed whose file is gone, or no longer ours,
-        leaves the manifest; another command's entries are left as they are.
+    def staged_sha256(self, name):
+        """The SHA-256 of ``name`` as the open run will publish it."""
+        return self._run.files[_check_name(name)][1]
+
+    def read_bytes(self, name):
+        """The content of ``name`` as the open run will publish it (its staged file), else as the folder has it.
+
+        Raises
+        ------
+        FileNotFoundError
+            When neither the run nor the folder has a regular file of that name.
+        """
+        name = _check_name(name)
+        run = self._run
+        try:
+            if run is not None and name in run.files:
+                with run.staging.open_read(run.files[name][0]) as fh:
+                    return fh.read()
+            with self._parent(name) as (folder, base), folder.open_read(base) as fh:
+                return fh.read()
+        except OSError:
+            raise FileNotFoundError(f"{name!r}: no such file in {str(self.path)!r} or its open run") from None
+
+    def replace_in_subfolder(self, subfolder, base, data):
+        """Write ``data`` as the file ``base`` of a subfolder the owner manages, at once (not when the run ends).
+
+        The store's cells are written so: staged and synced in the run's
+        folder, then renamed into ``subfolder`` (replacing the earlier record
+        of the cell, which the store validates by its content, not by the
+        manifest).  Not listed in the manifest.
+
+        Raises
+        ------
+        IsADirectoryError
+            When ``subfolder/base`` is a folder.
+        FolderNotOursError
+            When ``subfolder`` is not one of ``subfolders``, or is a symbolic link.
+        """
+        if subfolder not in self.subfolders or "/" in base or _name_problem(base) is not None:
+            raise ValueError(f"subfolder must be one of {self.subfolders} and base one file name, got "
+                             f"{subfolder!r}, {base!r}")
+        with self.run():
+            run = self._run
+            staged = run.staged_name(base)
+            try:
+                with run.staging.create(staged) as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                self._check_subfolders()
+                with self._parent(f"{subfolder}/{base}") as (folder, name):
+                    run.staging.rename(staged, folder, name)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    run.staging.unlink(staged)
+                raise
+        return self.path / subfolder / base
+
+    def remove(self, name):
+        """Delete ``name`` when this command wrote it (see the module notes); returns whether it is (to be) deleted.
+
+        Inside an open run the file goes when the run publishes; otherwise at
+        once.  A name this command listed whose file is gone, or no longer
+        ours, leaves the manifest; another command's entries are left as they
+        are.
         """
         name = _check_name(name)
         entry = self.files.get(name)
         if entry is None or entry["writer"] != self.command:
             return False
-        removed = False
-        with contextlib.suppress(OSError):  # a link or no folder on the way: nothing of ours there
-            with self._parent(name) as (dir_fd, base):
-                # hashed and unlinked through one folder descriptor: what is deleted is what was proved ours
-                if self._sha256_at(dir_fd, base) in entry["sha256"]:
-                    os.unlink(base, dir_fd=dir_fd)
-                    removed = True
-        del self.files[name]
-        self._save()
-        return removed
+        with self.run():
+            ours = self._proved(name, {self.command})
+            if ours:
+                if name not in self._run.remove and name not in self._run.files:
+                    self._run.remove.append(name)
+            else:
+                del self.files[name]
+                self._save()
+        return ours
 
     def remove_stale(self, keep, match=None):
         """Delete this command's files that this run did not write: listed by it, ours, not in ``keep``.
@@ -668,12 +1199,13 @@ class OutputFolder:
         Returns
         -------
         list of str
-            The names deleted, sorted.  Files of those names that the user
-            changed since lgekit wrote them are kept (and leave the manifest);
-            files another command wrote (or an lgekit whose manifest named no
-            writer) are not considered.
+            The names deleted (when the run publishes), sorted.  Files of
+            those names that the user changed since lgekit wrote them are
+            kept (and leave the manifest); files another command wrote (or an
+            lgekit whose manifest named no writer) are not considered.
         """
         keep = {_check_name(k) for k in keep}
         candidates = [n for n in sorted(self.files) if n not in keep and self.files[n]["writer"] == self.command
                       and (match is None or match(n))]
         return [n for n in candidates if self.remove(n)]
+

@@ -15,6 +15,9 @@ these functions, so an id means the same everywhere.  The rules:
   value, names by code point); ids of mixed types keep their first-seen
   order, having no common order.
 * **Found.**  A query id is compared exactly, never through a rounding cast.
+* **Equal to itself.**  NaN is refused wherever ids enter (an array, a
+  networkx graph, a model file): ``nan != nan``, so a node called NaN could
+  be trained and saved but never found again (:func:`check_no_nan_ids`).
 
 Examples
 --------
@@ -33,7 +36,7 @@ import numpy as np
 __all__ = [
     "is_integer_id", "object_array", "as_id_array", "text_array", "concat_ids", "node_id_query", "match_ids",
     "node_positions", "unique_sorter", "sorted_ids", "ids_to_indices", "comparable_ids", "index_in",
-    "edge_id_array", "two_sided_ids_to_indices", "two_sided_positions", "side_index",
+    "edge_id_array", "two_sided_ids_to_indices", "two_sided_positions", "side_index", "check_no_nan_ids",
 ]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
@@ -56,6 +59,43 @@ def object_array(seq):
     for i, x in enumerate(seq):
         arr[i] = x
     return arr
+
+
+def _is_nan(x):
+    """Whether ``x`` is a float NaN, or a tuple holding one (an id that is not equal to itself)."""
+    if isinstance(x, tuple):
+        return any(_is_nan(v) for v in x)
+    return isinstance(x, (float, np.floating, complex, np.complexfloating)) and x != x
+
+
+def check_no_nan_ids(ids, what):
+    """``ids`` (an array) when no id is NaN; a ValueError naming ``what`` and the positions otherwise.
+
+    A NaN is never equal to itself, so no lookup finds a node called NaN:
+    networkx accepts ``G.add_node(float("nan"))``, pandas marks missing
+    values so, and a model trained on such a node could be saved but never
+    asked about it.
+
+    Examples
+    --------
+    >>> check_no_nan_ids(np.array([1, "a"], dtype=object), "ids").tolist()
+    [1, 'a']
+    >>> check_no_nan_ids(object_array([1, float("nan")]), "node_ids")
+    Traceback (most recent call last):
+    ...
+    ValueError: node_ids: node id NaN at position(s) [1]: NaN is never equal to itself, so no node called NaN could be found again; give the node a name (a str or an int)
+    """
+    arr = np.asarray(ids)
+    if arr.dtype.kind in "fc":
+        bad = np.flatnonzero(np.isnan(arr).reshape(-1))
+    elif arr.dtype.kind == "O":
+        bad = np.array([i for i, x in enumerate(arr.reshape(-1).tolist()) if _is_nan(x)], dtype=np.int64)
+    else:
+        return ids
+    if len(bad):
+        raise ValueError(f"{what}: node id NaN at position(s) {bad[:5].tolist()}: NaN is never equal to itself, so no "
+                         "node called NaN could be found again; give the node a name (a str or an int)")
+    return ids
 
 
 def _ends_in_nul(x):
@@ -131,7 +171,7 @@ def _canonical_id_dtype(arr, what):
         return arr.astype(np.int64, copy=False)
     if kind == "O" and arr.size and all(is_integer_id(x) for x in arr.ravel().tolist()):
         return _canonical_ints(arr)
-    return arr
+    return check_no_nan_ids(arr, what)
 
 
 def text_array(names):

@@ -205,23 +205,23 @@ def test_strip_timings():
     assert "timings" not in strip_timings(rec) and "timings" in rec
 
 
-def test_store_ignores_and_cleans_interrupted_writes(tmp_path):
+def test_store_ignores_temporaries_and_removes_none_by_its_name(tmp_path):
+    """Issue 42, item 2: files shaped like temporaries (of this version or earlier ones) are ignored, and never
+    removed: a name proves nothing, and the user's own dotfiles can look the same."""
     store = ResultsStore(tmp_path)
     key = cell_key({"a": 1})
     store.put(_record(key))
-    # what a kill -9 during atomic_path leaves behind: a temporary next to the target
-    torn = tmp_path / "cells" / f".lgekit-tmp.{'0' * 31}a.{cell_key({'b': 2})}.json"
-    torn.write_text('{"key": "trunc')
-    (tmp_path / f".lgekit-tmp.{'f' * 32}.fig3.pdf").write_bytes(b"%PDF")
-    # and what earlier versions (tempfile.mkstemp names) left behind
-    (tmp_path / ".records.jsonl.a1_b2c3d.jsonl").write_text("{")
-    (tmp_path / "cells" / f".{cell_key({'c': 3})}.json.x1y2z3w4.json").write_text("{")
-    (tmp_path / ".gitignore").write_text("*\n")
+    looks = [tmp_path / "cells" / f".lgekit-tmp.{'0' * 31}a.{cell_key({'b': 2})}.json",
+             tmp_path / f".lgekit-tmp.{'f' * 32}.fig3.pdf", tmp_path / ".records.jsonl.a1_b2c3d.jsonl",
+             tmp_path / "cells" / f".{cell_key({'c': 3})}.json.x1y2z3w4.json", tmp_path / ".gitignore"]
+    for path in looks:
+        path.write_text("{")
     assert store.keys() == [key]
-    assert store.clean_temporary_files() == 4
-    assert not torn.exists() and (tmp_path / ".gitignore").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".gitignore", ".lgekit-manifest.json", "cells"]
-    assert [p.name for p in (tmp_path / "cells").iterdir()] == [f"{key}.json"]
+    assert not hasattr(store, "clean_temporary_files")
+    with store.lock(), store.output.run():
+        store.put(_record(cell_key({"d": 4})))
+    assert all(p.exists() for p in looks)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".lgekit-run.")]
 
 
 def test_read_jsonl_skips_torn_lines(tmp_path, caplog):

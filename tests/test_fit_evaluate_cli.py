@@ -1,7 +1,9 @@
 """``lgekit fit`` and ``lgekit evaluate``: files written, scores that agree, clear errors."""
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,7 +121,10 @@ def test_fit_reports_divergence_with_its_cause(labelled_mat_file, tmp_path, caps
                  str(out)]) == 2
     err = capsys.readouterr().err
     assert "training diverged" in err and "lam_r=1e+300 is too large" in err
-    history = json.loads((out / "history.json").read_text())
+    # nothing is published (issue 42): the history stays in the run's folder, which the message names
+    assert not (out / "history.json").exists()
+    kept = re.search(r"this run's history is in (\S+), removed by the next run", err).group(1)
+    history = json.loads(Path(kept).read_text())
     assert history[-1]["diverged"] is True and history[-1]["divergence_reason"].startswith("non-finite")
 
 

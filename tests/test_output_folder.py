@@ -71,7 +71,8 @@ def test_only_provably_own_files_are_removed_or_replaced(tmp_path):
     folder = OutputFolder(tmp_path)
     assert folder.owned() == ["fig1.png"]
     assert folder.remove_stale(keep=set()) == ["fig1.png"]
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name != MANIFEST_NAME) == ["fig2.png", "fig4.png"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name not in (MANIFEST_NAME, ".lock")) == ["fig2.png",
+                                                                                                  "fig4.png"]
     for name in ("fig2.png", "fig4.png"):
         with pytest.raises(FolderNotOursError, match=f"would overwrite '{name}'.*--force"):
             folder.write_text(name, "new")
@@ -80,26 +81,34 @@ def test_only_provably_own_files_are_removed_or_replaced(tmp_path):
     assert (tmp_path / "fig4.png").read_text() == "forced" and OutputFolder(tmp_path).owns("fig4.png")
 
 
-def test_a_crash_between_rename_and_manifest_leaves_the_file_ours(tmp_path, monkeypatch):
-    """The manifest lists the new content before the rename: whenever the process dies, the file is ours."""
+def test_a_run_killed_while_publishing_is_finished_by_the_next(tmp_path, monkeypatch):
+    """The journal is written before the first file is linked into place: whenever the process dies after it,
+    the next run into the folder finishes the publication, and every file is the new run's and ours."""
     folder = OutputFolder(tmp_path)
     folder.write_text("report.md", "old")
+    folder.write_text("summary.json", "old")
     import lgekit._output_folder as of
 
-    real_save, saves = of.OutputFolder._save, []
+    real, linked = of.OutputFolder._install, []
 
-    def save(self):  # the first save lists the pending content; the process dies before the second
-        saves.append(1)
-        if len(saves) == 2:
+    def install(self, *args):  # the process dies after the first file is in place
+        if linked:
             raise KeyboardInterrupt
-        real_save(self)
+        linked.append(real(self, *args))
 
-    monkeypatch.setattr(of.OutputFolder, "_save", save)
+    monkeypatch.setattr(of.OutputFolder, "_install", install)
     with pytest.raises(KeyboardInterrupt):
-        folder.write_text("report.md", "new")
+        with folder.run():
+            folder.write_text("report.md", "new")
+            folder.write_text("summary.json", "new")
     monkeypatch.undo()
-    assert (tmp_path / "report.md").read_text() == "new"
-    assert OutputFolder(tmp_path).owns("report.md")
+    assert (tmp_path / "report.md").read_text() == "new" and (tmp_path / "summary.json").read_text() == "old"
+    nxt = OutputFolder(tmp_path)
+    with nxt.lock():
+        pass
+    assert (tmp_path / "report.md").read_text() == "new" and (tmp_path / "summary.json").read_text() == "new"
+    assert nxt.owned() == ["report.md", "summary.json"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".lgekit-run.")]
 
 
 def test_names_stay_inside_the_folder(tmp_path):

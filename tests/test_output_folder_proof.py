@@ -288,6 +288,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     folder = OutputFolder(tmp_path / "D")
+    (tmp_path / "D" / ".lock").unlink()    # the claim made it (under the lock); a link put in its place
     (tmp_path / "D" / ".lock").symlink_to(elsewhere / "created")
     with pytest.raises(FolderNotOursError, match="'.lock'.*not a regular file"):
         with folder.lock():
@@ -374,32 +375,27 @@ def test_reproduce_refuses_a_graph_no_cell_can_use_in_one_line(tmp_path, capsys,
     assert not out.exists() and not no_training
 
 
-def test_the_manifest_is_created_once_when_two_runs_claim_a_folder_at_once(tmp_path, monkeypatch):
-    """Between one run's look ("no manifest") and its creating one, another run created it and wrote into the
-    folder: the first adopts that manifest instead of replacing it with an empty one."""
-    import lgekit._atomic
-    import lgekit._output_folder as of
-
-    real = of.atomic_create_bytes
-
-    def meanwhile(path, data):
-        monkeypatch.setattr(of, "atomic_create_bytes", real)
-        OutputFolder(tmp_path, command="lgekit fit").write_text("first.txt", "the other run's")
-        return real(path, data)
-
-    monkeypatch.setattr(of, "atomic_create_bytes", meanwhile)
-    late = OutputFolder(tmp_path, command="lgekit fit")
-    assert late.owned() == ["first.txt"] and OutputFolder(tmp_path, command="lgekit fit").owned() == ["first.txt"]
-    with pytest.raises(FileExistsError):
-        lgekit._atomic.atomic_create_bytes(tmp_path / "first.txt", b"x")
-    assert (tmp_path / "first.txt").read_text() == "the other run's"
+@posix_only
+def test_the_manifest_is_created_under_the_lock_when_two_runs_claim_a_folder_at_once(tmp_path):
+    """A run that claims a folder while another holds its lock creates nothing there (the holder claimed it and
+    writes the manifest); once the lock is free, it adopts the manifest the other wrote."""
+    holder = OutputFolder(tmp_path, command="lgekit fit")
+    with holder.lock():
+        (tmp_path / MANIFEST_NAME).unlink()   # the holder's manifest, not yet written again
+        holder.files = {}
+        late = OutputFolder(tmp_path, command="lgekit fit")
+        assert not (tmp_path / MANIFEST_NAME).exists()
+        holder.write_text("first.txt", "the other run's")
+    with late.lock():
+        assert late.owned() == ["first.txt"]
+    assert OutputFolder(tmp_path, command="lgekit fit").owned() == ["first.txt"]
     assert not list(tmp_path.glob(".lgekit-tmp.*"))
 
 
 @posix_only
 def test_a_folder_swapped_for_a_symlink_after_the_proof_redirects_nothing(tmp_path, monkeypatch):
-    """The file is hashed and deleted through one folder descriptor: a link swapped in between the two (the
-    race a check by path would lose) cannot send the deletion outside."""
+    """The file is moved aside into the run's folder through one folder descriptor, then hashed and deleted
+    there: a link swapped in on the way after the move cannot send the deletion outside."""
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     out = tmp_path / "D"
@@ -409,9 +405,9 @@ def test_a_folder_swapped_for_a_symlink_after_the_proof_redirects_nothing(tmp_pa
     (elsewhere / "f.txt").write_text("same content")     # the user's file, identical bytes
     real = OutputFolder._sha256_at
 
-    def then_swap(dir_fd, base):
-        digest = real(dir_fd, base)
-        if not (out / "sub").is_symlink():
+    def then_swap(where, base):
+        digest = real(where, base)
+        if base.startswith("earlier.") and not (out / "sub").is_symlink():   # the copy moved aside, just proved
             (out / "sub").rename(out / "sub.real")
             (out / "sub").symlink_to(elsewhere, target_is_directory=True)
         return digest

@@ -1,6 +1,7 @@
 """``lgekit reproduce``: errors, crash-safe resume under SIGKILL, and the README's main command."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -288,34 +289,31 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, tiny_cli, monkeyp
     import errno as errno_module
 
     from lgekit import _output_folder
-    from lgekit.experiments import store
 
     out = tmp_path / "res"
     number = getattr(errno_module, code)
     full = OSError(number, os.strerror(number))
     calls = []
     mp = pytest.MonkeyPatch()  # undone before the resume, unlike tiny_cli's
+    # every file of an output folder is created in its run's staging folder, named "<order>.<name>"
+    wanted = {"cell": lambda n: re.fullmatch(r"[0-9a-f]{64}\.json", n) is not None,
+              "index": lambda n: n == "records.jsonl", "report": lambda n: n == "report.html",
+              "figure": lambda n: n.endswith(".pdf")}[where]
+    real_create = _output_folder.OpenFolder.create
 
-    def failing(real, wanted):
-        def write(path, *args, **kwargs):
-            calls.append(Path(path).name)
-            if wanted(Path(path).name) and len([c for c in calls if wanted(c)]) == 2:
+    def create(self, name, *args, **kwargs):
+        base = name.split(".", 1)[1] if re.match(r"[0-9]{4,}\.", name) else name
+        if wanted(base):
+            calls.append(base)
+            if len(calls) == 2:   # the second cell's record; the second write of a report's file
                 raise full
-            return real(path, *args, **kwargs)
-        return write
+        return real_create(self, name, *args, **kwargs)
 
-    if where == "cell":  # the second cell's record
-        mp.setattr(store, "atomic_write_text", failing(store.atomic_write_text, lambda n: True))
-    else:
-        wanted = {"index": lambda n: n == "records.jsonl", "report": lambda n: n == "report.html",
-                  "figure": lambda n: n.endswith(".pdf")}[where]
-        # the first write of the name succeeds (a temporary of the output folder); the second is refused
-        mp.setattr(_output_folder, "atomic_path", failing(_output_folder.atomic_path,
-                                                                    lambda n: wanted(n) or False))
-        if where in ("report", "figure", "index"):
-            main(["reproduce", "6", "--out", str(out)])  # a first, whole run: the name is written once
-            capsys.readouterr()
-            (out / "cells" / _cells(out)[0].name).unlink()
+    mp.setattr(_output_folder.OpenFolder, "create", create)
+    if where in ("report", "figure", "index"):
+        main(["reproduce", "6", "--out", str(out)])  # a first, whole run: the name is written once
+        capsys.readouterr()
+        (out / "cells" / _cells(out)[0].name).unlink()
     assert main(["reproduce", "6", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if not line.startswith("cells ")]  # beside the progress lines
@@ -325,4 +323,4 @@ def test_a_full_disk_is_one_line_and_the_run_resumes(tmp_path, tiny_cli, monkeyp
     stored = len(_cells(out))
     assert main(["reproduce", "6", "--out", str(out)]) == 0
     assert f"{stored} already done" in capsys.readouterr().out
-    assert not list(out.rglob(".lgekit-tmp.*"))
+    assert not list(out.rglob(".lgekit-tmp.*")) and not list(out.glob(".lgekit-run.*"))

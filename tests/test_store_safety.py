@@ -15,8 +15,6 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import lgekit._atomic
-import lgekit._output_folder
 from lgekit._output_folder import MANIFEST_NAME, FolderNotOursError
 from lgekit.experiments import engine
 from lgekit.experiments.report import reproduce
@@ -35,24 +33,6 @@ def _tiny(figures, out, **kw):
                      overrides=TINY, **kw)
 
 
-# What the store may remove, written out independently of lgekit's code: an lgekit temporary of one of
-# the store's own files; in earlier versions, the tempfile.mkstemp name of one of them.
-_STORE_FILES = (r"(?:records\.jsonl|plan\.json|summary\.json|report\.(?:md|html)|fig[1-9][0-9]*\.(?:png|pdf)"
-                r"|write-probe)")
-_OURS = {
-    "folder": re.compile(r"\.lgekit-tmp\.[0-9a-f]{32}\." + _STORE_FILES
-                         + r"|\.(?P<t>" + _STORE_FILES + r")\.[a-z0-9_]{8}\.(?:jsonl|json|md|html|png|pdf)"),
-    "cells": re.compile(r"\.lgekit-tmp\.[0-9a-f]{32}\.[0-9a-f]+\.json|\.[0-9a-f]+\.json\.[a-z0-9_]{8}\.json"),
-}
-
-
-def _is_ours(where, name):
-    match = _OURS[where].fullmatch(name)
-    if match and match.groupdict().get("t"):  # legacy: the suffix must be the target's own
-        return name.endswith(Path(match.group("t")).suffix)
-    return bool(match)
-
-
 _CHARS = st.sampled_from(list("abcxyz019_-.~ #+@ÄéЖ中") + ["lgekit", "tmp", "json", "pdf", "fig3", "records"])
 _WORD = st.text(st.sampled_from(list("abcdefxyz0123456789_-")), min_size=1, max_size=12)
 _HEX = st.text(st.sampled_from(list("0123456789abcdef")), min_size=0, max_size=40)
@@ -63,12 +43,14 @@ user_names = st.one_of(
     st.lists(_CHARS, min_size=1, max_size=10).map("".join),
     # dotfiles with many dots, as the issue's examples (.my.notes.txt, .zcompdump-host-5.8.1)
     st.lists(_WORD, min_size=1, max_size=5).map(lambda parts: "." + ".".join(parts)),
-    # look-alikes of lgekit's temporaries: wrong token length or case, unknown target, no target
+    # lgekit's temporaries of earlier versions and their look-alikes: a name proves nothing (issue 42)
     st.builds(lambda h, t: f".lgekit-tmp.{h}.{t}", _HEX, _TARGETS),
-    st.builds(lambda h, t: f".lgekit-tmp.{h.upper()}.{t}", _HEX, _TARGETS),
+    st.builds(lambda h, t: f".lgekit-tmp.{'0' * 32}{h[:0]}.{t}", _HEX, _TARGETS),
     st.builds(lambda h, w: f".lgekit-tmp-{h}.{w}", _HEX, _WORD),
-    # look-alikes of earlier versions' temporaries: .<name>.<8 characters><suffix>
+    # the issue's backups: .<name>.<date><suffix>, as earlier versions named their temporaries
     st.builds(lambda t, w, s: f".{t}.{w}{s}", _TARGETS, _WORD, st.sampled_from(["", ".pdf", ".json", ".txt"])),
+    # a run folder's look-alike that the manifest does not list
+    st.builds(lambda h: f".lgekit-run.{h}", _HEX),
 )
 
 
@@ -78,35 +60,38 @@ def _snapshot(folder):
             if p.is_file() and p.name not in (".lock", MANIFEST_NAME)}
 
 
-def _plant_orphans(folder):
-    """What kill -9 leaves mid-write: temporaries of a cell, the index and a figure (both namings)."""
+def _plant_lookalikes(folder):
+    """Files named as kill -9 left them in earlier versions (temporaries of a cell, the index, a figure)."""
     key = "0123456789abcdef" * 4
-    orphans = [folder / f".lgekit-tmp.{'1' * 32}.fig5.pdf", folder / f".lgekit-tmp.{'2' * 32}.records.jsonl",
+    planted = [folder / f".lgekit-tmp.{'1' * 32}.fig5.pdf", folder / f".lgekit-tmp.{'2' * 32}.records.jsonl",
                folder / "cells" / f".lgekit-tmp.{'3' * 32}.{key}.json", folder / ".fig6.png.ab_3x9zq.png",
                folder / "cells" / f".{key}.json.k2j4x0q1.json"]
-    for path in orphans:
+    for path in planted:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"torn")
-    return orphans
+    return planted
 
 
 # ---------------------------------------------------------------------------- item 1: user files survive
 @given(names=st.lists(user_names, min_size=1, max_size=12, unique=True))
-def test_cleanup_removes_only_lgekit_temporaries(names):
+def test_a_run_removes_no_file_for_its_name(names):
+    """Issue 42, trigger 1: whatever the user's files are called (an earlier version's temporary, a backup named
+    like one), a run of the store into the folder removes none of them; only a leftover run the manifest lists."""
     names = [n for n in names if n not in (".", "..", ".lock", "cells") and "/" not in n and "\0" not in n]
     assume(names and len(os.fsencode(max(names, key=len))) < 250)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         store = ResultsStore(folder)
-        user = {}
         for i, name in enumerate(names):
-            for where, parent in (("folder", folder), ("cells", folder / "cells")):
-                if not _is_ours(where, name):
-                    (parent / name).write_bytes(f"user file {i}".encode())
-                    user[f"{name}" if where == "folder" else f"cells/{name}"] = f"user file {i}".encode()
-        orphans = _plant_orphans(folder)
-        assert store.clean_temporary_files() == len(orphans)
-        assert _snapshot(folder) == user
+            for parent in (folder, folder / "cells"):
+                (parent / name).write_bytes(f"user file {i}".encode())
+        _plant_lookalikes(folder)
+        before = _snapshot(folder)
+        with store.lock(), store.output.run():
+            store.put({"key": "ab" * 32, "config": {"x": 1}, "status": "ok"})
+            store.write_index()
+        after = _snapshot(folder)
+        assert {k: v for k, v in after.items() if k not in ("records.jsonl", f"cells/{'ab' * 32}.json")} == before
 
 
 def test_user_files_survive_reproduce(tmp_path):
@@ -125,7 +110,7 @@ def test_user_files_survive_reproduce(tmp_path):
     for name, data in user.items():
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_bytes(data)
-    orphans = _plant_orphans(out)
+    lookalikes = _plant_lookalikes(out)
     before = _snapshot(out)
     with pytest.raises(FolderNotOursError, match="is not empty and is not an lgekit output folder"):
         _tiny(["fig5", "fig6"], out)
@@ -133,15 +118,15 @@ def test_user_files_survive_reproduce(tmp_path):
     _tiny(["fig5", "fig6"], out, force=True)
     for name, data in user.items():
         assert (out / name).read_bytes() == data, name
-    assert not any(p.exists() for p in orphans)
-    assert not [p for p in out.rglob(".lgekit-tmp.*") if p.name not in user]
+    assert all(p.read_bytes() == b"torn" for p in lookalikes)   # a name proves nothing: they are the user's
+    assert not list(out.glob(".lgekit-run.*"))
 
 
 # ---------------------------------------------------------------------------- item 2: one run per folder
 @contextlib.contextmanager
 def _paused_in(phase):
-    """Pause the run in ``phase`` ("sweep": computing its first cell; "figures": its first figure written to
-    its temporary, not yet renamed); yields (paused, resume) events."""
+    """Pause the run in ``phase`` ("sweep": computing its first cell; "figures": its first figure staged in its
+    run's folder, not yet published); yields (paused, resume) events."""
     paused, resume = threading.Event(), threading.Event()
     mp = pytest.MonkeyPatch()
     if phase == "sweep":
@@ -154,19 +139,18 @@ def _paused_in(phase):
 
         mp.setattr(engine, "run_cell", slow_cell)
     else:
-        atomic_path = lgekit._atomic.atomic_path
+        from lgekit.experiments import report
 
-        @contextlib.contextmanager
-        def slow_atomic_path(path, suffix=None, before_rename=None):
-            with atomic_path(path, suffix, before_rename) as tmp:
-                yield tmp
-                if Path(path).suffix in (".png", ".pdf") and not paused.is_set():
-                    paused.set()
-                    assert resume.wait(60)
+        save_figure = report.save_figure
 
-        # figures are written through the output folder, which holds its own reference
-        mp.setattr(lgekit._atomic, "atomic_path", slow_atomic_path)
-        mp.setattr(lgekit._output_folder, "atomic_path", slow_atomic_path)
+        def slow_save_figure(*args, **kwargs):
+            written = save_figure(*args, **kwargs)   # staged in the run's folder, not yet published
+            if not paused.is_set():
+                paused.set()
+                assert resume.wait(60)
+            return written
+
+        mp.setattr(report, "save_figure", slow_save_figure)
     try:
         yield paused, resume
     finally:
@@ -191,8 +175,8 @@ def test_second_run_on_a_busy_folder_changes_nothing(tmp_path, phase):
         a.start()
         assert paused.wait(120), first
         before = _snapshot(out)
-        if phase == "figures":  # A's figure is in its temporary, which B must not clean up
-            assert [p.name for p in out.glob(".lgekit-tmp.*")]
+        if phase == "figures":  # A's figure is staged in its run's folder, which B must not remove
+            assert [p.name for p in out.glob(".lgekit-run.*")]
         with pytest.raises(RuntimeError, match=f"another lgekit process is writing into '{re.escape(str(out))}'"):
             _tiny(["fig5"], out)
         assert _snapshot(out) == before  # plan.json included
@@ -213,7 +197,7 @@ def _check_consistent(out, plan, figures):
     assert summary["n_cells"] == len(plan["cells"]) and summary["missing"] == []
     for name in figures:
         assert (out / f"{name}.png").stat().st_size > 0 and (out / f"{name}.pdf").stat().st_size > 0
-    assert not list(out.rglob(".lgekit-tmp.*"))
+    assert not list(out.rglob(".lgekit-tmp.*")) and not list(out.glob(".lgekit-run.*"))
 
 
 _RUNNER = """

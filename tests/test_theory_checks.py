@@ -519,8 +519,8 @@ def test_theory_report_text_ends_with_the_claim_lines_and_the_writer_is_atomic(t
     assert [p.name for p in written] == ["demo.txt", "demo.png"]
     assert (tmp_path / "new" / "demo.txt").read_text() == text
     assert (tmp_path / "new" / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # no temporary left behind; the manifest lists the files lgekit wrote
-    assert sorted(os.listdir(tmp_path / "new")) == [".lgekit-manifest.json", "demo.png", "demo.txt"]
+    # no temporary left behind; the manifest lists the files lgekit wrote (and the lock it held)
+    assert sorted(os.listdir(tmp_path / "new")) == [".lgekit-manifest.json", ".lock", "demo.png", "demo.txt"]
 
 
 def test_the_writer_leaves_the_old_file_when_drawing_fails(tmp_path):
@@ -537,10 +537,10 @@ def test_the_writer_leaves_the_old_file_when_drawing_fails(tmp_path):
 
     with pytest.raises(RuntimeError, match="disk full"):
         write_report_files(tmp_path, "f", text="new\n", figure=Broken(), formats=(("png", {}),))
-    # the text was replaced whole; the figure kept its old content and no temporary is left
-    assert (tmp_path / "f.txt").read_text() == "new\n"
+    # published together or not at all (issue 42): both files keep the earlier run's content, nothing is left
+    assert (tmp_path / "f.txt").read_text() == "old\n"
     assert (tmp_path / "f.png").read_bytes() == old_png
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".lgekit-manifest.json", "f.png", "f.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lgekit-manifest.json", ".lock", "f.png", "f.txt"]
 
 
 def test_main_parses_the_options_of_each_check(monkeypatch, tmp_path):

@@ -229,18 +229,30 @@ def load_graph(name_or_path, kind="graph file", graph_kind=None):
         raise CommandError(f"unknown data set {str(name_or_path)!r}: {exc}") from None
     except (ValueError, TypeError) as exc:
         raise CommandError(f"cannot read {kind} {str(name_or_path)!r}: {exc}") from None
+    except OSError as exc:   # a name longer than the file system allows, a folder that cannot be listed...
+        raise CommandError(f"cannot read {kind} {_shown(name_or_path)}: {exc.strerror or exc}") from None
     options = KIND_OPTIONS.get(graph_kind, {})
     try:
         with input_notes(name_or_path):
             return datasets.load(name_or_path, **options)
     except (datasets.DownloadError, datasets.DatasetNotFoundError) as exc:
         raise CommandError(unavailable_message(exc)) from None
-    except (FileNotFoundError, KeyError, ValueError, TypeError) as exc:
+    except OSError as exc:   # permission denied, an I/O error, a name too long on the way
+        if isinstance(exc, FileNotFoundError):
+            raise CommandError(f"cannot read {kind} {_shown(name_or_path)}: {exc}") from None
+        raise CommandError(f"cannot read {kind} {_shown(name_or_path)}: {exc.strerror or exc}") from None
+    except (KeyError, ValueError, TypeError) as exc:
         what = f"cannot read {kind}" if source.kind == "path" else "cannot load data set"
         if graph_kind in ("directed", "bipartite"):
             what = f"cannot load {kind if source.kind == 'path' else 'data set'} with --{graph_kind}"
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         raise CommandError(f"{what} {str(name_or_path)!r}: {message}") from None
+
+
+def _shown(path, limit=120):
+    """A path for a one-line message: quoted, its middle elided when it is longer than ``limit`` characters."""
+    text = str(path)
+    return repr(text) if len(text) <= limit else repr(text[:limit // 2] + "..." + text[-limit // 2:])
 
 
 def require_negatives(graph, what):

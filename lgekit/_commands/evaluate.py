@@ -8,6 +8,12 @@ files.  A directed or bipartite model is scored as it was trained, by
 ``context_embedding_`` row of the target / right node), on the graph loaded
 with the same kind, so ``--test-fraction F --seed S`` gives the test AP that
 ``lgekit fit`` recorded with the same F and S.
+
+A file of ``lgekit fit``'s folder is read as ``fit.json`` describes it:
+each file it names must have the content it records (a folder mixing two
+runs is refused in one line), and ``--test-fraction``/``--seed`` must be the
+split the model was trained on (another split's "test" edges include edges
+the model trained on: refused, saying which split fit.json records).
 """
 import argparse
 import io
@@ -17,7 +23,8 @@ from collections import namedtuple
 from numbers import Integral, Real
 from pathlib import Path
 
-from .._input_file import check_regular_file, open_regular_file, read_input_bytes
+from .._input_file import check_regular_file, file_sha256, open_regular_file, read_input_bytes
+from .._json import parse_json
 from .._validation import Interval
 from ._common import (CommandError, add_kind_options, add_test_fraction_option, as_command_error, check_options,
                       load_graph, require_negatives, split_graph)
@@ -56,14 +63,12 @@ CONTEXT_PREFIX = "context:"
 
 #: an embedding as read from a file: the source / only table, its ids (None: rows in graph order), the context
 #: table and its ids (None for one table), and the graph kind the file records (None: the file does not say)
-Embedding = namedtuple("Embedding", "vectors ids context context_ids kind")
+#: (and the split fit.json records, None when no fit.json describes the file)
+Embedding = namedtuple("Embedding", "vectors ids context context_ids kind split", defaults=(None,))
 
 _TWO_TABLES = ("directed", "bipartite")
 
-# a word2vec text file is parsed into Python lists (a float object and a pointer, ~32 bytes, per number of
-# ~10 characters) before the array: the memory it needs per byte of the file, at most
-_WORD2VEC_BYTES_PER_BYTE = 8
-# fit.json names files and a kind (a few hundred bytes)
+# fit.json names files, a kind, settings and a history summary (kilobytes)
 _MAX_FIT_RECORD_BYTES = 2**20
 
 
@@ -91,33 +96,10 @@ def register(subparsers):
 
 
 def _read_word2vec(path):
-    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
-    import numpy as np
+    """A word2vec text file's vectors and ids (:func:`lgekit.models.read_word2vec`: streamed, bounded, checked)."""
+    from ..models import read_word2vec   # NumPy: imported when evaluate runs, not at `lgekit --help`
 
-    # Python lists of floats: ~32 bytes of memory per number of ~10 characters, bounded before reading
-    with io.TextIOWrapper(open_regular_file(path, bytes_per_byte=_WORD2VEC_BYTES_PER_BYTE,
-                                            what="a word2vec file"), encoding="utf-8") as fh:
-        header = fh.readline().split()
-        if len(header) != 2 or not all(h.isdigit() for h in header):
-            raise ValueError(f"{path}: not a word2vec text file (first line must be 'n_nodes dim', got "
-                             f"{' '.join(header)[:60]!r})")
-        n, dim = int(header[0]), int(header[1])
-        ids, rows = [], []
-        for number, line in enumerate(fh, 2):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != dim + 1:
-                raise ValueError(f"{path}, line {number}: expected a node id and {dim} numbers, got "
-                                 f"{len(parts)} fields")
-            ids.append(parts[0])
-            try:
-                rows.append([float(x) for x in parts[1:]])
-            except ValueError:
-                raise ValueError(f"{path}, line {number}: non-numeric coordinate") from None
-    if len(ids) != n:
-        raise ValueError(f"{path}: header announces {n} vectors, found {len(ids)}")
-    return np.asarray(rows, dtype=np.float64).reshape(n, dim), np.asarray(ids, dtype=object)
+    return read_word2vec(path)
 
 
 def _fit_record(folder):
@@ -127,13 +109,27 @@ def _fit_record(folder):
         return None
     try:
         raw = read_input_bytes(path, max_bytes=_MAX_FIT_RECORD_BYTES, what="a fit record")
-        record = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        record = parse_json(raw, what="it", max_bytes=_MAX_FIT_RECORD_BYTES)
+    except (OSError, ValueError) as exc:
         raise ValueError(f"{path}: not a readable fit record ({exc})") from None
     if not isinstance(record, dict) or not isinstance(record.get("files"), dict) or \
             record.get("kind") not in ("undirected",) + _TWO_TABLES:
         return None     # not written by this version of lgekit fit: the embedding file alone decides
     return record
+
+
+def _check_same_run(record, folder, names):
+    """Each of ``names`` in ``folder`` has the content ``fit.json`` records: files of one run, never two mixed."""
+    recorded = record.get("sha256")
+    if not isinstance(recorded, dict):
+        return   # a fit.json of an lgekit before issue 42 records no hashes
+    for name in names:
+        expected = recorded.get(name)
+        if expected is not None and file_sha256(Path(folder) / name) != expected:
+            raise ValueError(f"{str(Path(folder) / name)!r} is not the file {str(Path(folder) / 'fit.json')!r} "
+                             "describes (its content changed since that fit, or the folder holds files of two "
+                             "runs: a fit interrupted while it published, which the next lgekit command into the "
+                             "folder finishes); run lgekit fit again, or evaluate the file alone, copied elsewhere")
 
 
 def _read_fit_folder(record, folder, path):
@@ -147,19 +143,46 @@ def _read_fit_folder(record, folder, path):
     role = next((r for r, name in files.items() if name == path.name), "record")
     model = files.get("model")
     if role not in ("embedding", "context_embedding") and model and (folder / model).is_file():
-        return read_embedding(folder / model, use_fit_record=False)
+        _check_same_run(record, folder, [model])
+        return _with_split(read_embedding(folder / model, use_fit_record=False), record)
     name = files.get("embedding")
     if not name or not (folder / name).is_file():
         raise ValueError(f"{path}: the fit record lists no embedding file that exists in {str(folder)!r}")
-    vectors, ids = _read_word2vec(folder / name)
     context = context_ids = None
     if record["kind"] in _TWO_TABLES:
         other = files.get("context_embedding") or "context_embedding.txt"
         if not (folder / other).is_file():
             raise ValueError(f"{path}: a {record['kind']} model has two tables, but the target / right table's "
                              f"file {other!r} is missing beside it")
+        _check_same_run(record, folder, [name, other])
         context, context_ids = _read_word2vec(folder / other)
-    return Embedding(vectors, ids, context, context_ids, record["kind"])
+    else:
+        _check_same_run(record, folder, [name])
+    vectors, ids = _read_word2vec(folder / name)
+    return _with_split(Embedding(vectors, ids, context, context_ids, record["kind"]), record)
+
+
+def _with_split(embedding, record):
+    """``embedding`` with the split ``fit.json`` records: ``{"test_fraction": F or None, "seed": S}``."""
+    return embedding._replace(split={"test_fraction": record.get("test_fraction"), "seed": record.get("seed")})
+
+
+def _check_split(embedding, args):
+    """Refuse to score "test" edges of another split than the one the model was trained on (fit.json's)."""
+    recorded = embedding.split
+    if recorded is None or args.test_fraction is None:
+        return
+    fraction, seed = recorded["test_fraction"], recorded["seed"]
+    if fraction is None:
+        raise CommandError(f"--test-fraction {args.test_fraction:g}: fit.json beside {args.embedding!r} records a fit "
+                           "on every edge (no --test-fraction), so no edge was held out and every 'test' edge was "
+                           "trained on; leave --test-fraction out to score how well the embedding reconstructs the "
+                           "graph")
+    if (fraction, seed) != (args.test_fraction, args.seed):
+        raise CommandError(f"--test-fraction {args.test_fraction:g} --seed {args.seed}: fit.json beside "
+                           f"{args.embedding!r} records that the model was trained on the split --test-fraction "
+                           f"{fraction:g} --seed {seed}; another split's 'test' edges include edges it trained on "
+                           f"(its AP would be too high): pass --test-fraction {fraction:g} --seed {seed}")
 
 
 def _split_context_rows(vectors, ids, path):
@@ -249,6 +272,8 @@ def _read_npy(path):
             size = path.stat().st_size - fh.tell()
             if dtype.hasobject:
                 raise ValueError("object arrays (pickles) are never loaded")
+            if dtype.kind not in "biuf":
+                raise ValueError(f"it holds {dtype} values; an embedding holds real numbers")
             nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
             if nbytes != size:
                 raise ValueError(f"the header declares shape {shape} of {dtype} ({nbytes} bytes) but the file holds "
@@ -263,14 +288,14 @@ def align_embedding(vectors, ids, graph, side=None):
     """Rows of ``vectors`` reordered to the graph's node order (ValueError if nodes are missing).
 
     ``side`` (``"left"`` or ``"right"``, bipartite graphs) aligns to that
-    side's ids and order instead of every node's.
+    side's ids and order instead of every node's.  The vectors must be real
+    and finite, and each id must name one row: a ValueError says which row
+    or id is not.
     """
     # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
     import numpy as np
 
-    vectors = np.asarray(vectors, dtype=np.float64)
-    if vectors.ndim != 2:
-        raise ValueError(f"the embedding must be a 2-D (n_nodes, dim) array, got shape {vectors.shape}")
+    vectors = _real_vectors(vectors)
     graph_ids = np.asarray(graph.node_ids if side is None else graph.left_ids if side == "left" else graph.right_ids)
     n = len(graph_ids)
     nodes = "nodes" if side is None else f"{side} nodes"
@@ -279,17 +304,14 @@ def align_embedding(vectors, ids, graph, side=None):
             raise ValueError(f"the embedding has {len(vectors)} rows but the graph has {n} {nodes} (a bare array "
                              "must have one row per node, in the graph's order)")
         return vectors
-    ids = np.asarray(ids)
-    if ids.dtype.kind in "OUS" and graph_ids.dtype.kind in "iu":
-        try:
-            ids = np.array([int(i) for i in ids], dtype=np.int64)
-        except ValueError:
-            raise ValueError("the embedding's node ids are not integers but the graph's are") from None
-    elif ids.dtype.kind in "iu" and graph_ids.dtype.kind not in "iu":
-        ids = ids.astype(str).astype(object)
-    elif ids.dtype.kind in "US":
-        ids = ids.astype(object)
-    known = np.isin(ids, graph_ids)
+    ids = _ids_like(np.asarray(ids), graph_ids)
+    if len(ids) != len(vectors):
+        raise ValueError(f"the embedding has {len(vectors)} rows but {len(ids)} node ids")
+    distinct = len(set(ids.tolist())) if ids.dtype.kind == "O" else len(np.unique(ids))
+    if distinct != len(ids):
+        raise ValueError(f"the embedding names {len(ids) - distinct} node id(s) twice: each node has one vector")
+    known = np.isin(ids, graph_ids) if ids.dtype.kind != "O" and graph_ids.dtype.kind != "O" else np.array(
+        [i in set(graph_ids.tolist()) for i in ids.tolist()], dtype=bool)
     if not known.all():
         extra = ids[~known][:3].tolist()
         where = "in the graph" if side is None else f"{side} nodes of the graph"
@@ -297,13 +319,63 @@ def align_embedding(vectors, ids, graph, side=None):
     index = np.asarray(graph.index_of(ids) if side is None else graph.index_of(ids, side=side), dtype=np.int64)
     if side == "right":
         index -= graph.n_left
-    out = np.full((n, vectors.shape[1]), np.nan)
+    out = np.zeros((n, vectors.shape[1]))
     out[index] = vectors
-    missing = np.isnan(out[:, 0]) if vectors.shape[1] else np.zeros(n, bool)
-    if missing.any():
-        raise ValueError(f"the embedding has no vector for {int(missing.sum())} of the graph's {n} {nodes}, e.g. "
-                         f"{graph_ids[missing][:3].tolist()}")
+    filled = np.zeros(n, dtype=bool)
+    filled[index] = True
+    if not filled.all():
+        raise ValueError(f"the embedding has no vector for {int((~filled).sum())} of the graph's {n} {nodes}, e.g. "
+                         f"{graph_ids[~filled][:3].tolist()}")
     return out
+
+
+def _real_vectors(vectors):
+    """``vectors`` as a 2-D float64 array of finite numbers; a ValueError saying what else it is."""
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
+    import numpy as np
+
+    vectors = np.asarray(vectors)
+    if vectors.dtype.kind == "c":
+        raise ValueError(f"the embedding holds complex numbers ({vectors.dtype}); an embedding holds real numbers "
+                         "(take the real part yourself if that is what you mean)")
+    if vectors.dtype.kind not in "biuf":
+        raise ValueError(f"the embedding must hold numbers, got dtype {vectors.dtype}")
+    vectors = vectors.astype(np.float64, copy=False)
+    if vectors.ndim != 2:
+        raise ValueError(f"the embedding must be a 2-D (n_nodes, dim) array, got shape {vectors.shape}")
+    bad = ~np.isfinite(vectors)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(f"the embedding holds {int(bad.sum()):,} non-finite value(s) (NaN or infinity), e.g. row "
+                         f"{row}, column {col}: a diverged model? lgekit scores finite embeddings only")
+    return vectors
+
+
+def _ids_like(ids, graph_ids):
+    """The embedding's ids in the graph's terms: text that spells a whole number is that number when the
+    graph's ids are numbers (at any size: beyond int64 they stay exact), numbers are text when the graph's are."""
+    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
+    import numpy as np
+
+    from ..ids import as_id_array, is_integer_id   # lgekit's one reading of node ids (NumPy)
+
+    graph_ints = graph_ids.dtype.kind in "iu" or (graph_ids.dtype.kind == "O" and len(graph_ids)
+                                                  and all(is_integer_id(i) for i in graph_ids.tolist()))
+    if ids.dtype.kind in "OUS" and graph_ints:
+        values = [int(i) if isinstance(i, str) and _spells_int(i) else i for i in ids.tolist()]
+        if not all(is_integer_id(v) for v in values):
+            raise ValueError("the embedding's node ids are not integers but the graph's are")
+        return as_id_array(values, "the embedding's node ids")
+    if ids.dtype.kind in "iu" and graph_ids.dtype.kind not in "iuO":
+        return ids.astype(str).astype(object)
+    if ids.dtype.kind in "US":
+        return ids.astype(object)
+    return ids
+
+
+def _spells_int(text):
+    text = text.strip()
+    return text.lstrip("+-").isdigit() and text.isascii()
 
 
 def _kind(embedding, args):
@@ -366,6 +438,7 @@ def run(args):
     # the files are the user's: whatever does not parse or match the graph is said in one line
     with as_command_error(ValueError):
         embedding = read_embedding(args.embedding)
+    _check_split(embedding, args)
     kind = _kind(embedding, args)
     graph = load_graph(args.graph, graph_kind=kind)   # the model's kind, whatever the data set's default reading
     with as_command_error(ValueError):

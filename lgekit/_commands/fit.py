@@ -3,12 +3,12 @@ import argparse
 import contextlib
 import json
 import sys
-import tempfile
 import textwrap
 import time
 from numbers import Integral, Real
 
 from .. import _parameters
+from .._memory import reserved_memory
 from .._output_folder import FolderLockedError, FolderNotOursError, OutputFolder, disk_error_message
 from .._progress import write_line
 from .._validation import DTypes, Interval, Options, make_constraint
@@ -23,9 +23,6 @@ _MODELS = {"logistic": "LogisticEmbedding", "hinge": "HingeEmbedding"}
 #: every file ``lgekit fit`` may write into its folder, by role (fit.json's "files" names the ones a run wrote)
 OUTPUT_FILES = {"model": "embedding.npz", "embedding": "embedding.txt", "context_embedding": "context_embedding.txt",
                 "history": "history.json", "record": "fit.json", "plot": "embedding.png"}
-
-# the target rows' names in to_word2vec's one-file output, cut off when fit writes context_embedding.txt
-_CONTEXT_PREFIX = "context:"
 
 _EPILOG = """\
 writes into DIR:
@@ -44,6 +41,9 @@ lgekit evaluate reads any of them.  A folder that holds files lgekit did not wri
 (--force writes there anyway); files of an earlier fit in DIR that this one does not write are
 removed, and only those (.lgekit-manifest.json lists what each lgekit command wrote, with hashes:
 the results of lgekit reproduce or theory in DIR are kept).  One run writes into DIR at a time.
+The files are written into DIR/.lgekit-run.<id>/ and published together once every one is
+complete: a fit that fails (or diverges, or is killed) leaves the earlier fit's files as they
+were (a diverged fit's history stays in its run folder, which the next run removes).
 
 presets (--preset NAME sets these; an option given on the line wins):
 
@@ -225,39 +225,36 @@ def _planned_files(graph):
     return [OUTPUT_FILES[role] for role in ["model", *tables, "history", "record"]]
 
 
-def _write_tables(model, folder):
+def _write_tables(model, folder, word2vec_names, write_word2vec):
     """The word2vec text files of the model's tables: ``{role: name}`` of those written, and a note or None.
 
     One table: ``embedding.txt``.  Two (directed or bipartite graph):
     ``embedding.txt`` (sources / left nodes) and ``context_embedding.txt``
     (targets / right nodes), each a word2vec file of its own so that gensim's
-    ``most_similar`` ranks vectors of one kind.  ``model.to_word2vec`` writes
-    both tables in one file (the target rows named ``context:ID``, after the
-    source rows); its lines are cut here at the table boundary, so the number
-    format stays the model's.
+    ``most_similar`` ranks vectors of one kind; the numbers are written as
+    ``model.to_word2vec`` writes them (``word2vec_names`` and
+    ``write_word2vec`` are :mod:`lgekit.models`', which the command imports
+    when it runs).  Each is streamed into the run's
+    staging folder a block of rows at a time (no scratch copy anywhere, and
+    memory for a block, whatever the model's size).
     """
     two = getattr(model, "graph_kind_", "undirected") in ("directed", "bipartite")
-    ids = [list(model.node_ids_)] + ([list(model.context_node_ids_)] if two else [])
-    if not all(_word2vec_ok(i) for i in ids):
+    tables = [("embedding", model.embedding_, model.node_ids_)]
+    if two:
+        tables.append(("context_embedding", model.context_embedding_, model.context_node_ids_))
+    if not all(_word2vec_ok(list(ids)) for _, _, ids in tables):
         return {}, ("some node ids are empty or contain whitespace, which word2vec's text format cannot hold: "
                     "no word2vec file written (embedding.npz has the ids)")
-    with tempfile.TemporaryDirectory(prefix="lgekit-fit-") as scratch:
-        path = f"{scratch}/both.txt"
-        try:
-            model.to_word2vec(path, context_prefix=_CONTEXT_PREFIX)
-        except ValueError as exc:     # e.g. two ids with one name ("1" and 1): the format cannot tell them apart
-            return {}, f"no word2vec file written: {exc} (embedding.npz has the ids)"
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    if not two:
-        folder.write_text(OUTPUT_FILES["embedding"], "".join(lines))
-        return {"embedding": OUTPUT_FILES["embedding"]}, None
-    n_source, dim = len(ids[0]), model.embedding_.shape[1]
-    sources, targets = lines[1:1 + n_source], lines[1 + n_source:]
-    folder.write_text(OUTPUT_FILES["embedding"], f"{n_source} {dim}\n" + "".join(sources))
-    folder.write_text(OUTPUT_FILES["context_embedding"],
-                      f"{len(targets)} {dim}\n" + "".join(line[len(_CONTEXT_PREFIX):] for line in targets))
-    return {"embedding": OUTPUT_FILES["embedding"], "context_embedding": OUTPUT_FILES["context_embedding"]}, None
+    try:
+        names = [word2vec_names(ids) for _, _, ids in tables]
+    except ValueError as exc:     # e.g. two ids with one name ("1" and 1): the format cannot tell them apart
+        return {}, f"no word2vec file written: {exc} (embedding.npz has the ids)"
+    written = {}
+    for (role, vectors, _), table_names in zip(tables, names):
+        with folder.writing(OUTPUT_FILES[role]) as fh:
+            write_word2vec(fh, vectors, table_names)
+        written[role] = OUTPUT_FILES[role]
+    return written, None
 
 
 def _table_pairs(graph, pairs):
@@ -277,8 +274,8 @@ def _write_plot(model, graph, args, folder):
     # a bipartite model's embedding_ holds the left nodes only, which the graph's label rows do not match
     fig = plot_embedding(model, graph if graph.labels is not None and graph.kind != "bipartite" else None,
                          method=args.plot, seed=args.seed, title=title)
-    with folder.writing(OUTPUT_FILES["plot"]) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    with folder.writing(OUTPUT_FILES["plot"]) as fh:
+        fig.savefig(fh, format="png", dpi=110)
     return OUTPUT_FILES["plot"]
 
 
@@ -286,6 +283,8 @@ def run(args):
     with contextlib.ExitStack() as held:   # the output folder's lock, once taken, until the last file is written
         try:
             return _run(args, held)
+        except (FolderNotOursError, FolderLockedError) as exc:   # a file of the user's met while publishing
+            raise CommandError(str(exc)) from None
         except OSError as exc:   # a full disk: one line, as reproduce says it
             message = disk_error_message(args.out, exc, "free some space and run the same command again")
             if message is None:
@@ -348,48 +347,65 @@ def _run(args, held):
         data = split
         # test AP after every epoch (a two-table model's pairs score x_u . y_v; the callback knows)
         callbacks.append(LinkPredictionCallback(split, every=1, train=False))
-    try:
-        model.fit(data, callbacks=callbacks)
-    except models.DivergenceError as exc:
-        folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(exc.history), indent=1) + "\n")
-        raise CommandError(f"training diverged: {exc} (history so far in {out / OUTPUT_FILES['history']})") from None
-    except MemoryError as exc:
-        # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
-        raise CommandError(f"out of memory: {exc}") from None
-    # the verbosity is the command's display, not the model's: saved, the model is as quiet as a new one
-    model.set_params(verbose=0)
-    files = {"model": OUTPUT_FILES["model"]}
-    with folder.writing(OUTPUT_FILES["model"]) as tmp:
-        model.save(tmp)
-    tables, note = _write_tables(model, folder)
-    files.update(tables)
-    if args.plot:
-        files["plot"] = _write_plot(model, graph, args, folder)
-    folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(model.history_), indent=1) + "\n")
-    files.update(history=OUTPUT_FILES["history"], record=OUTPUT_FILES["record"])
-    final = {}
-    if split is not None:
-        x, context = model.embedding_, getattr(model, "context_embedding_", None)
-        test_pos, test_neg = _table_pairs(graph, split.test_positives), _table_pairs(graph, split.test_negatives)
-        final["test_ap"] = average_precision(x, test_pos, test_neg, context=context)
-        final["test_auc"] = roc_auc(x, test_pos, test_neg, context=context)
-        final["train_ap"] = average_precision(x, _table_pairs(graph, split.train_positives),
-                                              _table_pairs(graph, split.train_negatives), context=context)
-        if graph.kind == "directed" and len(non_reciprocal_arcs(graph, split.test_positives)):
-            # can the model tell a held-out arc from its reverse? (0.5 for a symmetric score)
-            final["test_direction_ap"] = direction_average_precision(x, split.test_positives, context=context,
-                                                                     graph=graph)
-    info = {"graph": args.graph, "kind": graph.kind, "model": type(model).__name__, "preset": args.preset,
-            "params": model.get_params(), "test_fraction": args.test_fraction, "seed": args.seed,
-            "n_iter": model.n_iter_, "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges,
-            "files": files}
-    solver = getattr(model, "solver_", None)
-    # what the graph-dependent defaults (None) resolved to for this graph (the tie's weight, the reverse pairs)
-    info["in_force"] = solver.settings_in_force() if solver is not None else {}
-    folder.write_text(OUTPUT_FILES["record"], json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
-    # an earlier fit's files that this one did not write (its context table, a word2vec file these ids cannot
-    # have): only files the manifest proves lgekit wrote, unchanged since
-    removed = folder.remove_stale(keep=set(files.values()))
+    # every file goes into this run's staging folder in DIR, and all are published together at the end of the
+    # block: a fit that fails, diverges or is killed leaves the earlier fit's files exactly as they were
+    with folder.run():
+        # what writing the results takes is set aside while training, so that a fit whose files could not be
+        # written is refused before it trains (the model's memory check counts it)
+        # (numpy.savez's buffer and a block of word2vec text; with --plot, the 2-D projection's ~3 copies of the
+        # (n, dim) float64 embedding)
+        writing = models.WRITE_PEAK_BYTES + (3 * graph.n_nodes * int(model.dim) * 8 if args.plot else 0)
+        with reserved_memory(writing, "writing " + ", ".join(_planned_files(graph))):
+            try:
+                model.fit(data, callbacks=callbacks)
+            except models.DivergenceError as exc:
+                folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(exc.history), indent=1) + "\n")
+                kept = folder.keep_run("training diverged")
+                raise CommandError(f"training diverged: {exc} (nothing published: the files already in {str(out)!r} "
+                                   f"are as they were; this run's history is in "
+                                   f"{str(kept / folder.staged_name(OUTPUT_FILES['history']))}, removed by the next "
+                                   "run into the folder)") from None
+            except MemoryError as exc:
+                # the model's estimate says what is needed and which option to lower (--dim): one line, exit 2
+                raise CommandError(f"out of memory: {exc}") from None
+        # the verbosity is the command's display, not the model's: saved, the model is as quiet as a new one
+        model.set_params(verbose=0)
+        files = {"model": OUTPUT_FILES["model"]}
+        with folder.writing(OUTPUT_FILES["model"]) as fh:
+            model.save(fh)
+        tables, note = _write_tables(model, folder, models.word2vec_names, models.write_word2vec)
+        files.update(tables)
+        if args.plot:
+            files["plot"] = _write_plot(model, graph, args, folder)
+        folder.write_text(OUTPUT_FILES["history"], json.dumps(to_json_safe(model.history_), indent=1) + "\n")
+        files.update(history=OUTPUT_FILES["history"], record=OUTPUT_FILES["record"])
+        final = {}
+        if split is not None:
+            x, context = model.embedding_, getattr(model, "context_embedding_", None)
+            test_pos, test_neg = _table_pairs(graph, split.test_positives), _table_pairs(graph, split.test_negatives)
+            final["test_ap"] = average_precision(x, test_pos, test_neg, context=context)
+            final["test_auc"] = roc_auc(x, test_pos, test_neg, context=context)
+            final["train_ap"] = average_precision(x, _table_pairs(graph, split.train_positives),
+                                                  _table_pairs(graph, split.train_negatives), context=context)
+            if graph.kind == "directed" and len(non_reciprocal_arcs(graph, split.test_positives)):
+                # can the model tell a held-out arc from its reverse? (0.5 for a symmetric score)
+                final["test_direction_ap"] = direction_average_precision(x, split.test_positives, context=context,
+                                                                         graph=graph)
+        info = {"graph": args.graph, "kind": graph.kind, "model": type(model).__name__, "preset": args.preset,
+                "params": model.get_params(), "test_fraction": args.test_fraction, "seed": args.seed,
+                "n_iter": model.n_iter_, "final": final, "n_nodes": graph.n_nodes, "n_edges": graph.n_edges,
+                "files": files,
+                # the content of each file this record describes: lgekit evaluate refuses a folder mixing runs
+                "sha256": {name: folder.staged_sha256(name) for role, name in files.items() if role != "record"}}
+        solver = getattr(model, "solver_", None)
+        # what the graph-dependent defaults (None) resolved to for this graph (the tie's weight, the reverse pairs)
+        info["in_force"] = solver.settings_in_force() if solver is not None else {}
+        # last: the record names the files written before it
+        folder.write_text(OUTPUT_FILES["record"], json.dumps(to_json_safe(info), indent=1, sort_keys=True) + "\n")
+        # an earlier fit's files that this one did not write (its context table, a word2vec file these ids cannot
+        # have): only files the manifest proves lgekit wrote, unchanged since, removed when the run publishes
+        folder.remove_stale(keep=set(files.values()))
+    removed = folder.removed   # what the publication removed (a file changed meanwhile is kept)
     last = model.history_[-1] if model.history_ else {}
     # without diagnostics the records hold no objective: say nothing of it rather than "nan"
     objective = f", objective {last['objective']:.6g}" if "objective" in last else ""

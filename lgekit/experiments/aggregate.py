@@ -8,17 +8,28 @@ import math
 
 import numpy as np
 
-__all__ = ["runs_for_figure", "group", "epoch_curve", "point_summary", "Curve", "divergence_summary",
+__all__ = ["MISSING_RECORD", "runs_for_figure", "group", "epoch_curve", "point_summary", "Curve", "divergence_summary",
            "divergence_reason", "diverged_epoch", "last_value", "run_series", "spread", "format_spread"]
 
 
+#: the error of a plan entry without a record (its cell was not computed, or its record could not be read)
+MISSING_RECORD = {"type": "MissingRecord", "message": "no record of this cell is stored (the sweep did not finish "
+                                                      "it, or its file is damaged): it is recomputed by the next run"}
+
+
 def runs_for_figure(entries, records_by_key):
-    """Join a figure's plan entries with their records (entries without a record are skipped)."""
+    """Join a figure's plan entries with their records.
+
+    An entry without a record is a failed run (status ``"error"``, error
+    :data:`MISSING_RECORD`): never drawn nor judged, and counted as failed by
+    the verdicts (:func:`lgekit.experiments.verdict.judged`), so that a
+    figure missing cells says so.
+    """
     runs = []
     for entry in entries:
         rec = records_by_key.get(entry["key"])
         if rec is None:
-            continue
+            rec = {"status": "error", "error": dict(MISSING_RECORD)}
         run = dict(entry)
         run["status"] = rec.get("status")
         run["history"] = rec.get("history") or []

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from .._progress import sweep_progress
 from .plan import estimated_cost
 from .store import ResultsStore
-from .spec import canonical_json
-from .tasks import load_dataset, run_cell
+from .spec import canonical_json, cell_key
+from .tasks import graph_recipe, load_dataset, run_cell
 
 __all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "driver_graphs", "exit_with_parent",
            "SchedulerUnreachable"]
@@ -263,15 +263,23 @@ def _iter_dask(todo, graphs, scheduler, n_jobs, verbose, timeout):
     """Yield records as Dask workers finish them.
 
     The driver has loaded each data set once (``graphs``, :func:`driver_graphs`)
-    and sends the graph to every worker (``client.scatter(..., broadcast=True)``):
-    a worker need not see the data (no shared file system, no ``LGEKIT_DATA``,
-    no network), and none downloads it again.
+    and sends the graph to the workers as the result of a task
+    (:func:`~lgekit.experiments.tasks.graph_recipe`): a worker need not see
+    the data (no shared file system, no ``LGEKIT_DATA``, no network), none
+    downloads it again, and when a worker dies the scheduler sends the graph
+    again to the worker that replaces it (scattered data would be lost with
+    it, and every cell after it fail).
     """
     client, cluster = connect(scheduler, n_jobs, timeout)
     try:
         from distributed import as_completed  # lazy: distributed is an optional dependency
 
-        shipped = {spec_json: client.scatter(graph, broadcast=True) for spec_json, graph in graphs.items()}
+        with warnings.catch_warnings():
+            # the graph travels inside its task on purpose (see graph_recipe): not a mistake to warn about
+            warnings.filterwarnings("ignore", message=".*[Ll]arge object.*", category=UserWarning)
+            shipped = {spec_json: client.submit(graph_recipe, graph, key=f"lgekit-graph-{cell_key(spec_json)}",
+                                                pure=False)
+                       for spec_json, graph in graphs.items()}
         # a higher priority runs first: the scheduler keeps the longest-first order of ``todo``
         futures = [client.submit(run_cell, config, verbose=verbose, engine="dask",
                                  graph=shipped[canonical_json(config["dataset"])],
@@ -365,22 +373,22 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
     ``"error"`` record with its traceback, the other cells go on, and error
     cells are retried by the next run.  Records are written by this process
     only, atomically, so killing the sweep at any instant loses at most the
-    cells in flight.
+    cells in flight (and the index of this run, rebuilt by the next).
     """
     if not isinstance(store, ResultsStore):
         store = ResultsStore(store)
     n_jobs = _check_jobs(n_jobs)
     result = SweepResult(n_cells=len(cells), engine="local" if scheduler is None else f"dask:{scheduler}")
     start = time.perf_counter()
-    with store.lock():
-        store.clean_temporary_files()
+    # one run of the output folder: the cells are stored as they finish, the index published at the end
+    with store.lock(), store.output.run():
         done = set() if force else (store.finished_keys() & set(cells))
         result.n_skipped = len(done)
         todo = [(key, cells[key]) for key in dispatch_order(cells) if key not in done]
         if todo:
             costs = {key: estimated_cost(config) for key, config in todo}
             bar = sweep_progress(len(cells), len(done), enabled=progress, remaining_cost=sum(costs.values()))
-            try:  # the index is rebuilt even when interrupted
+            try:
                 if scheduler is None and n_jobs == 1:
                     # in this process, called from here: reproduce -> run_sweep -> run_cell -> fit
                     for _, config in todo:
@@ -392,8 +400,6 @@ def run_sweep(cells, store, *, n_jobs=None, scheduler=None, force=False, verbose
                         _store(record, store, result, bar, costs)
             finally:
                 bar.close()
-                store.write_index()
-        else:
-            store.write_index()
+        store.write_index()
     result.seconds = time.perf_counter() - start
     return result

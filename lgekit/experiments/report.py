@@ -11,7 +11,6 @@ import html
 import json
 import logging
 import re
-from pathlib import Path
 
 from .. import datasets
 from .._json import to_json_safe
@@ -84,8 +83,8 @@ def write_outputs(plan, out, *, result=None, command=None):
         When another run holds the folder's lock (see :meth:`ResultsStore.lock`).
     """
     store = out if isinstance(out, ResultsStore) else ResultsStore(out)
-    # under the folder lock: another run cleaning up must not remove our temporaries mid-write
-    with store.lock():
+    # under the folder lock, one run of the folder: the figures and the report are published together
+    with store.lock(), store.output.run():
         return _write_outputs(plan, store, result, command)
 
 
@@ -162,7 +161,6 @@ def figure_subtitle(plan):
 
 
 def _write_outputs(plan, store, result, command):
-    folder = store.folder
     outputs = Outputs()
     records = {}
     for key in plan.cells:
@@ -211,7 +209,7 @@ def _write_outputs(plan, store, result, command):
     }
     md = _markdown(sections, outputs, context)
     outputs.report_md = store.output.write_text("report.md", md)
-    outputs.report_html = store.output.write_text("report.html", _html(sections, outputs, context, folder))
+    outputs.report_html = store.output.write_text("report.html", _html(sections, outputs, context, store.output))
     summary = {
         "dataset": plan.dataset, "mode": context["mode"], "seeds": plan.seeds, "n_cells": len(plan.cells),
         "status_counts": n_status, "missing": outputs.missing,
@@ -322,6 +320,18 @@ def _reached(run):
 
 _BADGE = {REPRODUCED: "✅", NOT_REPRODUCED: "❌", INCONCLUSIVE: "❔"}
 
+#: the rule for a figure some of whose cells failed (lgekit.experiments.verdict.judged), said in every report
+_FAILED_RULE = ("A failed cell (it raised, its worker died, or it has no record) is never drawn nor judged. A figure "
+                "with failed cells is judged on the cells that finished only when every grid point of the figure "
+                "kept at least one finished run; otherwise its verdicts are INCONCLUSIVE, whatever the remaining "
+                "cells show. Either way the verdict says how many of its runs failed.")
+
+
+def _failed_note(verdict):
+    """`` (3 of 20 runs failed)`` for a verdict judged with failed runs, else empty."""
+    n = (verdict.numbers or {}).get("n_failed")
+    return f" ({n} run{'s' if n != 1 else ''} failed)" if n else ""
+
 
 def _header_lines(context):
     r = context["result"]
@@ -360,10 +370,10 @@ def _markdown(sections, outputs, context):
     out += _header_lines(context)
     out += ["", "## Verdicts", "", "| Figure | Claim | Verdict |", "|---|---|---|"]
     for v in outputs.verdicts:
-        out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.status]} **{v.status}** |")
+        out.append(f"| {v.figure} | {v.statement} | {_BADGE[v.status]} **{v.status}**{_failed_note(v)} |")
     out += ["", "Each verdict applies the rule in the figure's module (`lgekit/experiments/figure1.py` ... "
             "`figure6.py`) with the thresholds fixed in advance in the figure's spec there, listed under each figure.",
-            ""]
+            "", _FAILED_RULE, ""]
     if outputs.all_diverged:
         out += [f"**Every run of {', '.join(outputs.all_diverged)} diverged**: those figures have no curve or point "
                 "to judge, and their verdicts are INCONCLUSIVE; the reasons recorded are under each figure.", ""]
@@ -410,7 +420,7 @@ def _run_label(run):
     return " ".join(parts + [f"seed={run['seed']}"])
 
 
-def _html(sections, outputs, context, folder):
+def _html(sections, outputs, context, output):
     e = html.escape
     css = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.45}"
            "img{max-width:100%;border:1px solid #ddd}table{border-collapse:collapse}"
@@ -426,11 +436,11 @@ def _html(sections, outputs, context, folder):
     parts += ["</ul>", "<h2>Verdicts</h2>", "<table><tr><th>Figure</th><th>Claim</th><th>Verdict</th></tr>"]
     for v in outputs.verdicts:
         parts.append(f"<tr><td>{e(v.figure)}</td><td>{e(v.statement)}</td>"
-                     f"<td class='{v.status.split()[0]}'><b>{e(v.status)}</b></td></tr>")
+                     f"<td class='{v.status.split()[0]}'><b>{e(v.status)}</b>{e(_failed_note(v))}</td></tr>")
     parts.append("</table>")
     parts.append("<p>Each verdict applies the rule in the figure's module (<code>lgekit/experiments/figure1.py</code> "
                  "... <code>figure6.py</code>) with the thresholds fixed in advance in the figure's spec there, listed "
-                 "under each figure.</p>")
+                 f"under each figure.</p><p>{e(_FAILED_RULE)}</p>")
     if outputs.all_diverged:
         parts.append(f"<p><b>Every run of {e(', '.join(outputs.all_diverged))} diverged</b>: those figures have no "
                      "curve or point to judge, and their verdicts are INCONCLUSIVE.</p>")
@@ -438,8 +448,7 @@ def _html(sections, outputs, context, folder):
         parts.append("<p>Removed from this folder, as an earlier run's figures that this report does not draw: "
                      f"{e(', '.join(outputs.removed))}.</p>")
     for name, spec, runs, verdicts in sections:
-        png = Path(folder) / f"{name}.png"
-        data = base64.b64encode(png.read_bytes()).decode("ascii")
+        data = base64.b64encode(output.read_bytes(f"{name}.png")).decode("ascii")
         parts += [f"<h2>{e(spec.paper)}: {e(spec.title)}</h2>",
                   f"<img alt='{e(spec.paper)}' src='data:image/png;base64,{data}'>",
                   f"<p>Model <code>{e(spec.model)}</code> with {e(_fmt_params(spec.params, spec.grid))}; "
@@ -519,12 +528,14 @@ def reproduce(figures=None, *, dataset=None, out="lgekit-results", seeds=None, q
     plan = expand(figures, dataset=dataset, seeds=seeds, quick=quick, overrides=overrides)
     store = ResultsStore(out, force=force)
     # one lock for the whole command: a second run on the folder is refused before it writes anything
-    # (plan.json included), and cannot clean up this run's temporaries while the figures are written
-    with store.lock():
+    # (plan.json included); and one run of the folder: plan, index, figures and report are published together
+    # when the report is written (the cells as they finish), and an interrupted run leaves the earlier ones
+    with store.lock(), store.output.run():
         # every name this run writes, checked before the sweep: a file of the user's is refused now, not after it
         store.output.check_writable(planned_files(plan))
         store.output.write_text("plan.json", json.dumps(plan.to_dict(), indent=1, sort_keys=True) + "\n")
         result = run_sweep(plan.cells, store, n_jobs=n_jobs, scheduler=scheduler, force=force, verbose=verbose,
                            progress=progress, timeout=timeout)
         outputs = write_outputs(plan, store, result=result, command=command)
+    outputs.removed = store.output.removed   # what the publication removed (a figure changed meanwhile is kept)
     return result, outputs

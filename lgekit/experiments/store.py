@@ -12,37 +12,37 @@ holds other files is refused unless forced, and only files the manifest proves
 lgekit wrote are ever replaced or removed.  ``cells/`` is the store's own.
 
 Why one file per cell rather than appending to a single JSON-lines file: a
-cell file is written to a temporary name in the same folder, fsync'ed, and
-renamed onto ``<key>.json`` (:func:`lgekit._atomic.atomic_path`).  A rename is
-atomic, so after a ``kill -9`` at *any* instant each cell file is either whole
-or absent: there is no torn last line to detect, no reader heuristics, and a
-cell can never be stored twice, because its key is its file name.  Resuming a
-sweep is listing the folder.  The JSON-lines index is rebuilt from the cell
-files (again atomically) at the end of every run and by :meth:`write_index`,
-so tools that want a single file get one, and a stale or missing index is
-harmless.  Leftover temporary files of an interrupted write are named
-``.lgekit-tmp.<random>.<target>`` (:mod:`lgekit._atomic`); they are ignored, and
-:meth:`ResultsStore.clean_temporary_files` removes those (and only those) whose
-target is a file the store or the report writes: the folder may hold the
-user's own files too, and they are never touched.
+cell file is written and synced in the run's staging folder inside the output
+folder, then renamed onto ``cells/<key>.json``
+(:meth:`lgekit._output_folder.OutputFolder.replace_in_subfolder`).  A rename
+is atomic, so after a ``kill -9`` at *any* instant each cell file is either
+whole or absent: there is no torn last line to detect, no reader heuristics,
+and a cell can never be stored twice, because its key is its file name.
+Resuming a sweep is listing the folder.  The JSON-lines index is rebuilt from
+the cell files at the end of every run and by :meth:`write_index`, so tools
+that want a single file get one, and a stale or missing index is harmless.
+No temporary is ever left in ``cells/`` or beside the results: what an
+interrupted run leaves is its staging folder, listed in the folder's manifest,
+which the next run removes (no file is removed for its name: a user's
+``.report.md.20240101.md`` stays).
+
+A damaged cell file (not JSON, nested absurdly deep, another cell's record, a
+folder in its place) is never fatal: the cell is recomputed, and a record that
+cannot be stored (a folder holds its name) is kept for the run in memory, with
+one warning naming the path.
 
 One process at a time writes into a folder: :meth:`ResultsStore.lock` (the
 output folder's lock, which ``lgekit fit`` takes too) is held for a whole
 ``lgekit reproduce`` (plan, sweep, figures, report), so a second run on the
 same folder is refused before it writes anything.
 """
-import contextlib
 import io
 import json
 import logging
-import os
-import re
-from pathlib import Path
 
-from .._atomic import atomic_write_text, temporary_target
 from .._input_file import open_regular_file, read_input_bytes
-from .._json import to_json_safe
-from .._output_folder import MANIFEST_NAME, OutputFolder
+from .._json import JSONLimitError, parse_json, to_json_safe
+from .._output_folder import OutputFolder
 
 __all__ = ["ResultsStore", "read_jsonl", "strip_timings", "FINISHED_STATUSES", "MAX_CELL_BYTES"]
 
@@ -83,9 +83,9 @@ def read_jsonl(path):
             if not line:
                 continue
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                logger.warning("%s: line %d does not parse; skipped", path, number)
+                out.append(parse_json(line, what=f"line {number}"))
+            except JSONLimitError as exc:
+                logger.warning("%s: line %d does not parse (%s); skipped", path, number, exc)
     return out
 
 
@@ -123,6 +123,7 @@ class ResultsStore:
         self.cells_dir = self.folder / "cells"
         self.index_path = self.folder / "records.jsonl"
         self._warned = set()  # damaged cell files already reported
+        self._unstored = {}   # key -> record of a cell whose file could not be written (a folder holds its name)
 
     def __repr__(self):
         return f"ResultsStore({str(self.folder)!r})"
@@ -133,31 +134,48 @@ class ResultsStore:
         return self.cells_dir / f"{key}.json"
 
     def put(self, record):
-        """Store one record (atomically replacing any older record of the same cell)."""
+        """Store one record (atomically replacing any older record of the same cell).
+
+        A record whose file cannot be written because a folder holds its name
+        (``cells/<key>.json/``) is kept in memory for this store's lifetime,
+        with one warning saying what to remove: the sweep goes on, and the
+        report of this run has the cell.
+        """
         record = to_json_safe(record)
         text = json.dumps(record, sort_keys=True, allow_nan=False)
-        atomic_write_text(self._path(record["key"]), text + "\n")
+        path = self._path(record["key"])
+        try:
+            self.output.replace_in_subfolder("cells", path.name, (text + "\n").encode("utf-8"))
+        except IsADirectoryError:
+            self._unstored[record["key"]] = record
+            self._damaged(path, "it is a folder, not a cell file; this run keeps the cell's record in memory only: "
+                                "remove the folder to store it", action="")
+            return
+        self._unstored.pop(record["key"], None)
 
     def get(self, key):
         """The record of cell ``key``, or ``None`` if it has none or its file is damaged.
 
         A cell file is damaged when it cannot be read, is not a regular file
-        (a FIFO, a link to a device: refused without reading), holds more
-        than :data:`MAX_CELL_BYTES`, is not UTF-8 JSON, is
-        not a JSON object, or holds another cell's record (its ``key`` differs
-        from its file name): then ``None`` (the cell is recomputed), and one
-        warning naming the file and what is wrong, once per file.
+        (a folder, a FIFO, a link to a device: refused without reading), holds
+        more than :data:`MAX_CELL_BYTES` or is nested deeper than any record
+        (:func:`lgekit._json.parse_json`), is not UTF-8 JSON, is not a JSON
+        object, or holds another cell's record (its ``key`` differs from its
+        file name): then ``None`` (the cell is recomputed), and one warning
+        naming the file and what is wrong, once per file.
         """
         path = self._path(key)
+        if key in self._unstored:
+            return self._unstored[key]
         try:
             # a FIFO or a link to /dev/zero is refused at once, and a huge file from its size
             raw = read_input_bytes(path, bytes_per_byte=_JSON_BYTES_PER_BYTE, max_bytes=MAX_CELL_BYTES,
                                    what="a cell record")
-            record = json.loads(raw.decode("utf-8"))
+            record = parse_json(raw, what="it", max_bytes=MAX_CELL_BYTES)
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:  # only by outside damage
-            return self._damaged(path, f"unreadable: {type(exc).__name__}: {exc}")
+        except (OSError, ValueError) as exc:  # only by outside damage
+            return self._damaged(path, f"unreadable: {exc}")
         if not isinstance(record, dict):
             return self._damaged(path, f"it holds a JSON {type(record).__name__}, not a cell record")
         if record.get("key") != key:
@@ -166,15 +184,16 @@ class ResultsStore:
             return self._damaged(path, "it has no cell configuration")
         return record
 
-    def _damaged(self, path, why):
+    def _damaged(self, path, why, action=": the cell will be recomputed"):
         if path.name not in self._warned:
             self._warned.add(path.name)
-            logger.warning("damaged cell file %s (%s): the cell will be recomputed", path, why)
+            logger.warning("damaged cell file %s (%s)%s", path, why, action)
         return None
 
     def keys(self):
         """Keys of every stored cell (finished or not), sorted."""
-        return sorted(p.stem for p in self.cells_dir.glob("*.json") if not p.name.startswith("."))
+        return sorted({p.stem for p in self.cells_dir.glob("*.json") if not p.name.startswith(".")}
+                      | set(self._unstored))
 
     def finished_keys(self):
         """Keys of the cells whose records are results (status ``ok`` or ``diverged``)."""
@@ -201,31 +220,6 @@ class ResultsStore:
         self.output.write_text(self.index_path.name, "".join(line + "\n" for line in lines))
         return self.index_path
 
-    def clean_temporary_files(self):
-        """Remove the temporaries that interrupted writes of this store left behind; returns how many.
-
-        Only files named exactly ``.lgekit-tmp.<32 hex digits>.<target>``
-        (:data:`lgekit._atomic.TEMPORARY_PATTERN`) are removed, and only when
-        ``<target>`` is a file this store or the report writes there (a cell
-        record in ``cells/``; the index, plan, report, summary or a figure in
-        the folder): every other file, dotfile or not, is the user's.  The
-        temporaries of earlier lgekit versions (``tempfile.mkstemp`` names,
-        ``.<target>.<8 random characters><target's suffix>``, e.g.
-        ``.fig3.pdf.k2j4_x0q.pdf``) are recognised as well, for the same
-        targets only.  Call it while holding :meth:`lock`, so that no live
-        write is in progress.
-        """
-        removed = 0
-        for folder, targets in ((self.cells_dir, _CELL_TARGETS), (self.folder, _FOLDER_TARGETS)):
-            for path in folder.glob(".*"):
-                target = temporary_target(path.name) or _legacy_temporary_target(path.name)
-                if target is None or not targets.fullmatch(target) or path.is_symlink() or not path.is_file():
-                    continue
-                with contextlib.suppress(OSError):
-                    path.unlink()
-                    removed += 1
-        return removed
-
     def lock(self):
         """Hold the folder's exclusive lock (:meth:`lgekit._output_folder.OutputFolder.lock`).
 
@@ -244,19 +238,3 @@ class ResultsStore:
         """
         return self.output.lock()
 
-
-#: targets whose temporaries clean_temporary_files may remove, in the folder and in cells/ ("write-probe":
-#: the writability probe of earlier releases)
-_FOLDER_TARGETS = re.compile(r"records\.jsonl|plan\.json|summary\.json|report\.(?:md|html)"
-                             r"|fig[1-9][0-9]*\.(?:png|pdf)|write-probe|" + re.escape(MANIFEST_NAME))
-_CELL_TARGETS = re.compile(r"[0-9a-f]+\.json")
-#: the temporaries of earlier releases: tempfile.mkstemp(prefix=".<target>.", suffix=<target's suffixes>)
-_LEGACY_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}(\.[^.]+)", re.DOTALL)
-
-
-def _legacy_temporary_target(name):
-    """The target of a temporary named by earlier lgekit releases, or ``None``."""
-    match = _LEGACY_TEMPORARY.fullmatch(name)
-    if match is None or "".join(Path(match.group(1)).suffixes) != match.group(2):
-        return None
-    return match.group(1)

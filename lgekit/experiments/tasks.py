@@ -58,18 +58,41 @@ from ..metrics import average_precision, roc_auc
 from ..models import DivergenceError
 from .spec import MODELS, RecordSpec, canonical_json, cell_key
 
-__all__ = ["run_cell", "load_dataset", "make_model", "recording_callbacks", "AtEpochs", "MODELS"]
+__all__ = ["run_cell", "load_dataset", "make_model", "recording_callbacks", "AtEpochs", "MODELS", "DataChangedError",
+           "graph_recipe"]
 
 logger = logging.getLogger(__name__)
+
+
+class DataChangedError(ValueError):
+    """A data file's content is not the content the sweep was planned on (its cells are keyed by that hash)."""
 
 
 @functools.lru_cache(maxsize=2)
 def _load_dataset(spec_json):
     spec = json.loads(spec_json)
     if "name" in spec:
+        # a registered data set: its files are checked against the registry's SHA-256 by the loader
         return datasets.load(spec["name"], **spec.get("kwargs", {}))
-    # a Path, never a str: datasets.load reads a str that is a registered name as that data set
-    return datasets.load(Path(spec["path"]))
+    # a Path, never a str: datasets.load reads a str that is a registered name as that data set.  The content is
+    # hashed before and after it is read and both must be the plan's: the cells are stored under that hash, so a
+    # file changed since the plan (or while it is read) must not give results stored as the planned data's
+    path = Path(spec["path"])
+    _check_planned_content(path, spec.get("sha256"))
+    graph = datasets.load(path)
+    _check_planned_content(path, spec.get("sha256"))
+    return graph
+
+
+def _check_planned_content(path, planned):
+    if planned is None:
+        return
+    found = datasets.resolve(path).content_sha256()
+    if found != planned:
+        raise DataChangedError(f"the data file {str(path)!r} changed since the sweep was planned (its SHA-256 is now "
+                               f"{found[:12]}..., the plan's {planned[:12]}...): its cells are stored under the "
+                               "planned content's hash, so this cell is not computed on other data; run the command "
+                               "again to plan on the file as it is now")
 
 
 #: canonical data-set spec -> the Graph the driver shipped with the cell (kept for the next cells of this worker)
@@ -79,6 +102,19 @@ _shipped = {}
 def _graph(spec_json):
     shipped = _shipped.get(spec_json)
     return shipped if shipped is not None else _load_dataset(spec_json)
+
+
+def graph_recipe(graph):
+    """``graph`` itself: how the Dask engine sends a graph to the workers, as the result of a task.
+
+    A graph handed to ``client.scatter`` lives only on the workers: when the
+    worker holding it dies (``kill -9``, out of memory), the nanny starts a
+    new one, and every cell that needed the graph fails ("already
+    forgotten").  As the result of this task, the scheduler keeps the graph
+    in the task's arguments and computes it again on a new worker when the
+    one holding it is lost: the data is sent again, and the cells compute.
+    """
+    return graph
 
 
 def load_dataset(spec):

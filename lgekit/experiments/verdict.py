@@ -19,8 +19,8 @@ that resolves its thresholds and judges the empty and the all-diverged cases
 alike; the helpers below it (:func:`spread_rows`, :func:`overfit_summary`, ...)
 are the pieces the six rules share.
 
-:func:`write_report_files` writes a report's text and its figure atomically
-(temporary file, then rename, :mod:`lgekit._atomic`), whichever kind it is.
+:func:`write_report_files` writes a report's text and its figure, published
+together (:meth:`lgekit._output_folder.OutputFolder.run`), whichever kind it is.
 :class:`TheoryReport` is a theory check's whole result: tables, verdicts, a
 figure.
 """
@@ -33,7 +33,7 @@ from .aggregate import divergence_summary, group, run_series, spread
 
 __all__ = [
     "PASS", "FAIL", "REPRODUCED", "NOT_REPRODUCED", "INCONCLUSIVE", "STATUSES", "Verdict", "TheoryReport",
-    "Claim", "CLAIMS", "judged", "format_table", "write_report_files",
+    "Claim", "CLAIMS", "judged", "lost_grid_points", "format_table", "write_report_files",
 ]
 
 PASS = "PASS"
@@ -184,6 +184,16 @@ def judged(claim, spec):
     replacing some, and answers ``INCONCLUSIVE`` without calling the rule when
     there is no run to judge: no run at all, every run failed, or every run
     diverged (the evidence then gives the recorded reasons).
+
+    **No silent verdict on failed cells.**  A failed run (status ``error``: its
+    cell raised, its worker died, or it has no record) is never judged, and a
+    figure with failed runs is judged on the runs that finished only when
+    every grid point of the figure kept at least one finished run (ok or
+    diverged): the claims are read across the grid, and a point with no run
+    could turn any of them.  Otherwise the verdict is ``INCONCLUSIVE``, naming
+    the points lost.  When the rule does run, its evidence says on how many
+    of the runs it was judged and how many failed; its noise margins use the
+    seeds that finished.
     """
 
     def wrap(fn):
@@ -198,11 +208,34 @@ def judged(claim, spec):
                 return claim.verdict(
                     INCONCLUSIVE, f"every one of the {len(judged_runs)} runs diverged, so nothing can be judged: "
                                   + divergence_summary(judged_runs), {"n_diverged": len(judged_runs)}, th)
-            return fn(runs, th)
+            failed = len(runs) - len(judged_runs)
+            if not failed:
+                return fn(runs, th)
+            lost = lost_grid_points(runs, tuple(getattr(spec, "grid", None) or ()))
+            if lost:
+                return claim.verdict(
+                    INCONCLUSIVE, f"{failed} of the {len(runs)} runs failed (see Errors) and {len(lost)} grid "
+                                  f"point(s) have no finished run ({', '.join(lost[:4])}"
+                                  f"{', ...' if len(lost) > 4 else ''}): the claim is read across the grid, so the "
+                                  "runs that remain cannot decide it", {"n_failed": failed, "lost_points": lost}, th)
+            verdict = fn(runs, th)
+            verdict.evidence += (f" (judged on the {len(judged_runs)} of {len(runs)} runs that finished: {failed} "
+                                 "failed, and every grid point kept a finished run)")
+            verdict.numbers = {**(verdict.numbers or {}), "n_failed": failed}
+            return verdict
 
         return rule
 
     return wrap
+
+
+def lost_grid_points(runs, names):
+    """The grid points (``"lam_r=0.1, dim=8"``) of ``runs`` none of whose runs finished (all failed), in order."""
+    points = {}
+    for r in runs:
+        points.setdefault(tuple(r.get(n) for n in names), []).append(r)
+    return [", ".join(f"{n}={v:g}" if isinstance(v, (int, float)) else f"{n}={v}" for n, v in zip(names, point))
+            or "the only point" for point, rs in points.items() if all(r.get("status") == "error" for r in rs)]
 
 
 # ---------------------------------------------------------------------------- what the six rules share
@@ -323,7 +356,7 @@ def format_table(rows, columns=None, title=None):
 
 
 def write_report_files(folder, name, text=None, figure=None, formats=(("png", {"dpi": 130}), ("pdf", {}))):
-    """Write ``<name>.txt`` (when ``text`` is given) and ``<name>.<ext>`` per figure format, atomically.
+    """Write ``<name>.txt`` (when ``text`` is given) and ``<name>.<ext>`` per figure format, published together.
 
     Parameters
     ----------
@@ -345,13 +378,14 @@ def write_report_files(folder, name, text=None, figure=None, formats=(("png", {"
     """
     output = folder if isinstance(folder, OutputFolder) else OutputFolder(folder)
     written = []
-    if text is not None:
-        written.append(output.write_text(f"{name}.txt", text))
-    if figure is not None:
-        for ext, kw in formats:
-            with output.writing(f"{name}.{ext}") as tmp:
-                figure.savefig(tmp, format=ext, **kw)
-            written.append(output.path / f"{name}.{ext}")
+    with output.run():   # published together (with the rest of the run, when one is open)
+        if text is not None:
+            written.append(output.write_text(f"{name}.txt", text))
+        if figure is not None:
+            for ext, kw in formats:
+                with output.writing(f"{name}.{ext}") as fh:
+                    figure.savefig(fh, format=ext, **kw)
+                written.append(output.path / f"{name}.{ext}")
     return written
 
 

@@ -17,8 +17,8 @@ from ._base import BaseEmbedding
 from ._dcd_solver import DCDSolver
 from ._divergence import DivergenceError
 from ._machine import available_memory, max_n_threads
-from ._model_file import (MALFORMED_FILE_ERRORS, ModelFile, model_file_from_arrays, read_checked_npz, read_model_file,
-                          read_npy_header)
+from ._model_file import (MALFORMED_FILE_ERRORS, WRITE_PEAK_BYTES, ModelFile, model_file_from_arrays, read_checked_npz,
+                          read_model_file, read_npy_header, read_word2vec, word2vec_names, write_word2vec)
 from ._sgd_solver import SGDSolver
 from ._solver import EpochOrder, EpochStatus, Solver
 from ._training_data import TableLayout, TrainingData
@@ -29,4 +29,5 @@ from .transductive import NodeEmbedding
 __all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EpochOrder", "EpochStatus", "HingeEmbedding",
            "LogisticEmbedding", "MALFORMED_FILE_ERRORS", "ModelFile", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
            "TrainingData", "available_memory", "max_n_threads", "model_file_from_arrays", "read_checked_npz",
-           "read_model_file", "read_npy_header"]
+           "read_model_file", "read_npy_header", "read_word2vec", "word2vec_names", "write_word2vec",
+           "WRITE_PEAK_BYTES"]

@@ -541,7 +541,8 @@ class BaseEmbedding(BaseEstimator):
         return {
             "embedding": train.n_nodes * row,
             "work": 2 * int(self.n_threads) * row,
-            "pairs": (len(train.positives) + len(train.negatives)) * self._solver_class.bytes_per_pair + 64 * train.n_nodes,
+            "pairs": (len(train.positives) + len(train.negatives)) * self._solver_class.bytes_per_pair,
+            "nodes": 64 * train.n_nodes,   # per-node arrays (degrees, counts, orders), whatever the edges
         }
 
     def _check_memory(self, train):
@@ -556,6 +557,9 @@ class BaseEmbedding(BaseEstimator):
         if largest == "pairs":
             advice = ("use fewer training pairs: fewer negatives per edge (lgekit.split_edges(..., "
                       "negatives_per_positive=k)) or a smaller graph")
+        elif largest == "nodes":
+            advice = (f"the graph has {train.n_nodes:,} nodes for {n_pairs:,} training pairs: drop the nodes without "
+                      "edges, or load a graph with fewer nodes")
         else:
             advice = f"lower dim (now {self.dim})"
             if largest == "work":
@@ -564,12 +568,12 @@ class BaseEmbedding(BaseEstimator):
                 advice += " or use dtype='float32' (half the bytes)"
         # a model's own parts (e.g. LogisticEmbedding's exact diagnostics with a tie), named as it names them
         extra = "".join(f", {format_bytes(v)} for {k}" for k, v in parts.items()
-                        if k not in ("embedding", "work", "pairs"))
+                        if k not in ("embedding", "work", "pairs", "nodes"))
         raise MemoryError(
             f"{type(self).__name__}: training needs about {format_bytes(needed)} ({format_bytes(parts['embedding'])} "
             f"for the {train.n_nodes:,} x {self.dim:,} {self._dtype.name} embedding, {format_bytes(parts['work'])} "
-            f"for {self.n_threads} thread(s)' work rows, {format_bytes(parts['pairs'])} for {n_pairs:,} training "
-            f"pairs{extra}) but only {format_bytes(available)} is available ({source}); {advice}")
+            f"for {self.n_threads} thread(s)' work rows, {format_bytes(parts['nodes'])} for the {train.n_nodes:,} "
+            f"nodes' arrays, {format_bytes(parts['pairs'])} for {n_pairs:,} training pairs{extra}) but only {format_bytes(available)} is available ({source}); {advice}")
 
     def _initial_embedding(self, n_nodes, rng):
         """A fresh (n_nodes, dim) embedding drawn by :meth:`_fill_initial_embedding`."""

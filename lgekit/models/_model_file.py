@@ -27,9 +27,18 @@ older lgekits read them.
 Reading trusts nothing: every array's header is checked against the bytes
 the zip member holds before anything is allocated, and every metadata field
 against what it may hold (:func:`read_checked_npz`, :func:`model_file_from_arrays`).
+
+word2vec text files are written (:func:`write_word2vec`) and read
+(:func:`read_word2vec`) here too, both streamed: the writer holds one block of
+rows as text at a time, and the reader prices what it will allocate (the
+vectors and the ids, from a first pass over the file) against the memory left
+before allocating it, then fills it in a second pass -- about
+:data:`WORD2VEC_READ_BYTES_PER_BYTE` bytes of memory per byte of the file,
+where a list-of-lists reader needs dozens.
 """
 import json
 import math
+import re
 import struct
 import tokenize
 import zipfile
@@ -38,16 +47,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._atomic import atomic_path, atomic_write_text
-from .._input_file import memory_bound, open_regular_file
-from .._json import json_default
-from .._memory import format_bytes
+from .._atomic import atomic_path
+from .._input_file import DataFormatError, memory_bound, open_regular_file
+from .._json import JSONLimitError, json_default, parse_json
+from .._memory import available_memory, format_bytes
 from .._version import __version__
-from ..ids import object_array
+from ..ids import check_no_nan_ids, object_array
 from ._training_data import TWO_TABLE_KINDS
 
-__all__ = ["FORMAT_VERSION", "MALFORMED_FILE_ERRORS", "ModelFile", "model_file_from_arrays", "read_checked_npz",
-           "read_model_file", "read_npy_header", "word2vec_names", "write_model_file", "write_word2vec"]
+__all__ = ["FORMAT_VERSION", "MALFORMED_FILE_ERRORS", "ModelFile", "WORD2VEC_READ_BYTES_PER_BYTE", "WRITE_PEAK_BYTES",
+           "model_file_from_arrays", "read_checked_npz", "read_model_file", "read_npy_header", "read_word2vec",
+           "word2vec_names", "write_model_file", "write_word2vec"]
 
 # 2: the class is stored by its registry name, object node ids as typed JSON
 # 3: the graph's kind ("graph_kind"); directed and bipartite models add the second table
@@ -65,6 +75,24 @@ MALFORMED_FILE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, Valu
                          ArithmeticError, struct.error, RuntimeError, SyntaxError, tokenize.TokenError, MemoryError)
 
 _MAX_MEMBERS = 64
+
+#: the most memory writing a model file or a word2vec file takes beyond the model itself: numpy.savez writes
+#: each array through a 16 MiB buffer (and its bytes), the word2vec writer one block of rows as text
+#: (:data:`_WORD2VEC_BLOCK_BYTES`); tests/test_word2vec_memory.py measures both under this figure
+WRITE_PEAK_BYTES = 48 << 20
+#: the text of one block of word2vec rows (about): what the writer holds at a time
+_WORD2VEC_BLOCK_BYTES = 1 << 20
+#: the memory the word2vec reader needs per byte of its file, at most: a row of d numbers and an id of w
+#: characters takes at least 2d + w + 1 bytes of text, and 8d bytes of float64 numbers once read, plus its id
+#: (an int64, or 4 bytes a character) twice while the ids are checked for repeats; what a file needs exactly is
+#: priced after the first pass, before anything is allocated (read_word2vec); tests/test_word2vec_memory.py
+#: measures the peak under this bound
+WORD2VEC_READ_BYTES_PER_BYTE = 8
+# the longest line a word2vec file may have per number (a float written with every digit takes ~25 characters)
+_WORD2VEC_LINE_BYTES_PER_NUMBER = 64
+#: an id written as a whole number that reads back as the same text (no sign, no leading zero): kept as int64
+_CANONICAL_INT = re.compile(rb"0|-?[1-9][0-9]{0,18}")
+_INT64 = (-(2**63), 2**63 - 1)
 # deflate cannot expand data more than ~1032x: a member declaring more is a zip bomb or garbage
 _MAX_DEFLATE_RATIO = 1100
 
@@ -187,6 +215,9 @@ def _encode_id(value):
     a tuple becomes ``{"tuple": [...]}`` (the only dict in the encoding)."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        raise ValueError("node id nan cannot be saved: NaN is never equal to itself, so no lookup would find it "
+                         "again (lgekit refuses NaN ids wherever ids enter)")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, tuple):
@@ -221,9 +252,9 @@ def _parse_json_scalar(array, path, name):
     if array.shape != () or array.dtype.kind != "U":
         raise ValueError(f"{path}: {name!r} must be a 0-d string array, got shape {array.shape} of {array.dtype}")
     try:
-        return json.loads(str(array[()]))
-    except (ValueError, RecursionError) as exc:
-        raise ValueError(f"{path}: {name!r} is not valid JSON ({str(exc)[:100]})") from None
+        return parse_json(str(array[()]), what=f"{name!r}")
+    except JSONLimitError as exc:
+        raise ValueError(f"{path}: {str(exc)[:200]}") from None
 
 
 def _load_node_ids(arrays, kind, path, name="node_ids"):
@@ -236,7 +267,8 @@ def _load_node_ids(arrays, kind, path, name="node_ids"):
         if not isinstance(values, list):
             raise ValueError(f"{path}: '{name}_json' must hold a JSON list")
         try:
-            return object_array([_decode_id(value) for value in values])  # a list of tuples stays 1-D
+            ids = object_array([_decode_id(value) for value in values])  # a list of tuples stays 1-D
+            return check_no_nan_ids(ids, f"{path}: '{name}_json'")
         except (ValueError, RecursionError) as exc:
             raise ValueError(f"{path}: {str(exc)[:200]}") from None
     if name not in arrays:
@@ -261,10 +293,17 @@ def _check_loaded_ids(ids, n, path, what, table):
 def write_model_file(path, model_file):
     """Write ``model_file`` (a :class:`ModelFile`) to ``path`` atomically; returns ``path``.
 
+    ``path`` may be a binary file open for writing instead (``lgekit fit``
+    writes into its run's staging folder so): the arrays are written to it,
+    and it is left open.
+
     Raises
     ------
     ValueError
         If a node id is of a type the file cannot hold.
+    IsADirectoryError
+        When ``path`` names a folder (an existing one, or one written with a
+        trailing ``/``).
     """
     mf = model_file
     two_tables = mf.graph_kind in TWO_TABLE_KINDS
@@ -287,6 +326,9 @@ def write_model_file(path, model_file):
     arrays["meta"] = np.array(json.dumps(meta, default=json_default))
     for key, value in (mf.solver_state or {}).items():
         arrays[f"solver__{key}"] = np.asarray(value)
+    if hasattr(path, "write"):
+        np.savez(path, **arrays)
+        return path
     with atomic_path(path, suffix=".npz") as tmp:
         with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
@@ -443,18 +485,209 @@ def write_word2vec(path, vectors, names, *, binary=False):
     ``-binary 1``, gensim's ``binary=True``): the same header line, then per
     vector its name in UTF-8, one space, ``dim`` float32 little-endian
     numbers and a newline; float64 is rounded to float32, all the format holds.
+
+    Written a block of rows at a time (about 1 MiB of text): the memory it
+    takes does not grow with the model (:data:`WRITE_PEAK_BYTES` bounds it).
+    ``path`` may be a binary file open for writing instead (left open).
+
+    Raises
+    ------
+    IsADirectoryError
+        When ``path`` names a folder.
     """
-    if binary:
-        rows = np.ascontiguousarray(vectors, dtype="<f4")
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                fh.write(f"{vectors.shape[0]} {vectors.shape[1]}\n".encode("ascii"))
-                for name, row in zip(names, rows):
-                    fh.write(name.encode("utf-8") + b" " + row.tobytes() + b"\n")
+    if hasattr(path, "write"):
+        _write_word2vec_rows(path, vectors, names, binary)
         return path
-    fmt = "%.9g" if vectors.dtype == np.float32 else "%.17g"
-    lines = [f"{vectors.shape[0]} {vectors.shape[1]}"]
-    for name, row in zip(names, vectors):
-        lines.append(name + " " + " ".join(fmt % x for x in row))
-    atomic_write_text(path, "\n".join(lines) + "\n")
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            _write_word2vec_rows(fh, vectors, names, binary)
     return path
+
+
+def _write_word2vec_rows(fh, vectors, names, binary):
+    n, dim = vectors.shape
+    fh.write(f"{n} {dim}\n".encode("ascii"))
+    per_row = max(1, dim) * (4 if binary else 24)
+    step = max(1, _WORD2VEC_BLOCK_BYTES // per_row)
+    fmt = "%.9g" if vectors.dtype == np.float32 else "%.17g"
+    for lo in range(0, n, step):
+        block = vectors[lo:lo + step]
+        if binary:
+            rows = np.ascontiguousarray(block, dtype="<f4")
+            fh.write(b"".join(name.encode("utf-8") + b" " + row.tobytes() + b"\n"
+                              for name, row in zip(names[lo:lo + step], rows)))
+            continue
+        # float32 numbers formatted as the doubles they equal: the same text as formatting the float32
+        lines = [name + " " + " ".join([fmt % x for x in row]) for name, row in zip(names[lo:lo + step],
+                                                                                     block.tolist())]
+        fh.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def read_word2vec(path):
+    """The vectors and ids of a word2vec text file: ``(vectors (n, dim) float64, ids (n,))``.
+
+    The ids are int64 when every one is a whole number written as such
+    (``12``, not ``012`` or ``+12``), else text.  Two passes: the first reads
+    the ids (their number, longest length and kind) and checks every line,
+    so that the memory the result takes is known -- and refused in one line
+    when it exceeds what is left -- before it is allocated; the second fills
+    it, a block of lines at a time.
+
+    Raises
+    ------
+    FileNotFoundError
+    DataFormatError
+        A ``ValueError`` naming the file and the line: not a word2vec text
+        file (its first line must be ``n_vectors dim``), a line with another
+        number of fields, a coordinate that is not a finite number, an id
+        given twice, ids that are not UTF-8, a header that announces another
+        number of vectors than the file holds, or more memory than is left.
+    """
+    with open_regular_file(path, bytes_per_byte=WORD2VEC_READ_BYTES_PER_BYTE, what="a word2vec file") as fh:
+        header = fh.readline(256).split()
+        if len(header) != 2 or not all(h.isdigit() for h in header):
+            raise DataFormatError(f"not a word2vec text file (first line must be 'n_vectors dim', got "
+                                  f"{b' '.join(header)[:60].decode('utf-8', 'replace')!r})", path=path, line=1)
+        n, dim = int(header[0]), int(header[1])
+        size = fh.seek(0, 2)
+        fh.seek(len(b" ".join(header)))
+        fh.readline()
+        start = fh.tell()
+        # each row is at least an id and dim numbers, one character and a separator each
+        if n * 2 * (dim + 1) > size - start + 1:
+            raise DataFormatError(f"the header announces {n:,} vectors of dimension {dim:,}, which take at least "
+                                  f"{n * 2 * (dim + 1):,} bytes of text, but the file holds {size - start:,} after "
+                                  "it", path=path, line=1)
+        longest, characters, integers, count = _word2vec_ids_pass(fh, path, dim)
+        if count != n:
+            raise DataFormatError(f"the header announces {n:,} vectors, the file holds {count:,}", path=path)
+        kind, id_bytes = _word2vec_id_kind(n, longest, characters, integers)
+        needed = n * dim * 8 + id_bytes
+        available, source = available_memory()
+        if available is not None and needed > available:
+            raise DataFormatError(f"reading it needs {format_bytes(needed)} ({n:,} vectors of {dim:,} float64 numbers "
+                                  f"and their ids, checked for repeats) but {format_bytes(available)} is available "
+                                  f"({source})", path=path)
+        vectors = np.empty((n, dim), dtype=np.float64)
+        ids = np.empty(n, dtype=kind)
+        fh.seek(start)
+        _word2vec_fill_pass(fh, path, dim, vectors, ids, integers)
+    _refuse_duplicate_ids(ids, path)
+    return vectors, ids
+
+
+def _word2vec_id_kind(n, longest, characters, integers):
+    """``(dtype, bytes)``: how the ids are held and the memory they take, their check for repeats included.
+
+    Whole numbers: int64.  Text: a ``<U`` array (4 bytes a character of the
+    longest id, for every id), unless one id much longer than the others
+    makes Python strings cheaper (an object array).  The check for repeats
+    sorts a copy of a fixed-width array, or builds a set of the strings.
+    """
+    if integers:
+        return np.int64, 17 * n
+    fixed = 8 * max(longest, 1) * n + n
+    objects = 4 * characters + 160 * n    # str objects (their text in up to 4 bytes a character), the set's slots
+    return (f"<U{max(longest, 1)}", fixed) if fixed <= objects else (object, objects)
+
+
+def _word2vec_lines(fh, dim, path):
+    """``(line number, fields)`` of each non-empty line after the header, each line bounded in length."""
+    limit = _WORD2VEC_LINE_BYTES_PER_NUMBER * (dim + 1) + 4096
+    number = 1
+    while True:
+        line = fh.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit and not line.endswith(b"\n"):
+            raise DataFormatError(f"a line longer than {limit:,} bytes, more than an id and {dim:,} numbers take",
+                                  path=path, line=number)
+        fields = line.split()
+        if fields:
+            yield number, fields
+
+
+def _word2vec_ids_pass(fh, path, dim):
+    """First pass: every line has an id and ``dim`` fields.
+
+    Returns ``(longest id and all ids' length, in characters; whether every id is a whole number; count)``.
+    """
+    longest, characters, integers, count = 0, 0, True, 0
+    for number, fields in _word2vec_lines(fh, dim, path):
+        if len(fields) != dim + 1:
+            raise DataFormatError(f"expected a node id and {dim} numbers, got {len(fields)} fields", path=path,
+                                  line=number)
+        name = fields[0]
+        if integers and not (_CANONICAL_INT.fullmatch(name) and _INT64[0] <= int(name) <= _INT64[1]):
+            integers = False   # text ids (a whole number beyond int64 too: it stays exact as text)
+        if b"\0" in name:
+            raise DataFormatError("the node id holds a NUL character", path=path, line=number)
+        try:
+            length = len(name.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise DataFormatError("the node id is not UTF-8 text", path=path, line=number) from None
+        longest, characters, count = max(longest, length), characters + length, count + 1
+    return longest, characters, integers, count
+
+
+def _word2vec_fill_pass(fh, path, dim, vectors, ids, integers, block=1 << 14):
+    """Second pass: parse the numbers and ids into ``vectors`` and ``ids``, about ``block`` numbers at a time."""
+    row = 0
+    numbers, names, lines = [], [], []
+
+    def flush():
+        nonlocal row
+        k = len(names)
+        try:
+            values = np.array(numbers, dtype=np.float64).reshape(k, dim)
+        except ValueError:
+            for number, line_values in zip(lines, (numbers[i * dim:(i + 1) * dim] for i in range(k))):
+                for x in line_values:
+                    try:
+                        float(x)
+                    except ValueError:
+                        raise DataFormatError(f"non-numeric coordinate {x[:40].decode('utf-8', 'replace')!r}",
+                                              path=path, line=number) from None
+            raise
+        bad = ~np.isfinite(values)
+        if bad.any():
+            at = int(np.argwhere(bad)[0][0])
+            raise DataFormatError(f"a coordinate of node {names[at].decode('utf-8', 'replace')!r} is not a finite "
+                                  "number (NaN or infinity): an embedding lgekit can score holds finite numbers only",
+                                  path=path, line=lines[at])
+        vectors[row:row + k] = values
+        ids[row:row + k] = [int(x) for x in names] if integers else [x.decode("utf-8") for x in names]
+        row += k
+        numbers.clear()
+        names.clear()
+        lines.clear()
+
+    for number, fields in _word2vec_lines(fh, dim, path):
+        names.append(fields[0])
+        numbers.extend(fields[1:])
+        lines.append(number)
+        if len(numbers) + len(names) >= block:
+            flush()
+    if names:
+        flush()
+
+
+def _refuse_duplicate_ids(ids, path):
+    """A word2vec file names each vector once: an id given twice is refused (which row would be the node's?)."""
+    if len(ids) < 2:
+        return
+    if ids.dtype.kind == "O":
+        seen, twice = set(), []
+        for x in ids.tolist():
+            if x in seen:
+                twice.append(x)
+            seen.add(x)
+    else:
+        ordered = np.sort(ids)   # one copy and a mask: what _word2vec_id_kind priced
+        repeated = ordered[1:] == ordered[:-1]
+        twice = ordered[1:][repeated][:3].tolist() if repeated.any() else []
+    if twice:
+        shown = ", ".join(repr(x) for x in twice[:3])
+        raise DataFormatError(f"node id(s) {shown} name two or more vectors: a word2vec file names each vector once "
+                              "(which row would be the node's?)", path=path)
