@@ -51,7 +51,8 @@ def test_cora_loads_directed_and_says_how_email_eu_core_was_read(data_dir, caplo
 def test_fit_cora_trains_two_tables_and_evaluate_reads_the_model_kind(data_dir, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
     out = tmp_path / "cora"
-    assert main(["fit", "cora", "--model", "logistic", "--dim", "4", "--epochs", "1", "--out", str(out)]) == 0
+    assert main(["fit", "cora", "--model", "logistic", "--dim", "4", "--epochs", "1", "--test-fraction", "0.2",
+                 "--out", str(out)]) == 0
     assert (out / "context_embedding.txt").exists()
     capsys.readouterr()
     assert main(["evaluate", str(out / "embedding.npz"), "cora", "--test-fraction", "0.2"]) == 0
