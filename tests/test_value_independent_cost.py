@@ -30,9 +30,11 @@ def _median_epoch_seconds(model, split, embedding, rounds):
     times = []
     for _ in range(rounds):
         model.embedding_[:] = embedding
-        start = time.perf_counter()
+        # CPU time of this process: another process on a loaded host takes wall time from both sides
+        # unevenly, but not this process's cycles (subnormal assists are cycles of this process)
+        start = time.process_time()
         model.partial_fit(split, epochs=1)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return np.median(times)
 
 
@@ -48,7 +50,7 @@ class _NoDivergenceChecks(lgekit.LogisticEmbedding):
 @pytest.mark.parametrize("order", ["edge", "vertex"])
 def test_blown_up_embedding_epoch_costs_as_much_as_a_fresh_one(split, dtype, order):
     lr = 1.0 if order == "edge" else 0.01
-    model = _NoDivergenceChecks(dim=64, lam_r=0.0, epochs=1, lr=lr, dtype=dtype, order=order,
+    model = _NoDivergenceChecks(dim=64, lam_r=0.0, epochs=1, lr=lr, dtype=dtype, order=order, n_threads=1,
                                      diagnostics=True, random_state=0).fit(split)
     fresh = model.embedding_.copy()
     # x30: scores of ~(30 * 0.8)^2 saturate every sigmoid, the regime of Figure 4's D=300, lam_r=0 cell
