@@ -28,6 +28,12 @@ COMMON = {
     "warm_start": ["boolean"],
     # True is "sampled" (the default record); see lgekit.models._diagnostic_sample
     "diagnostics": [Options(str, {"sampled", "exact"}), "boolean"],
+    # early stopping on a validation split of the training graph (lgekit.evaluation.validation_split),
+    # scikit-learn's names and meanings; validation_tol is scikit-learn's tol (HingeEmbedding's tol is DCD's)
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    "validation_tol": [Interval(Real, 0, None, closed="left")],
 }
 
 #: ``lgekit.LogisticEmbedding`` (SGD)
@@ -75,13 +81,15 @@ DEFAULTS = {
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
         "diagnostics": "sampled", "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
-        "lam_tie": None,
+        "lam_tie": None, "early_stopping": False, "validation_fraction": 0.1, "n_iter_no_change": 5,
+        "validation_tol": 1e-4,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
         "inner_order": "fixed", "monotone": True, "weighting": "sample", "init_scale": 0.1, "tol": 1e-3,
         "dtype": "float32", "n_threads": 1, "schedule": "deterministic", "random_state": None, "verbose": 0,
-        "warm_start": False, "diagnostics": "sampled", "lam_r_context": None,
+        "warm_start": False, "diagnostics": "sampled", "lam_r_context": None, "early_stopping": False,
+        "validation_fraction": 0.1, "n_iter_no_change": 5, "validation_tol": 1e-4,
     },
 }
 

@@ -265,7 +265,8 @@ class HingeEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
                  schedule="deterministic", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
-                 lam_r_context=None):
+                 lam_r_context=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 validation_tol=1e-4):
         self.lam_r_context = lam_r_context
         self.dim = dim
         self.lam_pos = lam_pos
@@ -285,6 +286,10 @@ class HingeEmbedding(BaseEmbedding):
         self.verbose = verbose
         self.warm_start = warm_start
         self.diagnostics = diagnostics
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_tol = validation_tol
 
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),

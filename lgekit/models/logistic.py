@@ -510,7 +510,8 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.3, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
-                 lam_r_context=None, reverse_negatives=None, node_bias=None, lam_tie=None):
+                 lam_r_context=None, reverse_negatives=None, node_bias=None, lam_tie=None, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=5, validation_tol=1e-4):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -533,6 +534,10 @@ class LogisticEmbedding(BaseEmbedding):
         self.reverse_negatives = reverse_negatives
         self.node_bias = node_bias
         self.lam_tie = lam_tie
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_tol = validation_tol
 
     def _validate_params(self):
         super()._validate_params()
