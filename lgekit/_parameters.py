@@ -7,9 +7,9 @@ parser without loading the scientific stack.
 """
 from numbers import Integral, Real
 
-from ._validation import DTypes, Interval, Options
+from ._validation import DTypes, Grid, Interval, Options
 
-__all__ = ["COMMON", "LOGISTIC", "HINGE", "DEFAULTS", "PRESETS"]
+__all__ = ["COMMON", "LOGISTIC", "HINGE", "LOGISTIC_CV", "HINGE_CV", "DEFAULTS", "PRESETS"]
 
 #: the parameters every estimator shares (``lgekit.models.BaseEmbedding``)
 COMMON = {
@@ -70,6 +70,25 @@ HINGE = {
     "lam_r_context": [Interval(Real, 0, None, closed="neither"), None],
 }
 
+
+
+def _cv_table(table, lam_r):
+    """The table of a ``*CV`` estimator over ``table``: a grid of lambda_r in place of lambda_r (each value
+    accepted by ``lam_r``), an optional grid of dims, the score, no warm start (a search starts afresh)."""
+    out = {name: constraints for name, constraints in table.items() if name not in ("lam_r", "warm_start")}
+    out.update({
+        "lam_rs": [Grid(lam_r)],
+        "dims": [Grid(Interval(Integral, 1, None, closed="left")), None],
+        "scoring": [Options(str, ("ap", "micro_f1", "macro_f1"))],
+    })
+    return out
+
+
+#: ``lgekit.LogisticEmbeddingCV``: ``lam_rs`` (and ``dims``) searched on a validation split
+LOGISTIC_CV = _cv_table(LOGISTIC, LOGISTIC["lam_r"][0])
+#: ``lgekit.HingeEmbeddingCV``
+HINGE_CV = _cv_table(HINGE, HINGE["lam_r"][0])
+
 #: the estimators' default parameter values, by class name: the one place they are written down (the
 #: estimators' signatures must equal them, ``tests/test_defaults.py``), read by ``lgekit fit --help``
 #: without importing NumPy.  LogisticEmbedding's ``lam_r = 0.3`` is the best median test AP over
@@ -92,6 +111,20 @@ DEFAULTS = {
         "validation_fraction": 0.1, "n_iter_no_change": 5, "validation_tol": 1e-4,
     },
 }
+
+
+def _cv_defaults(name, lam_rs):
+    """A ``*CV`` estimator's defaults: its estimator's, with the grid ``lam_rs`` for lambda_r, no grid of dims,
+    link AP as the score, and early stopping on (each candidate stops on the validation pairs and the refit
+    runs the best one's epochs)."""
+    base = {k: v for k, v in DEFAULTS[name].items() if k not in ("lam_r", "warm_start")}
+    return {**base, "lam_rs": lam_rs, "dims": None, "scoring": "ap", "early_stopping": True}
+
+
+# the grids: around each estimator's default lambda_r, wide enough for the best value on every real graph in
+# benchmarks/README.md ("Norms chosen by validation")
+DEFAULTS["LogisticEmbeddingCV"] = _cv_defaults("LogisticEmbedding", (0.1, 0.2, 0.3, 0.45, 0.6, 1.0))
+DEFAULTS["HingeEmbeddingCV"] = _cv_defaults("HingeEmbedding", (1.0, 2.0, 3.0, 5.0, 10.0))
 
 #: named parameter sets (``lgekit fit --preset NAME``): each has a description and, per ``--model``, the
 #: parameters it sets (the others keep their defaults)

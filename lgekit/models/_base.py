@@ -1141,12 +1141,16 @@ class BaseEmbedding(BaseEstimator):
         solver = getattr(self, "solver_", None)
         state = solver.state() if solver is not None else dict(getattr(self, "_loaded_state", None) or {})
         return write_model_file(path, ModelFile(
-            class_name=type(self).__name__, params=self._params_for_save(), history=self.history_,
+            class_name=self._model_file_class_name(), params=self._params_for_save(), history=self.history_,
             n_iter=self.n_iter_, kernel_seed=getattr(self, "_kernel_seed", 0), graph_kind=self.graph_kind_,
             embedding=self.embedding_, node_ids=self.node_ids_,
             context_embedding=self.context_embedding_ if two_tables else None,
             context_node_ids=self.context_node_ids_ if two_tables else None, solver_state=state,
             early_stopping=self._early_stopping_state()))
+
+    def _model_file_class_name(self):
+        """The class a model file names (the one :meth:`load` builds)."""
+        return type(self).__name__
 
     def _early_stopping_state(self):
         """What a model file keeps of early stopping (None when the model has nothing of it)."""
