@@ -319,3 +319,29 @@ def test_too_small_a_validation_fraction_says_so():
     graph = lgekit.Graph.from_edges([(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)])
     with pytest.raises(ValueError, match="validation_fraction=0.1 holds out 0 of the 5 training edges"):
         MODELS["logistic"](early_stopping=True).fit(graph)
+
+
+def test_lgekit_fit_early_stopping_records_the_kept_epoch(tmp_path, capsys):
+    import json
+
+    import networkx as nx
+
+    from lgekit.cli import main
+
+    path = tmp_path / "caveman.edgelist"
+    path.write_text("".join(f"{u} {v}\n" for u, v in nx.connected_caveman_graph(10, 8).edges()))
+    out = tmp_path / "emb"
+    code = main(["fit", str(path), "--model", "logistic", "--dim", "8", "--epochs", "30", "--early-stopping",
+                 "--n-iter-no-change", "3", "--validation-fraction", "0.2", "--test-fraction", "0.2", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    info = json.loads((out / "fit.json").read_text())
+    history = json.loads((out / "history.json").read_text())
+    best = info["early_stopping"]["best_iteration"]
+    assert info["params"]["early_stopping"] is True and len(history) == info["n_iter"]
+    assert info["early_stopping"]["best_validation_score"] == max(r["val_ap"] for r in history)
+    assert f"the tables of epoch {best} (0-based)" in printed
+    loaded = LogisticEmbedding.load(out / "embedding.npz")
+    assert loaded.best_iteration_ == best and loaded.validation_scores_ == [r["val_ap"] for r in history]
+    # the final test AP is the kept epoch's, which the history's test AP of that epoch says too
+    assert info["final"]["test_ap"] == pytest.approx(history[best]["test_ap"], abs=1e-9)

@@ -115,8 +115,35 @@ class BaseEmbedding(BaseEstimator):
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
     ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"`` (estimates, with
     ``"objective_se"`` ..., by default: see ``diagnostics``), ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
-    this record ended the run), model keys and whatever callbacks add.  The
+    this record ended the run), model keys, ``"val_ap"`` with early stopping and whatever callbacks add.  The
     record that ends a diverged run also has ``"divergence_reason"``.
+
+    **Early stopping.**
+    With ``early_stopping=True``, ``fit`` holds out a validation split of
+    the training graph (:func:`lgekit.evaluation.validation_split`: a
+    ``validation_fraction`` of the training edges and 4, or the split's
+    number of, negatives per edge; seeded from ``random_state``, checked
+    against a split's test pairs), trains on the rest, scores the validation
+    pairs after every epoch (``"val_ap"`` in the record: their AP under the
+    model's own scores), and stops once ``n_iter_no_change`` epochs in a row
+    have not beaten the best score by ``validation_tol``
+    (scikit-learn's ``early_stopping``, ``validation_fraction``,
+    ``n_iter_no_change`` and ``tol``: ``HingeEmbedding``'s ``tol`` being
+    DCD's, the stopping one is ``validation_tol``).  The tables (and
+    HingeEmbedding's duals) of the best epoch are then put back:
+    ``best_iteration_`` is that epoch (0-based, as the records count),
+    ``best_validation_score_`` its score, ``validation_scores_`` every
+    epoch's; ``n_iter_`` and ``history_`` still count every epoch run.  The
+    validation edges are never trained on, so early stopping trades them
+    for the epochs it saves (``benchmarks/README.md``, "Norms chosen by
+    validation", has the figures; it is off by default).
+    ``fit(X, validation=...)`` takes a validation split made beforehand
+    (several fits can share one).  ``warm_start=True`` continues on the same
+    validation split, with the tables it starts from as the best so far;
+    ``partial_fit`` refuses ``early_stopping=True``, as scikit-learn's
+    ``MLPClassifier`` does.  A fit without early stopping removes these
+    attributes.  To choose :math:`\lambda_r` too, see
+    :class:`~lgekit.models.LogisticEmbeddingCV`.
 
     **Divergence.**
     After every epoch the record is checked; the first check that fires
@@ -172,10 +199,11 @@ class BaseEmbedding(BaseEstimator):
     protocol).  For link prediction (splitting edges is
     :func:`lgekit.split_edges`'s job, with its leak checks) tune ``lam_r`` on a
     validation split carved out of the training graph, and look at the test
-    split once::
+    split once: :class:`~lgekit.models.LogisticEmbeddingCV` does it, or by
+    hand::
 
         split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
-        val = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=1)
+        val = lgekit.evaluation.validation_split(split, validation_fraction=0.2, seed=1)
         base = LogisticEmbedding(dim=64, epochs=20, random_state=0)
         scores = {p["lam_r"]: clone(base).set_params(**p).fit(val).score(val)
                   for p in ParameterGrid({"lam_r": [0.0, 0.3, 1.0]})}
