@@ -123,7 +123,7 @@ def _cv_defaults(name, lam_rs):
 
 # the grids: around each estimator's default lambda_r, wide enough for the best value on every real graph in
 # benchmarks/README.md ("Norms chosen by validation")
-DEFAULTS["LogisticEmbeddingCV"] = _cv_defaults("LogisticEmbedding", (0.1, 0.2, 0.3, 0.45, 0.6, 1.0))
+DEFAULTS["LogisticEmbeddingCV"] = _cv_defaults("LogisticEmbedding", (0.1, 0.2, 0.3, 0.6, 1.0))
 DEFAULTS["HingeEmbeddingCV"] = _cv_defaults("HingeEmbedding", (1.0, 2.0, 3.0, 5.0, 10.0))
 
 #: named parameter sets (``lgekit fit --preset NAME``): each has a description and, per ``--model``, the
