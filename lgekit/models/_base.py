@@ -449,8 +449,9 @@ class BaseEmbedding(BaseEstimator):
 
     def _pair_options(self):
         """The parameters that decide the training pairs themselves (a change rebuilds them from ``X``)."""
-        return {"reverse_negatives": getattr(self, "reverse_negatives", 0.0), "early_stopping": self._carves_validation(),
-                "validation_fraction": getattr(self, "validation_fraction", None)}
+        carves = self._carves_validation()
+        return {"reverse_negatives": getattr(self, "reverse_negatives", 0.0), "early_stopping": carves,
+                "validation_fraction": self.validation_fraction if carves else None}
 
     def _carves_validation(self):
         """Whether ``fit`` trains on a part of the training graph and stops on the rest (``early_stopping``)."""
@@ -565,6 +566,8 @@ class BaseEmbedding(BaseEstimator):
         self._monitor = ValidationMonitor(data.positives, data.negatives, n_iter_no_change=self.n_iter_no_change,
                                           tol=self.validation_tol)
         if fresh or not isinstance(self.__dict__.get("validation_scores_"), list):
+            for name in self._EARLY_STOPPING_ATTRIBUTES:      # a fresh fit: nothing of an earlier one
+                self.__dict__.pop(name, None)
             self.validation_scores_ = []
         if not fresh and self.n_iter_ > 0:
             # the tables held now: those of best_iteration_ after an early-stopped fit, else of the last epoch
@@ -663,11 +666,15 @@ class BaseEmbedding(BaseEstimator):
         """Bytes a fresh fit allocates, by part: the embedding, the per-thread work rows and the
         solver's per-pair (and per-node) arrays."""
         row = int(self.dim) * self._dtype.itemsize
-        return {
+        parts = {
             "embedding": train.n_nodes * row,
             "work": 2 * int(self.n_threads) * row,
             "pairs": (len(train.positives) + len(train.negatives)) * self._solver_class.bytes_per_pair + 64 * train.n_nodes,
         }
+        if self._carves_validation():
+            # early stopping keeps a copy of the best epoch's tables (the duals are the solver's business)
+            parts["the best epoch's copy of the embedding (early stopping)"] = train.n_nodes * row
+        return parts
 
     def _check_memory(self, train):
         """MemoryError before allocating what cannot fit (it would thrash, then fail, much later)."""
