@@ -11,9 +11,8 @@ import time
 
 import numpy as np
 
-from .. import _parameters
+from .. import _parameters, _progress
 from .._random import check_random_state, draw_seed
-from .._validation import InvalidParameterError
 from ..datasets import as_graph
 from ..evaluation import validation_split
 from ..metrics import node_classification_f1
@@ -159,6 +158,9 @@ class EmbeddingCV:
             results["validation_score"].append(score)
             results["epochs"].append(epochs)
             results["fit_seconds"].append(time.process_time() - started)
+            if self.verbose >= 1:
+                _progress.write_line(f"{type(self).__name__}: lam_r={lam:g}, dim={dim}: validation {self.scoring} "
+                                     f"{score:.4f} after {epochs} epochs ({results['fit_seconds'][-1]:.1f} CPU s)")
         scores = np.asarray(results["validation_score"], dtype=np.float64)
         if not np.any(np.isfinite(scores)):
             raise ValueError(f"{type(self).__name__}: every candidate diverged (lam_rs={list(self.lam_rs)}); try "
