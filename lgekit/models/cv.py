@@ -280,12 +280,17 @@ class LogisticEmbeddingCV(EmbeddingCV, LogisticEmbedding):
         The candidates' stopping rule (see :class:`LogisticEmbedding`).
     epochs : int, default 50
         The most epochs a candidate runs.
-    dim, lam_pos, lam_neg, lam_r_context, lr, lr_offset, init_scale, order, negatives, weighting, dtype, \
-n_threads, schedule, random_state, verbose, diagnostics, reverse_negatives, node_bias, lam_tie
-        As for :class:`LogisticEmbedding`, for every candidate and the
-        refit.  ``random_state`` seeds the validation split and every fit:
-        with an int, the refit is ``LogisticEmbedding(random_state=that
-        int)``'s fit of the chosen setting.
+    random_state : None, int or numpy.random.Generator
+        Seeds the validation split and every fit: with an int, the refit is
+        ``LogisticEmbedding(random_state=that int)``'s fit of the chosen
+        setting.
+    dim, lam_pos, lam_neg, lam_r_context, lr, lr_offset, init_scale, order
+        As for :class:`LogisticEmbedding`, for every candidate and the refit.
+    negatives, weighting, dtype, n_threads, schedule, verbose, diagnostics
+        As for :class:`LogisticEmbedding` (the candidates fit without
+        ``diagnostics``, and one ``verbose`` level lower).
+    reverse_negatives, node_bias, lam_tie
+        As for :class:`LogisticEmbedding`.
 
     Attributes
     ----------
@@ -385,9 +390,12 @@ class HingeEmbeddingCV(EmbeddingCV, HingeEmbedding):
         As for :class:`LogisticEmbeddingCV`.
     epochs : int, default 20
         The most epochs a candidate runs.
-    dim, lam_pos, lam_neg, lam_r_context, inner_passes, inner_order, monotone, weighting, init_scale, tol, \
-dtype, n_threads, schedule, random_state, verbose, diagnostics
+    random_state : None, int or numpy.random.Generator
+        As for :class:`LogisticEmbeddingCV`.
+    dim, lam_pos, lam_neg, lam_r_context, inner_passes, inner_order, monotone
         As for :class:`HingeEmbedding`, for every candidate and the refit.
+    weighting, init_scale, tol, dtype, n_threads, schedule, verbose, diagnostics
+        As for :class:`HingeEmbedding`.
 
     Attributes
     ----------
