@@ -84,7 +84,7 @@ def part_es(args):
                 stopped = cls(**{**curve.get_params(), "early_stopping": True})
                 es_seconds = timed_fit(stopped, split)
                 params = {k: v for k, v in curve.get_params().items() if k not in ("lam_r", "warm_start")}
-                refit = cv_cls(**params, lam_rs=[curve.lam_r])
+                refit = cv_cls(**{**params, "early_stopping": True}, lam_rs=[curve.lam_r])
                 refit_seconds = timed_fit(refit, split)
                 rows.append(dict(best=ap.max(), best_epochs=int(ap.argmax()) + 1, last=ap[-1],
                                  es=stopped.score(split), run=stopped.n_iter_, kept=stopped.best_iteration_ + 1,
