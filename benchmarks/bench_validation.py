@@ -15,6 +15,8 @@ one thread, CPU seconds (``time.process_time``) of the fit alone; medians over t
   defaults (``scoring="ap"``) and with ``scoring="micro_f1"`` (fed the labels of the classifier's
   training nodes only), and the oracle: every lambda_r of the CV's grid fitted at the defaults and
   scored on the test split, the best per metric -- what a choice on validation could reach at best.
+* ``--part grid``: the test AP of LogisticEmbedding at each lambda_r of a grid (the defaults otherwise), per
+  real data set: where each graph's best lambda_r lies, which the CV estimator's default grid must cover.
 * ``--part warm``: warm starts along the lambda_r path (each candidate continued from the previous
   one's tables, largest lambda_r first) against cold candidates, on one validation split of
   BlogCatalog: the validation AP of each lambda_r both ways.
@@ -23,6 +25,7 @@ Usage::
 
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_validation.py --part es [--seeds 3]
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_validation.py --part cv [--seeds 3]
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_validation.py --part grid [--seeds 3]
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_validation.py --part warm
 """
 import argparse
@@ -163,6 +166,24 @@ def part_cv(args):
             f"{k} {v[0]}, {v[1]:g} ({median([o[v][k] for o in oracle]):.4f})" for k, v in best.items()))
 
 
+# ---------------------------------------------------------------------- where the best lambda_r lies
+def part_grid(args):
+    grid = args.lam_rs
+    print("| data set | " + " | ".join(f"lambda_r = {lam:g}" for lam in grid) + " | best |")
+    print("|---|" + "---|" * (len(grid) + 1))
+    for name in args.datasets:
+        graph = lgekit.datasets.load(name)
+        ap = {lam: [] for lam in grid}
+        for seed in range(args.seeds):
+            split = lgekit.split_edges(graph, test_fraction=0.2, seed=seed)
+            for lam in grid:
+                ap[lam].append(LogisticEmbedding(dim=args.dim, lam_r=lam, random_state=seed,
+                                                 diagnostics=False).fit(split).score(split))
+        m = {lam: median(v) for lam, v in ap.items()}
+        print(f"| {name} | " + " | ".join(f"{m[lam]:.4f}" for lam in grid) + f" | {max(m, key=m.get):g} |",
+              flush=True)
+
+
 # ---------------------------------------------------------------------- warm starts along the path
 def part_warm(args):
     graph = lgekit.datasets.load(args.warm_dataset)
@@ -192,7 +213,9 @@ def part_warm(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("es", "cv", "warm"), required=True)
+    parser.add_argument("--part", choices=("es", "cv", "grid", "warm"), required=True)
+    parser.add_argument("--lam-rs", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 1.0],
+                        help="--part grid: the lambda_r values")
     parser.add_argument("--datasets", nargs="+", default=list(ES_DATASETS))
     parser.add_argument("--cv-datasets", nargs="+", default=list(CV_DATASETS))
     parser.add_argument("--warm-dataset", default="blogcatalog")
@@ -201,7 +224,7 @@ def main(argv=None):
     parser.add_argument("--dims", type=int, nargs="+", default=None,
                         help="--part cv: also LogisticEmbeddingCV(dims=DIMS), and the oracle at each of DIMS")
     args = parser.parse_args(argv)
-    {"es": part_es, "cv": part_cv, "warm": part_warm}[args.part](args)
+    {"es": part_es, "cv": part_cv, "grid": part_grid, "warm": part_warm}[args.part](args)
 
 
 if __name__ == "__main__":
