@@ -345,3 +345,11 @@ def test_lgekit_fit_early_stopping_records_the_kept_epoch(tmp_path, capsys):
     assert loaded.best_iteration_ == best and loaded.validation_scores_ == [r["val_ap"] for r in history]
     # the final test AP is the kept epoch's, which the history's test AP of that epoch says too
     assert info["final"]["test_ap"] == pytest.approx(history[best]["test_ap"], abs=1e-9)
+
+
+def test_verbose_says_why_it_stopped_and_which_tables_it_kept(split, capsys):
+    model = MODELS["logistic"](random_state=0, early_stopping=True, n_iter_no_change=2, verbose=2).fit(split)
+    err = capsys.readouterr().err
+    assert f"stopped early after epoch {model.n_iter_ - 1}: val_ap did not improve by validation_tol=0.0001" in err
+    assert f"the tables of epoch {model.best_iteration_} (val_ap {model.best_validation_score_:.4f})" in err
+    assert "val_ap" in err.splitlines()[2]          # each epoch's line shows the validation AP

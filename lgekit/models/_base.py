@@ -420,7 +420,7 @@ class BaseEmbedding(BaseEstimator):
         that ``validation`` (or the validation split carved here) leaves to train on, and the validation
         pairs in ``_validation_data`` (a :class:`TrainingData` of the same rows, None without)."""
         self._pairs_options = self._pair_options()
-        self._validation_data = None
+        self.__dict__.pop("_validation_data", None)
         source = X
         if self._carves_validation():
             # drawn first, given a validation split or not, so that the fit's other draws are the same either way
@@ -491,7 +491,7 @@ class BaseEmbedding(BaseEstimator):
                 self._check_same_kind(train)
                 # rows by id: the same nodes in another order train their own rows; other nodes are refused
                 train = match_rows(train, self.node_ids_, self.__dict__.get("context_node_ids_"))
-                if self._validation_data is not None:
+                if "_validation_data" in self.__dict__:
                     self._validation_data = match_rows(self._validation_data, self.node_ids_,
                                                        self.__dict__.get("context_node_ids_"))
             if table.shape[1] != self.dim:
@@ -545,7 +545,10 @@ class BaseEmbedding(BaseEstimator):
         for name in self.solver_.settings:    # what may change between epochs without a rebuild
             setattr(self.solver_, name, arguments[name])
         self._data_source = X
-        self._validation_source = validation
+        if validation is None:
+            self.__dict__.pop("_validation_source", None)
+        else:
+            self._validation_source = validation
         self._id_lookup = None
         self._prepare_divergence_checks(fresh=not continue_, start=self.n_iter_)
         self._prepare_monitor(fresh=not continue_)
@@ -557,7 +560,7 @@ class BaseEmbedding(BaseEstimator):
         """The early-stopping monitor of this ``fit`` (``_monitor``; None without early stopping), and the
         attributes it fills: a fit without early stopping removes an earlier one's; a continued one
         (``warm_start``) starts from the tables it continues, scored, as the best so far."""
-        self._monitor = None
+        self.__dict__.pop("_monitor", None)
         if not self._carves_validation():
             for name in self._EARLY_STOPPING_ATTRIBUTES:
                 self.__dict__.pop(name, None)
@@ -823,11 +826,12 @@ class BaseEmbedding(BaseEstimator):
                 objective = record.get("objective")
                 bar.update(1, postfix=None if objective is None else f"objective {objective:.5g}")
                 if stop:
-                    why = (f"val_ap did not improve by validation_tol={self.validation_tol:g} for "
-                           f"{self.n_iter_no_change} epochs" if stop == "early stopping" else "a callback")
-                    logger.info("stopped after epoch %d: %s", epoch, why)
+                    why = (f"stopped early after epoch {epoch}: val_ap did not improve by validation_tol="
+                           f"{self.validation_tol:g} for {self.n_iter_no_change} epochs" if stop == "early stopping"
+                           else f"stopped by a callback after epoch {epoch}")
+                    logger.info(why)
                     if self.verbose >= 2:
-                        say(f"{name}: stopped after epoch {epoch}: {why}")
+                        say(f"{name}: {why}")
                     break
         finally:
             bar.close()
