@@ -213,3 +213,10 @@ def test_the_search_is_seeded_by_random_state(split):
     assert np.array_equal(a.cv_results_["validation_score"], b.cv_results_["validation_score"])
     assert np.array_equal(a.embedding_, b.embedding_)
     LogisticEmbeddingCV(dim=8, lam_rs=GRID, epochs=3, random_state=None).fit(split)   # drawn, any value
+
+
+def test_inside_node_embedding_an_f1_score_asks_for_labels(graph):
+    node = NodeEmbedding(LogisticEmbeddingCV(dim=4, lam_rs=(0.1, 0.3), epochs=3, random_state=0, scoring="micro_f1"),
+                         graph=graph, cache=False)
+    with pytest.raises(ValueError, match="y: scoring='micro_f1'"):
+        node.fit(np.asarray(graph.node_ids).reshape(-1, 1))

@@ -327,7 +327,9 @@ class LogisticEmbeddingCV(EmbeddingCV, LogisticEmbedding):
     ``LogisticEmbedding`` with ``lam_r = lam_r_`` (load it with
     ``LogisticEmbedding.load``); ``pickle`` keeps the search's attributes too.
     Inside ``GridSearchCV``/``Pipeline`` over node labels, wrap it in
-    :class:`~lgekit.models.NodeEmbedding` as any lgekit estimator.
+    :class:`~lgekit.models.NodeEmbedding` as any lgekit estimator; there it
+    chooses by link AP (``NodeEmbedding`` fits without labels, so an F1
+    ``scoring`` raises, asking for ``y``).
 
     Examples
     --------
