@@ -24,7 +24,7 @@ _EXPORTS = {
     "Graph": ".graph", "GraphWarning": ".graph",
     "EdgeSplit": ".evaluation", "split_edges": ".evaluation",
     "LogisticEmbedding": ".models", "HingeEmbedding": ".models", "DivergenceError": ".models",
-    "NodeEmbedding": ".models",
+    "NodeEmbedding": ".models", "LogisticEmbeddingCV": ".models", "HingeEmbeddingCV": ".models",
 }
 _SUBMODULES = {"datasets", "evaluation", "metrics", "neighbours", "callbacks", "models", "theory", "experiments", "reference",
                "plotting"}
@@ -33,7 +33,8 @@ __all__ = [
     "__version__", "show_versions",
     "Graph", "GraphWarning", "datasets",
     "EdgeSplit", "split_edges", "evaluation", "metrics", "neighbours",
-    "LogisticEmbedding", "HingeEmbedding", "NodeEmbedding", "DivergenceError", "callbacks",
+    "LogisticEmbedding", "HingeEmbedding", "LogisticEmbeddingCV", "HingeEmbeddingCV", "NodeEmbedding",
+    "DivergenceError", "callbacks",
     "theory", "experiments", "reference", "plotting",
 ]
 

@@ -7,9 +7,9 @@ parser without loading the scientific stack.
 """
 from numbers import Integral, Real
 
-from ._validation import DTypes, Interval, Options
+from ._validation import DTypes, Grid, Interval, Options
 
-__all__ = ["COMMON", "LOGISTIC", "HINGE", "DEFAULTS", "PRESETS"]
+__all__ = ["COMMON", "LOGISTIC", "HINGE", "LOGISTIC_CV", "HINGE_CV", "DEFAULTS", "PRESETS"]
 
 #: the parameters every estimator shares (``lgekit.models.BaseEmbedding``)
 COMMON = {
@@ -28,6 +28,12 @@ COMMON = {
     "warm_start": ["boolean"],
     # True is "sampled" (the default record); see lgekit.models._diagnostic_sample
     "diagnostics": [Options(str, {"sampled", "exact"}), "boolean"],
+    # early stopping on a validation split of the training graph (lgekit.evaluation.validation_split),
+    # scikit-learn's names and meanings; validation_tol is scikit-learn's tol (HingeEmbedding's tol is DCD's)
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    "validation_tol": [Interval(Real, 0, None, closed="left")],
 }
 
 #: ``lgekit.LogisticEmbedding`` (SGD)
@@ -64,6 +70,25 @@ HINGE = {
     "lam_r_context": [Interval(Real, 0, None, closed="neither"), None],
 }
 
+
+
+def _cv_table(table, lam_r):
+    """The table of a ``*CV`` estimator over ``table``: a grid of lambda_r in place of lambda_r (each value
+    accepted by ``lam_r``), an optional grid of dims, the score, no warm start (a search starts afresh)."""
+    out = {name: constraints for name, constraints in table.items() if name not in ("lam_r", "warm_start")}
+    out.update({
+        "lam_rs": [Grid(lam_r)],
+        "dims": [Grid(Interval(Integral, 1, None, closed="left")), None],
+        "scoring": [Options(str, ("ap", "micro_f1", "macro_f1"))],
+    })
+    return out
+
+
+#: ``lgekit.LogisticEmbeddingCV``: ``lam_rs`` (and ``dims``) searched on a validation split
+LOGISTIC_CV = _cv_table(LOGISTIC, LOGISTIC["lam_r"][0])
+#: ``lgekit.HingeEmbeddingCV``
+HINGE_CV = _cv_table(HINGE, HINGE["lam_r"][0])
+
 #: the estimators' default parameter values, by class name: the one place they are written down (the
 #: estimators' signatures must equal them, ``tests/test_defaults.py``), read by ``lgekit fit --help``
 #: without importing NumPy.  LogisticEmbedding's ``lam_r = 0.3`` is the best median test AP over
@@ -75,15 +100,31 @@ DEFAULTS = {
         "init_scale": 0.1, "order": "edge", "negatives": "fixed", "weighting": "sample", "dtype": "float32",
         "n_threads": 1, "schedule": "hogwild", "random_state": None, "verbose": 0, "warm_start": False,
         "diagnostics": "sampled", "lam_r_context": None, "reverse_negatives": None, "node_bias": None,
-        "lam_tie": None,
+        "lam_tie": None, "early_stopping": False, "validation_fraction": 0.1, "n_iter_no_change": 5,
+        "validation_tol": 1e-4,
     },
     "HingeEmbedding": {
         "dim": 100, "lam_pos": 1.0, "lam_neg": 0.03, "lam_r": 3.0, "epochs": 20, "inner_passes": 1,
         "inner_order": "fixed", "monotone": True, "weighting": "sample", "init_scale": 0.1, "tol": 1e-3,
         "dtype": "float32", "n_threads": 1, "schedule": "deterministic", "random_state": None, "verbose": 0,
-        "warm_start": False, "diagnostics": "sampled", "lam_r_context": None,
+        "warm_start": False, "diagnostics": "sampled", "lam_r_context": None, "early_stopping": False,
+        "validation_fraction": 0.1, "n_iter_no_change": 5, "validation_tol": 1e-4,
     },
 }
+
+
+def _cv_defaults(name, lam_rs):
+    """A ``*CV`` estimator's defaults: its estimator's, with the grid ``lam_rs`` for lambda_r, no grid of dims,
+    link AP as the score, and early stopping on (each candidate stops on the validation pairs and the refit
+    runs the best one's epochs)."""
+    base = {k: v for k, v in DEFAULTS[name].items() if k not in ("lam_r", "warm_start")}
+    return {**base, "lam_rs": lam_rs, "dims": None, "scoring": "ap", "early_stopping": True}
+
+
+# the grids: around each estimator's default lambda_r, wide enough for the best value on every real graph in
+# benchmarks/README.md ("Norms chosen by validation")
+DEFAULTS["LogisticEmbeddingCV"] = _cv_defaults("LogisticEmbedding", (0.1, 0.2, 0.3, 0.6, 1.0))
+DEFAULTS["HingeEmbeddingCV"] = _cv_defaults("HingeEmbedding", (1.0, 2.0, 3.0, 5.0, 10.0))
 
 #: named parameter sets (``lgekit fit --preset NAME``): each has a description and, per ``--model``, the
 #: parameters it sets (the others keep their defaults)

@@ -53,6 +53,7 @@ __all__ = [
     "Options",
     "InstanceOf",
     "DTypes",
+    "Grid",
     "make_constraint",
     "validate_params",
     "validate_parameter_constraints",
@@ -280,6 +281,29 @@ class DTypes(Constraint):
 
     def alternatives(self):
         return [repr(name) for name in self.names]
+
+
+class Grid(Constraint):
+    """The values of a search: a non-empty sequence (list, tuple, 1-D array) of distinct values, each accepted
+    by ``element`` (a :class:`Constraint`), e.g. ``Grid(Interval(Real, 0, None, closed="left"))`` for a grid
+    of :math:`\\lambda_r`.  A string, a set (no order) and a mapping are not sequences here."""
+
+    def __init__(self, element):
+        self.element = make_constraint(element)
+
+    def type_ok(self, value):
+        if isinstance(value, (str, bytes, set, frozenset, dict)) or not hasattr(value, "__len__"):
+            return False
+        return getattr(value, "ndim", 1) == 1
+
+    def is_satisfied_by(self, value):
+        if not self.type_ok(value) or len(value) == 0:
+            return False
+        items = list(value)
+        return all(self.element.is_satisfied_by(v) for v in items) and len(set(items)) == len(items)
+
+    def alternatives(self):
+        return [f"a non-empty sequence of distinct values, each {self.element}"]
 
 
 class _NoneConstraint(Constraint):

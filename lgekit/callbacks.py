@@ -6,7 +6,14 @@ epoch, ``on_epoch_end(model, epoch, record)`` after every epoch and
 dict: a callback may add fields to it (they end up in ``model.history_``),
 and returning True from ``on_epoch_end`` stops training after that epoch.
 Put the callbacks that compute a metric before the ones that read it
-(e.g. ``[LinkPredictionCallback(split), EarlyStopping("test_ap")]``).
+(e.g. ``[LinkPredictionCallback(val, heldout_name="val"), EarlyStopping("val_ap")]``).
+
+Stop on a VALIDATION split, never on the test split: an epoch chosen by the
+test AP makes the test AP reported for it optimistic (the maximum of a noisy
+curve over the data it is reported on).  The estimators' own
+``early_stopping=True`` carves the validation split out of the training
+graph and stops on it in one parameter; the callbacks below do the same by
+hand, with :func:`lgekit.evaluation.validation_split`.
 
 What a callback may read from the model: ``embedding_`` (updated in place
 between epochs; with ``context_embedding_`` for a directed or bipartite
@@ -21,12 +28,15 @@ Examples
 >>> import networkx as nx
 >>> import lgekit
 >>> from lgekit.callbacks import LinkPredictionCallback, EarlyStopping
->>> g = lgekit.Graph.from_networkx(nx.karate_club_graph())
+>>> g = lgekit.Graph.from_networkx(nx.connected_caveman_graph(10, 8))     # 10 cliques of 8 in a ring
 >>> split = lgekit.split_edges(g, test_fraction=0.2, seed=0)
+>>> val = lgekit.evaluation.validation_split(split, validation_fraction=0.2, seed=1)  # of split.train_graph
 >>> model = lgekit.LogisticEmbedding(dim=8, epochs=30, lam_r=0.1, random_state=0)
->>> _ = model.fit(split, callbacks=[LinkPredictionCallback(split), EarlyStopping("test_ap", patience=3)])
->>> "test_ap" in model.history_[0]
+>>> _ = model.fit(val, callbacks=[LinkPredictionCallback(val, heldout_name="val"), EarlyStopping("val_ap", patience=3)])
+>>> "val_ap" in model.history_[0]
 True
+>>> round(model.score(split), 2)          # the test split, looked at once, at the end
+0.92
 """
 import logging
 import time
@@ -303,11 +313,21 @@ class NodeClassificationCallback(Callback):
 class EarlyStopping(Callback):
     """Stop when a monitored record field stops improving; optionally restore the best embedding.
 
+    The estimators' ``early_stopping=True`` is this callback built in, on a
+    validation split it carves itself (scikit-learn's rule; see
+    :class:`~lgekit.models.BaseEmbedding`, "Early stopping").  The callback
+    watches any field, with Keras's rule (a gain below ``min_delta`` is no
+    improvement and no new best).
+
     Parameters
     ----------
-    monitor : str, default "test_ap"
+    monitor : str, default "val_ap"
         Record field to watch (added by an earlier callback, or a model field
         such as ``"objective"``).  Epochs whose record lacks it are ignored.
+        The default is the validation AP that ``early_stopping=True`` and
+        ``LinkPredictionCallback(val, heldout_name="val")`` record: a field of
+        the test split (``"test_ap"``) would choose the epoch on the data the
+        model is tested on.
     patience : int, default 5
         Stop after this many evaluated epochs without improvement.
     mode : {"max", "min"}, default "max"
@@ -327,7 +347,7 @@ class EarlyStopping(Callback):
         The epoch after which training was stopped (None if it ran out).
     """
 
-    def __init__(self, monitor="test_ap", patience=5, mode="max", min_delta=0.0, restore_best=True):
+    def __init__(self, monitor="val_ap", patience=5, mode="max", min_delta=0.0, restore_best=True):
         validate_params({"monitor": [InstanceOf(str, "a record field name (str)")],
                          "patience": [Interval(Integral, 1, None, closed="left")],
                          "mode": [Options(str, {"max", "min"})],

@@ -4,6 +4,9 @@ Experimental Protocols".
 
 :func:`split_edges` holds out a fraction of the edges for testing and draws
 negative (non-edge) pairs for training and for testing;
+:func:`validation_split` splits a TRAINING graph the same way, for choosing
+what the test split must not choose (epochs, λr), and
+:func:`check_validation_split` checks that it holds no test pair;
 :func:`sample_negative_pairs` is the sampler it uses (a Cython kernel,
 ``lgekit/_sampling.pyx``).  Both respect the graph's kind: arcs stay arcs
 in a directed graph, pairs join the two sides of a bipartite one.  Every
@@ -24,7 +27,8 @@ from ._validation import Interval, Options, check_pairs, validate_arguments
 from .datasets import as_graph
 from .graph import Graph
 
-__all__ = ["EdgeSplit", "LeakError", "check_directed", "non_reciprocal_arcs", "sample_negative_pairs", "split_edges"]
+__all__ = ["EdgeSplit", "LeakError", "check_directed", "check_validation_split", "non_reciprocal_arcs",
+           "sample_negative_pairs", "split_edges", "validation_split"]
 
 logger = logging.getLogger(__name__)
 
@@ -636,3 +640,158 @@ def split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=0, keep
     logger.info("split %s: %d train / %d test edges, %d + %d negatives", graph.name or "graph",
                 len(train_pos), n_test, len(train_neg), len(test_neg))
     return split
+
+
+# ---------------------------------------------------------------------- the validation split
+@validate_arguments({
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "seed": ["random_state"],
+    "negatives_per_positive": [Interval(Integral, 1, None, closed="left"), None],
+})
+def validation_split(data, validation_fraction=0.1, seed=0, *, negatives_per_positive=None):
+    """Hold out a validation part of a TRAINING graph: the split that chooses epochs and :math:`\\lambda_r`.
+
+    The test split answers one question, once: how good is the model that
+    was chosen.  Anything chosen by looking at it (when to stop, which
+    :math:`\\lambda_r`) makes its answer optimistic.  The choices are made
+    on a validation split instead, carved out of the training graph alone
+    by the protocol of :func:`split_edges` -- a uniformly random
+    ``validation_fraction`` of the training edges held out as validation
+    positives, ``negatives_per_positive`` non-edges of the training graph
+    per positive as validation negatives, and as many non-edges of what is
+    left per remaining edge as its training negatives -- so that
+    ``validation.graph`` is the training graph and nothing in it depends on
+    the test pairs.  The estimators' ``early_stopping`` and the ``*CV``
+    estimators (:class:`~lgekit.models.LogisticEmbeddingCV`) use it.
+
+    Parameters
+    ----------
+    data : EdgeSplit, or a graph in any form of :func:`lgekit.datasets.as_graph`
+        A split: its ``train_graph`` is split (never its test pairs), with
+        its ``negatives_per_positive``, ``keep_connected`` and
+        ``negative_sampler``, and the result is checked against it
+        (:func:`check_validation_split`).  A graph: the whole graph is the
+        training graph (4 negatives per positive, uniform, not kept
+        connected).
+    validation_fraction : float in (0, 1), default 0.1
+        Share of the training edges held out, as ``split_edges``'s
+        ``test_fraction`` (``round(validation_fraction * m)`` edges).
+    seed : None, int or numpy.random.Generator, default 0
+        The same int gives the same validation split.
+    negatives_per_positive : int >= 1 or None, default None
+        None: the split's own, or 4 for a graph.
+
+    Returns
+    -------
+    EdgeSplit
+        Of the training graph: ``graph`` is the training graph,
+        ``train_graph`` what the model trains on, ``test_positives`` and
+        ``test_negatives`` the validation pairs (score them with
+        ``LinkPredictionCallback(validation, heldout_name="val")``).
+
+    Raises
+    ------
+    ValueError
+        When ``validation_fraction`` holds out no edge (too small for the
+        graph) or every training edge, or cannot keep the training graph
+        connected (``keep_connected`` splits).
+    lgekit._validation.InvalidParameterError
+        A parameter of the wrong type or out of range.
+
+    Notes
+    -----
+    Validation negatives avoid the training graph's edges only, never the
+    test pairs, for the reason :func:`split_edges` gives for training
+    negatives: a sampler that avoided the held-out test edges would tell
+    the model selection which pairs they are.  So a validation negative can
+    be a test edge by chance (about ``m_test / (n^2 / 2)`` per pair), and the
+    validation split of two splits that share a training graph is the same
+    whatever their test pairs are.
+
+    Examples
+    --------
+    >>> from lgekit import Graph
+    >>> g = Graph.from_edges([(i, (i + k) % 30) for i in range(30) for k in (1, 2, 3)])
+    >>> split = split_edges(g, test_fraction=0.2, seed=0)
+    >>> val = validation_split(split, validation_fraction=0.25, seed=1)
+    >>> val.graph.n_edges == split.train_graph.n_edges, len(val.test_positives), val.train_graph.n_edges
+    (True, 18, 54)
+    """
+    if _is_train_test_split(data):
+        graph, r = data.train_graph, getattr(data, "negatives_per_positive", 4)
+        keep_connected, sampler = getattr(data, "keep_connected", False), getattr(data, "negative_sampler", "uniform")
+    else:
+        graph, r, keep_connected, sampler = as_graph(data, "data"), 4, False, "uniform"
+    r = r if negatives_per_positive is None else int(negatives_per_positive)
+    m = graph.n_edges
+    n_held = int(round(float(validation_fraction) * m))
+    if n_held < 1 or n_held >= m:
+        raise ValueError(f"validation_fraction={validation_fraction!r} holds out {n_held} of the {m} training edges; "
+                         "a validation split needs at least one validation edge and one edge left to train on: "
+                         f"use a validation_fraction in [{1 / max(m, 1):.3g}, {1 - 1 / max(m, 1):.3g}]"
+                         if m >= 2 else f"the training graph has {m} edge(s); a validation split needs at least 2")
+    try:
+        validation = split_edges(graph, test_fraction=validation_fraction, negatives_per_positive=r, seed=seed,
+                                 keep_connected=keep_connected, negative_sampler=sampler)
+    except ValueError as exc:
+        if not keep_connected:
+            raise
+        raise ValueError(f"validation_fraction={validation_fraction!r}: {exc}") from None
+    if _is_train_test_split(data):
+        check_validation_split(data, validation)
+    return validation
+
+
+def _is_train_test_split(data):
+    """Whether ``data`` is a split (by what it holds, as the estimators read it), whose training graph is
+    ``data.train_graph``: :func:`lgekit.datasets.as_graph` reads a split as its WHOLE graph."""
+    return hasattr(data, "train_graph") and hasattr(data, "test_positives")
+
+
+def check_validation_split(data, validation):
+    """Check that ``validation`` is a validation split of ``data``'s training graph; return it.
+
+    Raises :class:`LeakError` when it is not: when its whole graph is not
+    the training graph (the same nodes, kind and edges: a validation split
+    of a split's full graph would hold out test edges as validation edges,
+    or train on them), when a validation positive is a held-out test edge of
+    ``data``, or when a validation negative is an edge of the training
+    graph.  ``validation.check()`` runs too.  That the validation pairs do not
+    depend on the test pairs is what :func:`validation_split` guarantees by
+    construction (tested by changing a split's test pairs).
+
+    Parameters
+    ----------
+    data : EdgeSplit, or a graph in any form of :func:`lgekit.datasets.as_graph`
+        The train/test split (its ``train_graph`` is the training graph), or
+        the training graph itself.
+    validation : EdgeSplit
+        The split whose test pairs are the validation pairs.
+
+    Raises
+    ------
+    TypeError
+        ``validation`` is not an ``EdgeSplit``.
+    LeakError
+        See above.
+    """
+    if not isinstance(validation, EdgeSplit):
+        raise TypeError(f"validation must be an EdgeSplit (from lgekit.evaluation.validation_split), got "
+                        f"{type(validation).__name__}")
+    validation.check()
+    split = data if _is_train_test_split(data) else None
+    train, inner = (split.train_graph if split is not None else as_graph(data, "data")), validation.graph
+    if (inner.n_nodes != train.n_nodes or inner.kind != train.kind or inner.n_left != train.n_left
+            or not np.array_equal(inner.indptr, train.indptr) or not np.array_equal(inner.indices, train.indices)):
+        _fail(f"the validation split's graph ({inner.n_nodes} nodes, {inner.n_edges} edges) is not the training "
+              f"graph ({train.n_nodes} nodes, {train.n_edges} edges): a validation split must be carved out of "
+              "split.train_graph, never out of the graph whose edges the test split holds out")
+    if split is not None and len(split.test_positives) and len(validation.test_positives):
+        n = split.graph.n_nodes
+        test = split.test_positives[:, 0] * n + split.test_positives[:, 1]
+        held = validation.test_positives[:, 0] * n + validation.test_positives[:, 1]
+        if np.isin(held, test).any():
+            _fail("a validation positive is a test edge of the split")
+    if _in_pattern(train, validation.test_negatives).any():
+        _fail("a validation negative is an edge of the training graph")
+    return validation

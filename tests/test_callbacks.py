@@ -142,7 +142,7 @@ def test_early_stopping_on_model_field(split):
 
 
 def test_early_stopping_warns_when_field_missing(split):
-    with pytest.warns(RuntimeWarning, match="no record had the field 'test_ap'"):
+    with pytest.warns(RuntimeWarning, match="no record had the field 'val_ap'"):
         model(epochs=2).fit(split, callbacks=[EarlyStopping()])
 
 

@@ -187,7 +187,7 @@ def test_score_pairs_and_transform(split):
 def test_callbacks_and_early_stopping(split):
     from lgekit.callbacks import EarlyStopping, LinkPredictionCallback
     model = HingeEmbedding(dim=8, epochs=6, lam_r=1.0, random_state=0)
-    model.fit(split, callbacks=[LinkPredictionCallback(split), EarlyStopping(patience=2)])
+    model.fit(split, callbacks=[LinkPredictionCallback(split), EarlyStopping("test_ap", patience=2)])
     assert all("test_ap" in r for r in model.history_)
     chance = len(split.test_positives) / (len(split.test_positives) + len(split.test_negatives))
     # a random ranking has AP ~ chance (0.2 here, sd ~0.02 with ~100 test edges); the planted

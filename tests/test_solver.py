@@ -44,6 +44,12 @@ def test_estimators_keep_one_solver(split):
                            "_initial_score", "_divergence_reference", "_divergence_solver",
                            # what the training pairs were built with (a continued fit rebuilds the same ones)
                            "_pairs_options", "_reverse_seed"}, private
+    # early stopping adds its validation split's seed and pairs (and the split given to fit, if one was)
+    stopped = fitted(split, early_stopping=True, validation_fraction=0.3)
+    private = {k for k in vars(stopped) if k.startswith("_")}
+    assert private <= {"_dtype", "_rng", "_kernel_seed", "_data_source", "_id_lookup", "_run_start", "_initial_score",
+                       "_divergence_reference", "_divergence_solver", "_pairs_options", "_reverse_seed",
+                       "_validation_seed", "_validation_data"}, private
 
 
 def test_sgd_solver_pairs_are_read_only_copies_of_the_training_pairs(split):

@@ -397,6 +397,11 @@ def _run(args, held):
                 "files": files,
                 # the content of each file this record describes: lgekit evaluate refuses a folder mixing runs
                 "sha256": {name: folder.staged_sha256(name) for role, name in files.items() if role != "record"}}
+        if getattr(model, "best_iteration_", None) is not None:
+            # --early-stopping: the epoch whose tables the model holds, chosen on a validation split of the training
+            # edges
+            info["early_stopping"] = {"best_iteration": model.best_iteration_,
+                                      "best_validation_score": model.best_validation_score_}
         solver = getattr(model, "solver_", None)
         # what the graph-dependent defaults (None) resolved to for this graph (the tie's weight, the reverse pairs)
         info["in_force"] = solver.settings_in_force() if solver is not None else {}
@@ -407,10 +412,16 @@ def _run(args, held):
         folder.remove_stale(keep=set(files.values()))
     removed = folder.removed   # what the publication removed (a file changed meanwhile is kept)
     last = model.history_[-1] if model.history_ else {}
+    if "early_stopping" in info:      # the record of the tables the model holds
+        last = next(r for r in model.history_ if r["epoch"] == model.best_iteration_)
     # without diagnostics the records hold no objective: say nothing of it rather than "nan"
     objective = f", objective {last['objective']:.6g}" if "objective" in last else ""
     print(f"{type(model).__name__} on {args.graph}: {model.n_iter_} epochs{objective}, mean norm "
           f"{last.get('mean_norm', float('nan')):.4g}")
+    if "early_stopping" in info:
+        print(f"early stopping: the tables of epoch {model.best_iteration_} (0-based), validation AP "
+              f"{model.best_validation_score_:.4f} on {model.validation_fraction:g} of the training edges held out "
+              "(the objective and mean norm above are that epoch's)")
     for key, value in final.items():
         print(f"{key}: {value:.4f}")
     if note:

@@ -6,6 +6,8 @@
 * what they train on: :class:`TrainingData` and the two tables' :class:`TableLayout`
   (``_training_data.py``); model files and word2vec export (``_model_file.py``); divergence
   (``_divergence.py``); the machine's limits (``_machine.py``);
+* :class:`LogisticEmbeddingCV`, :class:`HingeEmbeddingCV` (``cv.py``): lambda_r (and dim) chosen on a
+  validation split of the training graph, then refitted (scikit-learn's ``*CV`` pattern);
 * :class:`NodeEmbedding` (``transductive.py``): an estimator holding the graph and taking node ids
   as ``X``, so that scikit-learn's model selection can tune it on node labels;
 * solvers (a fitted model's ``solver_``): :class:`SGDSolver` (``_sgd_solver.py``) and
@@ -22,12 +24,13 @@ from ._model_file import (MALFORMED_FILE_ERRORS, WRITE_PEAK_BYTES, ModelFile, mo
 from ._sgd_solver import SGDSolver
 from ._solver import EpochOrder, EpochStatus, Solver
 from ._training_data import TableLayout, TrainingData
+from .cv import EmbeddingCV, HingeEmbeddingCV, LogisticEmbeddingCV
 from .hinge import HingeEmbedding
 from .logistic import LogisticEmbedding
 from .transductive import NodeEmbedding
 
-__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EpochOrder", "EpochStatus", "HingeEmbedding",
-           "LogisticEmbedding", "MALFORMED_FILE_ERRORS", "ModelFile", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
+__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EmbeddingCV", "EpochOrder", "EpochStatus", "HingeEmbedding",
+           "HingeEmbeddingCV", "LogisticEmbedding", "LogisticEmbeddingCV", "MALFORMED_FILE_ERRORS", "ModelFile", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
            "TrainingData", "available_memory", "max_n_threads", "model_file_from_arrays", "read_checked_npz",
            "read_model_file", "read_npy_header", "read_word2vec", "word2vec_names", "write_word2vec",
            "WRITE_PEAK_BYTES"]

@@ -20,15 +20,18 @@ from ..graph import warn_outside_lgekit
 from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
+from ..evaluation import check_validation_split, validation_split
 from ..ids import concat_ids, node_id_query, node_positions
 from ..metrics import average_precision, average_precision_from_scores
 from ..neighbours import top_k_scores
 from ._divergence import DivergenceError, divergence_reason
+from ._early_stopping import ValidationMonitor
 from ._interrupt import DeferredInterrupt
 from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
 from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, word2vec_names, write_model_file, \
     write_word2vec
-from ._training_data import TWO_TABLE_KINDS, TableLayout, describe_input, graph_node_ids, match_rows, training_data
+from ._training_data import TWO_TABLE_KINDS, TableLayout, TrainingData, describe_input, graph_node_ids, match_rows, \
+    training_data
 
 __all__ = ["BaseEmbedding", "DivergenceError", "model_is_non_deterministic"]
 
@@ -112,8 +115,35 @@ class BaseEmbedding(BaseEstimator):
     ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
     ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"`` (estimates, with
     ``"objective_se"`` ..., by default: see ``diagnostics``), ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
-    this record ended the run), model keys and whatever callbacks add.  The
+    this record ended the run), model keys, ``"val_ap"`` with early stopping and whatever callbacks add.  The
     record that ends a diverged run also has ``"divergence_reason"``.
+
+    **Early stopping.**
+    With ``early_stopping=True``, ``fit`` holds out a validation split of
+    the training graph (:func:`lgekit.evaluation.validation_split`: a
+    ``validation_fraction`` of the training edges and 4, or the split's
+    number of, negatives per edge; seeded from ``random_state``, checked
+    against a split's test pairs), trains on the rest, scores the validation
+    pairs after every epoch (``"val_ap"`` in the record: their AP under the
+    model's own scores), and stops once ``n_iter_no_change`` epochs in a row
+    have not beaten the best score by ``validation_tol``
+    (scikit-learn's ``early_stopping``, ``validation_fraction``,
+    ``n_iter_no_change`` and ``tol``: ``HingeEmbedding``'s ``tol`` being
+    DCD's, the stopping one is ``validation_tol``).  The tables (and
+    HingeEmbedding's duals) of the best epoch are then put back:
+    ``best_iteration_`` is that epoch (0-based, as the records count),
+    ``best_validation_score_`` its score, ``validation_scores_`` every
+    epoch's; ``n_iter_`` and ``history_`` still count every epoch run.  The
+    validation edges are never trained on, so early stopping trades them
+    for the epochs it saves (``benchmarks/README.md``, "Norms chosen by
+    validation", has the figures; it is off by default).
+    ``fit(X, validation=...)`` takes a validation split made beforehand
+    (several fits can share one).  ``warm_start=True`` continues on the same
+    validation split, with the tables it starts from as the best so far;
+    ``partial_fit`` refuses ``early_stopping=True``, as scikit-learn's
+    ``MLPClassifier`` does.  A fit without early stopping removes these
+    attributes.  To choose :math:`\lambda_r` too, see
+    :class:`~lgekit.models.LogisticEmbeddingCV`.
 
     **Divergence.**
     After every epoch the record is checked; the first check that fires
@@ -169,10 +199,11 @@ class BaseEmbedding(BaseEstimator):
     protocol).  For link prediction (splitting edges is
     :func:`lgekit.split_edges`'s job, with its leak checks) tune ``lam_r`` on a
     validation split carved out of the training graph, and look at the test
-    split once::
+    split once: :class:`~lgekit.models.LogisticEmbeddingCV` does it, or by
+    hand::
 
         split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
-        val = lgekit.split_edges(split.train_graph, test_fraction=0.2, seed=1)
+        val = lgekit.evaluation.validation_split(split, validation_fraction=0.2, seed=1)
         base = LogisticEmbedding(dim=64, epochs=20, random_state=0)
         scores = {p["lam_r"]: clone(base).set_params(**p).fit(val).score(val)
                   for p in ParameterGrid({"lam_r": [0.0, 0.3, 1.0]})}
@@ -273,7 +304,7 @@ class BaseEmbedding(BaseEstimator):
                                 "running on one thread", RuntimeWarning)
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, y=None, *, callbacks=None):
+    def fit(self, X, y=None, *, callbacks=None, validation=None):
         """Fit the embedding.
 
         Parameters
@@ -286,6 +317,13 @@ class BaseEmbedding(BaseEstimator):
         callbacks : sequence of lgekit.callbacks.Callback, optional
             Called in order at the start, after every epoch (a callback
             returning True stops training) and at the end.
+        validation : EdgeSplit, optional
+            With ``early_stopping=True`` only: the validation split to stop
+            on, made by :func:`lgekit.evaluation.validation_split` from
+            ``X`` (checked: :func:`~lgekit.evaluation.check_validation_split`),
+            instead of the one ``fit`` carves itself with
+            ``validation_fraction``; several fits (a grid of ``lam_r``) can
+            then share one.  See "Early stopping" in the class docstring.
 
         Returns
         -------
@@ -293,6 +331,9 @@ class BaseEmbedding(BaseEstimator):
 
         Raises
         ------
+        lgekit.evaluation.LeakError
+            ``validation`` is not a validation split of ``X``'s training
+            graph (it holds a test edge, or is a split of another graph).
         DivergenceError
             When the iterates become non-finite or explode (``history_`` is
             kept, its last record has ``"diverged": True``).
@@ -302,7 +343,7 @@ class BaseEmbedding(BaseEstimator):
             continues as the uninterrupted fit would have.
         """
         warm = bool(getattr(self, "warm_start", False)) and hasattr(self, "embedding_")
-        callbacks = self._prepare_fit(X, callbacks, continue_=warm)
+        callbacks = self._prepare_fit(X, callbacks, continue_=warm, validation=validation)
         self._train(callbacks, self.n_iter_, self.epochs)
         return self
 
@@ -330,9 +371,22 @@ class BaseEmbedding(BaseEstimator):
         y : ignored
         epochs : int, default 1
         callbacks : sequence of lgekit.callbacks.Callback, optional
+
+        Raises
+        ------
+        ValueError
+            With ``early_stopping=True``, as scikit-learn's ``MLPClassifier``:
+            stopping is a decision over a whole fit (continue one with
+            ``warm_start=True`` and ``fit``).
         """
         if isinstance(epochs, bool) or not isinstance(epochs, numbers.Integral) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
+        self._validate_params()
+        if self._carves_validation():
+            raise ValueError(f"{type(self).__name__}.partial_fit does not support early_stopping=True (whether to "
+                             "stop is decided over a whole fit, as in scikit-learn); continue an early-stopped fit "
+                             "with warm_start=True and fit, or set early_stopping=False (the model then trains on "
+                             "every training edge, the validation edges included)")
         callbacks = self._prepare_fit(X, callbacks, continue_=hasattr(self, "embedding_"))
         self._train(callbacks, self.n_iter_, int(epochs))
         return self
@@ -361,37 +415,85 @@ class BaseEmbedding(BaseEstimator):
                 raise TypeError(f"callbacks must be lgekit.callbacks.Callback objects, got {type(cb).__name__}")
         return callbacks
 
-    def _training_data(self, X, rng):
+    def _training_data(self, X, rng, validation=None):
+        """The :class:`TrainingData` of ``X``; with early stopping, of the part of ``X``'s training graph
+        that ``validation`` (or the validation split carved here) leaves to train on, and the validation
+        pairs in ``_validation_data`` (a :class:`TrainingData` of the same rows, None without)."""
         self._pairs_options = self._pair_options()
+        self.__dict__.pop("_validation_data", None)
+        source = X
+        if self._carves_validation():
+            # drawn first, given a validation split or not, so that the fit's other draws are the same either way
+            # (a fit given the split it would have carved is that fit, bit for bit); kept for continued fits
+            if "_validation_seed" not in self.__dict__:
+                self._validation_seed = draw_seed(rng)
+            source = validation if validation is not None else \
+                validation_split(X, self.validation_fraction, seed=self._validation_seed)
         # a continued fit rebuilding its pairs reuses the first fit's coins: the same split, the same pairs
-        train = training_data(X, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
+        train = training_data(source, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
                               reverse_negatives=self._pairs_options["reverse_negatives"],
                               reverse_seed=self.__dict__.get("_reverse_seed"))
         self._reverse_seed = train.reverse_seed
+        if source is not X:
+            layout = train.layout
+
+            def rows(pairs, what):
+                pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+                return np.ascontiguousarray(pairs if layout is None else layout.table_pairs(pairs, what))
+            positives = rows(source.test_positives, "validation positives")
+            self._validation_data = TrainingData(
+                n_nodes=train.n_nodes, node_ids=train.node_ids, train_graph=train.train_graph, positives=positives,
+                pos_weights=np.ones(len(positives)), negatives=rows(source.test_negatives, "validation negatives"),
+                layout=layout)
         return train
 
     def _pair_options(self):
         """The parameters that decide the training pairs themselves (a change rebuilds them from ``X``)."""
-        return {"reverse_negatives": getattr(self, "reverse_negatives", 0.0)}
+        carves = self._carves_validation()
+        return {"reverse_negatives": getattr(self, "reverse_negatives", 0.0), "early_stopping": carves,
+                "validation_fraction": self.validation_fraction if carves else None}
 
-    def _prepare_fit(self, X, callbacks, continue_):
+    def _carves_validation(self):
+        """Whether ``fit`` trains on a part of the training graph and stops on the rest (``early_stopping``)."""
+        return bool(getattr(self, "early_stopping", False))
+
+    def _check_validation(self, X, validation):
+        """``fit``'s ``validation`` argument, checked against ``X`` (None stays None)."""
+        if validation is None:
+            return None
+        if not self._carves_validation():
+            raise ValueError(f"validation: a validation split is what early stopping stops on, but this "
+                             f"{type(self).__name__} has early_stopping=False; set early_stopping=True or leave "
+                             "validation out")
+        return check_validation_split(X, validation)
+
+    # the attributes of an early-stopped fit (see "Early stopping"): a fit without it removes them
+    _EARLY_STOPPING_ATTRIBUTES = ("validation_scores_", "best_validation_score_", "best_iteration_")
+
+    def _prepare_fit(self, X, callbacks, continue_, validation=None):
         """Everything before the first epoch: validate, turn ``X`` into pairs, draw the seeds and the
-        starting embedding, build (or keep) the solver.  Returns the checked callbacks."""
+        starting embedding, build (or keep) the solver and, with early stopping, the validation monitor.
+        Returns the checked callbacks."""
         self._validate_params()
         callbacks = self._check_callbacks(callbacks)
+        validation = self._check_validation(X, validation)
         solver = getattr(self, "solver_", None)
         same_source = (solver is not None and X is getattr(self, "_data_source", None)
-                       and getattr(self, "_pairs_options", None) == self._pair_options())
+                       and getattr(self, "_pairs_options", None) == self._pair_options()
+                       and validation is self.__dict__.get("_validation_source"))
         # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
         prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
         if continue_:
             train = None if same_source else self._training_data(
-                X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state))
+                X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state), validation)
             table = self._training_table()
             if train is not None:
                 self._check_same_kind(train)
                 # rows by id: the same nodes in another order train their own rows; other nodes are refused
                 train = match_rows(train, self.node_ids_, self.__dict__.get("context_node_ids_"))
+                if "_validation_data" in self.__dict__:
+                    self._validation_data = match_rows(self._validation_data, self.node_ids_,
+                                                       self.__dict__.get("context_node_ids_"))
             if table.shape[1] != self.dim:
                 raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
                                  "columns; call fit with warm_start=False to start afresh")
@@ -407,7 +509,8 @@ class BaseEmbedding(BaseEstimator):
             rng = check_random_state(self.random_state)
             self._rng = rng
             self.__dict__.pop("_reverse_seed", None)
-            train = self._training_data(X, rng)
+            self.__dict__.pop("_validation_seed", None)
+            train = self._training_data(X, rng, validation)
             self._check_memory(train)
             self._kernel_seed = draw_seed(rng)
             # allocated now, drawn after the solver is built: untouched pages cost no memory while the
@@ -442,11 +545,39 @@ class BaseEmbedding(BaseEstimator):
         for name in self.solver_.settings:    # what may change between epochs without a rebuild
             setattr(self.solver_, name, arguments[name])
         self._data_source = X
+        if validation is None:
+            self.__dict__.pop("_validation_source", None)
+        else:
+            self._validation_source = validation
         self._id_lookup = None
         self._prepare_divergence_checks(fresh=not continue_, start=self.n_iter_)
+        self._prepare_monitor(fresh=not continue_)
         if not reuse:
             self._preparation_ends(prepared_from, n_pairs)
         return callbacks
+
+    def _prepare_monitor(self, fresh):
+        """The early-stopping monitor of this ``fit`` (``_monitor``; None without early stopping), and the
+        attributes it fills: a fit without early stopping removes an earlier one's; a continued one
+        (``warm_start``) starts from the tables it continues, scored, as the best so far."""
+        self.__dict__.pop("_monitor", None)
+        if not self._carves_validation():
+            for name in self._EARLY_STOPPING_ATTRIBUTES:
+                self.__dict__.pop(name, None)
+            return
+        data = self._validation_data
+        self._monitor = ValidationMonitor(data.positives, data.negatives, n_iter_no_change=self.n_iter_no_change,
+                                          tol=self.validation_tol)
+        if fresh or not isinstance(self.__dict__.get("validation_scores_"), list):
+            for name in self._EARLY_STOPPING_ATTRIBUTES:      # a fresh fit: nothing of an earlier one
+                self.__dict__.pop(name, None)
+            self.validation_scores_ = []
+        if not fresh and self.n_iter_ > 0:
+            # the tables held now: those of best_iteration_ after an early-stopped fit, else of the last epoch
+            epoch = self.__dict__.get("best_iteration_")
+            epoch = self.n_iter_ - 1 if epoch is None else epoch
+            table = self._training_table()
+            self._monitor.start(self._monitor.score(table, self.n_threads), epoch, table, self.solver_)
 
     # ------------------------------------------------------------------ one or two tables
     def _training_table(self):
@@ -500,7 +631,7 @@ class BaseEmbedding(BaseEstimator):
     #: (benchmarks/README.md, "scikit-learn: F1 scorers and pickle sizes")
     _pickled_attributes = ("embedding_", "context_embedding_", "_table", "_n_source", "node_ids_", "context_node_ids_",
                            "graph_kind_", "history_", "n_iter_", "_kernel_seed", "_reverse_seed", "_dtype",
-                           "_loaded_state")
+                           "_loaded_state", "_validation_seed") + _EARLY_STOPPING_ATTRIBUTES
 
     def __getstate__(self):
         """The parameters and what :meth:`save` keeps (``_pickled_attributes``), so that ``pickle`` and
@@ -538,12 +669,16 @@ class BaseEmbedding(BaseEstimator):
         """Bytes a fresh fit allocates, by part: the embedding, the per-thread work rows and the
         solver's per-pair (and per-node) arrays."""
         row = int(self.dim) * self._dtype.itemsize
-        return {
+        parts = {
             "embedding": train.n_nodes * row,
             "work": 2 * int(self.n_threads) * row,
             "pairs": (len(train.positives) + len(train.negatives)) * self._solver_class.bytes_per_pair,
             "nodes": 64 * train.n_nodes,   # per-node arrays (degrees, counts, orders), whatever the edges
         }
+        if self._carves_validation():
+            # early stopping keeps a copy of the best epoch's tables (the duals are the solver's business)
+            parts["the best epoch's copy of the embedding (early stopping)"] = train.n_nodes * row
+        return parts
 
     def _check_memory(self, train):
         """MemoryError before allocating what cannot fit (it would thrash, then fail, much later)."""
@@ -695,18 +830,35 @@ class BaseEmbedding(BaseEstimator):
                 objective = record.get("objective")
                 bar.update(1, postfix=None if objective is None else f"objective {objective:.5g}")
                 if stop:
-                    logger.info("stopped by a callback after epoch %d", epoch)
+                    why = (f"stopped early after epoch {epoch}: val_ap did not improve by validation_tol="
+                           f"{self.validation_tol:g} for {self.n_iter_no_change} epochs" if stop == "early stopping"
+                           else f"stopped by a callback after epoch {epoch}")
+                    logger.info(why)
                     if self.verbose >= 2:
-                        say(f"{name}: stopped by a callback after epoch {epoch}")
+                        say(f"{name}: {why}")
                     break
         finally:
             bar.close()
+            # an exception (divergence, an interrupt) leaves the tables of the last epoch, the one history_ ends on
+            monitor = self.__dict__.pop("_monitor", None)
+        if monitor is not None:
+            self._end_early_stopping(monitor)
+            if self.verbose >= 2 and self.best_iteration_ is not None:
+                say(f"{name}: the tables of epoch {self.best_iteration_} (val_ap {self.best_validation_score_:.4f}), "
+                    "the best on the validation pairs, are the fitted model")
         for cb in callbacks:
             if hasattr(cb, "on_train_end"):
                 cb.on_train_end(self)
 
+    def _end_early_stopping(self, monitor):
+        """The end of an early-stopped fit: the best epoch's tables back, and the attributes that say so."""
+        self.best_iteration_ = monitor.restore(self._training_table(), self.solver_, self.n_iter_ - 1)
+        self.best_validation_score_ = None if self.best_iteration_ is None else monitor.best_score
+        self.validation_scores_ = self.validation_scores_ + monitor.scores
+
     def _record_epoch(self, record, callbacks):
-        """Check ``record`` for divergence, append it to ``history_``, run the callbacks; True: stop."""
+        """Check ``record`` for divergence, score the validation pairs (early stopping: ``"val_ap"``), append
+        it to ``history_``, run the callbacks.  Returns why to stop ("early stopping", "callback") or None."""
         epoch = record["epoch"]
         if "mean_norm" not in record:
             table = self._training_table()     # every vector, of both tables
@@ -715,16 +867,22 @@ class BaseEmbedding(BaseEstimator):
         record["diverged"] = reason is not None
         if reason is not None:
             record["divergence_reason"] = reason
+        stop = None
+        monitor = self.__dict__.get("_monitor")
+        if monitor is not None and reason is None:
+            table = self._training_table()
+            record["val_ap"] = monitor.score(table, self.n_threads)
+            if monitor.update(epoch, record["val_ap"], table, self.solver_):
+                stop = "early stopping"
         self.history_.append(record)
         self.n_iter_ = epoch + 1
         if reason is not None:
             advice, parameter = self._divergence_advice_for(record)
             msg = f"{type(self).__name__} diverged at epoch {epoch} (0-based): {reason}; {advice}"
             raise DivergenceError(msg, epoch=epoch, history=list(self.history_), reason=reason, parameter=parameter)
-        stop = False
         for cb in callbacks:
             if cb.on_epoch_end(self, epoch, record):
-                stop = True
+                stop = stop or "callback"
         return stop
 
     # ------------------------------------------------------------------ exits
@@ -1117,11 +1275,24 @@ class BaseEmbedding(BaseEstimator):
         solver = getattr(self, "solver_", None)
         state = solver.state() if solver is not None else dict(getattr(self, "_loaded_state", None) or {})
         return write_model_file(path, ModelFile(
-            class_name=type(self).__name__, params=self._params_for_save(), history=self.history_,
+            class_name=self._model_file_class_name(), params=self._params_for_save(), history=self.history_,
             n_iter=self.n_iter_, kernel_seed=getattr(self, "_kernel_seed", 0), graph_kind=self.graph_kind_,
             embedding=self.embedding_, node_ids=self.node_ids_,
             context_embedding=self.context_embedding_ if two_tables else None,
-            context_node_ids=self.context_node_ids_ if two_tables else None, solver_state=state))
+            context_node_ids=self.context_node_ids_ if two_tables else None, solver_state=state,
+            early_stopping=self._early_stopping_state()))
+
+    def _model_file_class_name(self):
+        """The class a model file names (the one :meth:`load` builds)."""
+        return type(self).__name__
+
+    def _early_stopping_state(self):
+        """What a model file keeps of early stopping (None when the model has nothing of it)."""
+        state = {"validation_seed": self.__dict__.get("_validation_seed")}
+        if "validation_scores_" in self.__dict__:
+            state.update(best_iteration=self.best_iteration_, best_validation_score=self.best_validation_score_,
+                         validation_scores=[float(v) for v in self.validation_scores_])
+        return state if any(v is not None for v in state.values()) else None
 
     @classmethod
     def load(cls, path):
@@ -1194,6 +1365,13 @@ class BaseEmbedding(BaseEstimator):
         model.history_ = mf.history
         model.n_iter_ = mf.n_iter
         model._kernel_seed = mf.kernel_seed
+        early = mf.early_stopping or {}
+        if early.get("validation_seed") is not None:
+            model._validation_seed = early["validation_seed"]
+        if early.get("validation_scores") is not None:
+            model.validation_scores_ = list(early["validation_scores"])
+            model.best_iteration_ = early.get("best_iteration")
+            model.best_validation_score_ = early.get("best_validation_score")
         model._id_lookup = None
         model._loaded_state = dict(mf.solver_state) or None
         return model

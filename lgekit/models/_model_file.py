@@ -16,7 +16,10 @@ A model file is a plain ``.npz`` (a zip of ``.npy`` arrays, never a pickle):
     One JSON object: ``format_version``, ``class`` (a registry name, never
     imported), ``params``, ``history``, ``n_iter``, ``node_ids_kind``,
     ``kernel_seed``, ``lgekit_version``, and for two tables ``graph_kind``
-    and ``context_node_ids_kind``.
+    and ``context_node_ids_kind``; for a model fitted with early stopping,
+    ``early_stopping``: ``validation_seed`` (the seed of its validation
+    split), ``best_iteration``, ``best_validation_score`` and
+    ``validation_scores``.
 
 Format versions: 1 stored the class as ``module:qualname`` and object ids as
 their ``str``; 2 the class by its registry name and object ids as typed
@@ -120,6 +123,11 @@ class ModelFile:
         The second table (directed and bipartite graphs).
     solver_state : dict of str to ndarray
         The ``solver__*`` arrays, by name.
+    early_stopping : dict or None
+        ``validation_seed`` (int or None), ``best_iteration`` (int or None),
+        ``best_validation_score`` (float or None), ``validation_scores``
+        (list of float or None): an early-stopped fit's, None for a model
+        fitted without early stopping.
     """
 
     class_name: str
@@ -133,6 +141,7 @@ class ModelFile:
     context_embedding: object = None
     context_node_ids: object = None
     solver_state: dict = None
+    early_stopping: dict = None
 
 
 # ---------------------------------------------------------------------- the .npz container
@@ -322,6 +331,8 @@ def write_model_file(path, model_file):
         meta["graph_kind"] = mf.graph_kind
         arrays["context_embedding"] = mf.context_embedding
         meta["context_node_ids_kind"] = _store_node_ids(arrays, "context_node_ids", mf.context_node_ids)
+    if mf.early_stopping:
+        meta["early_stopping"] = mf.early_stopping
     meta["lgekit_version"] = __version__
     arrays["meta"] = np.array(json.dumps(meta, default=json_default))
     for key, value in (mf.solver_state or {}).items():
@@ -389,9 +400,12 @@ def model_file_from_arrays(arrays, path):
         if not (is_int(epoch) and 0 <= epoch < n_iter):
             raise ValueError(f"{path}: history record epoch {str(epoch)[:40]!r} is not an int in [0, {n_iter})")
     kernel_seed = field("kernel_seed", lambda v: is_int(v) and 0 <= v < 2**64, "an int in [0, 2**64)", 0)
+    early = field("early_stopping", lambda v: isinstance(v, dict) and set(v) <= set(_EARLY_STOPPING_FIELDS) and all(
+        v[k] is None or _EARLY_STOPPING_FIELDS[k][0](v[k], n_iter) for k in v),
+        "an object of " + ", ".join(f"{k} ({what} or null)" for k, (_, what) in _EARLY_STOPPING_FIELDS.items()), None)
     field("lgekit_version", lambda v: isinstance(v, str), "a string", "")
     known = {"format_version", "class", "params", "history", "n_iter", "node_ids_kind", "kernel_seed",
-             "lgekit_version", "graph_kind", "context_node_ids_kind"}
+             "lgekit_version", "graph_kind", "context_node_ids_kind", "early_stopping"}
     unknown = sorted(set(meta) - known)
     if unknown:
         raise ValueError(f"{path}: unknown metadata fields {unknown[:10]}")
@@ -429,7 +443,26 @@ def model_file_from_arrays(arrays, path):
             raise ValueError(f"{path}: a directed model's context node ids must be its node ids")
     return ModelFile(class_name=_LEGACY_CLASS_NAMES.get(class_name, class_name), params=params, history=history,
                      n_iter=n_iter, kernel_seed=kernel_seed, graph_kind=kind, embedding=embedding, node_ids=ids,
-                     context_embedding=context, context_node_ids=context_ids, solver_state=solver_state)
+                     context_embedding=context, context_node_ids=context_ids, solver_state=solver_state,
+                     early_stopping=early)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_finite_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+# the fields of "early_stopping": (check of a value given n_iter, what is accepted); each may also be null
+_EARLY_STOPPING_FIELDS = {
+    "validation_seed": (lambda v, n_iter: _is_int(v) and 0 <= v < 2**64, "an int in [0, 2**64)"),
+    "best_iteration": (lambda v, n_iter: _is_int(v) and 0 <= v < n_iter, "an int in [0, n_iter)"),
+    "best_validation_score": (lambda v, n_iter: _is_finite_number(v), "a finite number"),
+    "validation_scores": (lambda v, n_iter: isinstance(v, list) and len(v) <= n_iter and all(
+        _is_finite_number(x) for x in v), "a list of at most n_iter finite numbers"),
+}
 
 
 # ---------------------------------------------------------------------- word2vec

@@ -158,6 +158,22 @@ class HingeEmbedding(BaseEmbedding):
         the mean norm, the dual counts and the certificates, which the epoch
         computes anyway, but no "objective", "loss_pos", "loss_neg" or
         "reg"; the trained embedding is the same in all three cases.
+    early_stopping : bool, default False
+        Hold out a validation split of the training graph, train on the
+        rest, and stop once the validation AP stops improving, keeping the
+        best epoch's tables (see "Early stopping" in
+        :class:`~lgekit.models.BaseEmbedding`; ``epochs`` is then the most
+        epochs run).  Off by default: it trains on fewer edges, which costs
+        link AP on sparse graphs (``benchmarks/README.md``, "Norms chosen by
+        validation").
+    validation_fraction : float in (0, 1), default 0.1
+        The share of the training edges held out (with ``early_stopping``).
+    n_iter_no_change : int >= 1, default 5
+        Epochs without an improvement of at least ``validation_tol`` before
+        stopping.
+    validation_tol : float >= 0, default 1e-4
+        The least gain of validation AP that counts as an improvement
+        (scikit-learn's ``tol`` with ``early_stopping=True``).
 
     Attributes
     ----------
@@ -172,7 +188,7 @@ class HingeEmbedding(BaseEmbedding):
         of ``L / lam_r``), "max_violation" (largest absolute projected gradient of
         the dual at those moments; both are 0 iff every block was solved
         exactly), "n_kept" (visits at which ``monotone`` kept the old vector),
-        plus what callbacks add.
+        "val_ap" (with ``early_stopping``), plus what callbacks add.
     dual_coef_ : ndarray of float64
         The duals, aligned with :attr:`pair_csr_` (a read-only view of the
         solver's; a loaded or unpickled model's until its next fit).
@@ -188,6 +204,14 @@ class HingeEmbedding(BaseEmbedding):
         ``partial_fit`` (a pickle keeps what :meth:`save` keeps: the duals).
     planned_epochs_ : range
         The epochs the running (or last) ``fit``/``partial_fit`` call plans.
+    validation_scores_ : list of float
+        With ``early_stopping``: the validation AP after each epoch (also the
+        records' ``"val_ap"``; a ``warm_start`` fit appends).
+    best_validation_score_ : float
+        With ``early_stopping``: the best of them.
+    best_iteration_ : int
+        With ``early_stopping``: the epoch (0-based) whose tables the model
+        holds.
 
     Notes
     -----
@@ -265,7 +289,8 @@ class HingeEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, epochs=20, inner_passes=1,
                  inner_order="fixed", monotone=True, weighting="sample", init_scale=0.1, tol=1e-3, dtype="float32", n_threads=1,
                  schedule="deterministic", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
-                 lam_r_context=None):
+                 lam_r_context=None, early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 validation_tol=1e-4):
         self.lam_r_context = lam_r_context
         self.dim = dim
         self.lam_pos = lam_pos
@@ -285,6 +310,10 @@ class HingeEmbedding(BaseEmbedding):
         self.verbose = verbose
         self.warm_start = warm_start
         self.diagnostics = diagnostics
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_tol = validation_tol
 
     def _solver_arguments(self):
         return dict(lam_pos=float(self.lam_pos), lam_neg=float(self.lam_neg), lam_r=float(self.lam_r),

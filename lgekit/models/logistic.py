@@ -138,6 +138,22 @@ class LogisticEmbedding(BaseEmbedding):
         With False the records hold only ``"epoch"``, ``"seconds"``,
         ``"lr"`` and ``"mean_norm"`` (plus callback fields).  The trained
         embedding is the same in all three cases.
+    early_stopping : bool, default False
+        Hold out a validation split of the training graph, train on the
+        rest, and stop once the validation AP stops improving, keeping the
+        best epoch's tables (see "Early stopping" in
+        :class:`~lgekit.models.BaseEmbedding`; ``epochs`` is then the most
+        epochs run).  Off by default: it trains on fewer edges, which costs
+        link AP on sparse graphs (``benchmarks/README.md``, "Norms chosen by
+        validation").
+    validation_fraction : float in (0, 1), default 0.1
+        The share of the training edges held out (with ``early_stopping``).
+    n_iter_no_change : int >= 1, default 5
+        Epochs without an improvement of at least ``validation_tol`` before
+        stopping.
+    validation_tol : float >= 0, default 1e-4
+        The least gain of validation AP that counts as an improvement
+        (scikit-learn's ``tol`` with ``early_stopping=True``).
 
     Attributes
     ----------
@@ -162,7 +178,8 @@ class LogisticEmbedding(BaseEmbedding):
         (:math:`\gamma_t`), ``objective``, ``loss_pos``, ``loss_neg``,
         ``reg``, ``mean_norm`` (mean of :math:`\|x_v\|`), ``mean_grad_norm``
         (mean over vertices of :math:`\|\partial L / \partial x_u\|`, Eq. 2),
-        ``diverged``, plus callback fields.
+        ``diverged``, ``val_ap`` (with ``early_stopping``), plus callback
+        fields.
     n_iter_ : int
         Epochs run so far.
     solver_ : SGDSolver
@@ -174,6 +191,14 @@ class LogisticEmbedding(BaseEmbedding):
         :meth:`save` keeps).
     planned_epochs_ : range
         The epochs the running (or last) ``fit``/``partial_fit`` call plans.
+    validation_scores_ : list of float
+        With ``early_stopping``: the validation AP after each epoch (also the
+        records' ``"val_ap"``; a ``warm_start`` fit appends).
+    best_validation_score_ : float
+        With ``early_stopping``: the best of them.
+    best_iteration_ : int
+        With ``early_stopping``: the epoch (0-based) whose tables the model
+        holds.
 
     Raises
     ------
@@ -510,7 +535,8 @@ class LogisticEmbedding(BaseEmbedding):
     def __init__(self, dim=100, *, lam_pos=1.0, lam_neg=0.03, lam_r=0.3, epochs=50, lr=1.0, lr_offset=1.0,
                  init_scale=0.1, order="edge", negatives="fixed", weighting="sample", dtype="float32", n_threads=1,
                  schedule="hogwild", random_state=None, verbose=0, warm_start=False, diagnostics="sampled",
-                 lam_r_context=None, reverse_negatives=None, node_bias=None, lam_tie=None):
+                 lam_r_context=None, reverse_negatives=None, node_bias=None, lam_tie=None, early_stopping=False,
+                 validation_fraction=0.1, n_iter_no_change=5, validation_tol=1e-4):
         self.dim = dim
         self.lam_pos = lam_pos
         self.lam_neg = lam_neg
@@ -533,6 +559,10 @@ class LogisticEmbedding(BaseEmbedding):
         self.reverse_negatives = reverse_negatives
         self.node_bias = node_bias
         self.lam_tie = lam_tie
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_tol = validation_tol
 
     def _validate_params(self):
         super()._validate_params()
