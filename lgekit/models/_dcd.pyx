@@ -45,12 +45,18 @@ the choice, ``shuffle``, and the safeguard below.
 
 The safeguard (``monotone_passes >= 0``; not in Algorithm 1).  The terms of
 L that involve x_u are lam_r P(x_u), so a visit lowers L iff P(w) <= P(x_u)
-for the stored x_u.  When P(w) > P(x_u), up to ``monotone_passes`` further
-passes run while max |PG| > tol, and if w is still worse x_u keeps its
-vector (the duals keep their progress).  Then no visit raises L: the
-sequential iteration cannot diverge (sum_v ||x_v||^2 <= 2 L(X_0) / lam_r).
-With hogwild threads a neighbour may change during the check, so the bound
-holds only for the sequential and colour-class schedules.
+for the stored x_u.  When w is uphill, P(w) - P(x_u) > UPHILL_RTOL P(x_u), up
+to ``monotone_passes`` further passes run while max |PG| > tol, and if w is
+still uphill x_u keeps its vector (the duals keep their progress).  Then no
+visit raises L by more than round-off: the sequential iteration cannot
+diverge (sum_v ||x_v||^2 <= 2 L(X_0) / lam_r).  With hogwild threads a
+neighbour may change during the check, so the bound holds only for the
+sequential and colour-class schedules.  The relative slack UPHILL_RTOL
+(1e-9, far above float64 round-off and far below any real rise) makes a tie
+a tie: once u sits at its block's optimum, the duals may move along a
+direction that leaves w(alpha) where it is (they are not unique), and
+P(w) = P(x_u) exactly in real arithmetic; a strict ">" would let the last
+bit of two sums decide whether the further passes run.
 
 One dual variable per (vertex, incident pair): the duals live in an array
 aligned with the "pair CSR" (for each vertex u, its entries: partner, sign,
@@ -90,7 +96,17 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
 from lgekit._common cimport floating, dot, axpy, rng_stream, rng_below
 
-__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "greedy_coloring"]
+__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "dual_counts", "UPHILL_RTOL"]
+
+# the safeguard's slack: w is uphill of x_u when P(w) - P(x_u) > _UPHILL_RTOL * P(x_u) (lgekit.reference's
+# UPHILL_RTOL, the same rule; P >= 0)
+cdef double _UPHILL_RTOL = 1e-9
+UPHILL_RTOL = _UPHILL_RTOL
+
+
+cdef inline bint _uphill(double p_new, double p_old) noexcept nogil:
+    """Whether the block primal value p_new is above p_old by more than round-off (the safeguard's test)."""
+    return p_new - p_old > _UPHILL_RTOL * p_old
 
 
 # ---------------------------------------------------------------------------
@@ -233,11 +249,11 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
                        double* gap, double* viol, int8_t* kept) noexcept nogil:
     """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite.
 
-    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is a worse
-    point of the block's primal than the stored x_u, up to that many further
-    passes run (while max |PG| > tol); if w is still worse, x_u keeps its
-    vector (``kept[u] = 1``; the duals keep their progress).  No visit then
-    raises L, which is lam_r P(x_u) plus terms free of x_u.
+    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is uphill
+    of the stored x_u in the block's primal (``_uphill``), up to that many
+    further passes run (while max |PG| > tol); if w is still uphill, x_u keeps
+    its vector (``kept[u] = 1``; the duals keep their progress).  No visit then
+    raises L, which is lam_r P(x_u) plus terms free of x_u, beyond round-off.
     """
     cdef int64_t start = indptr[u]
     cdef Py_ssize_t deg = indptr[u + 1] - start
@@ -259,13 +275,13 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
         p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
     if monotone:
         p_old = _primal(X + u * D, X, D, nb, sg, up, deg)
-        while p_new > p_old and extra < monotone_passes and v > tol:
+        while _uphill(p_new, p_old) and extra < monotone_passes and v > tol:
             # the passes from duals fitted to the neighbours' previous vectors went uphill: go
             # on solving the block (its optimum is no worse than x_u)
             _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, 1, tol, shuffle, &rng, perm)
             p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
             extra += 1
-        keep = p_new > p_old
+        keep = _uphill(p_new, p_old)
         kept[u] = keep
     if diagnostics:
         # weak duality holds for any primal point: certify the one stored
