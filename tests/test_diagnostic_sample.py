@@ -158,6 +158,53 @@ def test_hinge_sampled_diagnostics_estimate_the_exact_ones(graph):
     assert rec["duality_gap"] == exact["duality_gap"] and rec["reg"] == pytest.approx(exact["reg"], rel=1e-9)
 
 
+@pytest.mark.parametrize("monotone", [True, False])
+def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_visits(graph, monotone):
+    """The sampled record's certificates are the exact record's, vertex for vertex, at the sampled vertices
+    (the same epoch's visits: the embedding and duals are the same bits in both modes); the wrong version,
+    certificates of the embedding after the epoch (``vertex_certificates``), differs from them."""
+    from lgekit.models._dcd_solver import _dcd
+    kw = dict(dim=8, epochs=1, random_state=3, monotone=monotone)
+    exact = lgekit.HingeEmbedding(diagnostics="exact", **kw).fit(graph)
+    sampled = lgekit.HingeEmbedding(diagnostics="sampled", **kw).fit(graph)
+    for _ in range(2):
+        np.testing.assert_array_equal(exact.embedding_, sampled.embedding_)
+        v_all, g_all, p_all = exact.solver_._certificates
+        v, g, p = sampled.solver_._certificates
+        assert len(v_all) == int(exact.solver_._has_pairs.sum()) and 100 <= len(v) < len(v_all) / 4     # a sample
+        at = np.searchsorted(v_all, v)
+        assert np.array_equal(v_all[at], v) and np.array_equal(g_all[at], g) and np.array_equal(p_all[at], p)
+        r, r_all = sampled.history_[-1], exact.history_[-1]
+        assert r["duality_gap"] == pytest.approx(g.mean()) and r["duality_gap_se"] > 0 == r_all["duality_gap_se"]
+        assert r["max_violation"] == p.max() <= r_all["max_violation"]
+        solver = sampled.solver_
+        csr, X = solver.pair_csr, np.ascontiguousarray(sampled.embedding_)
+        after, _ = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, np.array(solver.dual_coef), 1)
+        assert not np.allclose(after[v], g, rtol=1e-3)
+        exact.partial_fit(graph)
+        sampled.partial_fit(graph)
+
+
+def test_hinge_sampled_duality_gap_is_unbiased_and_its_error_calibrated(graph):
+    """The record's estimator on one epoch's exact certificates (the population), resampled: unbiased,
+    its standard error calibrated; the check rejects the sample's standard deviation as the error."""
+    model = lgekit.HingeEmbedding(dim=8, epochs=2, random_state=3, diagnostics="exact").fit(graph)
+    population = model.solver_._certificates[1]
+    population = population - population.mean() + population.sum() / len(population)
+
+    def right(values, size, rng):
+        idx = ds.sample_indices(len(values), ds.VERTEX_FRACTION, ds.MIN_VERTICES, rng)
+        mean, se = ds.mean_estimate(values[idx], len(values))
+        return mean * len(values), se * len(values)
+
+    def spread_of_one_value(values, size, rng):
+        idx = ds.sample_indices(len(values), ds.VERTEX_FRACTION, ds.MIN_VERTICES, rng)
+        return values[idx].mean() * len(values), values[idx].std(ddof=1) * len(values)
+
+    assert _calibrated(*_draws(right, population, 0, 500))
+    assert not _calibrated(*_draws(spread_of_one_value, population, 0, 500))
+
+
 @pytest.mark.parametrize("cls, kw", [(lgekit.LogisticEmbedding, {"epochs": 3}),
                                      (lgekit.HingeEmbedding, {"epochs": 2})])
 def test_every_mode_trains_the_same_embedding_and_records_its_errors(graph, cls, kw):

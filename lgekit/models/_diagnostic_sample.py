@@ -50,9 +50,11 @@ def diagnostics_mode(diagnostics):
     return "sampled" if diagnostics else None
 
 
-def sample_rng(seed, epoch):
-    """The diagnostic sample's generator for epoch ``epoch`` of a solver seeded with ``seed``."""
-    return np.random.default_rng([int(seed) % 2**64, int(epoch), _STREAM])
+def sample_rng(seed, epoch, part=0):
+    """The diagnostic sample's generator for epoch ``epoch`` of a solver seeded with ``seed``; ``part`` > 0
+    gives independent generators for samples drawn at other moments (DCD's certified vertices, drawn
+    before the epoch runs)."""
+    return np.random.default_rng([int(seed) % 2**64, int(epoch), _STREAM] + ([int(part)] if part else []))
 
 
 def sample_indices(population, fraction, minimum, rng):
