@@ -834,9 +834,9 @@ class SGDSolver(Solver):
 
     def sampled_diagnostics(self, epoch):
         """The :meth:`diagnostics` estimated from a sample (:mod:`~lgekit.models._diagnostic_sample`), with
-        their standard errors: the loss parts from a sample of the incidence lists' entries, the mean
-        gradient norm from the exact gradients of a sample of vertices, the regulariser and the mean norm
-        exactly.  The sample is drawn from epoch ``epoch``'s own stream of the seed.
+        their standard errors: the loss parts from a sample of the pairs, the mean gradient norm from the
+        exact gradients of a sample of vertices, the regulariser and the mean norm exactly.  The sample is
+        drawn from epoch ``epoch``'s own stream of the seed.
 
         Returns
         -------
@@ -867,26 +867,32 @@ class SGDSolver(Solver):
         if grad is not None:
             self._add_tie_gradient(grad, gnorm, vertices)
         grad_mean, grad_se = mean_estimate(gnorm[vertices], n)
-        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
-        loss_pos, se_pos = self._sampled_loss(pos_indptr, pos_nbr, pos_coef if len(pos_coef) else None,
-                                              self._lam_pos, False, rng)
-        loss_neg, se_neg = self._sampled_loss(neg_indptr, neg_nbr, None, self._lam_neg, True, rng)
+        m = self._n_pos
+        loss_pos, se_pos = self._sampled_loss(0, m, False, rng)
+        loss_neg, se_neg = self._sampled_loss(m, self.n_pairs, True, rng)
         return {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
                 "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": grad_mean, "diverged": False,
                 "objective_se": math.hypot(se_pos, se_neg), "loss_pos_se": se_pos, "loss_neg_se": se_neg,
                 "mean_grad_norm_se": grad_se}
 
-    def _sampled_loss(self, indptr, nbr, coef, scale, negative, rng):
-        """(total, standard error) of one loss part from a sample of its incidence entries.  Every pair has
-        an entry at each end; the exact diagnostics count its loss at the smaller end (half at each of a
-        self-pair's two entries), so an entry's value is its pair's loss times that share, and the part is
-        the total of these values over the entries."""
-        population = len(nbr)
-        idx = sample_indices(population, 0.0, PAIR_SAMPLE, rng)
-        losses = np.empty(len(idx))
-        _sgd_diagnostics.entry_losses(self.embedding, indptr, nbr, np.empty(0) if coef is None else coef, scale,
-                                      negative, idx, losses, self.n_threads)
-        return total_estimate(losses, population)
+    def _sampled_loss(self, lo, hi, negative, rng):
+        """(total, standard error) of one loss part, the positives' (records ``lo:hi`` = ``0:m``; the
+        graph's edges when the epochs draw them) or the negatives' (``m:P``), from a sample of its pairs:
+        ``c softplus(-s)`` for an edge (``c = lam_pos`` times its objective weight), ``lam_neg softplus(s)``
+        for a negative pair, ``s = x_u . x_v``."""
+        idx = sample_indices(hi - lo, 0.0, PAIR_SAMPLE, rng)
+        if not negative and self._source_positives is not None:
+            pairs = self._source_positives[idx].astype(np.int64)
+        else:
+            records = self._records[lo:hi][idx]
+            pairs = np.column_stack([records["u"], records["v"]]).astype(np.int64)
+        s = _scoring.pair_dots(self.embedding, self.embedding, pairs, self.n_threads)
+        if negative:
+            losses = self._lam_neg * np.logaddexp(0.0, s)
+        else:
+            coef = self._lam_pos if self._pos_coef is None else self._pos_coef[idx]
+            losses = coef * np.logaddexp(0.0, -s)
+        return total_estimate(losses, hi - lo)
 
     def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad, vertices=None):
         """The diagnostics of a stacked table whose two tables have their own lambda_r: the kernel takes one
