@@ -20,7 +20,8 @@ thread reproduces a run bit for bit and the deterministic schedules do so on any
   the DCD solver can run in parallel.
 
 It also lays out the data the orders run over: the 8-byte pair records (``fill_pair_records``) and
-the symmetric incidence lists (``record_incidence``, ``build_incidence``).  Every order is a sequence
+the symmetric incidence lists (``record_incidence``, ``build_incidence``; ``owned_incidence``, the
+rows of some vertices alone).  Every order is a sequence
 of int32 record indices (4 bytes a pair): the records are never copied into visiting order.
 """
 import numpy as np
