@@ -23,15 +23,34 @@ Configurations run interleaved, one epoch each per round, after one untimed
 warm-up epoch, so that load from other processes hits all of them alike;
 medians over ``--repeats`` rounds are reported with min and max.
 
+With ``--breakdown`` (issue 46, item 2) it times instead where a DCD epoch goes, as the kernel alone on
+copies of one state (BlogCatalog, D = 100, float32, one thread, CPU time, ``--repeats`` alternating
+rounds, medians, each against an SGD epoch of the same round), after ``--after`` epochs of a default
+fit (the safeguard's further passes grow as a fit goes on):
+
+* Algorithm 1 as printed (``monotone=False``), no certificates: the rebuild of w and the pass;
+* the same with every vertex certified (one more dot product a pair occurrence);
+* the safeguard with no further passes (P(w) and P(x_u) at every visit, one read of the partners);
+* the default safeguard (up to ``MONOTONE_PASSES`` further passes at visits that went uphill).
+
+With ``--ab-kernel OTHER.so`` it times another build of the DCD kernel (a ``_dcd*.so`` copied from another
+tree, loaded beside this tree's under another package name) against this tree's, on copies of one state
+(BlogCatalog after ``--after`` default epochs, the default safeguard, every vertex certified as the
+solver then did), alternating in one process, and says whether both gave the same bits.
+
 Usage::
 
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_dcd.py [--repeats 5] [--dims 100,1600]
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_dcd.py --breakdown [--after 3 12] [--repeats 7]
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_dcd.py --ab-kernel /tmp/old/_dcd_avx2.*.so --after 3
 """
 import argparse
+import importlib.util
 import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -70,16 +89,91 @@ def sgd_update_seconds(model):
     return model.history_[-1]["seconds"] - (time.perf_counter() - t0)
 
 
+#: the breakdown's variants of the kernel: (certify every vertex, monotone_passes)
+VARIANTS = {"Algorithm 1, no certificates": (False, -1), "Algorithm 1, certificates": (True, -1),
+            "safeguard, no further passes": (False, 0), f"safeguard (default, <= {MONOTONE_PASSES} further)":
+            (False, MONOTONE_PASSES)}
+
+
+def breakdown(split, after, repeats):
+    """Print the kernel's epoch in each VARIANTS row against an SGD epoch, after ``after`` default epochs."""
+    sgd = LogisticEmbedding(dim=100, epochs=1, random_state=0, n_threads=1, diagnostics=False).fit(split)
+    for epochs in after:
+        model = HingeEmbedding(dim=100, epochs=epochs, random_state=0, n_threads=1, diagnostics=False).fit(split)
+        solver, csr = model.solver_, model.solver_.pair_csr
+        order = solver.epoch_order(epochs)
+        n = len(model.embedding_)
+        times = {k: [] for k in ("SGD epoch", *VARIANTS)}
+        for r in range(repeats):
+            t0 = time.process_time()
+            sgd.partial_fit(split, epochs=1)
+            times["SGD epoch"].append(time.process_time() - t0)
+            for name in (VARIANTS if r % 2 == 0 else list(VARIANTS)[::-1]):
+                certify, monotone_passes = VARIANTS[name]
+                X, alpha = model.embedding_.copy(), np.array(solver.dual_coef)
+                sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+                gap, viol, kept = np.zeros(n), np.zeros(n), np.zeros(n, np.int8)
+                t0 = time.process_time()
+                _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
+                               solver.inner_passes, solver.tol, solver.coordinate_seed(epochs), 1, certify, gap, viol,
+                               solver.inner_order == "random", monotone_passes, kept)
+                times[name].append(time.process_time() - t0)
+        base = statistics.median(times["SGD epoch"])
+        print(f"\nafter {epochs} default epochs ({repeats} alternating rounds, CPU time, medians)\n")
+        print("| kernel | epoch (ms) | / SGD epoch |")
+        print("|---|---|---|")
+        for name, v in times.items():
+            print(f"| {name} | {1e3 * statistics.median(v):.1f} | {statistics.median(v) / base:.2f}x |")
+
+
+def ab_kernel(split, path, after, repeats):
+    """Print this tree's DCD kernel against the build at ``path`` (B/A per round, medians, same bits?)."""
+    spec = importlib.util.spec_from_file_location("other." + Path(path).name.split(".")[0], path)
+    other = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(other)
+    model = HingeEmbedding(dim=100, epochs=after, random_state=0, n_threads=1, diagnostics=False).fit(split)
+    solver, csr = model.solver_, model.solver_.pair_csr
+    order, n = solver.epoch_order(after), len(model.embedding_)
+    times, out = {"A": [], "B": []}, {}
+    for r in range(repeats):
+        for name in ("AB" if r % 2 == 0 else "BA"):
+            kernel = other if name == "A" else _dcd
+            X, alpha = model.embedding_.copy(), np.array(solver.dual_coef)
+            sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+            gap, viol, kept = np.zeros(n), np.zeros(n), np.zeros(n, np.int8)
+            t0 = time.process_time()
+            kernel.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
+                             solver.inner_passes, solver.tol, solver.coordinate_seed(after), 1, True, gap, viol,
+                             solver.inner_order == "random", MONOTONE_PASSES, kept)
+            times[name].append(time.process_time() - t0)
+            out[name] = (X, alpha)
+    same = all(np.array_equal(a, b) for a, b in zip(out["A"], out["B"]))
+    ratios = [b / a for a, b in zip(times["A"], times["B"])]
+    print(f"A ({path}): {1e3 * statistics.median(times['A']):.1f} ms, B (this tree): "
+          f"{1e3 * statistics.median(times['B']):.1f} ms; B/A per round {' '.join(f'{x:.3f}' for x in ratios)}, "
+          f"median {statistics.median(ratios):.3f}; the same X and duals: {same}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed rounds (default 5; medians reported)")
     parser.add_argument("--dims", default="100,1600", help="comma-separated dimensions (default 100,1600)")
     parser.add_argument("--dataset", default="blogcatalog")
+    parser.add_argument("--breakdown", action="store_true", help="where a DCD epoch goes (see the docstring)")
+    parser.add_argument("--after", type=int, nargs="+", default=[3, 12], help="the breakdown's training stages")
+    parser.add_argument("--ab-kernel", default=None, help="another build's _dcd .so to time against this tree's")
     args = parser.parse_args(argv)
     dims = [int(d) for d in args.dims.split(",")]
 
     graph = datasets.load(args.dataset, download=False)
     split = split_edges(graph, seed=0)
+    if args.ab_kernel:
+        ab_kernel(split, args.ab_kernel, args.after[0], args.repeats)
+        return 0
+    if args.breakdown:
+        print(f"lgekit {lgekit.__version__}: {graph!r}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+        breakdown(split, args.after, args.repeats)
+        return 0
     n_samples = len(split.train_positives)
     print(f"lgekit {lgekit.__version__}: {graph!r}; {n_samples:,} training edges, "
           f"{len(split.train_negatives):,} negatives; {args.repeats} rounds; "

@@ -6,9 +6,9 @@ interleaved round by round so that a drift of the machine's speed hits them alik
 
 * SGD (``LogisticEmbedding``, D=100, float32, ``diagnostics=False``, so an epoch is the update pass
   plus its ordering) with the ``hogwild``, ``deterministic`` and ``blocks`` schedules;
-* DCD (``HingeEmbedding``, D=100, float32, ``diagnostics=False``: the records keep the certificates the
-  epoch computes, without the objective's pass over the pairs; before issue 23's third round the DCD
-  rows timed that pass too) with both schedules;
+* DCD (``HingeEmbedding``, D=100, float32, ``diagnostics=False``: the records keep the dual counts,
+  without the objective's pass over the pairs and, since issue 46, without the blocks' certificates;
+  before issue 23's third round the DCD rows timed that pass too) with both schedules;
 
 on BlogCatalog's 80 % training split (the synthetic stand-in when the data set is not found) and on
 a Chung-Lu graph with YouTube's size and degree law (500,000 nodes, ~3.3M edges; ``--quick``: 100,000

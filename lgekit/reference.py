@@ -117,6 +117,13 @@ duality gap and largest absolute projected gradient of its SVM when it was visit
 # so that such a coordinate is not "updated" by a step of pure round-off.
 PG_ZERO = 1e-12
 
+# The DCD safeguard (``dcd_epoch(monotone_passes=...)``) calls w uphill of x_u when
+# P(w) - P(x_u) > UPHILL_RTOL * P(x_u) (P >= 0), as the kernel does.  At a block's optimum the duals
+# are not unique and may move along a direction that leaves w(alpha) = x_u, so P(w) = P(x_u) in real
+# arithmetic; the slack, far above float64 round-off and far below a real rise, keeps the last bit of
+# two sums from deciding whether the further passes run.
+UPHILL_RTOL = 1e-9
+
 
 # --------------------------------------------------------------------------- shared mathematics
 def sigmoid(z):
@@ -862,12 +869,13 @@ def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.
     keeps every visit from raising the objective (Eq. 3): the terms of L
     that involve :math:`x_u` are :math:`\lambda_r P_u(x_u)`, with
     :math:`P_u` vertex ``u``'s SVM primal (Eq. 4, :func:`vertex_svm_primal`).
-    If :math:`P_u(w) > P_u(x_u)`, the duals (fitted to the partners'
-    previous vectors) led uphill: up to ``monotone_passes`` more passes run,
-    one at a time, while the largest :math:`|PG|` at :math:`w` exceeds
-    ``tol``; if :math:`w` is still worse, :math:`x_u` keeps its vector (the
-    duals keep their progress) and the certificates are those of the kept
-    vector.
+    If :math:`P_u(w) - P_u(x_u) > \epsilon\,P_u(x_u)` (``UPHILL_RTOL``
+    :math:`= \epsilon`: a rise beyond round-off), the duals (fitted to the
+    partners' previous vectors) led uphill: up to ``monotone_passes`` more
+    passes run, one at a time, while the largest :math:`|PG|` at :math:`w`
+    exceeds ``tol``; if :math:`w` is still uphill, :math:`x_u` keeps its
+    vector (the duals keep their progress) and the certificates are those of
+    the kept vector.
 
     Parameters
     ----------
@@ -932,13 +940,16 @@ def dcd_epoch(X, alpha, csr, order, coordinate_orders, *, inner_passes=1, tol=0.
         gap[u], violation[u] = vertex_certificates(w, alpha[entries], partners, signs, upper, w=w)
         if monotone_passes is not None:
             p_old = vertex_svm_primal(X[u], partners, signs, upper)
+
+            def uphill(w):
+                return vertex_svm_primal(w, partners, signs, upper) - p_old > UPHILL_RTOL * p_old
+
             extra = 0
-            while (vertex_svm_primal(w, partners, signs, upper) > p_old and extra < monotone_passes
-                   and violation[u] > tol):
+            while uphill(w) and extra < monotone_passes and violation[u] > tol:
                 w, alpha[entries], _ = dcd_vertex_update(partners, signs, upper, alpha[entries], orders, tol=tol)
                 gap[u], violation[u] = vertex_certificates(w, alpha[entries], partners, signs, upper, w=w)
                 extra += 1
-            if vertex_svm_primal(w, partners, signs, upper) > p_old:      # keep x_u: certify it
+            if uphill(w):                                                # keep x_u: certify it
                 gap[u], violation[u] = vertex_certificates(X[u], alpha[entries], partners, signs, upper, w=w)
                 continue
         X[u] = w

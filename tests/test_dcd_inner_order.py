@@ -11,13 +11,13 @@ from functools import partial
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 import lgekit
 from lgekit import HingeEmbedding, reference
 from lgekit.models import DivergenceError, _dcd
 from lgekit.models._dcd_solver import MONOTONE_PASSES
-from lgekit.models.hinge import pair_csr
+from lgekit.models.hinge import PairCSR, pair_csr
 from lgekit._validation import InvalidParameterError
 
 from test_dcd_kernel import kernel_coordinate_orders, kernel_epoch, problems, tiny_problem
@@ -30,12 +30,28 @@ def reference_epoch(X, alpha, csr, order, inner_passes, tol, seed, shuffle, mono
 
 
 # lam_r down to 0.05 reaches the regime where unguarded visits go uphill; values stay moderate, so
-# kernel and reference agree to 1e-9 without rounding deciding the safeguard's branch
+# kernel and reference agree to 1e-9 without rounding deciding the safeguard's branch (the safeguard's
+# UPHILL_RTOL makes the exact ties, which do occur, ties for both: see TIE below)
 small_problems = partial(problems, max_nodes=12, max_dim=5, lam_rs=(0.05, 0.3, 1.0, 5.0), lam_negs=(0.03, 0.5),
                          scales=(0.1, 1.0), max_passes=3)
 
+# Hypothesis's find: D = 1, vertex 5 has the pair (5, 4) three times (twice an edge, once a negative).
+# At its third visit x_5 = -1 / x_4 already solves its block (the kink of the two edges to 4); the
+# duals are not unique there (with D = 1 every partner is collinear), and the pass moves them along a
+# direction that leaves w(alpha) = x_5, so P(w) = P(x_5) in real arithmetic.  With a strict ">" the
+# last bits of the two sums decided whether three further passes ran: the kernel's and the
+# reference's roundings differed, and so did their duals (X agreed).
+TIE = (np.array([[-0.73645409], [-0.16290995], [-0.48211931], [0.59884621], [0.03972211], [-0.29245675]]),
+       PairCSR(indptr=np.array([0, 0, 2, 5, 7, 11, 16]),
+               nbr=np.array([2, 4, 1, 3, 5, 2, 5, 1, 5, 5, 5, 2, 3, 4, 4, 4], dtype=np.int32),
+               sign=np.array([-1, -1, -1, 1, 1, 1, -1, -1, 1, 1, -1, 1, -1, 1, 1, -1], dtype=np.int8),
+               coef=np.array([0.03, 0.03, 0.03, 1, 1, 1, 0.03, 0.03, 1, 1, 0.03, 1, 0.03, 1, 1, 0.03]),
+               upper=np.array([0.6, 0.6, 0.6, 20, 20, 20, 0.6, 0.6, 20, 20, 0.6, 20, 0.6, 20, 20, 0.6])),
+       1, 1)
+
 
 @given(small_problems(), st.booleans(), st.sampled_from([-1, 0, 3]))
+@example(TIE, False, 3)
 def test_kernel_equals_reference_for_both_orders_and_the_safeguard(problem, shuffle, monotone_passes):
     X, csr, passes, seed = problem
     order = np.random.default_rng(seed).permutation(len(X))
@@ -50,6 +66,33 @@ def test_kernel_equals_reference_for_both_orders_and_the_safeguard(problem, shuf
         np.testing.assert_allclose(ak, ar, rtol=0, atol=1e-9 * scale)
         np.testing.assert_allclose(gk, gr, rtol=0, atol=1e-9 * scale)
         np.testing.assert_allclose(vk, vr, rtol=0, atol=1e-9 * scale)
+
+
+def test_the_tie_is_a_tie_and_a_strict_test_lets_round_off_decide_it(monkeypatch):
+    """TIE's third epoch: vertex 5's w(alpha) equals x_5 to round-off while its duals can still move, so
+    "uphill" must allow round-off.  With a rule that counts the tie as uphill (the strict test the kernel
+    had did so whenever the round-off came out positive), the reference runs the further passes: its
+    duals move, X does not."""
+    assert _dcd.UPHILL_RTOL == reference.UPHILL_RTOL         # one rule in kernel and reference
+    X, csr, passes, seed = TIE
+    order = np.random.default_rng(seed).permutation(len(X))
+
+    def epochs():
+        Xr, ar = X, np.zeros(len(csr.nbr))
+        for epoch in range(3):
+            before = Xr
+            Xr, ar, _, _ = reference_epoch(Xr, ar, csr, order, passes, 1e-3, seed + epoch, False, 3)
+        return before, Xr, ar
+
+    before, X3, a3 = epochs()
+    entries = slice(csr.indptr[5], csr.indptr[6])
+    partners, signs, upper = before[csr.nbr[entries]], csr.sign[entries].astype(float), csr.upper[entries]
+    p = [reference.vertex_svm_primal(x, partners, signs, upper) for x in (before[5], X3[5])]
+    assert abs(p[1] - p[0]) <= 1e-14 * p[0]                  # the same point of the block ...
+    monkeypatch.setattr(reference, "UPHILL_RTOL", -1e-12)   # ties are uphill
+    _, X3_tie_uphill, a3_tie_uphill = epochs()
+    np.testing.assert_allclose(X3_tie_uphill, X3, rtol=0, atol=1e-12)
+    assert np.abs(a3_tie_uphill - a3).max() > 1.0            # ... other duals: a non-unique dual, moved by a tie
 
 
 @pytest.mark.parametrize("inner_passes", [1, 3])

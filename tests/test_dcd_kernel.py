@@ -365,3 +365,44 @@ def test_dual_counts_match_numpy_for_any_thread_count(entries, n_threads):
     assert _dcd.dual_counts(alpha, upper, n_threads) == expected
     with pytest.raises(ValueError, match="one entry per dual"):
         _dcd.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)
+
+
+# --------------------------------------------------------------------------
+# Certificates only where asked (issue 46, item 2)
+# --------------------------------------------------------------------------
+
+def _epoch_with(X, alpha, csr, seed, diagnostics, certify, shuffle, monotone_passes, dtype):
+    X, alpha = X.astype(dtype), alpha.copy()
+    n = len(X)
+    sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    gap, viol, kept = np.full(n, -7.0), np.full(n, -7.0), np.zeros(n, np.int8)
+    order = np.random.default_rng(seed).permutation(n).astype(np.int32)
+    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, np.array([0, n], np.int64),
+                         2, 1e-3, seed, 1, diagnostics, gap, viol, shuffle, monotone_passes, kept, certify)
+    assert bad == -1
+    return X, alpha, gap, viol, kept
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("monotone_passes", [-1, 0, 5])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_certificates_where_asked_and_the_same_epoch_either_way(dtype, monotone_passes, shuffle):
+    """The certificates are computed for the vertices asked about (all, or those with ``certify``) and
+    left alone elsewhere; asking for none, some or all trains the same bits."""
+    X, csr, *_ = tiny_problem(n=14, D=4, seed=5, lam_neg=0.5, lam_r=0.1)
+    alpha = np.zeros(len(csr.nbr))
+    certify = (np.arange(len(X)) % 3 == 0).astype(np.int8)
+    for epoch in range(3):
+        full = _epoch_with(X, alpha, csr, epoch, True, None, shuffle, monotone_passes, dtype)
+        some = _epoch_with(X, alpha, csr, epoch, True, certify, shuffle, monotone_passes, dtype)
+        none = _epoch_with(X, alpha, csr, epoch, False, None, shuffle, monotone_passes, dtype)
+        for other in (some, none):
+            for a, b in zip(full[:2] + full[4:], other[:2] + other[4:]):   # X, alpha, kept
+                assert np.array_equal(a, b)
+        asked = certify == 1
+        assert np.array_equal(some[2][asked], full[2][asked]) and np.array_equal(some[3][asked], full[3][asked])
+        assert np.all(some[2][~asked] == -7.0) and np.all(none[2] == -7.0)           # not computed there
+        assert np.all(full[2] != -7.0)
+        X, alpha = full[0].astype(np.float64), full[1]
+    with pytest.raises(ValueError, match="certify must have one entry per vertex"):
+        _epoch_with(X, alpha, csr, 0, True, certify[:-1], shuffle, monotone_passes, dtype)

@@ -209,7 +209,7 @@ def test_fit_passes_model_parameters_and_refuses_the_wrong_model(labelled_mat_fi
     assert json.loads((tmp_path / "dcd" / "fit.json").read_text())["params"]["diagnostics"] is False
     record = json.loads((tmp_path / "dcd" / "history.json").read_text())
     record = record[-1] if isinstance(record, list) else record["history"][-1]
-    assert "objective" not in record and "duality_gap" in record
+    assert "objective" not in record and "duality_gap" not in record and "n_alpha_zero" in record
     capsys.readouterr()
     assert main(["fit", str(labelled_mat_file), "--model", "hinge", "--lr", "0.5", "--out", str(tmp_path / "h")]) == 2
     assert "--lr applies to --model logistic, not to --model hinge" in capsys.readouterr().err

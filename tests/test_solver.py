@@ -15,6 +15,7 @@ from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._sampling import sample_pairs
 from lgekit.callbacks import Callback, EarlyStopping, LinkPredictionCallback
 from lgekit.models import DCDSolver, EpochOrder, EpochStatus, SGDSolver, Solver, TrainingData, _schedules
+from lgekit.models._sgd_solver import SAMPLE_WINDOW
 
 from splitmix import SplitMix64
 
@@ -236,8 +237,40 @@ def test_planned_epochs_tell_callbacks_the_last_epoch(split):
 def test_fit_without_diagnostics_builds_no_incidence_lists(split):
     lean = fitted(split, diagnostics=False).solver_
     assert lean._pos_incidence is None and lean._neg_incidence is None   # noqa: the memory it saves
-    full = fitted(split).solver_
-    assert full._pos_incidence is not None
+    assert lean._sample_window is None
+    # the sampled record: lists of its vertices alone for a window of epochs, then the whole lists
+    sampled = fitted(split).solver_
+    assert sampled._pos_incidence is None and sampled._sample_window[:2] == (0, SAMPLE_WINDOW)
+    longer = fitted(split, epochs=SAMPLE_WINDOW + 1).solver_
+    assert longer._pos_incidence is not None and longer._sample_window is None
+    assert fitted(split, diagnostics="exact").solver_._pos_incidence is not None
+
+
+@pytest.mark.parametrize("kw", [{}, {"weighting": "sample"}, {"weighting": "scale"}, {"lam_r_context": 0.7}])
+def test_sampled_record_is_the_same_from_a_window_of_lists_and_from_the_whole_lists(kw):
+    """The window's lists (the vertex samples' rows alone) hold those rows as the whole lists do: the sampled
+    records are the same, bit for bit, for an unweighted, a weighted (drawn or scaled) and a directed graph
+    with two lambda_r; the wrong version, rows of another window's vertices, gives other gradient norms."""
+    if "lam_r_context" in kw:
+        g = lgekit.datasets.planted_partition_graph(n_nodes=3000, n_labels=3, mean_degree=8, seed=4)
+        graph = lgekit.Graph.from_edges(g.edges(), nodes=g.n_nodes, directed=True)
+    else:
+        g = lgekit.datasets.planted_partition_graph(n_nodes=3000, n_labels=3, mean_degree=8, seed=4)
+        weights = np.random.default_rng(1).uniform(0.5, 2.0, len(g.edges())) if kw else None
+        graph = lgekit.Graph.from_edges(g.edges(), weights=weights, nodes=g.n_nodes)
+    model = LogisticEmbedding(dim=6, epochs=2, lr=0.3, random_state=3, **kw).fit(graph)
+    solver = model.solver_
+    window = solver._sample_window
+    assert window is not None and solver._pos_incidence is None
+    from_window = [solver.sampled_diagnostics(e) for e in range(window[0], window[1])]
+    solver._incidence_lists()                             # the whole lists: the window is dropped
+    assert solver._sample_window is None
+    assert [solver.sampled_diagnostics(e) for e in range(window[0], window[1])] == from_window
+    # teeth: epoch e's sample read from lists that hold only another window's rows
+    solver._pos_incidence = solver._neg_incidence = None
+    other_rows = solver._sample_lists(window[1] + 100)
+    solver._sample_lists = lambda epoch: other_rows
+    assert solver.sampled_diagnostics(window[0])["mean_grad_norm"] != from_window[0]["mean_grad_norm"]
 
 
 # ----------------------------------------------------------------- the preparation kernels
@@ -274,6 +307,26 @@ def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighte
     np.testing.assert_array_equal(indptr, ip)
     np.testing.assert_array_equal(nbr, nb)
     np.testing.assert_array_equal(coef, pair_coef[src])
+    # the lists of some rows alone: those rows as above, entry for entry, the others empty
+    owners = (np.arange(n) % 3 == 1).astype(np.int8)
+    o_indptr = np.empty(n + 1, np.int64)
+    o_nbr, o_coef = _schedules.owned_incidence(records, 3, k + 3, owners, o_indptr, pair_coef)
+    for x in range(n):
+        kept = slice(o_indptr[x], o_indptr[x + 1])
+        if owners[x]:
+            np.testing.assert_array_equal(o_nbr[kept], nbr[indptr[x]:indptr[x + 1]])
+            np.testing.assert_array_equal(o_coef[kept], coef[indptr[x]:indptr[x + 1]])
+        else:
+            assert o_indptr[x] == o_indptr[x + 1]
+    assert len(o_nbr) == o_indptr[n] == sum(counts[owners == 1])
+
+
+def test_owned_incidence_refuses_bad_owners():
+    records = np.zeros(2, _schedules.PAIR_RECORD_DTYPE)
+    with pytest.raises(ValueError, match="owners needs one entry per vertex"):
+        _schedules.owned_incidence(records, 0, 2, np.ones(2, np.int8), np.empty(4, np.int64))
+    with pytest.raises(ValueError, match="owners must be 0 or 1, got 2"):
+        _schedules.owned_incidence(records, 0, 2, np.full(3, 2, np.int8), np.empty(4, np.int64))
 
 
 def test_preparation_kernels_are_thread_independent_on_large_inputs():

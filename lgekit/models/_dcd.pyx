@@ -45,12 +45,15 @@ the choice, ``shuffle``, and the safeguard below.
 
 The safeguard (``monotone_passes >= 0``; not in Algorithm 1).  The terms of
 L that involve x_u are lam_r P(x_u), so a visit lowers L iff P(w) <= P(x_u)
-for the stored x_u.  When P(w) > P(x_u), up to ``monotone_passes`` further
-passes run while max |PG| > tol, and if w is still worse x_u keeps its
-vector (the duals keep their progress).  Then no visit raises L: the
-sequential iteration cannot diverge (sum_v ||x_v||^2 <= 2 L(X_0) / lam_r).
-With hogwild threads a neighbour may change during the check, so the bound
-holds only for the sequential and colour-class schedules.
+for the stored x_u.  When w is uphill, P(w) - P(x_u) > UPHILL_RTOL P(x_u), up
+to ``monotone_passes`` further passes run while max |PG| > tol, and if w is
+still uphill x_u keeps its vector (the duals keep their progress).  Then no
+visit raises L by more than round-off: the sequential iteration cannot
+diverge (sum_v ||x_v||^2 <= 2 L(X_0) / lam_r).  With hogwild threads a
+neighbour may change during the check, so the bound holds only for the
+sequential and colour-class schedules.  The slack UPHILL_RTOL (1e-9) makes
+a tie a tie: at a block's optimum the duals, not unique, may move while
+w(alpha) = x_u, and a strict ">" would let round-off decide the branch.
 
 One dual variable per (vertex, incident pair): the duals live in an array
 aligned with the "pair CSR" (for each vertex u, its entries: partner, sign,
@@ -63,13 +66,16 @@ zero.  Then G = -1 and the coordinate's dual objective is -a_j, whose exact
 minimiser over [0, U_j] is U_j; we set a_j = U_j and leave w alone (the
 partner contributes nothing to w), which keeps the duality gap exact.
 
-Certificates (computed after the passes when ``diagnostics`` is set, for
-the vector actually stored in x_u: w, or the kept vector x):
+Certificates (computed after the passes for the vertices the caller asks
+about: all, a record's sample, or none; for the vector actually stored in
+x_u: w, or the kept vector x):
 
     gap_u  = P(x_u) - D(a),  D(a) = sum_j a_j - 1/2 ||w||^2           (>= 0)
     viol_u = max_j |PG_j| at w                             (0 iff KKT hold)
 
-both in the units of the per-vertex SVM (i.e. of L / lam_r).
+both in the units of the per-vertex SVM (i.e. of L / lam_r).  Without the
+safeguard they cost a dot product per partner; the safeguard needs P(w)
+anyway (and reads each partner row once for P(w) and P(x_u)).
 
 Schedules.  ``order`` lists the vertices of one epoch, cut into blocks by
 ``block_ptr``; blocks run one after the other and the vertices of a block run
@@ -90,7 +96,17 @@ from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
 from lgekit._common cimport floating, dot, axpy, rng_stream, rng_below
 
-__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "greedy_coloring"]
+__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "dual_counts", "UPHILL_RTOL"]
+
+# the safeguard's slack: w is uphill of x_u when P(w) - P(x_u) > _UPHILL_RTOL * P(x_u) (lgekit.reference's
+# UPHILL_RTOL, the same rule; P >= 0)
+cdef double _UPHILL_RTOL = 1e-9
+UPHILL_RTOL = _UPHILL_RTOL
+
+
+cdef inline bint _uphill(double p_new, double p_old) noexcept nogil:
+    """Whether the block primal value p_new is above p_old by more than round-off (the safeguard's test)."""
+    return p_new - p_old > _UPHILL_RTOL * p_old
 
 
 # ---------------------------------------------------------------------------
@@ -192,18 +208,6 @@ cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t
     return max_passes
 
 
-cdef double _primal(const floating* x, const floating* X, Py_ssize_t D, const int32_t* nbr,
-                    const int8_t* sign, const double* upper, Py_ssize_t deg) noexcept nogil:
-    """The block SVM's primal P(x) = 1/2 ||x||^2 + sum_j U_j h(s_j x . x_j)."""
-    cdef Py_ssize_t k
-    cdef double m, hinge = 0.0
-    for k in range(deg):
-        m = sign[k] * <double>dot(x, X + <Py_ssize_t>nbr[k] * D, D)
-        if m < 1.0:
-            hinge += upper[k] * (1.0 - m)
-    return 0.5 * <double>dot(x, x, D) + hinge
-
-
 cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
                           const int8_t* sign, const double* upper, const double* alpha,
                           Py_ssize_t deg, double* dual, double* viol) noexcept nogil:
@@ -226,18 +230,50 @@ cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, co
     return 0.5 * ww + hinge
 
 
+cdef double _both_primals(const floating* w, const floating* x, const floating* X, Py_ssize_t D,
+                          const int32_t* nbr, const int8_t* sign, const double* upper, const double* alpha,
+                          Py_ssize_t deg, double* p_x, double* dual, double* viol) noexcept nogil:
+    """``_certificates`` at w (returned, with dual and viol) and the block primal P(x) at x (in p_x), each
+    partner row read once for both."""
+    cdef Py_ssize_t k
+    cdef const floating* xv
+    cdef double mw, mx, G, PG, ww, hinge = 0.0, hx = 0.0, asum = 0.0, v = 0.0
+    ww = dot(w, w, D)
+    for k in range(deg):
+        xv = X + <Py_ssize_t>nbr[k] * D
+        mw = sign[k] * <double>dot(w, xv, D)
+        mx = sign[k] * <double>dot(x, xv, D)
+        G = mw - 1.0
+        if G < 0:
+            hinge += upper[k] * (-G)
+        if mx < 1.0:
+            hx += upper[k] * (1.0 - mx)
+        asum += alpha[k]
+        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        if PG > v:
+            v = PG
+    dual[0] = asum - 0.5 * ww
+    viol[0] = v
+    p_x[0] = 0.5 * <double>dot(x, x, D) + hx
+    return 0.5 * ww + hinge
+
+
 cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X, double* sqnorm,
                        Py_ssize_t D, const int64_t* indptr, const int32_t* nbr, const int8_t* sign,
                        const double* upper, double* alpha, int inner_passes, double tol,
-                       bint shuffle, int monotone_passes, uint64_t seed, bint diagnostics,
+                       bint shuffle, int monotone_passes, uint64_t seed, bint certify,
                        double* gap, double* viol, int8_t* kept) noexcept nogil:
     """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite.
 
-    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is a worse
-    point of the block's primal than the stored x_u, up to that many further
-    passes run (while max |PG| > tol); if w is still worse, x_u keeps its
-    vector (``kept[u] = 1``; the duals keep their progress).  No visit then
-    raises L, which is lam_r P(x_u) plus terms free of x_u.
+    ``certify``: store the certificates of the vector the visit leaves in ``gap[u]`` and ``viol[u]``.
+    They cost a pass over the partners (a dot product each) unless the safeguard, which needs P(w)
+    anyway, is on.
+
+    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is uphill
+    of the stored x_u in the block's primal (``_uphill``), up to that many
+    further passes run (while max |PG| > tol); if w is still uphill, x_u keeps
+    its vector (``kept[u] = 1``; the duals keep their progress).  No visit then
+    raises L, which is lam_r P(x_u) plus terms free of x_u, beyond round-off.
     """
     cdef int64_t start = indptr[u]
     cdef Py_ssize_t deg = indptr[u + 1] - start
@@ -255,19 +291,20 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
     if deg > 0:
         _first_order(perm, sg, deg, shuffle)
         _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, inner_passes, tol, shuffle, &rng, perm)
-    if diagnostics or monotone:
+    if monotone:
+        p_new = _both_primals(w, X + u * D, X, D, nb, sg, up, al, deg, &p_old, &dual, &v)
+    elif certify:
         p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
     if monotone:
-        p_old = _primal(X + u * D, X, D, nb, sg, up, deg)
-        while p_new > p_old and extra < monotone_passes and v > tol:
+        while _uphill(p_new, p_old) and extra < monotone_passes and v > tol:
             # the passes from duals fitted to the neighbours' previous vectors went uphill: go
             # on solving the block (its optimum is no worse than x_u)
             _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, 1, tol, shuffle, &rng, perm)
             p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
             extra += 1
-        keep = p_new > p_old
+        keep = _uphill(p_new, p_old)
         kept[u] = keep
-    if diagnostics:
+    if certify:
         # weak duality holds for any primal point: certify the one stored
         gap[u] = (p_old if keep else p_new) - dual
         viol[u] = v
@@ -291,7 +328,7 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
               double[::1] alpha, const int32_t[::1] order, const int64_t[::1] block_ptr,
               int inner_passes, double tol, uint64_t seed, int n_threads, bint diagnostics,
               double[::1] gap, double[::1] viol, bint shuffle=False, int monotone_passes=-1,
-              int8_t[::1] kept=None):
+              int8_t[::1] kept=None, const int8_t[::1] certify=None):
     """Run one DCD epoch in place (X, sqnorm, alpha; gap and viol when ``diagnostics``).
 
     Parameters
@@ -316,7 +353,10 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         Vertex u draws its permutations from stream u of this seed.
     n_threads : int
     diagnostics : bool
-        Compute the certificates ``gap[u]`` and ``viol[u]`` of every visited u.
+        Compute the certificates ``gap[u]`` and ``viol[u]`` of the visited u
+        (of those with ``certify[u]``, when given); other entries of ``gap``
+        and ``viol`` are left as they were.  Without the safeguard they cost
+        a dot product per pair at each certified visit; with it, none.
     shuffle : bool, default False
         A fresh permutation of u's entries before every pass (LIBLINEAR);
         False: Algorithm 1's listing, the +1 entries then the -1 entries.
@@ -325,6 +365,9 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         visit; -1: off (Algorithm 1 as printed).
     kept : (n,) int8, needed with the safeguard
         ``kept[u]`` is set to 1 when u kept its vector, 0 when it took w.
+    certify : (n,) int8, optional
+        With ``diagnostics``: certify only the vertices u with ``certify[u]``
+        (the sampled record's vertices); default all.
 
     Returns
     -------
@@ -343,6 +386,8 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         raise ValueError("dcd_epoch: inconsistent pair-CSR arrays")
     if diagnostics and (gap.shape[0] != n or viol.shape[0] != n):
         raise ValueError("dcd_epoch: gap and viol must have one entry per vertex")
+    if certify is not None and certify.shape[0] != n:
+        raise ValueError("dcd_epoch: certify must have one entry per vertex")
     if n_blocks < 0 or block_ptr[n_blocks] > order.shape[0]:
         raise ValueError("dcd_epoch: block_ptr does not fit order")
     for u in range(n):
@@ -362,6 +407,7 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         raise ValueError("dcd_epoch: the safeguard (monotone_passes >= 0) needs kept, one entry per vertex")
     cdef int8_t* kp = &kept[0] if monotone and n > 0 else dummy_kept
     cdef floating* Xp = &X[0, 0] if n > 0 and D > 0 else NULL
+    cdef const int8_t* cp = &certify[0] if certify is not None and n > 0 else NULL
     if n == 0 or D == 0:
         return -1
     with nogil:
@@ -371,7 +417,7 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
                     u = order[i]
                     if _visit(u, &W[0, 0], &P[0, 0], Xp, &sqnorm[0], D, &indptr[0], &nbr[0],
                               &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
-                              monotone_passes, seed, diagnostics, gp, vp, kp):
+                              monotone_passes, seed, diagnostics and (cp == NULL or cp[u] != 0), gp, vp, kp):
                         bad[0] = u
             else:
                 lo = block_ptr[b]
@@ -380,7 +426,8 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
                     t = threadid()
                     if _visit(order[i], &W[t, 0], &P[t, 0], Xp, &sqnorm[0], D, &indptr[0],
                               &nbr[0], &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
-                              monotone_passes, seed, diagnostics, gp, vp, kp):
+                              monotone_passes, seed, diagnostics and (cp == NULL or cp[order[i]] != 0),
+                              gp, vp, kp):
                         bad[0] = order[i]
             if bad[0] >= 0:
                 break

@@ -13,7 +13,9 @@ import numpy as np
 from .._random import check_random_state, draw_seed
 from .._simd import load_kernel
 from .._validation import check_pairs
-from ._diagnostic_sample import DCD_PAIR_SAMPLE, diagnostics_mode, sample_indices, sample_rng, total_estimate
+from ._diagnostic_sample import (DCD_PAIR_SAMPLE, MIN_VERTICES, VERTEX_FRACTION, diagnostics_mode, mean_estimate,
+                                 sample_indices, sample_rng, total_estimate)
+from ._pair_csr import pair_layout
 from ._schedules import greedy_coloring, grouped_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
@@ -107,24 +109,18 @@ def pair_csr(n_nodes, positives, negatives, *, positive_weights=None, lam_pos=1.
         raise ValueError(f"positive_weights must have shape ({len(positives)},), got {positive_weights.shape}")
     if not np.all(np.isfinite(positive_weights)) or np.any(positive_weights < 0):
         raise ValueError("positive_weights must be finite and non-negative")
-    rows = np.concatenate([positives[:, 0], positives[:, 1], negatives[:, 0], negatives[:, 1]])
-    cols = np.concatenate([positives[:, 1], positives[:, 0], negatives[:, 1], negatives[:, 0]])
-    sign = np.concatenate([np.ones(2 * len(positives), np.int8), -np.ones(2 * len(negatives), np.int8)])
-    coef = np.concatenate([lam_pos * positive_weights, lam_pos * positive_weights,
-                           np.full(2 * len(negatives), float(lam_neg))])
-    # one int64 key (vertex, partner, sign) sorted stably == lexsort on the three, in one sort
-    key = (rows * n_nodes + cols) * 2 + (sign < 0)
-    order = np.argsort(key, kind="stable")
-    rows, cols, sign, coef = rows[order], cols[order], sign[order], coef[order]
-    indptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_nodes), out=indptr[1:])
     lam_r = np.asarray(lam_r, dtype=np.float64)
+    if lam_r.ndim and lam_r.shape != (n_nodes,):
+        raise ValueError(f"lam_r must be a number or one per vertex ({n_nodes},), got shape {lam_r.shape}")
+    n_entries = 2 * (len(positives) + len(negatives))
+    indptr = np.empty(n_nodes + 1, dtype=np.int64)
+    nbr, sign, coef = np.empty(n_entries, np.int32), np.empty(n_entries, np.int8), np.empty(n_entries)
+    # the stable sort by (vertex, partner, sign) of the pairs seen from both ends, as two counting sorts
+    pair_layout(n_nodes, positives, negatives, np.ascontiguousarray(lam_pos * positive_weights), float(lam_neg),
+                indptr, nbr, sign, coef)
     if lam_r.ndim:
-        if lam_r.shape != (n_nodes,):
-            raise ValueError(f"lam_r must be a number or one per vertex ({n_nodes},), got shape {lam_r.shape}")
-        lam_r = lam_r[rows]                         # the owner of each entry: its vertex's box
-    return PairCSR(indptr, np.ascontiguousarray(cols, dtype=np.int32), np.ascontiguousarray(sign),
-                   np.ascontiguousarray(coef), np.ascontiguousarray(coef / lam_r))
+        lam_r = np.repeat(lam_r, np.diff(indptr))   # the owner of each entry: its vertex's box
+    return PairCSR(indptr, nbr, sign, coef, coef / lam_r)
 
 
 def solve_vertex_svm(neighbour_vectors, signs, lam_pos=1.0, lam_neg=0.03, lam_r=3.0, tol=1e-8,
@@ -301,9 +297,9 @@ class DCDSolver(Solver):
     """
 
     settings = ("n_threads", "schedule", "inner_passes", "tol", "inner_order", "monotone", "record_diagnostics")
-    # pair_csr's peak per pair (two entries, each: keys, order and sorted copies ~70 B, then partner, sign,
-    # weight, bound and dual 29 B) plus the objective's pair list (24 B)
-    bytes_per_pair = 216
+    # pair_csr's peak per pair (two entries, each: the first counting sort's order 8 B, a two-table graph's
+    # per-entry lambda_r 8 B, then partner, sign, weight, bound and dual 29 B) plus the objective's pair list (24 B)
+    bytes_per_pair = 114
     default_advice = ("increase lam_r: the dual box [0, lam / lam_r] grows as lam_r -> 0 and the "
                       "block updates can blow up (the paper: embeddings are very bad for lam_r near 0)")
 
@@ -479,15 +475,21 @@ class DCDSolver(Solver):
         n = X.shape[0]
         order = self.epoch_order(epoch)
         sqnorm = _scoring.row_sqnorms(X, self.n_threads)       # on the epoch's threads, not a serial einsum
-        gap = np.zeros(n)
-        viol = np.zeros(n)
+        # the certificates the record will read: every vertex's (exact), a sample's (sampled) or none
+        certified = self.certified_vertices(epoch)
+        certify = None
+        if certified is not None and len(certified) < n:
+            certify = np.zeros(n, np.int8)
+            certify[certified] = 1
+        gap, viol = (np.zeros(n), np.zeros(n)) if certified is not None else (np.zeros(0), np.zeros(0))
         kept = np.zeros(n, np.int8)
         bad = _dcd.dcd_epoch(X, sqnorm, csr.indptr, csr.nbr, csr.sign, csr.upper, self._alpha,
                              np.ascontiguousarray(order.order, dtype=np.int32), order.block_ptr,
-                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads, True, gap, viol,
-                             self._inner_order == "random", MONOTONE_PASSES if self.monotone else -1, kept)
+                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads,
+                             certified is not None, gap, viol, self._inner_order == "random",
+                             MONOTONE_PASSES if self.monotone else -1, kept, certify)
         self._kept = int(kept.sum())
-        self._certificates = (gap, viol)
+        self._certificates = None if certified is None else (certified, gap[certified], viol[certified])
         if bad >= 0:
             logger.warning("epoch %d: vertex %d got a non-finite vector", epoch, bad)
             return EpochStatus.NONFINITE
@@ -500,10 +502,10 @@ class DCDSolver(Solver):
         if status:
             nan = float("nan")
             record = self.dual_counts()
-            record.update(mean_norm=nan, duality_gap=nan, max_violation=nan, n_kept=0, diverged=True)
+            record.update(mean_norm=nan, n_kept=0, diverged=True)
             if self.record_diagnostics:
                 record.update(objective=nan, loss_pos=nan, loss_neg=nan, reg=nan, objective_se=nan, loss_pos_se=nan,
-                              loss_neg_se=nan)
+                              loss_neg_se=nan, duality_gap=nan, duality_gap_se=nan, max_violation=nan)
             return record
         if self.record_diagnostics == "exact":
             record = self.diagnostics()
@@ -518,23 +520,36 @@ class DCDSolver(Solver):
         n_zero, n_bound = _dcd.dual_counts(alpha, upper, self.n_threads)
         return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
 
+    def certified_vertices(self, epoch):
+        """The vertices whose certificates epoch ``epoch`` computes at their visits, for its record: every
+        vertex with pairs (``record_diagnostics="exact"``), a sample of them (``"sampled"``: a share
+        ``VERTEX_FRACTION``, at least ``MIN_VERTICES``, from the epoch's own stream of the diagnostic
+        sample, :mod:`~lgekit.models._diagnostic_sample`), or None (no diagnostics: none).  Sorted int64."""
+        if not self.record_diagnostics:
+            return None
+        with_pairs = np.flatnonzero(self._has_pairs)
+        if self.record_diagnostics == "exact":
+            return with_pairs
+        return with_pairs[sample_indices(len(with_pairs), VERTEX_FRACTION, MIN_VERTICES,
+                                         sample_rng(self.seed, epoch, part=1))]
+
     def certificates(self, sqnorm=None):
-        """What the last epoch computed anyway: the mean norm, the dual counts and the certificates
-        (``duality_gap``: mean over the vertices with pairs of the block SVM's duality gap when it was
-        solved; ``max_violation``: the largest absolute projected gradient; NaN before any epoch ran),
-        ``n_kept`` and ``diverged`` (False).  ``sqnorm``: the rows' squared norms, when known."""
+        """The mean norm, the dual counts, ``n_kept``, ``diverged`` (False) and the certificates the last
+        epoch computed at the visits of :meth:`certified_vertices` (none without diagnostics):
+        ``duality_gap``, the mean over the vertices with pairs of the block SVM's duality gap when it was
+        solved (from a sample: unbiased, with its standard error ``duality_gap_se``, 0 when every vertex
+        was certified), and ``max_violation``, the largest absolute projected gradient among them (a
+        sample's largest: a lower bound of the whole graph's).  ``sqnorm``: the rows' squared norms, when
+        known."""
         if sqnorm is None:
             sqnorm = _scoring.row_sqnorms(self.embedding, self.n_threads)
         record = self.dual_counts()
-        if self._certificates is None:
-            gap_mean = viol_max = float("nan")
-        else:
-            gap, viol = self._certificates
-            has = self._has_pairs
-            gap_mean = float(gap[has].mean()) if has.any() else 0.0
-            viol_max = float(viol.max()) if len(viol) else 0.0
-        record.update(mean_norm=float(np.mean(np.sqrt(sqnorm))), duality_gap=gap_mean, max_violation=viol_max,
-                      n_kept=self._kept or 0, diverged=False)
+        record.update(mean_norm=float(np.mean(np.sqrt(sqnorm))), n_kept=self._kept or 0, diverged=False)
+        if self._certificates is not None:
+            _, gap, viol = self._certificates
+            gap_mean, gap_se = mean_estimate(gap, int(self._has_pairs.sum()))
+            record.update(duality_gap=gap_mean, duality_gap_se=gap_se,
+                          max_violation=float(viol.max()) if len(viol) else 0.0)
         return record
 
     def diagnostics(self):

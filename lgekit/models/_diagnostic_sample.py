@@ -12,10 +12,13 @@ stream of the solver's seed (so it never changes what the epochs draw, and one s
 * the mean gradient norm from a sample of vertices, each vertex's gradient computed exactly over all its
   pairs (a norm of a sum has no unbiased estimate from a sample of its terms): the sample mean, unbiased,
   with the same standard error divided by N;
-* the regulariser and the mean norm exactly: they cost one pass over the n rows, not over the pairs.
+* the regulariser and the mean norm exactly: they cost one pass over the n rows, not over the pairs;
+* DCD's block certificates (duality gap, largest projected gradient) from a sample of vertices, computed
+  at their visits during the epoch (they cost a pass over a vertex's pairs there): the sample mean of the
+  gaps, unbiased, and the largest violation in the sample.
 
 The standard error of an estimate depends on the sample's size, not on the population's, so the pair
-samples have a fixed expected size: :data:`PAIR_SAMPLE` entries for each of the logistic objective's two
+samples have a fixed expected size: :data:`PAIR_SAMPLE` pairs for each of the logistic objective's two
 loss parts, :data:`DCD_PAIR_SAMPLE` pairs for the hinge objective (one sample for both parts; its epoch
 costs about three of SGD's).  The gradient norms need a share of the vertices, :data:`VERTEX_FRACTION`
 (at least :data:`MIN_VERTICES`), since each vertex's gradient is a sum over its own pairs.  A population
@@ -50,9 +53,11 @@ def diagnostics_mode(diagnostics):
     return "sampled" if diagnostics else None
 
 
-def sample_rng(seed, epoch):
-    """The diagnostic sample's generator for epoch ``epoch`` of a solver seeded with ``seed``."""
-    return np.random.default_rng([int(seed) % 2**64, int(epoch), _STREAM])
+def sample_rng(seed, epoch, part=0):
+    """The diagnostic sample's generator for epoch ``epoch`` of a solver seeded with ``seed``; ``part`` > 0
+    gives independent generators for samples drawn at other moments (DCD's certified vertices, drawn
+    before the epoch runs)."""
+    return np.random.default_rng([int(seed) % 2**64, int(epoch), _STREAM] + ([int(part)] if part else []))
 
 
 def sample_indices(population, fraction, minimum, rng):

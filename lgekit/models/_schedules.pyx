@@ -20,14 +20,15 @@ thread reproduces a run bit for bit and the deterministic schedules do so on any
   the DCD solver can run in parallel.
 
 It also lays out the data the orders run over: the 8-byte pair records (``fill_pair_records``) and
-the symmetric incidence lists (``record_incidence``, ``build_incidence``).  Every order is a sequence
+the symmetric incidence lists (``record_incidence``, ``build_incidence``; ``owned_incidence``, the
+rows of some vertices alone).  Every order is a sequence
 of int32 record indices (4 bytes a pair): the records are never copied into visiting order.
 """
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport sqrt
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
 from lgekit._common cimport rng_next, rng_stream, rng_below, rng_below2
@@ -414,6 +415,58 @@ def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t st
                     coef[row[v]] = pc[p]
                 row[v] += 1
     free(cnt)
+
+
+def owned_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, const int8_t[::1] owners,
+                    int64_t[::1] indptr, const double[::1] pair_coef=None):
+    """``record_incidence``'s lists restricted to the rows x with ``owners[x]`` (0 or 1): the same entries
+    in the same order (increasing record index), the other rows empty.  Returns ``(nbr, coef)`` (``coef``
+    empty without ``pair_coef``); ``indptr`` (n + 1) is filled.  Two serial passes over the records,
+    without branches on the owners (they would be mispredicted): a row that is not kept writes its
+    entries to one spare slot past the end.  For the sampled diagnostics' few vertices."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = stop - start, p, x
+    cdef bint with_coef = pair_coef is not None
+    cdef int32_t u, v
+    cdef int64_t total = 0, c, at
+    if owners.shape[0] != n:
+        raise ValueError(f"owned_incidence: owners needs one entry per vertex ({n}), got {owners.shape[0]}")
+    if start < 0 or stop > records.shape[0] or k < 0:
+        raise ValueError(f"owned_incidence: the range [{start}, {stop}) is not within {records.shape[0]} records")
+    if with_coef and pair_coef.shape[0] != k:
+        raise ValueError(f"owned_incidence: pair_coef needs the {k} records' coefficients")
+    for x in range(n):
+        if owners[x] > 1 or owners[x] < 0:
+            raise ValueError(f"owned_incidence: owners must be 0 or 1, got {owners[x]} at {x}")
+    cdef int64_t[::1] fill = np.zeros(n + 1, np.int64)
+    with nogil:
+        for p in range(start, stop):
+            fill[records[p].u] += owners[records[p].u]
+            fill[records[p].v] += owners[records[p].v]
+        for x in range(n):
+            indptr[x] = total
+            total += fill[x]
+        indptr[n] = total
+        for x in range(n):          # a row not kept fills the spare slot, entry `total`, and stays there
+            fill[x] = indptr[x] if owners[x] else total
+    nbr_arr = np.empty(total + 1, np.int32)
+    coef_arr = np.empty(total + 1 if with_coef else 1)
+    cdef int32_t[::1] nbr = nbr_arr
+    cdef double[::1] coef = coef_arr
+    with nogil:
+        for p in range(start, stop):
+            u = records[p].u
+            v = records[p].v
+            at = fill[u]
+            nbr[at] = v
+            if with_coef:
+                coef[at] = pair_coef[p - start]
+            fill[u] = at + owners[u]
+            at = fill[v]
+            nbr[at] = u
+            if with_coef:
+                coef[at] = pair_coef[p - start]
+            fill[v] = at + owners[v]
+    return nbr_arr[:total], coef_arr[:total if with_coef else 0]
 
 
 # --------------------------------------------------------------------- negatives

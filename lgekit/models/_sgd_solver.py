@@ -8,8 +8,8 @@ from .._simd import load_kernel
 from .._validation import InvalidParameterError
 from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
                                  mean_estimate, sample_indices, sample_rng, total_estimate)
-from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, pair_counts, permutation,
-                         record_incidence, stream_seed)
+from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, owned_incidence,
+                         pair_counts, permutation, record_incidence, stream_seed)
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
 
@@ -32,6 +32,10 @@ BIAS_CONSTANT = 0.5
 #: the reciprocity at which ``lam_tie=None`` stops growing (r / (1 - r) = 999): a fully reciprocal graph ties its
 #: tables all but completely instead of dividing by zero
 MAX_TIE_RECIPROCITY = 0.999
+
+#: the epochs whose diagnostic vertex samples one build of the sampled record's lists covers (then the whole
+#: lists): a short fit pays a fraction of the whole lists' cost, a long one the whole lists once more
+SAMPLE_WINDOW = 8
 
 
 class SGDSolver(Solver):
@@ -223,6 +227,7 @@ class SGDSolver(Solver):
                                      negative=True)
         self._pos_count = self._count = self._rfac = None
         self._pos_incidence = self._neg_incidence = None
+        self._sample_window = None
         self._work = self._vertex_work = None
         self._scratch = {}
         self._skip_diagonal = False
@@ -404,18 +409,18 @@ class SGDSolver(Solver):
 
     def prepare(self):
         """Build what the epochs derive from the records: the pair counts (the regulariser's split) and
-        the incidence lists of the vertex order and (``record_diagnostics``) of the diagnostics, whose
-        row lengths are the counts.  The estimator calls it after dropping its input pairs, so that these
-        and those arrays are never in memory together; :meth:`run_epoch` calls it if nobody did."""
-        # (a sampling solver's records hold its edges only until the first epoch draws: read them now)
-        if self.record_diagnostics or self._order == "vertex" or self._alias is not None:
+        the incidence lists of the vertex order (and of the exact diagnostics), whose row lengths are the
+        counts.  The estimator calls it after dropping its input pairs, so that these and those arrays are
+        never in memory together; :meth:`run_epoch` calls it if nobody did.  The sampled diagnostics build
+        lists of their vertices alone (:meth:`_sample_lists`)."""
+        if self._order == "vertex" or self.record_diagnostics == "exact":
             self._incidence_lists()
         if self._pos_count is None:
             if self._pos_incidence is not None:
                 self._pos_count = np.diff(self._pos_incidence[0])
             else:
                 self._pos_count = np.zeros(self.n_nodes, np.int64)
-                pair_counts(self._records, 0, self._n_pos, self._pos_count, self.n_threads)
+                pair_counts(self._edge_records(), 0, self._n_pos, self._pos_count, self.n_threads)
         if self._count is None:
             self._update_counts()
 
@@ -581,6 +586,13 @@ class SGDSolver(Solver):
         lam_r = self._lam_r if not self._per_row_lam_r else np.asarray(self.regularisation)
         self._rfac = np.where(visits > 0, 2.0 * lam_r / np.where(visits > 0, visits, 1), 0.0)
 
+    def _edge_records(self):
+        """The positives as 8-byte records: the records' first m, or (:attr:`samples_positives`, whose
+        epochs overwrite those with their draws) the graph's edges."""
+        if self._source_positives is not None:
+            return self._source_positives.view(PAIR_RECORD_DTYPE).reshape(-1)
+        return self._records[:self._n_pos]
+
     def _incidence_lists(self):
         """(pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr): every vertex's partners, for the
         vertex order and the diagnostics (the negatives' lists are rebuilt after a resampling).
@@ -589,14 +601,40 @@ class SGDSolver(Solver):
         if self._pos_incidence is None:
             indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * m, np.int32)
             coef = np.empty(0 if self._pos_coef is None else 2 * m)
-            record_incidence(self._records, 0, m, indptr, nbr, None if self._pos_coef is None else coef,
-                                        self.n_threads, self._pos_coef)
+            record_incidence(self._edge_records(), 0, m, indptr, nbr, None if self._pos_coef is None else coef,
+                             self.n_threads, self._pos_coef)
             self._pos_incidence = (indptr, nbr, coef)
         if self._neg_incidence is None:
             indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * self._n_neg, np.int32)
             record_incidence(self._records, m, self.n_pairs, indptr, nbr, None, self.n_threads)
             self._neg_incidence = (indptr, nbr)
+        self._sample_window = None                      # the whole lists serve every sample from now on
         return self._pos_incidence + self._neg_incidence
+
+    def _sample_lists(self, epoch):
+        """The incidence lists the sampled diagnostics of epoch ``epoch`` read: the whole lists once they
+        exist, else lists of the rows of the vertex samples of ``SAMPLE_WINDOW`` epochs from ``epoch`` on
+        (the first draw of each epoch's diagnostic stream), the other rows empty: the same rows, entries
+        and order as the whole lists (``_schedules.owned_incidence``), for a fraction of their cost.  A
+        fit longer than the window (or resampling its negatives) builds the whole lists at the next
+        sample."""
+        if self._pos_incidence is not None and self._neg_incidence is not None:
+            return self._pos_incidence + self._neg_incidence
+        window = self._sample_window
+        if window is not None and window[0] <= epoch < window[1]:
+            return window[2]
+        if window is not None or self._negatives == "resample":
+            return self._incidence_lists()
+        n, m = self.n_nodes, self._n_pos
+        owners = np.zeros(n, np.int8)
+        for e in range(epoch, epoch + SAMPLE_WINDOW):
+            owners[sample_indices(n, VERTEX_FRACTION, MIN_VERTICES, sample_rng(self.seed, e))] = 1
+        pos_indptr, neg_indptr = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+        pos_nbr, pos_coef = owned_incidence(self._edge_records(), 0, m, owners, pos_indptr, self._pos_coef)
+        neg_nbr, _ = owned_incidence(self._records, m, self.n_pairs, owners, neg_indptr)
+        lists = (pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr)
+        self._sample_window = (epoch, epoch + SAMPLE_WINDOW, lists)
+        return lists
 
     def _rows(self, name):
         """A scratch row of the embedding's dtype per thread, kept while n_threads stays: ``dim`` entries
@@ -834,9 +872,9 @@ class SGDSolver(Solver):
 
     def sampled_diagnostics(self, epoch):
         """The :meth:`diagnostics` estimated from a sample (:mod:`~lgekit.models._diagnostic_sample`), with
-        their standard errors: the loss parts from a sample of the incidence lists' entries, the mean
-        gradient norm from the exact gradients of a sample of vertices, the regulariser and the mean norm
-        exactly.  The sample is drawn from epoch ``epoch``'s own stream of the seed.
+        their standard errors: the loss parts from a sample of the pairs, the mean gradient norm from the
+        exact gradients of a sample of vertices, the regulariser and the mean norm exactly.  The sample is
+        drawn from epoch ``epoch``'s own stream of the seed.
 
         Returns
         -------
@@ -858,44 +896,50 @@ class SGDSolver(Solver):
         gnorm, lpos, lneg, scratch_norm2 = (np.empty(n) for _ in range(4))
         # the tie's gradient joins the kernel's, row by row (untouched rows of np.empty cost no memory)
         grad = np.empty(emb.shape) if self._lam_tie > 0 else None
+        lists = self._sample_lists(epoch)
         if not self._per_row_lam_r:
-            _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                         self._rows("diagnostics"), gnorm, lpos, lneg, scratch_norm2, self.n_threads,
-                                         grad, self._lam_pos, vertices)
+            _sgd_diagnostics.diagnostics(emb, *lists, self._lam_neg, self._lam_r, self._rows("diagnostics"), gnorm,
+                                         lpos, lneg, scratch_norm2, self.n_threads, grad, self._lam_pos, vertices)
         else:
-            self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, grad, vertices)
+            self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, grad, vertices, lists)
         if grad is not None:
             self._add_tie_gradient(grad, gnorm, vertices)
         grad_mean, grad_se = mean_estimate(gnorm[vertices], n)
-        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
-        loss_pos, se_pos = self._sampled_loss(pos_indptr, pos_nbr, pos_coef if len(pos_coef) else None,
-                                              self._lam_pos, False, rng)
-        loss_neg, se_neg = self._sampled_loss(neg_indptr, neg_nbr, None, self._lam_neg, True, rng)
+        m = self._n_pos
+        loss_pos, se_pos = self._sampled_loss(0, m, False, rng)
+        loss_neg, se_neg = self._sampled_loss(m, self.n_pairs, True, rng)
         return {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
                 "mean_norm": float(np.sqrt(norm2).mean()), "mean_grad_norm": grad_mean, "diverged": False,
                 "objective_se": math.hypot(se_pos, se_neg), "loss_pos_se": se_pos, "loss_neg_se": se_neg,
                 "mean_grad_norm_se": grad_se}
 
-    def _sampled_loss(self, indptr, nbr, coef, scale, negative, rng):
-        """(total, standard error) of one loss part from a sample of its incidence entries.  Every pair has
-        an entry at each end; the exact diagnostics count its loss at the smaller end (half at each of a
-        self-pair's two entries), so an entry's value is its pair's loss times that share, and the part is
-        the total of these values over the entries."""
-        population = len(nbr)
-        idx = sample_indices(population, 0.0, PAIR_SAMPLE, rng)
-        losses = np.empty(len(idx))
-        _sgd_diagnostics.entry_losses(self.embedding, indptr, nbr, np.empty(0) if coef is None else coef, scale,
-                                      negative, idx, losses, self.n_threads)
-        return total_estimate(losses, population)
+    def _sampled_loss(self, lo, hi, negative, rng):
+        """(total, standard error) of one loss part, the positives' (records ``lo:hi`` = ``0:m``; the
+        graph's edges when the epochs draw them) or the negatives' (``m:P``), from a sample of its pairs:
+        ``c softplus(-s)`` for an edge (``c = lam_pos`` times its objective weight), ``lam_neg softplus(s)``
+        for a negative pair, ``s = x_u . x_v``."""
+        idx = sample_indices(hi - lo, 0.0, PAIR_SAMPLE, rng)
+        if not negative and self._source_positives is not None:
+            pairs = self._source_positives[idx].astype(np.int64)
+        else:
+            records = self._records[lo:hi][idx]
+            pairs = np.column_stack([records["u"], records["v"]]).astype(np.int64)
+        s = _scoring.pair_dots(self.embedding, self.embedding, pairs, self.n_threads)
+        if negative:
+            losses = self._lam_neg * np.logaddexp(0.0, s)
+        else:
+            coef = self._lam_pos if self._pos_coef is None else self._pos_coef[idx]
+            losses = coef * np.logaddexp(0.0, -s)
+        return total_estimate(losses, hi - lo)
 
-    def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad, vertices=None):
+    def _table_diagnostics(self, gnorm, lpos, lneg, norm2, grad, vertices=None, lists=None):
         """The diagnostics of a stacked table whose two tables have their own lambda_r: the kernel takes one
         lam_r, so it runs once per table, over incidence lists emptied outside that table's rows (their
         indptr clipped at the first context row).  Every pair joins a source row to a context row, so
         each row's list, gradient and norm are what one call would give with that row's lambda_r, and
         each pair's loss, counted at its smaller end, the source row, is counted once, in the first
         call; the two calls together read every list once, as one call does."""
-        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists()
+        pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr = self._incidence_lists() if lists is None else lists
         ns, n = self._n_source, self.n_nodes
         for clip, lam_r, rows in ((np.minimum, self._lam_r, slice(0, ns)),
                                   (np.maximum, self._lam_r_context, slice(ns, n))):

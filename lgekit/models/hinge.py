@@ -97,9 +97,12 @@ class HingeEmbedding(BaseEmbedding):
         worse, :math:`x_u` keeps its vector (its duals keep their progress;
         the history's "n_kept" counts these visits).  No visit then raises
         the objective, so a sequential or ``"deterministic"`` fit cannot
-        diverge: :math:`\sum_v\|x_v\|^2 \le 2 L(X_0)/\lambda_r`.  Costs one
-        dot per pair per visit, plus the further passes (most at small
-        :math:`\lambda_r`).  False: Algorithm 1 as printed.
+        diverge: :math:`\sum_v\|x_v\|^2 \le 2 L(X_0)/\lambda_r`.  Costs two
+        dots per pair occurrence per visit (:math:`P_u` of both vectors),
+        plus the further passes (most at small :math:`\lambda_r`).  "Uphill"
+        means above the stored vector's :math:`P_u` by more than a relative
+        :math:`10^{-9}` (round-off decides nothing).  False: Algorithm 1 as
+        printed.
     init_scale : float, default 0.1
         Initial coordinates are uniform on ``[-init_scale, init_scale]``.
         Only the neighbours' initial vectors matter: a vertex's own vector is
@@ -149,15 +152,17 @@ class HingeEmbedding(BaseEmbedding):
         When True, ``fit`` on an already fitted model continues from its
         embedding (and from its duals if the data is the same object).
     diagnostics : {"sampled", "exact"} or bool, default "sampled"
-        Record the objective (Eq. 3) and its parts after every epoch.
-        ``"sampled"`` (or True) estimates the loss parts from a sample of
-        the pairs, unbiased, with their standard errors (``"objective_se"``,
-        ``"loss_pos_se"``, ``"loss_neg_se"``); ``"exact"`` takes one more
-        pass over all pairs, a dot product each (the epoch itself does about
-        ``4 + 4 * inner_passes``; see Notes).  With False the records hold
-        the mean norm, the dual counts and the certificates, which the epoch
-        computes anyway, but no "objective", "loss_pos", "loss_neg" or
-        "reg"; the trained embedding is the same in all three cases.
+        Record the objective (Eq. 3) and its parts, and the blocks'
+        certificates, after every epoch.  ``"sampled"`` (or True) estimates
+        the loss parts from a sample of the pairs and the certificates from
+        a sample of the vertices, unbiased, with their standard errors
+        (``"objective_se"``, ``"loss_pos_se"``, ``"loss_neg_se"``,
+        ``"duality_gap_se"``); ``"exact"`` takes one more pass over all
+        pairs, a dot product each, and certifies every vertex (see Notes
+        for what each costs).  With False the records hold the mean norm,
+        the dual counts and "n_kept", but no "objective", "loss_pos",
+        "loss_neg", "reg" or certificates; the trained embedding is the same
+        in all three cases.
     early_stopping : bool, default False
         Hold out a validation split of the training graph, train on the
         rest, and stop once the validation AP stops improving, keeping the
@@ -180,15 +185,17 @@ class HingeEmbedding(BaseEmbedding):
     embedding_ : ndarray of shape (n_nodes, dim)
     history_ : list of dict
         Per epoch: "epoch", "seconds", "objective", "loss_pos", "loss_neg",
-        "reg", "mean_norm", "diverged", and the solver's certificates:
-        "n_alpha_zero", "n_alpha_free", "n_alpha_bound" (duals at 0, strictly
-        inside, at U: the last two are the support vectors), "duality_gap"
-        (mean over the vertices with pairs of the block SVM's duality gap
-        ``P(x_u) - D(alpha_u)`` when it was solved, in the SVM's units, i.e.
-        of ``L / lam_r``), "max_violation" (largest absolute projected gradient of
-        the dual at those moments; both are 0 iff every block was solved
-        exactly), "n_kept" (visits at which ``monotone`` kept the old vector),
-        "val_ap" (with ``early_stopping``), plus what callbacks add.
+        "reg", "mean_norm", "diverged", the dual counts "n_alpha_zero",
+        "n_alpha_free", "n_alpha_bound" (duals at 0, strictly inside, at U:
+        the last two are the support vectors), "n_kept" (visits at which
+        ``monotone`` kept the old vector), and with ``diagnostics`` the
+        certificates: "duality_gap" (mean over the vertices with pairs of
+        the block SVM's duality gap ``P(x_u) - D(alpha_u)`` when it was
+        solved, in the SVM's units, i.e. of ``L / lam_r``; from the sampled
+        vertices, with "duality_gap_se", by default), "max_violation"
+        (largest absolute projected gradient of the dual at those moments,
+        among the certified vertices; both are 0 iff every block was solved
+        exactly), "val_ap" (with ``early_stopping``), plus what callbacks add.
     dual_coef_ : ndarray of float64
         The duals, aligned with :attr:`pair_csr_` (a read-only view of the
         solver's; a loaded or unpickled model's until its next fit).
@@ -217,11 +224,16 @@ class HingeEmbedding(BaseEmbedding):
     -----
     Cost per epoch: each pair occurrence is an entry at both of its ends;
     an entry costs one axpy to build w (skipped when its dual is 0), one dot
-    and at most one axpy per pass, and one dot for the certificates, so an
-    epoch takes about :math:`(4 + 4\,\mathrm{inner\_passes})\, D` multiply-adds
-    per pair, plus one dot per pair for the objective: :math:`O(|E_\pm| D)`.
-    ``monotone`` adds one dot per entry (the stored vector's :math:`P_u`)
-    and, at visits that went uphill, 3 dots per entry per further pass.
+    and at most one axpy per pass, so an epoch takes about
+    :math:`(2 + 4\,\mathrm{inner\_passes})\, D` multiply-adds per pair:
+    :math:`O(|E_\pm| D)`.  ``monotone`` adds two dots per entry (:math:`P_u`
+    of the new and of the stored vector, one read of each partner row) and,
+    at visits that went uphill, up to 3 dots per entry per further pass.  A
+    visit's certificates cost one dot per entry without ``monotone`` and
+    nothing more with it (it computes :math:`P_u` of the new vector
+    anyway); the records ask for every vertex's (``"exact"``), a sample's
+    (``"sampled"``) or none (False).  The exact objective costs one dot per
+    pair, the sampled one a dot per sampled pair.
     Memory: per entry a partner (int32), sign (int8), loss weight, bound and
     dual (float64), i.e. 58 bytes per pair, next to the :math:`nD` embedding.
 
