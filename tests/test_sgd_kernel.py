@@ -17,7 +17,7 @@ from scipy import special, stats
 import lgekit
 from lgekit._validation import InvalidParameterError
 from lgekit import LogisticEmbedding, _sampling, reference
-from lgekit.models import _schedules, _sgd, _sgd_diagnostics
+from lgekit.models import _incidence, _schedules, _sgd, _sgd_diagnostics
 
 
 def tiny_graph(n=14, m=30, seed=0, weighted=False):
@@ -53,11 +53,11 @@ def reference_fit(model, init, epochs):
     return X
 
 
-def _incidence(pairs, n):
+def _incidence_csr(pairs, n):
     """Symmetric incidence CSR of a pair list: (indptr int64, partner int32, pair index int32)."""
     k = len(pairs)
     indptr, nbr, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
-    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
+    _incidence.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
     return indptr, nbr, src
 
 
@@ -151,13 +151,13 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     neg = np.array([[5, 0], [1, 6], [6, 6], [2, 8], [2, 8], [3, 4]])
     w = rng.uniform(0.5, 2.0, len(pos))
     lam_pos, lam_neg, lam_r = 1.3, 0.4, 0.25
-    pptr, pnbr, src = _incidence(pos, n)
-    nptr, nnbr, _ = _incidence(neg, n)
+    pptr, pnbr, src = _incidence_csr(pos, n)
+    nptr, nnbr, _ = _incidence_csr(neg, n)
     # the solver builds the same lists from its records: same partners, coefficients in the same order
-    records = np.empty(len(pos), _schedules.PAIR_RECORD_DTYPE)
-    pair_coef = _schedules.fill_pair_records(records, 0, pos, lam_pos, w)
+    records = np.empty(len(pos), _incidence.PAIR_RECORD_DTYPE)
+    pair_coef = _incidence.fill_pair_records(records, 0, pos, lam_pos, w)
     rptr, rnbr, rcoef = np.empty(n + 1, np.int64), np.empty(2 * len(pos), np.int32), np.empty(2 * len(pos))
-    _schedules.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2, pair_coef)
+    _incidence.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2, pair_coef)
     assert np.array_equal(rptr, pptr) and np.array_equal(rnbr, pnbr)
     assert np.array_equal(rcoef, lam_pos * w[src])
     gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
@@ -311,8 +311,8 @@ def _epoch_inputs(graph, dim, seed=0):
     neg = neg[neg[:, 0] != neg[:, 1]]
     pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
     coef = np.concatenate([np.full(len(pos), EPOCH_LAMBDAS["lam_pos"]), np.full(len(neg), EPOCH_LAMBDAS["lam_neg"])])
-    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)     # coefficients: from the index (see _kernel_epoch)
+    records = np.empty(len(pairs), _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)     # coefficients: from the index (see _kernel_epoch)
     cnt = np.bincount(pairs.ravel(), minlength=n)
     rfac = np.where(cnt > 0, 2 * EPOCH_LAMBDAS["lam_r"] / np.maximum(cnt, 1), 0.0)
     emb = rng.uniform(-0.3, 0.3, size=(n, dim))
@@ -504,7 +504,7 @@ def test_sample_negatives_avoids_edges_and_is_uniform():
 def test_build_incidence():
     pairs = np.array([[0, 1], [2, 0], [1, 2], [0, 1]], np.int32)
     indptr, nbr, src = np.empty(4, np.int64), np.empty(8, np.int32), np.empty(8, np.int32)
-    _schedules.build_incidence(pairs, 3, indptr, nbr, src)
+    _incidence.build_incidence(pairs, 3, indptr, nbr, src)
     assert indptr.tolist() == [0, 3, 6, 8]
     assert nbr[:3].tolist() == [1, 2, 1] and src[:3].tolist() == [0, 1, 3]
     assert nbr[3:6].tolist() == [0, 2, 0] and src[3:6].tolist() == [0, 2, 3]
@@ -516,8 +516,8 @@ def test_nonfinite_score_sets_flag_and_stops():
     emb = rng.normal(size=(4, 3))
     emb[2, 1] = np.inf
     pairs = np.array([[0, 1], [2, 3], [1, 3]], np.int32)
-    records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    records = np.empty(3, _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)
     flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 3, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
     assert flag == 1
 
@@ -531,8 +531,8 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
     order = _schedules.edge_order(pairs, 4, 2, 1, 0)[0]
     bad = pairs[order[bad_position]]
     emb[bad[0], 0] = np.inf
-    records = np.empty(2, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    records = np.empty(2, _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)
     before = emb.copy()
     flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 2, np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
     assert flag == 1
@@ -548,11 +548,11 @@ def test_edge_epoch_takes_each_coefficient_from_the_pair_index():
     rng = np.random.default_rng(3)
     n, D = 9, 4
     pairs = np.array([[0, 1], [2, 3], [4, 5], [1, 6], [7, 8], [3, 5]], np.int32)
-    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
+    records = np.empty(len(pairs), _incidence.PAIR_RECORD_DTYPE)
     w = np.array([0.5, 2.0, 1.5])
-    pos_coef = _schedules.fill_pair_records(records, 0, pairs[:3], 1.3, w)
+    pos_coef = _incidence.fill_pair_records(records, 0, pairs[:3], 1.3, w)
     assert pos_coef.tolist() == (1.3 * w).tolist()
-    assert _schedules.fill_pair_records(records, 3, pairs[3:], 0.2, negative=True) is None
+    assert _incidence.fill_pair_records(records, 3, pairs[3:], 0.2, negative=True) is None
     assert records["u"].tolist() == pairs[:, 0].tolist() and records["v"].tolist() == pairs[:, 1].tolist()
     start = rng.uniform(-0.5, 0.5, size=(n, D))
     order = _schedules.edge_order(pairs, n, D, 5, 1, deterministic=False)[0]

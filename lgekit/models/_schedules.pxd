@@ -1,18 +1,11 @@
 # cython: language_level=3
-"""Contract of the visiting orders (see _schedules.pyx): the pair record, the in-cache shuffle,
+"""Contract of the visiting orders (see _schedules.pyx): the in-cache shuffle,
 and the schedules the SGD and DCD kernels run their updates in.  An order is a sequence of int32
 record indices: the records stay where they are, and a kernel reads them through the order."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from lgekit._common cimport rng_below, rng_below2
-
-
-cdef packed struct PairRec:
-    # One training pair as the solver stores it (8 bytes).  Its coefficient is not stored: it is a
-    # function of the record's index p (``lam_pos * weight[p]`` for the positives, p < n_pos, and
-    # ``-lam_neg`` for the negatives), which the edge-order kernel evaluates as it reads the pair.
-    int32_t u
-    int32_t v
+from lgekit.models._incidence cimport PairRec
 
 
 cdef enum:

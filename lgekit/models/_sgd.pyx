@@ -69,7 +69,8 @@ from libc.stdlib cimport malloc, free
 from lgekit._common cimport (floating, dot, axpy, sigmoid, sigmoidf, sigmoid_fused, log_sigmoidf, rng_stream)
 from lgekit._intrinsics cimport (LGK_PREFETCH, LGK_PREFETCHW, LGK_AVX2_UPDATE, lgk_pair_updatef_avx2,
                                  lgk_ftz_begin, lgk_ftz_end)
-from lgekit.models._schedules cimport (PairRec, fisher_yates, shuffle_indices, shuffle_chunks, shuffle_buckets,
+from lgekit.models._incidence cimport PairRec
+from lgekit.models._schedules cimport (fisher_yates, shuffle_indices, shuffle_chunks, shuffle_buckets,
                                        shuffle_offsets_size, group_count, edge_blocks, vertex_levels)
 
 

@@ -8,8 +8,8 @@ from .._simd import load_kernel
 from .._validation import InvalidParameterError
 from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
                                  mean_estimate, sample_indices, sample_rng, total_estimate)
-from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, owned_incidence,
-                         pair_counts, permutation, record_incidence, stream_seed)
+from ._incidence import PAIR_RECORD_DTYPE, fill_pair_records, owned_incidence, pair_counts, record_incidence
+from ._schedules import edge_group_count, edge_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
 
@@ -615,7 +615,7 @@ class SGDSolver(Solver):
         """The incidence lists the sampled diagnostics of epoch ``epoch`` read: the whole lists once they
         exist, else lists of the rows of the vertex samples of ``SAMPLE_WINDOW`` epochs from ``epoch`` on
         (the first draw of each epoch's diagnostic stream), the other rows empty: the same rows, entries
-        and order as the whole lists (``_schedules.owned_incidence``), for a fraction of their cost.  A
+        and order as the whole lists (``_incidence.owned_incidence``), for a fraction of their cost.  A
         fit longer than the window (or resampling its negatives) builds the whole lists at the next
         sample."""
         if self._pos_incidence is not None and self._neg_incidence is not None:
