@@ -7,7 +7,14 @@ symmetric incidence lists (every vertex's partners) built from them.
 * **Counts** (``pair_counts``): how many records each vertex is an end of (the regulariser's split).
 * **Incidence lists** (``record_incidence``, ``build_incidence``; ``owned_incidence``, the rows of some
   vertices alone): for every vertex its partners, the layout the vertex order and the diagnostics read.
+
+A kernel takes the records of an epoch as one :data:`PairRecords` and the incidence lists as one
+:data:`IncidenceLists`, each a bundle of arrays and the coefficients that go with them, which it reads
+into a C struct (``PairSet``, ``Incidence`` of ``_incidence.pxd``) once at its start: the group travels
+as one argument through the kernels' helpers, as gensim's config struct does.
 """
+from collections import namedtuple
+
 import numpy as np
 
 from cython.parallel cimport prange
@@ -18,6 +25,73 @@ from lgekit._intrinsics cimport LGK_PREFETCHW
 
 
 PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32)])
+
+PairRecords = namedtuple("PairRecords", ["records", "n_pos", "pos_coef", "lam_pos", "lam_neg"])
+PairRecords.__doc__ = """The training pairs of an edge-order epoch, as ``_sgd.edge_epoch`` reads them.
+
+``records`` holds the P pair records (``PAIR_RECORD_DTYPE``), the ``n_pos`` positives first.  Record p's
+coefficient is ``pos_coef[p]`` for a positive (``lam_pos`` for every positive when ``pos_coef`` is None or
+empty) and ``lam_neg`` for a negative, whose loss takes the opposite sign of its score."""
+
+IncidenceLists = namedtuple("IncidenceLists", ["pos_indptr", "pos_nbr", "pos_coef", "neg_indptr", "neg_nbr",
+                                               "pos_scale", "lam_neg"])
+IncidenceLists.__doc__ = """Every vertex's partners, as the vertex order and the diagnostics read them.
+
+Vertex u's positive partners are ``pos_nbr[pos_indptr[u]:pos_indptr[u + 1]]`` (int64 pointers, int32
+partners), each with the coefficient ``pos_coef`` of the same entry (``pos_scale`` for every one when
+``pos_coef`` is empty); its negative partners ``neg_nbr[neg_indptr[u]:neg_indptr[u + 1]]``, each with the
+coefficient ``lam_neg``.  A pair is listed at both of its ends (``record_incidence`` builds the lists)."""
+
+
+cdef int read_pairs(object pairs, PairSet* out) except -1:
+    """Fill ``out`` from a :data:`PairRecords`, checked: ``n_pos`` within the records, one ``pos_coef`` per
+    positive.  The struct points into ``pairs``' arrays."""
+    cdef const PairRec[::1] records = pairs.records
+    cdef const double[::1] pos_coef
+    cdef Py_ssize_t n_pairs = records.shape[0], n_pos = pairs.n_pos
+    if not 0 <= n_pos <= n_pairs:
+        raise ValueError(f"pairs: n_pos must be in [0, {n_pairs}] (the records), got {n_pos}")
+    out.records = &records[0] if n_pairs > 0 else NULL
+    out.n_pairs = n_pairs
+    out.n_pos = n_pos
+    out.pos_coef = NULL
+    if pairs.pos_coef is not None and len(pairs.pos_coef) > 0:
+        pos_coef = pairs.pos_coef
+        if pos_coef.shape[0] != n_pos:
+            raise ValueError(f"pairs: pos_coef has {pos_coef.shape[0]} entries for {n_pos} positives")
+        out.pos_coef = &pos_coef[0]
+    out.lam_pos = pairs.lam_pos
+    out.lam_neg = pairs.lam_neg
+    return 0
+
+
+cdef int read_incidence(object lists, Py_ssize_t n_vertices, Incidence* out) except -1:
+    """Fill ``out`` from an :data:`IncidenceLists` of ``n_vertices`` rows, checked: both pointer arrays have
+    ``n_vertices + 1`` entries ending within their partner lists, and ``pos_coef`` is empty or one per
+    positive entry.  The struct points into ``lists``' arrays."""
+    cdef const int64_t[::1] pos_indptr = lists.pos_indptr
+    cdef const int64_t[::1] neg_indptr = lists.neg_indptr
+    cdef const int32_t[::1] pos_nbr = lists.pos_nbr
+    cdef const int32_t[::1] neg_nbr = lists.neg_nbr
+    cdef const double[::1] pos_coef = lists.pos_coef
+    if pos_indptr.shape[0] != n_vertices + 1 or neg_indptr.shape[0] != n_vertices + 1:
+        raise ValueError(f"lists: pos_indptr and neg_indptr need n + 1 = {n_vertices + 1} entries, got "
+                         f"{pos_indptr.shape[0]} and {neg_indptr.shape[0]}")
+    if not (0 <= pos_indptr[n_vertices] <= pos_nbr.shape[0] and 0 <= neg_indptr[n_vertices] <= neg_nbr.shape[0]):
+        raise ValueError(f"lists: the pointers end at {pos_indptr[n_vertices]} and {neg_indptr[n_vertices]}, beyond "
+                         f"the {pos_nbr.shape[0]} positive and {neg_nbr.shape[0]} negative partners")
+    if pos_coef.shape[0] not in (0, pos_nbr.shape[0]):
+        raise ValueError(f"lists: pos_coef needs one entry per positive partner ({pos_nbr.shape[0]}) or none, "
+                         f"got {pos_coef.shape[0]}")
+    out.n_vertices = n_vertices
+    out.pos_ptr = &pos_indptr[0]
+    out.pos_nbr = &pos_nbr[0] if pos_nbr.shape[0] else NULL
+    out.pos_coef = &pos_coef[0] if pos_coef.shape[0] else NULL
+    out.pos_scale = lists.pos_scale
+    out.neg_ptr = &neg_indptr[0]
+    out.neg_nbr = &neg_nbr[0] if neg_nbr.shape[0] else NULL
+    out.lam_neg = lists.lam_neg
+    return 0
 
 
 ctypedef fused pair_index_t:

@@ -27,12 +27,22 @@ import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport sqrt
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
-from lgekit._common cimport rng_next, rng_stream, rng_below, rng_below2
+from lgekit._common cimport EPOCH_OK, EPOCH_OUT_OF_MEMORY, rng_next, rng_stream, rng_below, rng_below2
 from lgekit._intrinsics cimport LGK_PREFETCH, LGK_PREFETCHW
 from lgekit.models._incidence import PAIR_RECORD_DTYPE
+
+#: the schedules by name, in the order of the ``Schedule`` enum of _schedules.pxd (a name's index is its value)
+SCHEDULES = ("hogwild", "deterministic", "blocks")
+
+
+cdef int schedule_code(object name, str argument) except -1:
+    """The ``Schedule`` named ``name`` (one of :data:`SCHEDULES`); ValueError naming ``argument`` otherwise."""
+    if name not in SCHEDULES:
+        raise ValueError(f"{argument}: schedule must be one of {SCHEDULES}, got {name!r}")
+    return SCHEDULES.index(name)
 
 
 def shuffle_workspace_size(Py_ssize_t P):
@@ -307,8 +317,8 @@ cdef inline Py_ssize_t _record_block(const PairRec* r, const int32_t* group, con
     return blk[group[r.u] * K + group[r.v]]
 
 
-cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
-                     uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
+cdef EpochStatus edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                             uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
     """Arrange the epoch's blocks: dst <- the indices 0..P-1 of the records grouped by block, blocks in
     visiting order, each block in index order (a stable counting sort, so the result does not depend
     on n_threads).
@@ -321,8 +331,8 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
     than kept: the lookup reads two int32 of the group table, which stays in cache, and keeping it
     would cost 4 bytes a pair.  Every step runs on the threads (the vertex shuffle's draws, the group
     table, the counts and their scan); only the shuffle's swaps, a chain of n dependent exchanges in
-    a table that fits in cache, and the K-sized round table stay serial.  Returns 1 when out of
-    memory, else 0."""
+    a table that fits in cache, and the K-sized round table stay serial.  Returns ``EPOCH_OUT_OF_MEMORY``
+    when its work space cannot be allocated, else ``EPOCH_OK``."""
     cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
     cdef int32_t* perm = <int32_t*>malloc((3 * n + K + K * K) * sizeof(int32_t))
     cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
@@ -333,7 +343,7 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
     if perm == NULL or cnt == NULL:
         free(perm)
         free(cnt)
-        return 1
+        return EPOCH_OUT_OF_MEMORY
     group = perm + n
     rounds = group + n
     blk = rounds + K
@@ -365,21 +375,21 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
             row[b] += 1
     free(perm)
     free(cnt)
-    return 0
+    return EPOCH_OK
 
 
 def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t seed, Py_ssize_t epoch,
-               bint deterministic=True, Py_ssize_t n_groups=0):
-    """The visiting sequence of ``edge_epoch`` (for tests and references).
+               schedule="deterministic", Py_ssize_t n_groups=0):
+    """The visiting sequence of ``edge_epoch`` under ``schedule`` (for tests and references).
 
     Returns ``(order, block_ptr, round_ptr)``: position k visits pair ``order[k]``; block b is
     ``order[block_ptr[b]:block_ptr[b + 1]]`` and round i holds blocks
-    ``round_ptr[i]..round_ptr[i + 1] - 1``.  With ``deterministic=False`` (the hogwild
-    schedule's uniform permutation) there is one block and one round.
+    ``round_ptr[i]..round_ptr[i + 1] - 1``.  ``"deterministic"`` and ``"blocks"`` visit the same
+    stratified sequence; ``"hogwild"``, a uniform permutation, has one block and one round.
     """
     cdef Py_ssize_t P = pairs.shape[0], K = n_groups if n_groups > 0 else group_count(n, P, D)
     cdef Py_ssize_t B = K * (K + 1) // 2, b
-    if not deterministic:
+    if schedule_code(schedule, "edge_order") == SCHEDULE_HOGWILD:
         return permutation(P, seed, epoch).astype(np.int64), np.array([0, P], np.int64), np.array([0, 1], np.int64)
     recs = np.zeros(max(P, 1), PAIR_RECORD_DTYPE)
     recs["u"][:P] = pairs[:, 0]
@@ -394,7 +404,7 @@ def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t
     cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch))
     if P == 0:
         return np.empty(0, np.int64), bptr, rptr
-    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bp[0], &rp[0], 1):
+    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bp[0], &rp[0], 1) != EPOCH_OK:
         raise MemoryError()
     for b in range(B):
         fisher_yates(&ov[0] + bp[b], bp[b + 1] - bp[b], rng_stream(rng_stream(s, 1), <uint64_t>b))
@@ -402,39 +412,41 @@ def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t
 
 
 
-cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
-                               const int64_t* nptr, const int32_t* nnbr, int32_t* lv, int64_t* bptr,
-                               int32_t* items) noexcept nogil:
-    """Levels of the vertex sequence: 1 + max level of the already-visited pair partners."""
-    cdef Py_ssize_t k, x, L = 0
+cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const Incidence* lists, int32_t* level,
+                              int64_t* level_ptr, int32_t* items) noexcept nogil:
+    """Levels of the vertex sequence ``order``: a vertex's level is 1 + the highest level of the vertices before
+    it that share a pair with it (``lists``).  ``items`` gets the vertices grouped by level, each level in
+    ``order``'s order: level l = 1, ..., L is ``items[level_ptr[l]:level_ptr[l + 1]]``.  Returns L.
+    ``level``, ``items``: n int32; ``level_ptr``: n + 2 int64."""
+    cdef Py_ssize_t k, x, n_levels = 0
     cdef int64_t j
-    cdef int32_t u, l
+    cdef int32_t u, highest
     for x in range(n):
-        lv[x] = 0
+        level[x] = 0
     for k in range(n):
         u = order[k]
-        l = 0
-        for j in range(pptr[u], pptr[u + 1]):
-            if lv[pnbr[j]] > l:
-                l = lv[pnbr[j]]
-        for j in range(nptr[u], nptr[u + 1]):
-            if lv[nnbr[j]] > l:
-                l = lv[nnbr[j]]
-        lv[u] = l + 1
-        if l + 1 > L:
-            L = l + 1
-    for x in range(L + 2):
-        bptr[x] = 0
+        highest = 0
+        for j in range(lists.pos_ptr[u], lists.pos_ptr[u + 1]):
+            if level[lists.pos_nbr[j]] > highest:
+                highest = level[lists.pos_nbr[j]]
+        for j in range(lists.neg_ptr[u], lists.neg_ptr[u + 1]):
+            if level[lists.neg_nbr[j]] > highest:
+                highest = level[lists.neg_nbr[j]]
+        level[u] = highest + 1
+        if highest + 1 > n_levels:
+            n_levels = highest + 1
+    for x in range(n_levels + 2):
+        level_ptr[x] = 0
     for k in range(n):
-        bptr[lv[order[k]]] += 1
-    for x in range(1, L + 1):
-        bptr[x] += bptr[x - 1]
+        level_ptr[level[order[k]]] += 1
+    for x in range(1, n_levels + 1):
+        level_ptr[x] += level_ptr[x - 1]
     for k in range(n - 1, -1, -1):
         u = order[k]
-        bptr[lv[u]] -= 1
-        items[bptr[lv[u]]] = u
-    bptr[L + 1] = n
-    return L
+        level_ptr[level[u]] -= 1
+        items[level_ptr[level[u]]] = u
+    level_ptr[n_levels + 1] = n
+    return n_levels
 
 
 def grouped_order(const int32_t[::1] perm, const int32_t[::1] group, const int32_t[::1] rank, int n_threads=1):

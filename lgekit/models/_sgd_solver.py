@@ -7,7 +7,8 @@ from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
 from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
                                  mean_estimate, sample_indices, sample_rng, total_estimate)
-from ._incidence import PAIR_RECORD_DTYPE, fill_pair_records, owned_incidence, pair_counts, record_incidence
+from ._incidence import (PAIR_RECORD_DTYPE, IncidenceLists, PairRecords, fill_pair_records, owned_incidence,
+                         pair_counts, record_incidence)
 from ._schedules import edge_group_count, edge_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
@@ -219,7 +220,7 @@ class SGDSolver(Solver):
         self._pos_count = self._count = self._rfac = None
         self._pos_incidence = self._neg_incidence = None
         self._sample_window = None
-        self._work = self._vertex_work = None
+        self._work = None
         self._scratch = {}
         self._skip_diagonal = False
         if negatives == "resample":
@@ -493,6 +494,11 @@ class SGDSolver(Solver):
         self._sample_window = None                      # the whole lists serve every sample from now on
         return self._pos_incidence + self._neg_incidence
 
+    def _kernel_lists(self, lists):
+        """The incidence lists ``lists`` (pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr) with the
+        coefficients that go with them, as the kernels read them (:data:`~lgekit.models._incidence.IncidenceLists`)."""
+        return IncidenceLists(*lists, pos_scale=self._lam_pos, lam_neg=self._lam_neg)
+
     def _sample_lists(self, epoch):
         """The incidence lists the sampled diagnostics of epoch ``epoch`` read: the whole lists once they
         exist, else lists of the rows of the vertex samples of ``SAMPLE_WINDOW`` epochs from ``epoch`` on
@@ -581,9 +587,8 @@ class SGDSolver(Solver):
         else:
             pairs = np.vstack([self._pairs(0, self._n_pos) if positives is None else positives,
                                self.negatives if negatives is None else negatives])
-        order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
-                                                            self.n_nodes, self.dim, self.seed, epoch,
-                                                            self._schedule != "hogwild")
+        order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32), self.n_nodes, self.dim,
+                                                 self.seed, epoch, self._schedule)
         return EpochOrder(order, block_ptr, round_ptr)
 
     def run_epoch(self, epoch):
@@ -604,9 +609,6 @@ class SGDSolver(Solver):
         self._ensure_counts()
         lr = self.learning_rate(epoch)
         threads = self.n_threads
-        deterministic = self._schedule == "deterministic"
-        stratified = self._schedule != "hogwild"          # "blocks": the stratified blocks without barriers
-        # (deterministic: also passed to the vertex order, where it means levels with barriers)
         if self._alias is not None:
             drawn = np.empty((self._n_pos, 2), np.int32)
             self._draw_positives(drawn, epoch)
@@ -621,28 +623,24 @@ class SGDSolver(Solver):
         emb = self.embedding
         if self._order == "edge":
             self._extras.project(emb)
-            flag = _sgd.edge_epoch(emb, self._records, self._epoch_pos_coef(), self._lam_pos, self._lam_neg,
-                                   self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, stratified,
-                                   barriers=deterministic, pinned=self._extras.pins, pin_value=BIAS_CONSTANT)
-            if flag == 2:
+            pairs = PairRecords(self._records, self._n_pos, self._epoch_pos_coef(), self._lam_pos, self._lam_neg)
+            status = EpochStatus(_sgd.edge_epoch(emb, pairs, self._rfac, self._work, self.seed, epoch, lr, threads,
+                                                 self._schedule, pinned=self._extras.pins, pin_value=BIAS_CONSTANT))
+            if status is EpochStatus.OUT_OF_MEMORY:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")
         else:
             if self._schedule == "blocks":
                 raise ValueError("schedule='blocks' runs the edge order's pair blocks; the vertex order takes "
                                  "'deterministic' or 'hogwild'")
-            n = self.n_nodes
-            if self._vertex_work is None:
-                self._vertex_work = (np.empty(max(n, 1), np.int32), np.empty(n + 2, np.int64),
-                                     np.empty(max(n, 1), np.int32))
-            order = permutation(n, self.seed, epoch, threads)
+            order = permutation(self.n_nodes, self.seed, epoch, threads)
             # two lambda_r: each vertex's step regularises with its own table's (row_lam_r)
-            flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                     self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
-                                     self._lam_pos, self.regularisation if self._per_row_lam_r else None)
-        if flag == 0:
+            status = EpochStatus(_sgd.vertex_epoch(emb, self._kernel_lists(self._incidence_lists()), self._lam_r,
+                                                   self._rows("vertex"), order, lr, threads, self._schedule,
+                                                   self.regularisation if self._per_row_lam_r else None))
+        if status is EpochStatus.OK:
             self._extras.epoch_end(emb, lr, threads)
-        return EpochStatus(1 if flag else 0)
+        return status
 
     def epoch_record(self, epoch, status):
         """The record of epoch ``epoch``: its step ``lr`` and, with ``record_diagnostics``, the
@@ -728,9 +726,8 @@ class SGDSolver(Solver):
         tied = self._extras.lam_tie > 0
         grad = np.empty((n, dim)) if return_arrays or tied else None
         if not self._per_row_lam_r:
-            _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                         self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad,
-                                         self._lam_pos)
+            _sgd_diagnostics.diagnostics(emb, self._kernel_lists(self._incidence_lists()), self._lam_r,
+                                         self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad)
             reg = self._lam_r * float(norm2.sum())
         else:
             self._table_diagnostics(gnorm, lpos, lneg, norm2, grad)
@@ -777,8 +774,8 @@ class SGDSolver(Solver):
         grad = np.empty(emb.shape) if self._extras.lam_tie > 0 else None
         lists = self._sample_lists(epoch)
         if not self._per_row_lam_r:
-            _sgd_diagnostics.diagnostics(emb, *lists, self._lam_neg, self._lam_r, self._rows("diagnostics"), gnorm,
-                                         lpos, lneg, scratch_norm2, self.n_threads, grad, self._lam_pos, vertices)
+            _sgd_diagnostics.diagnostics(emb, self._kernel_lists(lists), self._lam_r, self._rows("diagnostics"), gnorm,
+                                         lpos, lneg, scratch_norm2, self.n_threads, grad, vertices)
         else:
             self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, grad, vertices, lists)
         if grad is not None:
@@ -826,9 +823,9 @@ class SGDSolver(Solver):
             g = None if grad is None else np.empty_like(grad)
             subset = None if vertices is None else np.ascontiguousarray(vertices[(vertices >= rows.start)
                                                                                  & (vertices < rows.stop)])
-            _sgd_diagnostics.diagnostics(self.embedding, clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef,
-                                         clip(neg_indptr, neg_indptr[ns]), neg_nbr, self._lam_neg, lam_r,
-                                         self._rows("diagnostics"), *outs, self.n_threads, g, self._lam_pos, subset)
+            clipped = (clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef, clip(neg_indptr, neg_indptr[ns]), neg_nbr)
+            _sgd_diagnostics.diagnostics(self.embedding, self._kernel_lists(clipped), lam_r, self._rows("diagnostics"),
+                                         *outs, self.n_threads, g, subset)
             for target, out in zip((gnorm, lpos, lneg, norm2), outs):
                 target[rows] = out[rows]
             if grad is not None:
