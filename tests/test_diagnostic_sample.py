@@ -195,7 +195,7 @@ def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_v
         assert r["max_violation"] == p.max() <= r_all["max_violation"]
         solver = sampled.solver_
         csr, X = solver.pair_csr, np.ascontiguousarray(sampled.embedding_)
-        after, _ = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, np.array(solver.dual_coef), 1)
+        after, _ = _dcd.vertex_certificates(X, csr, np.array(solver.dual_coef), 1)
         assert not np.allclose(after[v], g, rtol=1e-3)
         exact.partial_fit(graph)
         sampled.partial_fit(graph)

@@ -481,13 +481,13 @@ class DCDSolver(Solver):
         if certified is not None and len(certified) < n:
             certify = np.zeros(n, np.int8)
             certify[certified] = 1
-        gap, viol = (np.zeros(n), np.zeros(n)) if certified is not None else (np.zeros(0), np.zeros(0))
+        gap, viol = (np.zeros(n), np.zeros(n)) if certified is not None else (None, None)
         kept = np.zeros(n, np.int8)
-        bad = _dcd.dcd_epoch(X, sqnorm, csr.indptr, csr.nbr, csr.sign, csr.upper, self._alpha,
-                             np.ascontiguousarray(order.order, dtype=np.int32), order.block_ptr,
-                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads,
-                             certified is not None, gap, viol, self._inner_order == "random",
-                             MONOTONE_PASSES if self.monotone else -1, kept, certify)
+        rule = _dcd.VisitRule(self.inner_passes, self.tol, self._inner_order == "random",
+                              MONOTONE_PASSES if self.monotone else -1)
+        bad = _dcd.dcd_epoch(X, sqnorm, csr, self._alpha, np.ascontiguousarray(order.order, dtype=np.int32),
+                             order.block_ptr, rule, self.coordinate_seed(epoch), self.n_threads, kept,
+                             None if certified is None else _dcd.Certificates(gap, viol, certify))
         self._kept = int(kept.sum())
         self._certificates = None if certified is None else (certified, gap[certified], viol[certified])
         if bad >= 0:
