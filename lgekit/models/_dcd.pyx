@@ -99,6 +99,7 @@ from libc.math cimport fabs, isfinite
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
 from lgekit._common cimport floating, dot, axpy, rng_stream, rng_below
+from lgekit.models._dcd_block cimport PairCSR, Block, block_of, build_w, projected_gradient, read_pair_csr
 
 __all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "dual_counts", "UPHILL_RTOL",
            "VisitRule", "Certificates"]
@@ -130,26 +131,6 @@ cdef inline bint _uphill(double p_new, double p_old) noexcept nogil:
 # epoch and the stand-alone ``solve_vertex`` run the very same code.
 # ---------------------------------------------------------------------------
 
-cdef struct PairCSR:
-    # The pair CSR with its duals: vertex u's entries are indptr[u]:indptr[u + 1], each a partner, its label
-    # (+1 edge, -1 negative), its box bound U = c / lam_r and its dual variable alpha (updated in place).
-    const int64_t* indptr
-    const int32_t* nbr
-    const int8_t* sign
-    const double* upper
-    double* alpha
-
-
-cdef struct Block:
-    # One vertex's SVM (Eq. 4): its deg training points x_{nbr[j]} with labels sign[j], box bounds upper[j]
-    # and duals alpha[j] (a slice of the PairCSR).
-    const int32_t* nbr
-    const int8_t* sign
-    const double* upper
-    double* alpha
-    Py_ssize_t deg
-
-
 cdef struct VisitConfig:
     # What every visit of an epoch reads besides its vertex (gensim's config struct).
     int inner_passes            # the VisitRule
@@ -162,39 +143,6 @@ cdef struct VisitConfig:
     double* gap
     double* viol
     int8_t* kept                # the safeguard's verdict per vertex (1: kept its vector)
-
-
-cdef inline Block _block(const PairCSR* csr, Py_ssize_t u) noexcept nogil:
-    """Vertex u's slice of the pair CSR."""
-    cdef Block blk
-    cdef int64_t start = csr.indptr[u]
-    blk.nbr = csr.nbr + start
-    blk.sign = csr.sign + start
-    blk.upper = csr.upper + start
-    blk.alpha = csr.alpha + start
-    blk.deg = csr.indptr[u + 1] - start
-    return blk
-
-
-cdef inline void _build_w(floating* w, const floating* X, Py_ssize_t D, const Block* blk) noexcept nogil:
-    """w <- sum_j alpha_j s_j x_{nbr_j}, skipping alpha_j = 0, in entry order."""
-    cdef const int32_t* nbr = blk.nbr
-    cdef const int8_t* sign = blk.sign
-    cdef const double* alpha = blk.alpha
-    cdef Py_ssize_t i, j
-    for i in range(D):
-        w[i] = 0
-    for j in range(blk.deg):
-        if alpha[j] != 0:
-            axpy(<floating>(alpha[j] * sign[j]), X + <Py_ssize_t>nbr[j] * D, w, D)
-
-
-cdef inline double _projected_gradient(double G, double a, double U) noexcept nogil:
-    if a <= 0:
-        return G if G < 0 else 0.0
-    if a >= U:
-        return G if G > 0 else 0.0
-    return G
 
 
 cdef void _first_order(Py_ssize_t* perm, const Block* blk, bint shuffle) noexcept nogil:
@@ -255,7 +203,7 @@ cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const double*
             G = sign[k] * <double>dot(w, xv, D) - 1.0
             a_old = alpha[k]
             U = upper[k]
-            PG = _projected_gradient(G, a_old, U)
+            PG = projected_gradient(G, a_old, U)
             if fabs(PG) > viol:
                 viol = fabs(PG)
             if fabs(PG) > 1e-12:
@@ -293,7 +241,7 @@ cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, co
         if G < 0:
             hinge += upper[k] * (-G)
         asum += alpha[k]
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        PG = fabs(projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
     dual[0] = asum - 0.5 * ww
@@ -323,7 +271,7 @@ cdef double _both_primals(const floating* w, const floating* x, const floating* 
         if mx < 1.0:
             hx += upper[k] * (1.0 - mx)
         asum += alpha[k]
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        PG = fabs(projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
     dual[0] = asum - 0.5 * ww
@@ -346,7 +294,7 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
     its vector (``cfg.kept[u] = 1``; the duals keep their progress).  No visit then
     raises L, which is lam_r P(x_u) plus terms free of x_u, beyond round-off.
     """
-    cdef Block blk = _block(csr, u)
+    cdef Block blk = block_of(csr, u)
     cdef Py_ssize_t i
     cdef uint64_t rng = rng_stream(cfg.seed, <uint64_t>u)
     cdef int extra = 0
@@ -354,7 +302,7 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
     cdef bint certify = cfg.certify and (cfg.certify_mask == NULL or cfg.certify_mask[u] != 0)
     cdef bint keep = False
     cdef double ww, p_new = 0.0, p_old = 0.0, dual = 0.0, v = 0.0
-    _build_w(w, X, D, &blk)
+    build_w(w, X, D, &blk)
     if blk.deg > 0:
         _first_order(perm, &blk, cfg.shuffle)
         _dcd_passes(w, X, D, sqnorm, &blk, cfg.inner_passes, cfg, &rng, perm)
@@ -382,26 +330,6 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
         X[u * D + i] = w[i]
     sqnorm[u] = ww
     return 0 if isfinite(ww) else 1
-
-
-cdef int _read_csr(object csr, double[::1] alpha, Py_ssize_t n, PairCSR* out) except -1:
-    """Fill ``out`` from a ``lgekit.models.PairCSR`` of n vertices and its duals, checked for consistent shapes."""
-    cdef const int64_t[::1] indptr = csr.indptr
-    cdef const int32_t[::1] nbr = csr.nbr
-    cdef const int8_t[::1] sign = csr.sign
-    cdef const double[::1] upper = csr.upper
-    cdef Py_ssize_t m = nbr.shape[0]
-    if indptr.shape[0] != n + 1 or alpha.shape[0] != m or sign.shape[0] != m or upper.shape[0] != m:
-        raise ValueError(f"csr: inconsistent pair CSR for {n} vertices: indptr has {indptr.shape[0]} entries (n + 1 "
-                         f"needed), nbr {m}, sign {sign.shape[0]}, upper {upper.shape[0]}, alpha {alpha.shape[0]}")
-    if not 0 <= indptr[n] <= m:
-        raise ValueError(f"csr: indptr ends at {indptr[n]}, beyond the {m} entries")
-    out.indptr = &indptr[0]
-    out.nbr = &nbr[0] if m else NULL
-    out.sign = &sign[0] if m else NULL
-    out.upper = &upper[0] if m else NULL
-    out.alpha = &alpha[0] if m else NULL
-    return 0
 
 
 # ---------------------------------------------------------------------------
@@ -465,7 +393,7 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, csr, double[::1] alpha, co
     cdef int8_t dummy_kept[1]
     if sqnorm.shape[0] != n:
         raise ValueError(f"dcd_epoch: sqnorm needs one entry per vertex ({n}), got {sqnorm.shape[0]}")
-    _read_csr(csr, alpha, n, &pairs)
+    read_pair_csr(csr, alpha, n, &pairs)
     if n_blocks < 0 or block_ptr[n_blocks] > order.shape[0]:
         raise ValueError("dcd_epoch: block_ptr does not fit order")
     cfg.inner_passes = rule.inner_passes
@@ -556,7 +484,7 @@ def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const doub
     cfg.tol = tol
     cfg.shuffle = shuffle
     with nogil:
-        _build_w(&w[0], Xp, D, &blk)
+        build_w(&w[0], Xp, D, &blk)
         if deg > 0:
             _first_order(&perm[0], &blk, shuffle)
             passes = _dcd_passes(&w[0], Xp, D, &sq[0], &blk, max_passes, &cfg, &rng, &perm[0])
@@ -576,7 +504,7 @@ cdef void _stored_certificates(floating* w, const floating* X, Py_ssize_t D, Py_
     cdef const floating* xu = X + u * D
     cdef const floating* xv
     cdef double hx = 0.0, asum = 0.0, v = 0.0, mx, G, PG
-    _build_w(w, X, D, blk)
+    build_w(w, X, D, blk)
     for k in range(blk.deg):
         xv = X + <Py_ssize_t>nbr[k] * D
         mx = sign[k] * <double>dot(xu, xv, D)
@@ -584,7 +512,7 @@ cdef void _stored_certificates(floating* w, const floating* X, Py_ssize_t D, Py_
             hx += upper[k] * (1.0 - mx)
         asum += alpha[k]
         G = sign[k] * <double>dot(w, xv, D) - 1.0
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        PG = fabs(projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
     gap[0] = 0.5 * <double>dot(xu, xu, D) + hx - asum + 0.5 * <double>dot(w, w, D)
@@ -611,14 +539,14 @@ def vertex_certificates(floating[:, ::1] X, csr, double[::1] alpha, int n_thread
     cdef double[::1] g = gap_arr, v = viol_arr
     if n == 0 or D == 0:
         return gap_arr, viol_arr
-    _read_csr(csr, alpha, n, &pairs)
+    read_pair_csr(csr, alpha, n, &pairs)
     dtype = np.float32 if floating is float else np.float64
     cdef floating[:, ::1] W = np.empty((nt, D + 64 // sizeof(floating)), dtype=dtype)   # rows a cache line apart
     cdef const floating* Xp = &X[0, 0]
     with nogil:
         for u in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
             t = threadid()
-            blk = _block(&pairs, u)
+            blk = block_of(&pairs, u)
             _stored_certificates(&W[t, 0], Xp, D, u, &blk, &g[u], &v[u])
     return gap_arr, viol_arr
 
