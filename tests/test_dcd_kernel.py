@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lgekit import reference
-from lgekit.models import _dcd, _schedules
+from lgekit.models import _dcd, _dcd_diagnostics, _schedules
 from lgekit.models.hinge import pair_csr
 
 from splitmix import SplitMix64, fisher_yates
@@ -249,7 +249,7 @@ def test_vertex_certificates_at_stored_vectors():
     X, csr, *_ = tiny_problem(seed=10)
     order = np.arange(X.shape[0])
     X, alpha, _, _ = kernel_epoch(X, np.zeros(len(csr.nbr)), csr, order, 2, 0.0, 3)
-    gap, viol = _dcd.vertex_certificates(X, csr, alpha, 2)
+    gap, viol = _dcd_diagnostics.vertex_certificates(X, csr, alpha, 2)
     for u in range(X.shape[0]):
         ks = np.arange(csr.indptr[u], csr.indptr[u + 1])
         ref_gap, ref_viol = reference.vertex_certificates(X[u], alpha[ks], X[csr.nbr[ks]], csr.sign[ks],
@@ -361,9 +361,9 @@ def test_dual_counts_match_numpy_for_any_thread_count(entries, n_threads):
     alpha = np.array([min(a, u) for a, u in entries], dtype=np.float64)     # duals live in [0, upper]
     upper = np.array([u for _, u in entries], dtype=np.float64)
     expected = (int(np.count_nonzero(alpha == 0)), int(np.count_nonzero((alpha == upper) & (upper > 0))))
-    assert _dcd.dual_counts(alpha, upper, n_threads) == expected
+    assert _dcd_diagnostics.dual_counts(alpha, upper, n_threads) == expected
     with pytest.raises(ValueError, match="one entry per dual"):
-        _dcd.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)
+        _dcd_diagnostics.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)
 
 
 # --------------------------------------------------------------------------

@@ -34,7 +34,7 @@ def split():
 @pytest.mark.parametrize("module, attrs, estimator", [
     (_sgd_solver, ("_sgd", "_sgd_diagnostics"),
      lambda: lgekit.LogisticEmbedding(dim=16, lam_r=0.1, epochs=3, dtype="float64", random_state=0)),
-    (_dcd_solver, ("_dcd",), lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
+    (_dcd_solver, ("_dcd", "_dcd_diagnostics"), lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
 ])
 def test_avx2_build_matches_generic_build(monkeypatch, split, module, attrs, estimator):
     # the solvers hold the kernel modules they run: swap every one of them between the two builds

@@ -21,6 +21,7 @@ from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean
 from ._training_data import TrainingData
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
+_dcd_diagnostics = load_kernel("lgekit.models._dcd_diagnostics")
 _scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["DCDSolver", "PairCSR", "pair_csr", "solve_vertex_svm"]
@@ -517,7 +518,7 @@ class DCDSolver(Solver):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
         its upper bound (the last two are the support vectors)."""
         alpha, upper = self._alpha, self._csr.upper
-        n_zero, n_bound = _dcd.dual_counts(alpha, upper, self.n_threads)
+        n_zero, n_bound = _dcd_diagnostics.dual_counts(alpha, upper, self.n_threads)
         return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
 
     def certified_vertices(self, epoch):
@@ -557,7 +558,7 @@ class DCDSolver(Solver):
         :meth:`certificates`."""
         X = self.embedding
         sqnorm = _scoring.row_sqnorms(X, self.n_threads)
-        loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
+        loss_pos, loss_neg = _dcd_diagnostics.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
         if np.ndim(self._row_lam_r):
             reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))          # each table its own lambda_r
         else:
