@@ -332,18 +332,28 @@ cdef EpochStatus edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P,
     would cost 4 bytes a pair.  Every step runs on the threads (the vertex shuffle's draws, the group
     table, the counts and their scan); only the shuffle's swaps, a chain of n dependent exchanges in
     a table that fits in cache, and the K-sized round table stay serial.  Returns ``EPOCH_OUT_OF_MEMORY``
-    when its work space cannot be allocated, else ``EPOCH_OK``."""
-    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
+    when its work space cannot be allocated, else ``EPOCH_OK``; frees that space at its one exit."""
     cdef int32_t* perm = <int32_t*>malloc((3 * n + K + K * K) * sizeof(int32_t))
-    cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
+    cdef int64_t* cnt = <int64_t*>malloc(n_threads * (K * (K + 1) // 2) * sizeof(int64_t))
+    cdef EpochStatus status = EPOCH_OUT_OF_MEMORY
+    if perm != NULL and cnt != NULL:
+        _deal_blocks(records, dst, P, n, K, seed, bptr, round_ptr, n_threads, perm, cnt)
+        status = EPOCH_OK
+    free(perm)
+    free(cnt)
+    return status
+
+
+cdef void _deal_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K, uint64_t seed,
+                       int64_t* bptr, int64_t* round_ptr, int n_threads, int32_t* perm, int64_t* cnt) noexcept nogil:
+    """``edge_blocks``' work, in its work space: ``perm`` (3 n + K + K**2 int32: the vertex shuffle, the
+    groups, the rounds, the block table and the shuffle's partners) and ``cnt`` (n_threads K (K + 1) / 2
+    int64: each thread's block counters)."""
+    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
     cdef int32_t* group
     cdef int32_t* rounds
     cdef int32_t* blk
     cdef int64_t* row
-    if perm == NULL or cnt == NULL:
-        free(perm)
-        free(cnt)
-        return EPOCH_OUT_OF_MEMORY
     group = perm + n
     rounds = group + n
     blk = rounds + K
@@ -373,9 +383,6 @@ cdef EpochStatus edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P,
             b = _record_block(records + i, group, blk, K)
             dst[row[b]] = <int32_t>i
             row[b] += 1
-    free(perm)
-    free(cnt)
-    return EPOCH_OK
 
 
 def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t seed, Py_ssize_t epoch,
