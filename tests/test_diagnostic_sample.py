@@ -179,7 +179,7 @@ def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_v
     """The sampled record's certificates are the exact record's, vertex for vertex, at the sampled vertices
     (the same epoch's visits: the embedding and duals are the same bits in both modes); the wrong version,
     certificates of the embedding after the epoch (``vertex_certificates``), differs from them."""
-    from lgekit.models._dcd_solver import _dcd
+    from lgekit.models._dcd_solver import _dcd_diagnostics
     kw = dict(dim=8, epochs=1, random_state=3, monotone=monotone)
     exact = lgekit.HingeEmbedding(diagnostics="exact", **kw).fit(graph)
     sampled = lgekit.HingeEmbedding(diagnostics="sampled", **kw).fit(graph)
@@ -195,7 +195,7 @@ def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_v
         assert r["max_violation"] == p.max() <= r_all["max_violation"]
         solver = sampled.solver_
         csr, X = solver.pair_csr, np.ascontiguousarray(sampled.embedding_)
-        after, _ = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, np.array(solver.dual_coef), 1)
+        after, _ = _dcd_diagnostics.vertex_certificates(X, csr, np.array(solver.dual_coef), 1)
         assert not np.allclose(after[v], g, rtol=1e-3)
         exact.partial_fit(graph)
         sampled.partial_fit(graph)

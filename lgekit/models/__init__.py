@@ -12,8 +12,9 @@
   as ``X``, so that scikit-learn's model selection can tune it on node labels;
 * solvers (a fitted model's ``solver_``): :class:`SGDSolver` (``_sgd_solver.py``) and
   :class:`DCDSolver` (``_dcd_solver.py``), on the interface of :class:`Solver` (``_solver.py``);
-* kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, and the visiting orders and pair
-  layouts of ``_schedules.pyx``.
+* kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, ``_dcd_diagnostics.pyx``, the training
+  pairs as they read them (``_incidence.pyx``) and the visiting orders of ``_schedules.pyx``; a stacked
+  table's node biases and tie (``_two_tables.py``).
 """
 from ._base import BaseEmbedding
 from ._dcd_solver import DCDSolver
