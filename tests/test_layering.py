@@ -73,7 +73,7 @@ LAYER_OF = {
     "lgekit.ids": "foundation",
     "lgekit._interop": "foundation",        # what networkx / pandas objects say, as arrays for the Graph
     "lgekit.reference": "foundation",       # plain NumPy, imports nothing of lgekit
-    "lgekit.adjacency": "foundation",      # the CSR matrix of an edge array (numpy / scipy only)
+    "lgekit.adjacency": "foundation",      # the canonical CSR matrix of an edge array or a matrix (ids, labels below)
     "lgekit.labels": "foundation",          # the one label-matrix builder (imports only ids)
     "lgekit.graph": "graph",
     "lgekit.datasets": "data",
