@@ -403,19 +403,19 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         that ``validation`` (or the validation split carved here) leaves to train on, and the validation
         pairs in ``_validation_data`` (a :class:`TrainingData` of the same rows, None without)."""
         self._pairs_options = self._pair_options()
-        self.__dict__.pop("_validation_data", None)
+        self._forget("_validation_data")
         source = X
         if self._carves_validation():
             # drawn first, given a validation split or not, so that the fit's other draws are the same either way
             # (a fit given the split it would have carved is that fit, bit for bit); kept for continued fits
-            if "_validation_seed" not in self.__dict__:
+            if not hasattr(self, "_validation_seed"):
                 self._validation_seed = draw_seed(rng)
             source = validation if validation is not None else \
                 validation_split(X, self.validation_fraction, seed=self._validation_seed)
         # a continued fit rebuilding its pairs reuses the first fit's coins: the same split, the same pairs
         train = training_data(source, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
                               reverse_negatives=self._pairs_options["reverse_negatives"],
-                              reverse_seed=self.__dict__.get("_reverse_seed"))
+                              reverse_seed=getattr(self, "_reverse_seed", None))
         self._reverse_seed = train.reverse_seed
         if source is not X:
             layout = train.layout
@@ -454,58 +454,31 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
     _EARLY_STOPPING_ATTRIBUTES = ("validation_scores_", "best_validation_score_", "best_iteration_")
 
     def _prepare_fit(self, X, callbacks, continue_, validation=None):
-        """Everything before the first epoch: validate, turn ``X`` into pairs, draw the seeds and the
-        starting embedding, build (or keep) the solver and, with early stopping, the validation monitor.
-        Returns the checked callbacks."""
+        """Everything before the first epoch, in three steps; returns the checked callbacks.
+
+        1. The start: :meth:`_start_fresh` (new seeds, ``X``'s training pairs, a new table) or, continuing,
+           :meth:`_start_warm` (the fitted table(s) go on, on ``X``'s pairs, or on the solver's own when
+           ``X`` is the data it was built on: :meth:`_built_on`).
+        2. The solver: the one held, as it is, when nothing but its per-epoch settings changed
+           (:meth:`_solver_reusable`: a loop of ``partial_fit(X, epochs=1)``); else a new one, on its
+           predecessor's pairs when only a parameter changed, and with its state (DCD's duals) on the same
+           data.
+        3. The run's checks: divergence references and, with early stopping, the validation monitor.
+        """
         self._validate_params()
         callbacks = self._check_callbacks(callbacks)
         validation = self._check_validation(X, validation)
         solver = getattr(self, "solver_", None)
-        same_source = (solver is not None and X is getattr(self, "_data_source", None)
-                       and getattr(self, "_pairs_options", None) == self._pair_options()
-                       and validation is self.__dict__.get("_validation_source"))
+        same_source = continue_ and self._built_on(solver, X, validation)
         # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
-        prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
+        prepared_from = self._preparation_begins(X, announce=not same_source)
         if continue_:
-            train = None if same_source else self._training_data(
-                X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state), validation)
-            table = self._training_table()
-            if train is not None:
-                self._check_same_kind(train)
-                # rows by id: the same nodes in another order train their own rows; other nodes are refused
-                train = match_rows(train, self.node_ids_, self.__dict__.get("context_node_ids_"))
-                if "_validation_data" in self.__dict__:
-                    self._validation_data = match_rows(self._validation_data, self.node_ids_,
-                                                       self.__dict__.get("context_node_ids_"))
-            if table.shape[1] != self.dim:
-                raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
-                                 "columns; call fit with warm_start=False to start afresh")
-            self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
-            if not hasattr(self, "_kernel_seed"):
-                self._kernel_seed = draw_seed(check_random_state(self.random_state))
-            fill_from = None
+            train = self._start_warm(X, validation, same_source)
         else:
-            # free the previous fit's solver before the new one's arrays are allocated
-            self.__dict__.pop("solver_", None)
-            self.__dict__.pop("_loaded_state", None)
-            solver, same_source = None, False
-            rng = check_random_state(self.random_state)
-            self._rng = rng
-            self.__dict__.pop("_reverse_seed", None)
-            self.__dict__.pop("_validation_seed", None)
-            train = self._training_data(X, rng, validation)
-            self._check_memory(train)
-            self._kernel_seed = draw_seed(rng)
-            # allocated now, drawn after the solver is built: untouched pages cost no memory while the
-            # solver copies the input pairs, and the draws are the same (the solver draws nothing)
-            self._set_table(np.empty((train.n_nodes, self.dim), dtype=self._dtype), train.layout)
-            fill_from = rng
-            self.history_ = []
-            self.n_iter_ = 0
+            solver = None   # the previous fit's solver is freed before the new one's arrays are allocated
+            train = self._start_fresh(X, validation)
         arguments = self._solver_arguments()
-        reuse = (solver is not None and train is None and solver.seed == self._kernel_seed
-                 and solver.key == {k: v for k, v in arguments.items() if k not in solver.settings}
-                 and solver.embedding.dtype == self._training_table().dtype)
+        reuse = train is None and self._solver_reusable(solver, arguments)
         if reuse:
             solver.embedding = self._training_table()
         else:
@@ -514,23 +487,22 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
             else:
                 self._set_node_ids(train)
             state = solver.state() if same_source else getattr(self, "_loaded_state", None)
-            self.__dict__.pop("solver_", None)
             solver = None
+            self._forget("solver_")
             n_pairs = len(train.positives) + len(train.negatives)
             self.solver_ = self._solver_class(train, self._training_table(), seed=self._kernel_seed,
-                                              n_source=self.__dict__.get("_n_source"), state=state or None,
+                                              n_source=getattr(self, "_n_source", None), state=state or None,
                                               **arguments)
-            self.__dict__.pop("_loaded_state", None)
+            self._forget("_loaded_state")
             train = None                      # the input pairs: the solver has what it needs
-            if fill_from is not None:
-                self._fill_initial_embedding(self._training_table(), fill_from)
+            if not continue_:                 # a fresh table: drawn now (see _start_fresh)
+                self._fill_initial_embedding(self._training_table(), self._rng)
             self.solver_.prepare()
         for name in self.solver_.settings:    # what may change between epochs without a rebuild
             setattr(self.solver_, name, arguments[name])
         self._data_source = X
-        if validation is None:
-            self.__dict__.pop("_validation_source", None)
-        else:
+        self._forget("_validation_source")
+        if validation is not None:
             self._validation_source = validation
         self._id_lookup = None
         self._prepare_divergence_checks(fresh=not continue_, start=self.n_iter_)
@@ -539,25 +511,76 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
             self._preparation_ends(prepared_from, n_pairs)
         return callbacks
 
+    def _built_on(self, solver, X, validation):
+        """Whether ``solver`` was built on the data object ``X`` itself, with the same pair options
+        (:meth:`_pair_options`) and the same validation split."""
+        return (solver is not None and X is getattr(self, "_data_source", None)
+                and getattr(self, "_pairs_options", None) == self._pair_options()
+                and validation is getattr(self, "_validation_source", None))
+
+    def _start_fresh(self, X, validation):
+        """A new fit: the seeds drawn from ``random_state``, ``X``'s training pairs, the table allocated (its
+        values drawn once the solver is built), no history.  Returns the pairs."""
+        # the previous fit's solver goes before the new one's arrays are allocated
+        self._forget("solver_", "_loaded_state", "_reverse_seed", "_validation_seed")
+        rng = self._rng = check_random_state(self.random_state)
+        train = self._training_data(X, rng, validation)
+        self._check_memory(train)
+        self._kernel_seed = draw_seed(rng)
+        # allocated now, drawn after the solver is built: untouched pages cost no memory while the
+        # solver copies the input pairs, and the draws are the same (the solver draws nothing)
+        self._set_table(np.empty((train.n_nodes, self.dim), dtype=self._dtype), train.layout)
+        self.history_ = []
+        self.n_iter_ = 0
+        return train
+
+    def _start_warm(self, X, validation, same_source):
+        """A continued fit (``warm_start``, ``partial_fit``): the fitted table(s) go on.  Returns ``X``'s
+        training pairs, drawn from the fit's own generator and matched to the fitted rows by node id, or
+        None when ``X`` is the data the solver was built on (``same_source``: the solver has its pairs)."""
+        train = None
+        if not same_source:
+            rng = self._rng if hasattr(self, "_rng") else check_random_state(self.random_state)
+            train = self._training_data(X, rng, validation)
+            self._check_same_kind(train)
+            # rows by id: the same nodes in another order train their own rows; other nodes are refused
+            context_ids = getattr(self, "context_node_ids_", None)
+            train = match_rows(train, self.node_ids_, context_ids)
+            if hasattr(self, "_validation_data"):
+                self._validation_data = match_rows(self._validation_data, self.node_ids_, context_ids)
+        table = self._training_table()
+        if table.shape[1] != self.dim:
+            raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
+                             "columns; call fit with warm_start=False to start afresh")
+        self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
+        if not hasattr(self, "_kernel_seed"):
+            self._kernel_seed = draw_seed(check_random_state(self.random_state))
+        return train
+
+    def _solver_reusable(self, solver, arguments):
+        """Whether ``solver`` may run the next epochs as it is: drawn from the same seed, built with the same
+        arguments but for its per-epoch ``settings``, and training a table of the same dtype."""
+        return (solver is not None and solver.seed == self._kernel_seed
+                and solver.key == {k: v for k, v in arguments.items() if k not in solver.settings}
+                and solver.embedding.dtype == self._training_table().dtype)
+
     def _prepare_monitor(self, fresh):
         """The early-stopping monitor of this ``fit`` (``_monitor``; None without early stopping), and the
         attributes it fills: a fit without early stopping removes an earlier one's; a continued one
         (``warm_start``) starts from the tables it continues, scored, as the best so far."""
-        self.__dict__.pop("_monitor", None)
+        self._forget("_monitor")
         if not self._carves_validation():
-            for name in self._EARLY_STOPPING_ATTRIBUTES:
-                self.__dict__.pop(name, None)
+            self._forget(*self._EARLY_STOPPING_ATTRIBUTES)
             return
         data = self._validation_data
         self._monitor = ValidationMonitor(data.positives, data.negatives, n_iter_no_change=self.n_iter_no_change,
                                           tol=self.validation_tol)
-        if fresh or not isinstance(self.__dict__.get("validation_scores_"), list):
-            for name in self._EARLY_STOPPING_ATTRIBUTES:      # a fresh fit: nothing of an earlier one
-                self.__dict__.pop(name, None)
+        if fresh or not isinstance(getattr(self, "validation_scores_", None), list):
+            self._forget(*self._EARLY_STOPPING_ATTRIBUTES)      # a fresh fit: nothing of an earlier one
             self.validation_scores_ = []
         if not fresh and self.n_iter_ > 0:
             # the tables held now: those of best_iteration_ after an early-stopped fit, else of the last epoch
-            epoch = self.__dict__.get("best_iteration_")
+            epoch = getattr(self, "best_iteration_", None)
             epoch = self.n_iter_ - 1 if epoch is None else epoch
             table = self._training_table()
             self._monitor.start(self._monitor.score(table, self.n_threads), epoch, table, self.solver_)
@@ -568,7 +591,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         layout = train.layout
         if layout is None:
             self.node_ids_ = train.node_ids
-            self.__dict__.pop("context_node_ids_", None)
+            self._forget("context_node_ids_")
         else:
             self.node_ids_ = layout.source_ids
             self.context_node_ids_ = layout.target_ids
@@ -615,9 +638,9 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        if "embedding_" in self.__dict__ or self.__dict__.get("_table") is not None:
+        if hasattr(self, "embedding_") or getattr(self, "_table", None) is not None:
             self._id_lookup = None
-        if self.__dict__.get("_table") is not None:
+        if getattr(self, "_table", None) is not None:
             self._set_table(self._table)
 
     # ------------------------------------------------------------------ memory
@@ -796,7 +819,8 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         finally:
             bar.close()
             # an exception (divergence, an interrupt) leaves the tables of the last epoch, the one history_ ends on
-            monitor = self.__dict__.pop("_monitor", None)
+            monitor = getattr(self, "_monitor", None)
+            self._forget("_monitor")
         if monitor is not None:
             self._end_early_stopping(monitor)
             if self.verbose >= 2 and self.best_iteration_ is not None:
@@ -824,7 +848,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         if reason is not None:
             record["divergence_reason"] = reason
         stop = None
-        monitor = self.__dict__.get("_monitor")
+        monitor = getattr(self, "_monitor", None)
         if monitor is not None and reason is None:
             table = self._training_table()
             record["val_ap"] = monitor.score(table, self.n_threads)

@@ -57,12 +57,17 @@ class NodeVectors:
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def _is_two_table(self):
-        return "_table" in self.__dict__
+        return hasattr(self, "_table")
+
+    def _forget(self, *names):
+        """Remove those of the attributes ``names`` that are set (what the model no longer has)."""
+        for name in names:
+            vars(self).pop(name, None)
 
     def _training_table(self):
         """The array the solver trains: ``embedding_`` itself (undirected graph), or the stacked table
         whose first ``n_source`` rows are ``embedding_`` and the rest ``context_embedding_``."""
-        table = self.__dict__.get("_table")
+        table = getattr(self, "_table", None)
         return self.embedding_ if table is None else table
 
     def _set_table(self, table, layout=_MISSING):
@@ -71,13 +76,12 @@ class NodeVectors:
         for one table) changes the split; by default the fitted one is kept."""
         if layout is _MISSING:   # keep the fitted split
             kind = getattr(self, "graph_kind_", "undirected")
-            n_source = self.__dict__.get("_n_source")
+            n_source = getattr(self, "_n_source", None)
         else:
             kind = "undirected" if layout is None else layout.kind
             n_source = None if layout is None else layout.n_source
         if kind not in TWO_TABLE_KINDS:
-            for name in ("_table", "_n_source", "context_embedding_"):
-                self.__dict__.pop(name, None)
+            self._forget("_table", "_n_source", "context_embedding_")
             self.embedding_ = table
         else:
             self._table, self._n_source = table, int(n_source)
@@ -483,8 +487,8 @@ class NodeVectors:
 
     def _early_stopping_state(self):
         """What a model file keeps of early stopping (None when the model has nothing of it)."""
-        state = {"validation_seed": self.__dict__.get("_validation_seed")}
-        if "validation_scores_" in self.__dict__:
+        state = {"validation_seed": getattr(self, "_validation_seed", None)}
+        if hasattr(self, "validation_scores_"):
             state.update(best_iteration=self.best_iteration_, best_validation_score=self.best_validation_score_,
                          validation_scores=[float(v) for v in self.validation_scores_])
         return state if any(v is not None for v in state.values()) else None
