@@ -236,6 +236,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
     _parameter_constraints = _parameters.COMMON
     #: the solver a model trains with (a :class:`~lgekit.models.Solver` subclass)
     _solver_class = None
+
     #: scikit-learn's estimator checks that do not apply: none run (the tags say X is a graph, not a
     #: samples x features matrix, and the suite feeds only such matrices); see :meth:`__sklearn_tags__`
     ESTIMATOR_CHECKS_EXPECTED_FAILURES = {}

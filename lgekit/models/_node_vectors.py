@@ -90,7 +90,6 @@ class NodeVectors:
             self.context_embedding_ = table[n_source:]
         self.graph_kind_ = kind
 
-
     # ------------------------------------------------------------------ rows, scores, neighbours, files
     def _side(self, context):
         """(table, ids, side name) of the source/left side (``context`` False) or the target/right side."""
