@@ -74,10 +74,11 @@ def test_avx2_pair_scores_of_float32_rows_are_the_generic_bits(dim, n_pairs, see
 
 
 def test_metrics_and_callbacks_use_the_chosen_scoring_build():
-    from lgekit import callbacks, metrics
+    from lgekit import callbacks
+    from lgekit.metrics import _link
 
-    assert metrics._scoring is callbacks._scoring
-    assert _simd.chosen_kernels()["_scoring"] == _simd.kernel_variant(metrics._scoring)
+    assert _link._scoring is callbacks._scoring
+    assert _simd.chosen_kernels()["_scoring"] == _simd.kernel_variant(_link._scoring)
 
 
 def test_generic_choice_and_bad_value(monkeypatch):
