@@ -83,7 +83,8 @@ class HingeEmbedding(BaseEmbedding):
     tol : float, default 1e-3
         A visit stops before ``inner_passes`` passes once a pass sees no
         projected gradient larger than ``tol`` (LIBLINEAR's stopping rule on
-        the block).  No effect with ``inner_passes=1``.
+        the block).  With ``inner_passes=1`` it only ends ``monotone``'s
+        further passes.
     weighting : {"sample", "scale"}, default "sample"
         What edge weights do (nothing on an unweighted graph): ``"scale"``
         bounds edge :math:`e`'s dual by :math:`\lambda_+ w_e / \lambda_r`
