@@ -24,8 +24,8 @@ from lgekit.experiments.check_rademacher import rademacher_claims
 from lgekit.experiments.check_shattering import shattering_claims
 from lgekit.experiments.checks import VERIFIERS
 from lgekit.experiments.verdict import STATUSES
-from lgekit.models import BaseEmbedding, EmbeddingCV, HingeEmbedding, HingeEmbeddingCV, LogisticEmbedding, \
-    LogisticEmbeddingCV
+from lgekit.models import BaseEmbedding, HingeEmbedding, HingeEmbeddingCV, LogisticEmbedding, LogisticEmbeddingCV
+from lgekit.models.cv import EmbeddingCV
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
