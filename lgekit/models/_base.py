@@ -48,175 +48,55 @@ def model_is_non_deterministic(model):
 class BaseEmbedding(NodeVectors, BaseEstimator):
     r"""Base class of the linear graph embedding estimators (not for direct use).
 
-    Notes
-    -----
-    **A model.**
-    A subclass defines ``__init__`` with keyword arguments that it only stores
-    (scikit-learn rule), its parameter table ``_parameter_constraints`` (from
-    :mod:`lgekit._parameters`: the one source of its defaults' checks, read
-    by ``lgekit fit`` too), its solver class ``_solver_class`` and
-    ``_solver_arguments()``, the solver's keyword arguments from the
-    validated parameters.  The solver (:class:`~lgekit.models.Solver`) is
-    built at ``fit`` on a :class:`~lgekit.models.TrainingData`, bound to the
-    trained table (C-contiguous, updated IN PLACE; callbacks read it between
-    epochs), with a kernel seed in [0, 2**64) on which epoch ``t`` alone
-    depends, so that continuing a fit equals a longer fit.  The solver's
-    ``key`` arguments are those its prepared state depends on: when one
-    changes, the next ``fit``/``partial_fit`` rebuilds it on the same pairs
-    (keeping its :meth:`~lgekit.models.Solver.state`); its ``settings`` are
-    set between epochs.  The solver runs each epoch
-    (:meth:`~lgekit.models.Solver.run_epoch`), makes its record
-    (:meth:`~lgekit.models.Solver.epoch_record`), advises on divergence and
-    checks the state a model file holds.  Every lgekit subclass registers
-    itself by its class name, the name :meth:`load` reads from a file.
+    Everything :class:`~lgekit.LogisticEmbedding` and
+    :class:`~lgekit.HingeEmbedding` share: ``fit`` on an ``EdgeSplit`` or a
+    graph in any form :func:`lgekit.datasets.as_graph` reads (for a graph,
+    ``negatives_per_positive`` uniform non-edges per edge are drawn),
+    ``partial_fit``, the per-epoch ``history_`` with callbacks, progress,
+    divergence and memory checks, early stopping on a validation split of
+    the training graph, two tables (``embedding_``, ``context_embedding_``)
+    for a directed or bipartite graph, and the fitted model's ``transform``,
+    ``score``, ``score_pairs``, ``most_similar``, ``save``/``load`` and
+    word2vec export.  A subclass is its ``__init__``, its parameter table
+    and its solver class (the objective and its solver).
 
-    **Data.**
-    ``fit(X)`` accepts an ``EdgeSplit`` or a graph in any form
-    :func:`lgekit.datasets.as_graph` reads (an :class:`lgekit.Graph`, a path,
-    an edge array, a DataFrame, a networkx graph, a scipy sparse matrix);
-    for a graph, ``negatives_per_positive`` (4) negatives per edge are drawn.
+    Read more in the :ref:`User Guide <guide-estimators>`: the data a model
+    takes, the two tables, the history, progress, divergence, memory,
+    pickling, scikit-learn, and the anatomy of a model.
 
-    **Two tables.**
-    For a directed graph (``graph.kind == "directed"``) or a bipartite one,
-    the model learns a source/left table ``embedding_`` (rows: ``node_ids_``)
-    and a target/right table ``context_embedding_`` (rows:
-    ``context_node_ids_``; a directed graph's nodes again, a bipartite
-    graph's right nodes), scoring a pair :math:`x_u \cdot y_v`.  The solver
-    trains ONE stacked table of ``n_source + n_target`` rows on the pairs
-    ``(u, n_source + v)`` (:class:`TableLayout`; the paper's footnote 1), so
-    the kernels are those of the undirected case; ``embedding_`` and
-    ``context_embedding_`` are views of its rows.  ``graph_kind_`` says
-    which case a model is.  :meth:`score_pairs` takes (source, target) or
-    (left, right) ids, :meth:`transform` gives source/left rows and, with
-    ``context=True``, target/right rows; :meth:`save` stores both tables and
-    the kind (format 3); :meth:`to_word2vec` writes both (see there).  For an
-    undirected graph nothing of this exists and nothing changes.
+    Raises
+    ------
+    lgekit.models.DivergenceError
+        From ``fit``/``partial_fit`` when a check of the epoch's record fires:
+        a non-finite objective, loss part or mean norm;
+        ``divergence_max_mean_norm``; ``divergence_objective_factor``;
+        ``divergence_norm_growth`` for ``divergence_growth_epochs`` epochs
+        (``divergence_norm_growth_alone`` when the records carry no
+        objective).  These thresholds are class attributes (``None``
+        disables a check); the guide says what each means.
+    MemoryError
+        From a fresh ``fit`` when the embedding and the solver's arrays do
+        not fit in :func:`~lgekit.models.available_memory` (the environment
+        variable ``LGEKIT_AVAILABLE_MEMORY`` overrides it), before
+        allocating them.
 
-    **Progress.**
-    ``verbose`` says what a fit writes to ``sys.stderr`` (printed: no
-    ``logging`` set-up needed).  0: nothing.  1: a line when the preparation
-    starts (the input's size) and one when it ends (the training pairs, the
-    seconds it took), then the epochs' progress: a tqdm bar on a terminal, a
-    notebook bar in Jupyter, and elsewhere (a pipe, a log file, CI) one line
-    every 5 seconds with the epochs done and planned, the elapsed time and
-    the ETA (a call that runs a single epoch shows none of these).  2: also
-    one line per epoch (its index, objective, mean norm, the metrics
-    callbacks recorded such as ``test_ap``, its seconds).
+    See Also
+    --------
+    LogisticEmbedding : the logistic loss, by SGD (the paper's Section 3).
+    HingeEmbedding : the hinge loss, by dual coordinate descent (Section 4).
+    LogisticEmbeddingCV : ``lam_r`` chosen on a validation split, then refitted.
+    NodeEmbedding : the embedding as node features for scikit-learn's model selection.
 
-    **History.**
-    ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
-    ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"`` (estimates, with
-    ``"objective_se"`` ..., by default: see ``diagnostics``), ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
-    this record ended the run), model keys, ``"val_ap"`` with early stopping and whatever callbacks add.  The
-    record that ends a diverged run also has ``"divergence_reason"``.
-
-    **Early stopping.**
-    With ``early_stopping=True``, ``fit`` holds out a validation split of
-    the training graph (:func:`lgekit.evaluation.validation_split`: a
-    ``validation_fraction`` of the training edges and 4, or the split's
-    number of, negatives per edge; seeded from ``random_state``, checked
-    against a split's test pairs), trains on the rest, scores the validation
-    pairs after every epoch (``"val_ap"`` in the record: their AP under the
-    model's own scores), and stops once ``n_iter_no_change`` epochs in a row
-    have not beaten the best score by ``validation_tol``
-    (scikit-learn's ``early_stopping``, ``validation_fraction``,
-    ``n_iter_no_change`` and ``tol``: ``HingeEmbedding``'s ``tol`` being
-    DCD's, the stopping one is ``validation_tol``).  The tables (and
-    HingeEmbedding's duals) of the best epoch are then put back:
-    ``best_iteration_`` is that epoch (0-based, as the records count),
-    ``best_validation_score_`` its score, ``validation_scores_`` every
-    epoch's; ``n_iter_`` and ``history_`` still count every epoch run.  The
-    validation edges are never trained on, so early stopping trades them
-    for the epochs it saves (``benchmarks/README.md``, "Norms chosen by
-    validation", has the figures; it is off by default).
-    ``fit(X, validation=...)`` takes a validation split made beforehand
-    (several fits can share one).  ``warm_start=True`` continues on the same
-    validation split, with the tables it starts from as the best so far;
-    ``partial_fit`` refuses ``early_stopping=True``, as scikit-learn's
-    ``MLPClassifier`` does.  A fit without early stopping removes these
-    attributes.  To choose :math:`\lambda_r` too, see
-    :class:`~lgekit.models.LogisticEmbeddingCV`.
-
-    **Divergence.**
-    After every epoch the record is checked; the first check that fires
-    ends the run with :class:`DivergenceError` (``history_`` kept).  The
-    thresholds are class attributes, so a subclass (or a user, on the class)
-    can change them; ``None`` disables a check.
-
-    * any non-finite objective, loss part or mean norm;
-    * ``divergence_max_mean_norm`` (1e8): a mean row norm above it (scores
-      near 1e16 saturate every sigmoid; float32 overflows soon after);
-    * ``divergence_objective_factor`` (10): the objective above this many
-      times its reference, the larger of the objective of the embedding the
-      run started from and of the all-zero embedding (``log 2`` per unit of
-      pair weight for the logistic loss).  An optimiser that is working
-      never ends an epoch an order of magnitude worse than doing nothing;
-    * ``divergence_norm_growth`` (1.5) for ``divergence_growth_epochs`` (3):
-      the mean norm grew by at least this factor in each of the last 3
-      epochs while the objective rose in each (geometric growth while
-      getting worse); when the records carry no objective, a growth of
-      ``divergence_norm_growth_alone`` (2) per epoch for 3 epochs.
-
-    The message names the parameter to change when the cause is clear
-    (``init_scale`` when the starting vectors are already out of range,
-    else the model's own analysis, e.g. ``lam_r`` or ``lr``).
-
-    **Solver and callbacks.**
-    A fit keeps its training state in one object, ``solver_`` (an
-    :class:`~lgekit.models.SGDSolver` or :class:`~lgekit.models.DCDSolver`):
-    the prepared pairs, work arrays, seed, and ``run_epoch(t)``,
-    ``diagnostics()``, ``epoch_order(t)``, ``state()``/``set_state()``.
-    ``planned_epochs_`` (a ``range``) holds the epochs the running
-    ``fit``/``partial_fit`` plans; callbacks read it (and ``embedding_``,
-    ``history_``, ``solver_``) between epochs.
-
-    **scikit-learn.**
-    What works: ``get_params``/``set_params`` and :func:`sklearn.base.clone`
-    (the constructor only stores its keyword arguments); ``fit(X, y=None, *,
-    callbacks=None)``, ``partial_fit(X, y=None, *, epochs=1, callbacks=None)``
-    and ``fit_transform(X, y=None, **fit_params)`` ignore ``y``, and
-    ``transform(graph)`` returns the rows of the graph's nodes in its node
-    order, so an embedding can open a :class:`~sklearn.pipeline.Pipeline`
-    whose later steps use one label per node::
-
-        pipe = make_pipeline(LogisticEmbedding(lam_r=0.6), LogisticRegression())
-        pipe.fit(graph, y)          # y[i]: the label of graph's i-th node
-        pipe.predict(graph)
-
-    ``score(split)`` is the test AP of an ``EdgeSplit``.  ``GridSearchCV``,
-    ``cross_val_score`` and the other model-selection tools index ``X`` by
-    sample, and a graph is one object, not a sequence of samples: for node
-    classification wrap the estimator in :class:`lgekit.models.NodeEmbedding`,
-    which holds the graph and takes node ids as ``X`` (DeepWalk's transductive
-    protocol).  For link prediction (splitting edges is
-    :func:`lgekit.split_edges`'s job, with its leak checks) tune ``lam_r`` on a
-    validation split carved out of the training graph, and look at the test
-    split once: :class:`~lgekit.models.LogisticEmbeddingCV` does it, or by
-    hand::
-
-        split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
-        val = lgekit.evaluation.validation_split(split, validation_fraction=0.2, seed=1)
-        base = LogisticEmbedding(dim=64, epochs=20, random_state=0)
-        scores = {p["lam_r"]: clone(base).set_params(**p).fit(val).score(val)
-                  for p in ParameterGrid({"lam_r": [0.0, 0.3, 1.0]})}
-        best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
-        best.score(split)
-
-    scikit-learn's tags (:meth:`__sklearn_tags__`) say that ``X`` is a graph,
-    not a samples x features matrix, so its estimator suite skips these
-    estimators (``NodeEmbedding`` runs it; see
-    ``tests/test_sklearn_estimator_checks.py``); ``n_features_in_`` and
-    ``feature_names_in_`` do not exist, a graph having no feature columns.
-    ``pickle`` and ``joblib.dump`` keep what :meth:`save` keeps, not the
-    solver nor the training data (see :meth:`__getstate__`).
-
-    **Memory.**
-    Before a fresh fit allocates the embedding and the solver's arrays, the
-    bytes they need are compared with :func:`available_memory` (override it
-    with the environment variable ``LGEKIT_AVAILABLE_MEMORY``); when they do
-    not fit, a ``MemoryError`` says how much is needed, how much is
-    available and which parameter to lower.  The initialisation draws in
-    blocks of 256 KiB, so the peak stays near the embedding's size.
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import lgekit
+    >>> split = lgekit.split_edges(nx.karate_club_graph(), test_fraction=0.2, seed=0)
+    >>> model = lgekit.LogisticEmbedding(dim=8, epochs=5, random_state=0).fit(split)
+    >>> isinstance(model, lgekit.models.BaseEmbedding), model.transform([0, 33]).shape
+    (True, (2, 8))
+    >>> 0.0 <= model.score(split) <= 1.0
+    True
     """
 
     negatives_per_positive = 4
@@ -307,7 +187,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
             ``X`` (checked: :func:`~lgekit.evaluation.check_validation_split`),
             instead of the one ``fit`` carves itself with
             ``validation_fraction``; several fits (a grid of ``lam_r``) can
-            then share one.  See "Early stopping" in the class docstring.
+            then share one.  See :ref:`Early stopping <guide-selection-early-stopping>` in the User Guide.
 
         Returns
         -------
