@@ -60,9 +60,12 @@ environment) and the module it needs; with ``labels=True`` it is called ``embed(
 labels)``, ``labels`` the training nodes' label matrix (scipy CSR, one row per node, the rows of the
 nodes the F1 is tested on all 0)::
 
-    @method("lgekit CV", environment="lgekit", package="lgekit")
+    @method("lgekit CV", environment="lgekit", package="lgekit.models")
     def lgekit_cv(adjacency, dim, seed):
         ...   # adjacency: the training graph, a symmetric 0/1 scipy CSR matrix, one row per node
+
+``embed`` may also return ``(embedding, notes)``, ``notes`` a dict of numbers (what it chose: the CV rows
+give ``lambda_r`` and ``epochs``), kept in the run's row and printed under the table.
 
 **The goals** (issue 44, item 4), printed after each labelled graph's table for every ``lgekit CV`` row:
 its micro- and macro-F1 against the best peer's (the peer with the highest median), its dot AP against
@@ -75,7 +78,7 @@ Usage::
 
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_peers.py [--graphs blogcatalog ppi facebook]
         [--seeds 3] [--dim 128] [--methods lgekit "lgekit CV" ProNE ...]
-        [--peers-python /tmp/peers-venv/bin/python] [--json results.json]
+        [--peers-python /tmp/peers-venv/bin/python] [--json results.json] [--reuse earlier.json]
 """
 import argparse
 import dataclasses
@@ -142,17 +145,22 @@ def lgekit_logistic(adjacency, dim, seed):
     return LogisticEmbedding(dim=dim, random_state=seed, n_threads=1).fit(datasets.as_graph(adjacency)).embedding_
 
 
+def _chosen(model):
+    """A fitted ``*CV`` estimator's embedding and what it chose (the notes of its row)."""
+    return model.embedding_, {"lambda_r": float(model.lam_r_), "epochs": int(model.epochs_)}
+
+
 @method("lgekit CV", environment="lgekit", package="lgekit.models")
 def lgekit_cv(adjacency, dim, seed):
     from lgekit import LogisticEmbeddingCV, datasets
-    return LogisticEmbeddingCV(dim=dim, random_state=seed, n_threads=1).fit(datasets.as_graph(adjacency)).embedding_
+    return _chosen(LogisticEmbeddingCV(dim=dim, random_state=seed, n_threads=1).fit(datasets.as_graph(adjacency)))
 
 
 def _lgekit_cv_f1(scoring):
     def embed(adjacency, dim, seed, labels):
         from lgekit import LogisticEmbeddingCV, datasets
         model = LogisticEmbeddingCV(dim=dim, random_state=seed, n_threads=1, scoring=scoring)
-        return model.fit(datasets.as_graph(adjacency), y=labels).embedding_
+        return _chosen(model.fit(datasets.as_graph(adjacency), y=labels))
     return embed
 
 
@@ -215,8 +223,10 @@ def child(name, adjacency_path, out_path, dim, seed, labels_path=None, preimport
         importlib.import_module(m.package)
     loaded = set(sys.modules)
     before, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-    embedding = np.asarray(m.embed(adjacency, dim, seed, *extra), dtype=np.float64)
+    result = m.embed(adjacency, dim, seed, *extra)
     after, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - wall
+    embedding, notes = result if isinstance(result, tuple) else (result, {})
+    embedding = np.asarray(embedding, dtype=np.float64)
     if embedding.shape != (adjacency.shape[0], dim):
         raise SystemExit(f"{name} returned shape {embedding.shape}, expected {(adjacency.shape[0], dim)}")
     np.save(out_path, embedding)
@@ -224,7 +234,8 @@ def child(name, adjacency_path, out_path, dim, seed, labels_path=None, preimport
     # packages first imported while the clock ran (not the further submodules a JIT loads at its first call)
     imported = sorted({module.split(".")[0] for module in set(sys.modules) - loaded}
                       - {module.split(".")[0] for module in loaded})
-    print(json.dumps({"cpu_s": cpu, "wall_s": wall, "peak_rss_mib": peak_rss_mib(), "imported": imported}))
+    print(json.dumps({"cpu_s": cpu, "wall_s": wall, "peak_rss_mib": peak_rss_mib(), "imported": imported,
+                      "notes": notes}))
 
 
 def peak_rss_mib():
@@ -259,7 +270,8 @@ def availability(names, peers_python):
 
 
 def run_child(name, adjacency_path, folder, dim, seed, peers_python, labels_path=None):
-    """One embedding in its own process: ``(embedding, {"cpu_s", "wall_s", "peak_rss_mib"})``; ``labels_path``:
+    """One embedding in its own process: ``(embedding, {"cpu_s", "wall_s", "peak_rss_mib", "imported", "notes"})``;
+    ``labels_path``:
     the training labels (``write_training_labels``) for a method that takes them."""
     out = Path(folder) / f"{name}-{seed}.npy"
     python = python_of(METHODS[name], peers_python)
@@ -361,7 +373,7 @@ def run_graph(graph, name, names, seeds, dim, peers_python, max_train_edges, fol
             embedding, cost = run_child(m, path, folder, dim, seed, peers_python,
                                         labels_path if METHODS[m].labels else None)
             row = score(embedding, split, graph, max_train_edges)
-            row.update({"CPU s": cost["cpu_s"], "peak RSS MiB": cost["peak_rss_mib"]})
+            row.update({"CPU s": cost["cpu_s"], "peak RSS MiB": cost["peak_rss_mib"], **cost.get("notes", {})})
             rows[m].append(row)
             log(f"{name} seed {seed} {m}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items())
                 + (f"; imported while timed: {', '.join(cost['imported'])}" if cost.get("imported") else ""))
@@ -378,6 +390,11 @@ def table(name, rows):
             fmt = "{:.0f}" if col == "peak RSS MiB" else "{:.1f}" if col == "CPU s" else "{:.3f}"
             cells.append(fmt.format(statistics.median(values)) if values else "")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    for m, runs in rows.items():
+        noted = sorted({k for r in runs for k in r if k not in COLUMNS})
+        if noted:
+            lines.append(f"\n{m}, seed by seed: " + "; ".join(
+                f"{k} " + "/".join(f"{r[k]:g}" if k in r else "-" for r in runs) for k in noted))
     return "\n".join(lines)
 
 
@@ -410,13 +427,13 @@ def goals(rows):
             diff = [c[col] - p[col] for c, p in zip(rows[cv], rows[best])]
             out.append((cv, f"{col} >= the best peer's ({best})",
                         f"{statistics.median(r[col] for r in rows[cv]):.4f} vs "
-                        f"{statistics.median(r[col] for r in rows[best]):.4f}",
+                        f"{statistics.median(r[col] for r in rows[best]):.4f} (" + _signed(diff) + ")",
                         by_seed(diff, lambda d: d >= 0)))
         if "lgekit" in rows:
             diff = [c["dot AP"] - d["dot AP"] for c, d in zip(rows[cv], rows["lgekit"])]
             out.append((cv, "dot AP >= the default's",
                         f"{statistics.median(r['dot AP'] for r in rows[cv]):.4f} vs "
-                        f"{statistics.median(r['dot AP'] for r in rows['lgekit']):.4f}",
+                        f"{statistics.median(r['dot AP'] for r in rows['lgekit']):.4f} (" + _signed(diff) + ")",
                         by_seed(diff, lambda d: d >= 0)))
             ratio = [c["CPU s"] / d["CPU s"] for c, d in zip(rows[cv], rows["lgekit"])]
             out.append((cv, f"CPU s <= {CPU_GOAL:g}x one default fit's (same seed)",
@@ -425,12 +442,34 @@ def goals(rows):
     return out
 
 
+def _signed(differences):
+    return ", ".join(f"{d:+.4f}" for d in differences)
+
+
+def merge_reused(rows, earlier, source):
+    """Add to this run's ``rows`` (one graph's) the rows of ``earlier`` (the same graph's in a ``--json`` file of
+    an earlier run) of the methods not run now; returns their names.  Refused (``SystemExit``) unless the
+    earlier run had the same seeds and the same splits, checked by the degree product's AP on every seed
+    (it reads only the split)."""
+    if not earlier:
+        return []
+    now, then = [r["dot AP"] for r in rows["degree product"]], [r["dot AP"] for r in earlier["degree product"]]
+    if len(now) != len(then) or any(abs(a - b) > 1e-12 for a, b in zip(now, then)):
+        raise SystemExit(f"--reuse {source}: its splits are not this run's (degree product AP per seed "
+                         f"{_signed(then)} against {_signed(now)}); rerun every method, or reuse a run of the same "
+                         "graphs, seeds and script")
+    reused = [m for m in earlier if m not in rows]
+    for m in reused:
+        rows[m] = earlier[m]
+    return reused
+
+
 def goals_table(name, rows):
     """The goals of ``goals(rows)`` as a markdown table ("" when no CV row ran)."""
     found = goals(rows)
     if not found:
         return ""
-    lines = [f"\n{name}: issue 44's goals (medians; verdicts seed by seed)\n",
+    lines = [f"\n{name}: issue 44's goals (medians, the per-seed differences; verdicts seed by seed)\n",
              "| row | goal | median | verdict |", "|---|---|---|---|"]
     lines += [f"| {row} | {goal} | {figures} | {verdict} |" for row, goal, figures, verdict in found]
     return "\n".join(lines)
@@ -451,6 +490,9 @@ def main(argv=None):
     parser.add_argument("--max-train-edges", type=int, default=100_000,
                         help="training edges the edge classifier learns from (a uniform sample; default 100,000)")
     parser.add_argument("--json", default=None, help="also write every run's row to this file")
+    parser.add_argument("--reuse", default=None,
+                        help="a --json file of an earlier run of the same graphs and seeds: its rows of the methods "
+                             "not run now join the tables and goals (the splits checked to be the same)")
     args = parser.parse_args(argv)
     names = args.methods or list(METHODS)
     unknown = [m for m in names if m not in METHODS]
@@ -471,6 +513,9 @@ def main(argv=None):
             graph_folder.mkdir()
             results[name] = run_graph(lgekit.datasets.load(name), name, names, args.seeds, args.dim,
                                       args.peers_python, args.max_train_edges, graph_folder)
+            if args.reuse:
+                reused = merge_reused(results[name], json.loads(Path(args.reuse).read_text()).get(name), args.reuse)
+                print(f"{name}: the rows of {', '.join(reused) or 'no method'} are {args.reuse}'s")
             print(table(name, results[name]), flush=True)
             print(goals_table(name, results[name]), flush=True)
             if args.json:

@@ -146,7 +146,8 @@ def test_the_goals_are_decided_seed_by_seed_against_the_best_peer_per_metric(ben
     found = {goal: (figures, verdict) for row, goal, figures, verdict in bench.goals(_rows(cv, peers, default))}
     # micro: the best peer is ProNE, and the CV is above it on two seeds, below on one: the median alone (0.39 >=
     # 0.38) would say met
-    assert found["micro-F1 >= the best peer's (ProNE)"] == ("0.3900 vs 0.3800", "inconclusive (holds on 2 of 3 seeds)")
+    assert found["micro-F1 >= the best peer's (ProNE)"] == ("0.3900 vs 0.3800 (+0.0100, +0.0100, -0.0100)",
+                                                             "inconclusive (holds on 2 of 3 seeds)")
     # macro: the best peer is NetMF (not ProNE, the best on micro), and the CV is below it on every seed
     assert found["macro-F1 >= the best peer's (NetMF)"][1] == "missed"
     assert found["dot AP >= the default's"][1] == "met"
@@ -174,3 +175,29 @@ def test_the_clock_starts_after_the_methods_package_is_imported(bench, labelled_
             f"bench_peers.child('lgekit', {str(path)!r}, {str(tmp_path / 'x.npy')!r}, 4, 0, preimport=False)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "sklearn" in json.loads(done.stdout.strip().splitlines()[-1])["imported"]
+
+
+def test_the_cv_rows_note_what_they_chose(bench, labelled_graph, tmp_path):
+    g = labelled_graph
+    path = tmp_path / "train.npz"
+    sp.save_npz(path, g.to_scipy().tocsr())
+    _, cost = bench.run_child("lgekit CV", path, tmp_path, 8, 0, "/nonexistent")
+    assert cost["notes"]["lambda_r"] in (0.1, 0.2, 0.3, 0.6, 1.0) and 1 <= cost["notes"]["epochs"] <= 50
+    rows = {"degree product": [{"dot AP": 0.5}], "lgekit CV": [{"dot AP": 0.6, **cost["notes"]}]}
+    assert f"lgekit CV, seed by seed: epochs {cost['notes']['epochs']}; lambda_r" in bench.table("g", rows)
+
+
+def test_rows_of_an_earlier_run_join_only_when_its_splits_are_this_runs(bench):
+    now = {"degree product": [{"dot AP": 0.85}, {"dot AP": 0.86}], "lgekit": [{"dot AP": 0.9}] * 2}
+    earlier = {"degree product": [{"dot AP": 0.85}, {"dot AP": 0.86}], "lgekit": [{"dot AP": 0.1}] * 2,
+               "ProNE": [{"dot AP": 0.5}] * 2}
+    assert bench.merge_reused(dict(now), earlier, "old.json") == ["ProNE"]
+    merged = dict(now)
+    bench.merge_reused(merged, earlier, "old.json")
+    assert merged["lgekit"] == now["lgekit"] and merged["ProNE"] == earlier["ProNE"]   # this run's rows win
+    # the wrong version, merging whatever the file holds: another split (seeds 1-2 instead of 0-1), or fewer seeds
+    other = {**earlier, "degree product": [{"dot AP": 0.86}, {"dot AP": 0.84}]}
+    with pytest.raises(SystemExit, match="its splits are not this run's"):
+        bench.merge_reused(dict(now), other, "old.json")
+    with pytest.raises(SystemExit, match="its splits are not this run's"):
+        bench.merge_reused(dict(now), {**earlier, "degree product": earlier["degree product"][:1]}, "old.json")
