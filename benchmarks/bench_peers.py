@@ -67,6 +67,11 @@ nodes the F1 is tested on all 0)::
 ``embed`` may also return ``(embedding, notes)``, ``notes`` a dict of numbers (what it chose: the CV rows
 give ``lambda_r`` and ``epochs``), kept in the run's row and printed under the table.
 
+**The oracle** (``--oracle``): ``LogisticEmbedding`` at each lambda_r of ``ORACLE_LAM_RS`` (the defaults
+otherwise), and per metric the one best on the TEST split: chosen on test data, so not a result but the
+most any choice of lambda_r by validation could reach -- where it stays below the best peer, a goal is out
+of reach of the choice.
+
 **The goals** (issue 44, item 4), printed after each labelled graph's table for every ``lgekit CV`` row:
 its micro- and macro-F1 against the best peer's (the peer with the highest median), its dot AP against
 the default lgekit row's, its CPU time against the default row's of the same seed.  Each is decided
@@ -78,7 +83,7 @@ Usage::
 
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_peers.py [--graphs blogcatalog ppi facebook]
         [--seeds 3] [--dim 128] [--methods lgekit "lgekit CV" ProNE ...]
-        [--peers-python /tmp/peers-venv/bin/python] [--json results.json] [--reuse earlier.json]
+        [--peers-python /tmp/peers-venv/bin/python] [--json results.json] [--reuse earlier.json] [--oracle]
 """
 import argparse
 import dataclasses
@@ -166,6 +171,23 @@ def _lgekit_cv_f1(scoring):
 
 method("lgekit CV micro-F1", environment="lgekit", package="lgekit.models", labels=True)(_lgekit_cv_f1("micro_f1"))
 method("lgekit CV macro-F1", environment="lgekit", package="lgekit.models", labels=True)(_lgekit_cv_f1("macro_f1"))
+
+#: the oracle's rows (``--oracle``, left out otherwise): LogisticEmbedding at each fixed lambda_r, the defaults
+#: otherwise; ``oracle`` picks the best of them on the TEST split, per metric: what no choice on validation can beat
+ORACLE_LAM_RS = (0.05, 0.1, 0.2, 0.3, 0.45, 0.6, 1.0)
+ORACLE = {f"lgekit lambda_r={lam:g}": lam for lam in ORACLE_LAM_RS}
+
+
+def _lgekit_fixed(lam_r):
+    def embed(adjacency, dim, seed):
+        from lgekit import LogisticEmbedding, datasets
+        model = LogisticEmbedding(dim=dim, lam_r=lam_r, random_state=seed, n_threads=1)
+        return model.fit(datasets.as_graph(adjacency)).embedding_
+    return embed
+
+
+for _name, _lam in ORACLE.items():
+    method(_name, environment="lgekit", package="lgekit.models")(_lgekit_fixed(_lam))
 
 
 @method("ProNE", environment="peers", package="nodevectors")
@@ -442,6 +464,42 @@ def goals(rows):
     return out
 
 
+def oracle(rows):
+    """Per metric (dot AP, micro-F1, macro-F1): ``(row, median, per-seed values)`` of the fixed-lambda_r row
+    (``ORACLE``) of the highest median on the TEST split -- a choice made on test data, so an upper bound of
+    what a choice of lambda_r on validation reaches, never a result.  {} when no such row ran."""
+    fixed = [m for m in rows if m in ORACLE]
+    out = {}
+    for col in ("dot AP", "micro-F1", "macro-F1"):
+        have = [m for m in fixed if rows[m] and all(col in r for r in rows[m])]
+        if have:
+            best = max(have, key=lambda m: statistics.median(r[col] for r in rows[m]))
+            out[col] = (best, statistics.median(r[col] for r in rows[best]), [r[col] for r in rows[best]])
+    return out
+
+
+def oracle_table(name, rows):
+    """The oracle against the best peer, per metric, as a markdown table ("" without the ``--oracle`` rows)."""
+    found = oracle(rows)
+    if not found:
+        return ""
+    peers = [m for m in rows if m in METHODS and METHODS[m].environment == "peers"]
+    lines = [f"\n{name}: the oracle, lambda_r chosen on the TEST split per metric (not a result: the most a choice "
+             "on validation can reach)\n", "| metric | oracle's lambda_r | oracle | best peer | oracle >= best peer |",
+             "|---|---|---|---|---|"]
+    for col, (row, median, values) in found.items():
+        have = [m for m in peers if rows[m] and all(col in r for r in rows[m])]
+        if not have:
+            lines.append(f"| {col} | {ORACLE[row]:g} | {median:.4f} | | |")
+            continue
+        best = max(have, key=lambda m: statistics.median(r[col] for r in rows[m]))
+        diff = [v - r[col] for v, r in zip(values, rows[best])]
+        lines.append(f"| {col} | {ORACLE[row]:g} | {median:.4f} | {best} "
+                     f"{statistics.median(r[col] for r in rows[best]):.4f} | {by_seed(diff, lambda d: d >= 0)} "
+                     f"({_signed(diff)}) |")
+    return "\n".join(lines)
+
+
 def _signed(differences):
     return ", ".join(f"{d:+.4f}" for d in differences)
 
@@ -490,11 +548,14 @@ def main(argv=None):
     parser.add_argument("--max-train-edges", type=int, default=100_000,
                         help="training edges the edge classifier learns from (a uniform sample; default 100,000)")
     parser.add_argument("--json", default=None, help="also write every run's row to this file")
+    parser.add_argument("--oracle", action="store_true",
+                        help=f"also LogisticEmbedding at each lambda_r of {list(ORACLE_LAM_RS)}, and the best of them "
+                             "chosen on the TEST split per metric (an oracle: what no choice on validation can beat)")
     parser.add_argument("--reuse", default=None,
                         help="a --json file of an earlier run of the same graphs and seeds: its rows of the methods "
                              "not run now join the tables and goals (the splits checked to be the same)")
     args = parser.parse_args(argv)
-    names = args.methods or list(METHODS)
+    names = args.methods or [m for m in METHODS if m not in ORACLE or args.oracle]
     unknown = [m for m in names if m not in METHODS]
     if unknown:
         parser.error(f"unknown method(s) {unknown}; registered: {list(METHODS)}")
@@ -518,6 +579,7 @@ def main(argv=None):
                 print(f"{name}: the rows of {', '.join(reused) or 'no method'} are {args.reuse}'s")
             print(table(name, results[name]), flush=True)
             print(goals_table(name, results[name]), flush=True)
+            print(oracle_table(name, results[name]), flush=True)
             if args.json:
                 Path(args.json).write_text(json.dumps(results, indent=1))
     print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

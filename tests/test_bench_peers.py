@@ -201,3 +201,19 @@ def test_rows_of_an_earlier_run_join_only_when_its_splits_are_this_runs(bench):
         bench.merge_reused(dict(now), other, "old.json")
     with pytest.raises(SystemExit, match="its splits are not this run's"):
         bench.merge_reused(dict(now), {**earlier, "degree product": earlier["degree product"][:1]}, "old.json")
+
+
+def test_the_oracle_rows_run_only_when_asked_and_the_oracle_is_the_best_on_test(bench):
+    assert all(name in bench.METHODS for name in bench.ORACLE) and 0.3 in bench.ORACLE.values()
+    rows = {"degree product": [{"dot AP": 0.8}] * 3,
+            "lgekit lambda_r=0.3": [{"dot AP": 0.86, "micro-F1": 0.36}] * 3,
+            "lgekit lambda_r=0.6": [{"dot AP": 0.88, "micro-F1": 0.38}, {"dot AP": 0.89, "micro-F1": 0.39},
+                                    {"dot AP": 0.88, "micro-F1": 0.37}],
+            "ProNE": [{"dot AP": 0.5, "micro-F1": 0.383}] * 3,
+            "lgekit CV": [{"dot AP": 0.99, "micro-F1": 0.99}] * 3}
+    found = bench.oracle(rows)
+    # only the fixed-lambda_r rows are the oracle's (the CV row, or any other, is no fixed setting)
+    assert found["dot AP"][0] == "lgekit lambda_r=0.6" and found["micro-F1"][1] == 0.38
+    text = bench.oracle_table("g", rows)
+    assert "| micro-F1 | 0.6 | 0.3800 | ProNE 0.3830 | inconclusive (holds on 1 of 3 seeds)" in text
+    assert bench.oracle({"lgekit CV": rows["lgekit CV"]}) == {} and bench.oracle_table("g", {}) == ""
