@@ -30,11 +30,13 @@ the whole training graph).  Their times are counted the same way, from the ``fit
 search included, its curve the refit's epochs); besides, per row: the epochs run and the epoch kept
 (the CV: its chosen lambda_r and refit epochs), and the test AP of the model ``fit`` returns ("AP
 kept") -- the test AP is read after the fit, never by it.  The validation split decides every stop.
+``--early-stopping-cost`` times what early stopping adds to a short fit instead (``early_stopping_cost``).
 
 Usage::
 
     LGEKIT_DATA=../shared/data python3 benchmarks/bench_time_to_quality.py [--graphs blogcatalog ppi facebook]
         [--rounds 3] [--threads 2] [--levels 0.84 0.86] [--no-early-stopping]
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_time_to_quality.py --early-stopping-cost [--rounds 5]
 """
 import argparse
 import dataclasses
@@ -219,6 +221,30 @@ def against_defaults(graph_name, runs, threads):
     return out
 
 
+def early_stopping_cost(graph_name, rounds, epochs=3):
+    """What early stopping adds to a fit, one thread, CPU seconds, medians over ``rounds`` alternating rounds:
+    ``validation_split`` alone (carving 10 % of the training edges and their negatives out, leak-checked), and
+    a fit of ``epochs`` epochs of each model with ``early_stopping=True`` (``n_iter_no_change`` above
+    ``epochs``, so that it runs them all) against the same fit without.  Returns {row: seconds}."""
+    split = lgekit.split_edges(lgekit.datasets.load(graph_name, download=False), test_fraction=0.2, seed=0)
+    fits = {f"{name}, {epochs} epochs{', early stopping' if es else ''}": (cls, es)
+            for name, (cls, _) in default_configs().items() for es in (False, True)}
+    times = {"validation_split": [], **{row: [] for row in fits}}
+    for r in range(rounds):
+        order = list(fits) if r % 2 == 0 else list(fits)[::-1]
+        started = time.process_time()
+        lgekit.evaluation.validation_split(split, 0.1, seed=r)
+        times["validation_split"].append(time.process_time() - started)
+        for row in order:
+            cls, es = fits[row]
+            model = cls(random_state=0, n_threads=1, epochs=epochs, diagnostics=False, early_stopping=es,
+                        n_iter_no_change=epochs + 1)
+            started = time.process_time()
+            model.fit(split)
+            times[row].append(time.process_time() - started)
+    return {row: statistics.median(t) for row, t in times.items()}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--graphs", nargs="+", default=["blogcatalog", "ppi", "facebook"])
@@ -228,9 +254,19 @@ def main(argv=None):
     parser.add_argument("--levels", type=float, nargs="*", default=None)
     parser.add_argument("--no-early-stopping", action="store_true",
                         help="the defaults only (no early-stopped fit, no CV estimator)")
+    parser.add_argument("--early-stopping-cost", action="store_true",
+                        help="instead: what early stopping adds to a short fit (validation_split, and 3-epoch fits "
+                             "with and without early stopping), one thread, per graph")
     args = parser.parse_args(argv)
     if _data_dir():
         os.environ.setdefault("LGEKIT_DATA", _data_dir())
+    if args.early_stopping_cost:
+        print(f"one thread, CPU s, medians over {args.rounds} alternating rounds; load average "
+              f"{os.getloadavg()[0]:.1f}\n\n| graph | what | CPU s |\n|---|---|---|")
+        for graph_name in args.graphs:
+            for row, seconds in early_stopping_cost(graph_name, args.rounds).items():
+                print(f"| {graph_name} | {row} | {seconds:.3f} |", flush=True)
+        return
     threads_list = [1] if args.threads <= 1 else [1, args.threads]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"lgekit {lgekit.__version__}; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "

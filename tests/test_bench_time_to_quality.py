@@ -89,3 +89,11 @@ def test_a_timer_that_stopped_on_the_test_ap_would_be_caught(bench, split, monke
     run = bench.timed_fit(cls, {**params, "dim": 16}, split, 1)
     plain = cls(random_state=0, n_threads=1, dim=16, **params).fit(split)
     assert run.epochs != bench.epochs_run(plain)
+
+
+def test_the_early_stopping_cost_runs_on_a_real_graph(bench, data_dir, monkeypatch):
+    monkeypatch.setenv("LGEKIT_DATA", str(data_dir))
+    found = bench.early_stopping_cost("email-eu-core", rounds=1, epochs=2)
+    assert list(found) == ["validation_split", "SGD, 2 epochs", "SGD, 2 epochs, early stopping", "DCD, 2 epochs",
+                           "DCD, 2 epochs, early stopping"]
+    assert all(np.isfinite(v) and v >= 0 for v in found.values())
