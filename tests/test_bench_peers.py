@@ -114,6 +114,10 @@ def test_the_cv_rows_run_as_children_and_the_f1_rows_get_the_training_labels(ben
         embedding, cost = bench.run_child(name, path, tmp_path, 8, 0, "/nonexistent",
                                           labels_path if bench.METHODS[name].labels else None)
         assert embedding.shape == (200, 8) and np.all(np.isfinite(embedding)) and cost["cpu_s"] > 0
+        # what it chose comes back as the row's notes, and the table prints them under itself
+        assert cost["notes"]["lambda_r"] in (0.1, 0.2, 0.3, 0.6, 1.0) and 1 <= cost["notes"]["epochs"] <= 50
+    rows = {"degree product": [{"dot AP": 0.5}], name: [{"dot AP": 0.6, **cost["notes"]}]}
+    assert f"{name}, seed by seed: epochs {cost['notes']['epochs']}; lambda_r" in bench.table("g", rows)
     with pytest.raises(RuntimeError, match="takes the training nodes' labels, but none were given"):
         bench.run_child("lgekit CV macro-F1", path, tmp_path, 8, 0, "/nonexistent")
 
@@ -175,16 +179,6 @@ def test_the_clock_starts_after_the_methods_package_is_imported(bench, labelled_
             f"bench_peers.child('lgekit', {str(path)!r}, {str(tmp_path / 'x.npy')!r}, 4, 0, preimport=False)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "sklearn" in json.loads(done.stdout.strip().splitlines()[-1])["imported"]
-
-
-def test_the_cv_rows_note_what_they_chose(bench, labelled_graph, tmp_path):
-    g = labelled_graph
-    path = tmp_path / "train.npz"
-    sp.save_npz(path, g.to_scipy().tocsr())
-    _, cost = bench.run_child("lgekit CV", path, tmp_path, 8, 0, "/nonexistent")
-    assert cost["notes"]["lambda_r"] in (0.1, 0.2, 0.3, 0.6, 1.0) and 1 <= cost["notes"]["epochs"] <= 50
-    rows = {"degree product": [{"dot AP": 0.5}], "lgekit CV": [{"dot AP": 0.6, **cost["notes"]}]}
-    assert f"lgekit CV, seed by seed: epochs {cost['notes']['epochs']}; lambda_r" in bench.table("g", rows)
 
 
 def test_rows_of_an_earlier_run_join_only_when_its_splits_are_this_runs(bench):
