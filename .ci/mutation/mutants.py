@@ -1,0 +1,259 @@
+"""Mutation testing of the theory checks with cosmic-ray: do the verdicts of ``lgekit theory ... --quick`` notice?
+
+cosmic-ray (``pip install -e ".[mutation]"``) lists every mutant of the modules below (an operator replaced,
+a number changed, a condition negated, a loop skipped, ...) and applies one at a time to the files on disk,
+restoring them afterwards.  Each mutant is judged in two stages:
+
+1. the verdicts: ``verdicts.py`` runs the quick checks that use the module, in-process, cheapest first; a
+   FAIL or an error kills the mutant (``"verdicts"``);
+2. a survivor meets the module's tests (pytest, the fast suite's files for that module); a failure kills it
+   (``"tests"``).
+
+What survives both is listed (``report``), with the mutated line, and is either equivalent (it cannot change
+a result: accepted in ``survivors.json`` with the reason) or a gap to close.  Commands::
+
+    python3 .ci/mutation/mutants.py list                                   # mutants per module
+    python3 .ci/mutation/mutants.py run --per-module 40 --seed 41 --results R.jsonl   # seeded sample, resumable
+    python3 .ci/mutation/mutants.py report --results R.jsonl               # score per module, the survivors
+    python3 .ci/mutation/mutants.py ci --sample 8 --seed 41                # CI: fail on a survivor not accepted
+
+``run`` and ``ci`` mutate the files of the checkout they run in (cosmic-ray restores each file after its
+mutant, also on an error): run them on a clean checkout or a copy.  They need ``LGEKIT_DATA`` for the real
+email-Eu-core graph of the directed check (without it a seeded stand-in is used, as the check itself does).
+"""
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cosmic_ray.commands import init
+from cosmic_ray.mutating import mutate_and_test
+from cosmic_ray.work_db import WorkDB, use_db
+from cosmic_ray.work_item import TestOutcome
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+#: the checks a module's mutants are judged by, cheapest first (seconds on one core: capacity 2, shattering 3,
+#: directed 3, bound 5, rademacher 10)
+CHECKS = {
+    "lgekit/theory/bounds.py": ("directed", "bound"),
+    "lgekit/theory/sample.py": ("directed", "bound"),
+    "lgekit/theory/planted.py": ("bound",),
+    "lgekit/theory/rademacher.py": ("directed", "bound", "rademacher"),
+    "lgekit/theory/capacity.py": ("capacity", "bound"),
+    "lgekit/theory/shattering.py": ("capacity", "shattering"),
+    "lgekit/theory/reassembly.py": ("capacity", "shattering", "directed", "bound", "rademacher"),
+    "lgekit/experiments/theorem1.py": ("directed", "bound"),
+    "lgekit/experiments/checks.py": ("capacity",),
+    "lgekit/experiments/check_bound.py": ("bound",),
+    "lgekit/experiments/check_directed.py": ("directed",),
+    "lgekit/experiments/check_rademacher.py": ("rademacher",),
+    "lgekit/experiments/check_shattering.py": ("shattering",),
+    "lgekit/experiments/check_capacity.py": ("capacity",),
+}
+_THEORY_TESTS = ("tests/test_theory_checks.py", "tests/test_theory_wrong_versions.py", "tests/test_reassembly.py")
+#: the fast tests of each module (stage 2)
+TESTS = {
+    "lgekit/theory/bounds.py": ("tests/test_bounds.py", "tests/test_directed_theory.py", "tests/test_theory_sample.py"),
+    "lgekit/theory/sample.py": ("tests/test_theory_sample.py", "tests/test_directed_theory.py", "tests/test_bounds.py"),
+    "lgekit/theory/planted.py": ("tests/test_bounds.py",),
+    "lgekit/theory/rademacher.py": ("tests/test_rademacher.py",),
+    "lgekit/theory/capacity.py": ("tests/test_capacity.py",),
+    "lgekit/theory/shattering.py": ("tests/test_shattering.py",),
+    "lgekit/theory/reassembly.py": (),
+    "lgekit/experiments/theorem1.py": (),
+    "lgekit/experiments/checks.py": ("tests/test_capacity.py",),
+    "lgekit/experiments/check_bound.py": (),
+    "lgekit/experiments/check_directed.py": ("tests/test_directed_theory.py",),
+    "lgekit/experiments/check_rademacher.py": (),
+    "lgekit/experiments/check_shattering.py": (),
+    "lgekit/experiments/check_capacity.py": (),
+}
+TIMEOUT = 300.0
+ACCEPTED = HERE / "survivors.json"
+
+
+def mutants(modules):
+    """Every mutant cosmic-ray makes of ``modules``: a list of its MutationSpec, in a stable order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with use_db(str(Path(tmp) / "session.sqlite"), WorkDB.Mode.create) as db:
+            init([Path(m) for m in modules], db, {})
+            specs = [spec for item in db.work_items for spec in item.mutations]
+    return sorted(specs, key=lambda s: (str(s.module_path), s.operator_name, s.occurrence))
+
+
+def key(spec):
+    return f"{spec.module_path}:{spec.operator_name}:{spec.occurrence}"
+
+
+def sample(specs, per_module, seed):
+    """``per_module`` mutants of each module, drawn by ``random.Random(seed)`` (all of a smaller module)."""
+    rng = random.Random(seed)
+    chosen = []
+    for module in sorted({str(s.module_path) for s in specs}):
+        own = [s for s in specs if str(s.module_path) == module]
+        chosen += own if len(own) <= per_module else rng.sample(own, per_module)
+    return chosen
+
+
+def _changed_lines(diff):
+    old = [line[1:].strip() for line in diff.splitlines() if line.startswith("-") and not line.startswith("---")]
+    new = [line[1:].strip() for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    return " / ".join(old), " / ".join(new)
+
+
+def judge(spec, with_tests=True):
+    """Run one mutant through the verdicts, then (if it survived them) its module's tests: a result dict."""
+    module = str(spec.module_path)
+    python = sys.executable
+    started = time.perf_counter()
+    checks = " ".join(CHECKS[module])
+    result = mutate_and_test([spec], f"{python} {HERE / 'verdicts.py'} {checks}", TIMEOUT)
+    out = {"key": key(spec), "module": module, "operator": spec.operator_name, "occurrence": spec.occurrence,
+           "line": spec.start_pos[0], "function": spec.definition_name}
+    if result.test_outcome is None:                     # no mutation possible at this occurrence
+        return dict(out, outcome="no mutant")
+    out["before"], out["after"] = _changed_lines(result.diff or "")
+    verdict = (result.output or "").strip().splitlines()
+    out["verdicts"] = verdict[-1][:300] if verdict else ""
+    if result.test_outcome == TestOutcome.KILLED:
+        out["outcome"] = "verdicts"
+        if result.output == "timeout":
+            out["verdicts"] = "killed by a timeout"
+    elif result.test_outcome == TestOutcome.INCOMPETENT:
+        out["outcome"] = "incompetent"
+    elif with_tests:
+        tests = TESTS[module] + _THEORY_TESTS
+        command = f"{python} -m pytest -x -q -p no:cacheprovider " + " ".join(t for t in tests if (ROOT / t).exists())
+        second = mutate_and_test([spec], command, TIMEOUT)
+        out["outcome"] = "tests" if second.test_outcome == TestOutcome.KILLED else "survived"
+        failing = [line for line in (second.output or "").splitlines() if line.startswith("FAILED")]
+        out["tests"] = failing[0][:200] if failing else ""
+    else:
+        out["outcome"] = "survived"
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def _modules(args):
+    return args.modules or sorted(CHECKS)
+
+
+def cmd_list(args):
+    specs = mutants(_modules(args))
+    for module in _modules(args):
+        print(f"{sum(1 for s in specs if str(s.module_path) == module):6d}  {module}")
+    print(f"{len(specs):6d}  in all")
+    return 0
+
+
+def cmd_run(args):
+    done = set()
+    results = Path(args.results)
+    if results.exists():
+        done = {json.loads(line)["key"] for line in results.read_text().splitlines() if line.strip()}
+    chosen = sample(mutants(_modules(args)), args.per_module, args.seed)
+    todo = [s for s in chosen if key(s) not in done]
+    print(f"{len(chosen)} mutants sampled, {len(todo)} to run", flush=True)
+    for i, spec in enumerate(todo, 1):
+        row = judge(spec, with_tests=not args.no_tests)
+        with results.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(f"[{i}/{len(todo)}] {row['outcome']:>9}  {row['key']}  {row.get('before', '')[:60]!r} -> "
+              f"{row.get('after', '')[:60]!r}  {row.get('seconds', '')} s", flush=True)
+    return 0
+
+
+def _accepted():
+    if not ACCEPTED.exists():
+        return []
+    return json.loads(ACCEPTED.read_text())["survivors"]
+
+
+def _is_accepted(row, accepted):
+    return any(a["module"] == row["module"] and a["operator"] == row["operator"] and a["before"] == row["before"]
+               and a["after"] == row["after"] for a in accepted)
+
+
+def cmd_report(args):
+    rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if r["outcome"] != "no mutant"]
+    accepted = _accepted()
+    print("| module | mutants | killed by the verdicts | by the tests | survived (equivalent) | verdict score "
+          "(of the non-equivalent) |")
+    print("|---|---|---|---|---|---|")
+    total = {"n": 0, "v": 0, "t": 0, "s": 0, "e": 0}
+    for module in sorted({r["module"] for r in rows}):
+        own = [r for r in rows if r["module"] == module]
+        v = sum(r["outcome"] in ("verdicts", "incompetent") for r in own)
+        t = sum(r["outcome"] == "tests" for r in own)
+        s = [r for r in own if r["outcome"] == "survived"]
+        e = sum(_is_accepted(r, accepted) for r in s)
+        live = len(own) - e
+        for name, value in (("n", len(own)), ("v", v), ("t", t), ("s", len(s)), ("e", e)):
+            total[name] += value
+        print(f"| `{module}` | {len(own)} | {v} | {t} | {len(s)} ({e}) | {v / live:.0%} |" if live else
+              f"| `{module}` | {len(own)} | {v} | {t} | {len(s)} ({e}) | - |")
+    live = total["n"] - total["e"]
+    print(f"| all | {total['n']} | {total['v']} | {total['t']} | {total['s']} ({total['e']}) | "
+          f"{total['v'] / live:.0%} |")
+    print()
+    for r in rows:
+        if r["outcome"] == "survived":
+            flag = "accepted" if _is_accepted(r, accepted) else "NEW"
+            print(f"- {flag} `{r['key']}` ({r['function']}, line {r['line']}): `{r['before']}` -> `{r['after']}`")
+    return 0
+
+
+def cmd_ci(args):
+    """A seeded sample through both stages; exit 1 when one survives that ``survivors.json`` does not accept."""
+    specs = mutants(_modules(args))
+    rng = random.Random(args.seed)
+    chosen = rng.sample(specs, min(args.sample, len(specs)))
+    accepted = _accepted()
+    started, new = time.perf_counter(), []
+    for i, spec in enumerate(chosen, 1):
+        if time.perf_counter() - started > args.budget:
+            print(f"time budget of {args.budget:.0f} s spent after {i - 1} mutants")
+            break
+        row = judge(spec)
+        print(f"[{i}/{len(chosen)}] {row['outcome']:>9}  {row['key']}  {row.get('before', '')!r} -> "
+              f"{row.get('after', '')!r}  ({row.get('verdicts', '')[:120]})", flush=True)
+        if row["outcome"] == "survived" and not _is_accepted(row, accepted):
+            new.append(row)
+    for row in new:
+        print(f"NEW SURVIVOR {row['key']} ({row['function']}, line {row['line']}): {row['before']!r} -> "
+              f"{row['after']!r}: no verdict of `lgekit theory ... --quick` and no test noticed it; kill it or add "
+              f"it to {ACCEPTED.relative_to(ROOT)} with the reason it is equivalent")
+    return 1 if new else 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("list", help="mutants per module")
+    p.add_argument("--modules", nargs="*")
+    p = sub.add_parser("run", help="a seeded sample of every module's mutants, appended to --results")
+    p.add_argument("--modules", nargs="*")
+    p.add_argument("--per-module", type=int, default=40)
+    p.add_argument("--seed", type=int, default=41)
+    p.add_argument("--results", required=True)
+    p.add_argument("--no-tests", action="store_true", help="the verdicts only")
+    p = sub.add_parser("report", help="score per module and the survivors, from --results")
+    p.add_argument("--results", required=True)
+    p = sub.add_parser("ci", help="a seeded sample; exit 1 on a survivor that survivors.json does not accept")
+    p.add_argument("--modules", nargs="*")
+    p.add_argument("--sample", type=int, default=8)
+    p.add_argument("--seed", type=int, default=41)
+    p.add_argument("--budget", type=float, default=420.0, help="stop starting mutants after this many seconds")
+    args = parser.parse_args(argv)
+    os.chdir(ROOT)
+    return {"list": cmd_list, "run": cmd_run, "report": cmd_report, "ci": cmd_ci}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
