@@ -438,8 +438,10 @@ assert same and half_sq_norm(X2, Y2) > half_sq_norm(X30, Y30)
 # shrinkage fraction in `FRACS` (soft-thresholding) with the best AP on the
 # inner held-out edges.  The check cell refits both on the full training
 # graph (the matrix `M` above) and reports their **test** AP once.  Score the
-# candidates with `metrics.average_precision`: the check cell watches which
-# pairs it is given, and refuses a choice that looked at a test pair.  Which
+# candidates with `metrics.average_precision` (by any import): the check cell
+# watches which pairs and which embedding it is given, and refuses a choice
+# that looked at a test pair or scored an SPPMI that holds the validation
+# edges.  Which
 # family wins, and by how much compared with the noise you would expect from
 # a different seed?
 
@@ -469,40 +471,67 @@ def choose_on_validation(train_graph, seed):
 # smaller than the seed-to-seed spread is not a finding.
 
 # %% tags=["check"]
+def _watching(function, replacements):
+    """Run ``function()`` with ``replacements`` (real object -> stand-in) swapped in wherever the answer can reach
+    them: the attributes of ``lgekit.metrics`` and the notebook's globals bound to them (``metrics.average_precision``,
+    ``from lgekit.metrics import average_precision as ap`` and a local import inside the answer alike)."""
+    places = [vars(metrics), function.__globals__]
+    swapped = [(place, name, value) for place in places for name, value in list(place.items())
+               if any(value is real for real in replacements)]
+    for place, name, value in swapped:
+        place[name] = next(stand_in for real, stand_in in replacements.items() if value is real)
+    try:
+        return function()
+    finally:
+        for place, name, value in swapped:
+            place[name] = value
+
+
 def grade_exercise_2(choose_on_validation, train_graph, test_positives, seed):
     """Exercise 2: a choice in the grids, made by scoring every candidate on edges of the training graph only.
 
     The value cannot tell an honest choice from one made on the test pairs (both are members of the grids),
-    so the method is checked: every call of ``metrics.average_precision`` is watched, there must be one per
-    candidate at least, and every positive it scores must be an edge of ``train_graph`` -- never one of the
-    held-out ``test_positives`` -- held out of it: at most half of its edges (an inner split holds out a
-    fifth; scoring all of them measures the fit, not the generalization).  (Negatives are not checked
-    against the test pairs: an honest inner split may draw a held-out edge as a negative, since it is not
-    an edge of the training graph.)
+    so the method is checked: every call of ``metrics.average_precision`` is watched (by whatever name the
+    answer imports it), there must be one per candidate at least, and every positive it scores must be an
+    edge of ``train_graph`` -- never one of the held-out ``test_positives`` -- held out of it: at most half of
+    its edges (an inner split holds out a fifth; scoring all of them measures the fit, not the
+    generalization).  And the embedding scored must not come from the SPPMI of the whole ``train_graph``
+    (which holds the validation edges): its scores on the validation pairs are compared with those of every
+    candidate factorisation of that SPPMI -- the notebook's ``lam, Q`` reused, or ``shifted_ppmi(train_graph)``
+    factorised afresh, give them exactly.  (Negatives are not checked against the test pairs: an honest inner
+    split may draw a held-out edge as a negative, since it is not an edge of the training graph.)
     """
     scored = []
     real_average_precision = metrics.average_precision
 
     def watched(embedding, positives, negatives, *args, **kwargs):
-        scored.append((np.asarray(positives), np.asarray(negatives)))
+        context = kwargs.get("context", args[0] if args else None)
+        scored.append((np.asarray(embedding), np.asarray(positives), np.asarray(negatives),
+                       None if context is None else np.asarray(context)))
         return real_average_precision(embedding, positives, negatives, *args, **kwargs)
 
-    metrics.average_precision = watched
-    try:
-        choice = choose_on_validation(train_graph, seed=seed)
-    finally:
-        metrics.average_precision = real_average_precision
+    choice = _watching(lambda: choose_on_validation(train_graph, seed=seed), {real_average_precision: watched})
     best_d, best_f = choice
     assert best_d in DIMS and best_f in FRACS, f"the choice {choice} must be a D of DIMS and a fraction of FRACS"
     assert len(scored) >= len(DIMS) + len(FRACS), (
         f"{len(scored)} candidates scored with metrics.average_precision; every D and every fraction must be")
     held_out = {tuple(sorted(p)) for p in np.asarray(test_positives).tolist()}
-    for positives, _ in scored:
+    lam_all, Q_all = eigenpairs(shifted_ppmi(train_graph))
+    leaky = [factor(lam_all, Q_all, dim=d) for d in DIMS]
+    leaky += [factor(lam_all, Q_all, shrink=f * abs(lam_all[0])) for f in FRACS]
+    for embedding, positives, _, context in scored:
         touched = held_out & {tuple(sorted(p)) for p in positives.tolist()}
         assert not touched, f"the selection scored {len(touched)} held-out test edges: the leak of notebook 1"
         assert train_graph.has_edges(positives).all(), "the validation positives must be edges of the training graph"
         assert len(positives) <= 0.5 * train_graph.n_edges, (
             f"{len(positives)} of the training graph's {train_graph.n_edges} edges scored: hold some out (an inner split)")
+        Y = embedding if context is None else context
+        scores = np.einsum("ij,ij->i", embedding[positives[:, 0]], Y[positives[:, 1]])
+        for X_l, Y_l in leaky:
+            assert not np.allclose(scores, np.einsum("ij,ij->i", X_l[positives[:, 0]], Y_l[positives[:, 1]]),
+                                   rtol=1e-6, atol=1e-9), (
+                "a candidate was scored with the SPPMI of the whole training graph, which holds the validation "
+                "edges: build the SPPMI of the inner training graph and factor that")
     return choice
 
 

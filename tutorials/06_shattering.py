@@ -408,17 +408,64 @@ def grade_exercise_3(measured_threshold, g, y, grid):
 
     A value of the grid alone proves nothing (``min(grid)`` or ``max(grid)`` is one): two fits of the
     grader's own, at D = 2d, maxiter = 500, seed = SEED, check that the answer is where memorisation
-    comes back.
+    comes back.  On the notebook's grid the asked dimension and the 1 % criterion may not change the answer,
+    so the answer is also graded on a toy case of the grader's (a random 4-regular graph on 120 vertices and
+    a grid refined around its threshold) where they do: there D = d, or "more than 0 %" for "at least 1 %",
+    return another grid value.  And every ``fit_signed_pairs`` the answer makes is watched (by whatever name
+    it is reached): each must be at D = 2d.
     """
+    real_fit = theory.fit_signed_pairs
+    dims = []
+
+    def watched(pairs, labels, n_nodes, dim, *args, **kwargs):
+        dims.append(int(dim))
+        return real_fit(pairs, labels, n_nodes, dim, *args, **kwargs)
+
+    def answer(*args):
+        # every place the answer can reach the fit by: the modules' attributes and the notebook's globals
+        places = [vars(theory), vars(theory.capacity), measured_threshold.__globals__]
+        swapped = [(place, name) for place in places for name, value in list(place.items()) if value is real_fit]
+        for place, name in swapped:
+            place[name] = watched
+        try:
+            return measured_threshold(*args)
+        finally:
+            for place, name in swapped:
+                place[name] = real_fit
+
+    def fit(g_, y_, lam, dim=None):
+        d_ = int(g_.degrees[0])
+        return real_fit(g_.edges(), y_, g_.n_nodes, dim or 2 * d_, lam_r=lam, seed=SEED, maxiter=500)
+
+    def threshold(g_, y_, grid_, dim=None, memorised=lambda f: f >= 0.01):
+        measured = None
+        for lam in grid_:
+            if memorised(fit(g_, y_, lam, dim).frac_margin_gt1):
+                break
+            measured = lam
+        return measured
+
     d = int(g.degrees[0])
-    got = measured_threshold(g, y, grid)
+    got = answer(g, y, grid)
     assert got in grid, f"measured_threshold returned {got!r}, not a value of the grid"
-    fit = lambda lam: theory.fit_signed_pairs(g.edges(), y, g.n_nodes, 2 * d, lam_r=lam, seed=SEED, maxiter=500)
-    assert fit(got).frac_margin_gt1 < 0.01, f"at lam_r = {got} 1% or more of the labels are still memorised"
+    assert dims and set(dims) == {2 * d}, f"the fits were made at D = {sorted(set(dims))}; the exercise asks for 2d"
+    assert fit(g, y, got).frac_margin_gt1 < 0.01, f"at lam_r = {got} 1% or more of the labels are still memorised"
     k = grid.index(got)
     if k + 1 < len(grid):
         below = grid[k + 1]
-        assert fit(below).frac_margin_gt1 >= 0.01, f"at lam_r = {below} < {got} memorisation is still gone: go lower"
+        assert fit(g, y, below).frac_margin_gt1 >= 0.01, f"at lam_r = {below} < {got} memorisation is still gone: go lower"
+    g_toy, y_toy = theory.random_labelled_regular_graph(120, 4, seed=3)
+    grid_toy = [0.4, 0.2575, 0.254, 0.252, 0.2]
+    want = threshold(g_toy, y_toy, grid_toy)
+    # the toy case separates the slips: at D = d, or with "more than 0 %", the answer is another grid value
+    assert threshold(g_toy, y_toy, grid_toy, dim=4) != want
+    assert threshold(g_toy, y_toy, grid_toy, memorised=lambda f: f > 0) != want
+    dims.clear()
+    got_toy = answer(g_toy, y_toy, grid_toy)
+    assert set(dims) == {8}, f"on a 4-regular toy graph the fits were made at D = {sorted(set(dims))}, not 2d = 8"
+    assert got_toy == want, (
+        f"on a toy graph the answer is {got_toy}, the threshold is {want}: memorisation comes back when at least 1 % "
+        "of the labels are fitted with margin > 1 at D = 2d")
     return got
 
 
