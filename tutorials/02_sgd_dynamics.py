@@ -83,7 +83,10 @@ def claim(holds, what):
 # ## 1. Three runs per $\lambda_r$
 #
 # **Claim: everything below is a property of SGD, not of one lucky seed.**  We
-# train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$, $D = 100$) for
+# train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$ with $t$ the
+# epoch counted from 0 -- every update of an epoch takes the same step; the
+# paper's $\gamma_t = (t+c)^{-1/2}$ leaves open whether $t$ counts epochs or
+# updates -- and $D = 100$) for
 # each $\lambda_r$ of the paper's Figure 4 (0, 0.2, 0.6, 1: the only $\lambda_r$ values its text
 # names; it does not list those of Figures 1-3) with three model seeds (the split is fixed;
 # the seed draws the initial vectors and the pair order).  The figures show
@@ -109,6 +112,8 @@ for lam_r in LAM_RS:
     print(f"lam_r={lam_r:<4} seed 0: final mean norm {h['mean_norm']:.3f}   grad norm {h['mean_grad_norm']:.4f}   "
           f"train AP {h['train_ap']:.3f}   test AP {h['test_ap']:.3f}")
 print(f"{len(LAM_RS) * len(SEEDS)} fits in {time.perf_counter() - t0:.1f} s")
+claim(all(np.isclose(r["lr"], (r["epoch"] + 1) ** -0.5) for r in runs[LAM_RS[0]][0].history_),
+      "t counts epochs: epoch t (from 0) steps by (t + 1)^(-1/2)")
 
 
 def series(model, key):

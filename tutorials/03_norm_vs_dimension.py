@@ -177,9 +177,13 @@ plt.show()
 # $$
 #
 # For a graph with window 1 (LINE's first-order proximity), $P(u,v) =
-# A_{uv}/\mathrm{vol}(G)$ and $P(u) = d_u/\mathrm{vol}(G)$, so
+# A_{uv}/\mathrm{vol}(G)$ and $P(u) = d_u/\mathrm{vol}(G)$, with
+# $\mathrm{vol}(G) = \sum_u d_u = 2|E|$ (each edge counted in both
+# directions, so that $P$ sums to 1 over ordered pairs), so
 # $M_{uv} = \log\frac{\mathrm{vol}(G)\,A_{uv}}{d_u d_v} - \log k$: edges
-# between low-degree vertices are the most "surprising".  Non-edges have
+# between low-degree vertices are the most "surprising".  (The paper's
+# Section 2.3 writes $|E|$ where we write $\mathrm{vol}(G)$: its $M$ is ours
+# minus $\log 2$, the same matrix at $2k$ negatives; asserted below.)  Non-edges have
 # $M_{uv} = -\infty$; the standard fix is the **shifted positive PMI**
 # $\max(M_{uv}, 0)$, a sparse matrix.  The explicit recipe is then: take the
 # best rank-$D$ approximation (truncated eigen/singular value decomposition)
@@ -216,6 +220,11 @@ def shifted_ppmi(train_graph, k=4):
 
 
 M = shifted_ppmi(split.train_graph, k=split.negatives_per_positive)
+claim(split.train_graph.degrees.sum() == 2 * split.train_graph.n_edges, "vol(G) = sum of degrees = 2|E|")
+M_paper = shifted_ppmi(split.train_graph, k=2 * split.negatives_per_positive)     # log(|E| A / (d d)) - log k
+M_less = M.copy()
+M_less.data = np.maximum(M_less.data - np.log(2), 0.0)
+claim(abs(M_paper - M_less).max() < 1e-12, "the paper's |E| in place of vol(G): our M minus log 2, clipped at 0")
 def eigenpairs(M):
     """Eigenpairs of the symmetric M, largest magnitude first (its singular values, in order).
 
@@ -287,10 +296,16 @@ assert np.all(exact_scores == 0)
 #
 # the **nuclear norm** (sum of singular values) of $Z$, attained by the
 # balanced split $X = U\Sigma^{1/2}$, $Y = V\Sigma^{1/2}$.  A penalty on the
-# squared norms of the vectors -- exactly the $\lambda_r\sum_v\|x_v\|^2$ of
-# the embedding objective -- is therefore a nuclear-norm penalty on the score
-# matrix, a convex surrogate of rank.  For the squared loss it has a closed
-# form:
+# squared norms of the vectors of *both* tables -- the
+# $\lambda_r\sum_v\|x_v\|^2$ of the embedding objective, summed over
+# $x$ and $y$ -- is therefore a nuclear-norm penalty on the score matrix, a
+# convex surrogate of rank.  With one table, as `LogisticEmbedding` trains
+# on an undirected graph, $Y = X$ forces $Z = XX^\top \succeq 0$: there
+# $\sum_v\|x_v\|^2 = \operatorname{tr} Z = \|Z\|_*$ still, but only
+# positive semidefinite $Z$ can be reached, and the SPPMI above has
+# negative eigenvalues (counted in its print-out; asserted below) that one
+# table cannot reproduce.  For the squared loss and two tables the penalty
+# has a closed form:
 #
 # $$
 # \min_{X,Y}\ \tfrac12\|M - XY^\top\|_F^2 + \tfrac{\tau}{2}\left(\|X\|_F^2 + \|Y\|_F^2\right)
@@ -306,6 +321,10 @@ assert np.all(exact_scores == 0)
 # value); the rank that survives the threshold is an output, not a choice.
 
 # %%
+X5, Y5 = factor(lam, Q, dim=5)
+claim(np.isclose(np.linalg.svd(X5 @ Y5.T, compute_uv=False).sum(), 0.5 * ((X5 ** 2).sum() + (Y5 ** 2).sum())),
+      "the balanced split attains the nuclear norm: ||XY^T||_* = (||X||^2 + ||Y||^2) / 2")
+claim(int((lam < 0).sum()) > 0, "the SPPMI has negative eigenvalues, which no X X^T reproduces")
 sigma_max = np.abs(lam[0])
 soft_rows = []
 print(f"{'tau':>7} {'rank kept':>9} {'test AP':>8} {'mean ||x_v||':>13}")
