@@ -216,6 +216,8 @@ def test_agreement_tolerance_is_students_t_on_the_pooled_spread():
     alone = student_t.ppf(1 - R.FALSE_ALARM / 2, 3) * second.std(ddof=1) * math.sqrt(1 / 4)
     assert R.agreement_tolerance(second, math.inf, 1.0) == pytest.approx(alone)
     assert R.agreement_tolerance(np.full(4, 2.0), 3, 2.0, 1e-3) == pytest.approx(2e-3)   # no spread: the solver's
+    with pytest.raises(ValueError, match="at least two draws"):
+        R.agreement_tolerance([1.0], 3, 1.0)
 
 
 def test_second_path_seed_leaves_the_first_paths_draws_alone():

@@ -17,11 +17,14 @@ a result: accepted in ``survivors.json`` with the reason) or a gap to close.  Co
     python3 .ci/mutation/mutants.py report --results R.jsonl               # score per module, the survivors
     python3 .ci/mutation/mutants.py ci --sample 8 --seed 41                # CI: fail on a survivor not accepted
 
-``run`` and ``ci`` mutate the files of the checkout they run in (cosmic-ray restores each file after its
+Mutants in the checks' figures and in the text of their notes, titles and evidence lines are left out
+(:func:`presentation`): no verdict reads them, by design.  ``run`` and ``ci`` mutate the files of the checkout they run in (cosmic-ray restores each file after its
 mutant, also on an error): run them on a clean checkout or a copy.  They need ``LGEKIT_DATA`` for the real
 email-Eu-core graph of the directed check (without it a seeded stand-in is used, as the check itself does).
 """
 import argparse
+import ast
+import functools
 import json
 import os
 import random
@@ -81,16 +84,39 @@ ACCEPTED = HERE / "survivors.json"
 FIGURES = ("plot",)
 
 
-def mutants(modules, figures=False):
+@functools.lru_cache(maxsize=None)
+def _fstring_spans(path):
+    """(first line, first column, last line, end column) of every f-string in ``path``, columns in characters."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+
+    def column(line, offset):        # ast counts UTF-8 bytes, cosmic-ray characters
+        return len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+
+    return tuple((n.lineno, column(n.lineno, n.col_offset), n.end_lineno, column(n.end_lineno, n.end_col_offset))
+                 for n in ast.walk(ast.parse("\n".join(lines))) if isinstance(n, ast.JoinedStr))
+
+
+def in_text(spec):
+    """The mutant sits inside an f-string: it changes the text of a note, a title or a verdict's evidence only."""
+    at = tuple(spec.start_pos)
+    return any((l0, c0) <= at < (l1, c1) for l0, c0, l1, c1 in _fstring_spans(str(spec.module_path)))
+
+
+def presentation(spec):
+    """Out of scope for the verdicts: a figure's drawing, or the text of a note, a title or an evidence line."""
+    return spec.definition_name in FIGURES or in_text(spec)
+
+
+def mutants(modules, everything=False):
     """Every mutant cosmic-ray makes of ``modules``: a list of its MutationSpec, in a stable order.
 
-    Without ``figures``, the mutants inside a figure's drawing function (:data:`FIGURES`) are left out.
+    Without ``everything``, the mutants of the presentation (:func:`presentation`) are left out.
     """
     with tempfile.TemporaryDirectory() as tmp:
         with use_db(str(Path(tmp) / "session.sqlite"), WorkDB.Mode.create) as db:
             init([Path(m) for m in modules], db, {})
             specs = [spec for item in db.work_items for spec in item.mutations]
-    specs = [s for s in specs if figures or s.definition_name not in FIGURES]
+    specs = [s for s in specs if everything or not presentation(s)]
     return sorted(specs, key=lambda s: (str(s.module_path), s.operator_name, s.occurrence))
 
 
@@ -152,12 +178,12 @@ def _modules(args):
 
 
 def cmd_list(args):
-    specs = mutants(_modules(args), figures=True)
+    specs = mutants(_modules(args), everything=True)
     for module in _modules(args):
         own = [s for s in specs if str(s.module_path) == module]
-        figure = sum(s.definition_name in FIGURES for s in own)
-        print(f"{len(own):6d}  {module}" + (f"  ({figure} in its figure)" if figure else ""))
-    print(f"{len(specs):6d}  in all, {sum(s.definition_name in FIGURES for s in specs)} in the figures")
+        out = sum(presentation(s) for s in own)
+        print(f"{len(own):6d}  {module}" + (f"  ({out} of them in a figure or a text)" if out else ""))
+    print(f"{len(specs):6d}  in all, {sum(presentation(s) for s in specs)} of them in the figures and texts")
     return 0
 
 
@@ -192,6 +218,13 @@ def _is_accepted(row, accepted):
 def cmd_report(args):
     rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["outcome"] != "no mutant"]
+    # a run drawn before the texts were set apart: set them apart now (the keys are those of these sources)
+    by_key = {key(s): s for s in mutants(sorted({r["module"] for r in rows}), everything=True)}
+    text = [r for r in rows if r["key"] in by_key and presentation(by_key[r["key"]])]
+    rows = [r for r in rows if r not in text]
+    if text:
+        print(f"{len(text)} sampled mutants sit in a figure or a text (a note, a title, an evidence line), out of "
+              f"scope: {sum(r['outcome'] == 'survived' for r in text)} of them survived\n")
     accepted = _accepted()
     print("| module | mutants | killed by the verdicts | by the tests | survived (equivalent) | verdict score "
           "(of the non-equivalent) |")

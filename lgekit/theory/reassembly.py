@@ -414,6 +414,9 @@ def agreement_tolerance(draws, n_first, value, solver_tol=0.0, first_draws=None,
     """
     draws = np.asarray(draws, dtype=np.float64)
     k2 = draws.size
+    if k2 < 2:
+        raise ValueError(f"draws must hold at least two draws of the second path (their spread is the tolerance's), "
+                         f"got {k2}")
     ss, dof = float(np.sum((draws - draws.mean()) ** 2)), k2 - 1
     if first_draws is not None and np.size(first_draws) >= 2:
         f = np.asarray(first_draws, dtype=np.float64)
