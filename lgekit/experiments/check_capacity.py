@@ -182,7 +182,7 @@ def capacity_claims(rows, d, threshold, n_edges=None, max_loss_change=0.05, hand
 
 
 def verify_capacity(quick=False, seed=0, verbose=0):
-    """Random labels on a random d-regular graph: dimension vs norm as capacity control.
+    r"""Random labels on a random d-regular graph: dimension vs norm as capacity control.
 
     Parameters
     ----------
