@@ -306,3 +306,38 @@ def test_verify_directed_quick_end_to_end(tmp_path):
     assert (tmp_path / "directed.txt").exists() and (tmp_path / "directed.png").exists()
     assert status == 0, text
     assert "PASS footnote-1-dilation" in text
+
+
+# -- what the mutation run of issue 41 found unguarded ---------------------------------------------------------------
+def test_users_groups_graph_is_named_and_keeps_the_label_names():
+    from lgekit.experiments.check_directed import users_groups_graph
+
+    labelled = lgekit.datasets.load("synthetic-blogcatalog", n_nodes=60, seed=0)
+    g = users_groups_graph(labelled)
+    assert g.name == f"{labelled.name}-groups" and g.kind == "bipartite"
+    assert list(g.target_ids) == list(labelled.label_names)
+    assert users_groups_graph(labelled, name="mine").name == "mine"
+
+
+@pytest.mark.parametrize("forward", [-0.1, 1.5])
+def test_synthetic_directed_graph_refuses_a_share_outside_zero_one(forward):
+    from lgekit.experiments.check_directed import synthetic_directed_graph
+
+    with pytest.raises(ValueError, match="forward must be in"):
+        synthetic_directed_graph(n_nodes=50, mean_degree=4, forward=forward)
+
+
+def test_the_complexity_s_tolerance_is_the_norm_s_through_its_derivative():
+    from lgekit.experiments.check_directed import SOLVER_TOL, directed_comparisons
+    from lgekit.theory.reassembly import agreement_tolerance
+
+    spectral, rows = [_spectral("d")], _rows("d", C_V=40.0)
+    hand = _hand(spectral, rows)
+    got = {(c[0], c[1]): c[4] for c in directed_comparisons(spectral, rows, hand)}
+    tol = agreement_tolerance(hand["spectral"]["d"]["draws"], 3, 10.0, SOLVER_TOL, first_draws=spectral[0]["draws"])
+    assert got[("E||A_sigma||", "d")] == pytest.approx(tol)
+    r = rows[0]
+    two = 2 * math.sqrt(r["C_U"] * r["C_V"]) / r["m + m'"]
+    assert got[("complexity", "d, lam_r=0")] == pytest.approx(two * tol + 1e-9 * max(1.0, r["complexity"]))
+    one = (r["C_U"] + r["C_V"]) / r["m + m'"]
+    assert got[("one-budget complexity", "d, lam_r=0")] == pytest.approx(one * tol + 1e-9 * max(1.0, 10 * one))

@@ -29,7 +29,13 @@ from lgekit.experiments.check_bound import bound_claims
 from lgekit.experiments.check_capacity import capacity_claims
 from lgekit.experiments.check_rademacher import rademacher_claims, verify_rademacher
 from lgekit.experiments.check_shattering import shattering_claims
-from lgekit.theory.rademacher import bandeira_van_handel_estimate, bbk_estimate, khintchine_bound, paper_estimate
+from lgekit.theory.rademacher import (
+    bandeira_van_handel_bound,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    khintchine_bound,
+    paper_estimate,
+)
 
 
 def verdicts(claims):
@@ -798,3 +804,91 @@ def test_theory_refuses_a_folder_of_the_users_unless_forced(monkeypatch, tmp_pat
     # a folder lgekit wrote is accepted again without --force
     assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0
     assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0
+
+
+# -- thresholds at their edges (issue 41: the mutation run found claims that a lenient threshold still passed) ------
+def test_band_claim_uses_the_symmetric_matrix_s_own_dimension():
+    # BlogCatalog's symmetric row: Bandeira-van Handel at N = n (a symmetric matrix) is below Khintchine, and below
+    # the bound of a rectangular matrix's dilation (N = 2n): a norm between the two must FAIL
+    spectral = _spectral_rows()
+    D, shape = spectral[0]["D_max"], spectral[0]["shape"]
+    bvh = bandeira_van_handel_bound(D, shape, symmetric=True)
+    assert bvh < khintchine_bound(D, shape) and bvh < bandeira_van_handel_bound(D, shape, symmetric=False)
+    spectral[0]["E||A||"] = bvh * 1.001
+    assert verdicts(bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH))[
+        "bandeira-van-handel-band"] is False
+    spectral[0]["E||A||"] = bvh * 0.999
+    assert verdicts(bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH))[
+        "bandeira-van-handel-band"] is True
+
+
+def _capacity_claim(rows, hand, name, **kw):
+    return verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=hand, **kw))[name]
+
+
+@pytest.mark.parametrize("excess, holds", [(4.5, True), (5.5, False)])
+def test_permutation_control_threshold_is_chance_plus_five_half_root_m(excess, holds):
+    # chance: p^2 + (1 - p)^2 + 5 / (2 sqrt(m)), p the share of +1 labels (here 0.5), m = 600 edges
+    rows = _capacity_rows()
+    permuted = 0.5 + excess / (2 * math.sqrt(600))
+    assert _capacity_claim(rows, _capacity_hand(rows, permuted=permuted), "labels-decide-the-fit") is holds
+    hand = _capacity_hand(rows, permuted=0.82 + 4.5 / (2 * math.sqrt(600)))       # p = 0.9: chance 0.82 + ...
+    for h in hand["rows"].values():
+        h["share +1"] = 0.9
+    assert _capacity_claim(rows, hand, "labels-decide-the-fit") is True
+
+
+def test_capacity_claims_need_two_dimensions_and_accept_exactly_two():
+    rows = [r for r in _capacity_rows() if r["D"] in (6, 24)]
+    assert _capacity_claim(rows, _capacity_hand(rows), "penalty-not-dimension-sets-fit") is True
+    one = [r for r in rows if r["D"] == 6]
+    assert _capacity_claim(one, _capacity_hand(one), "penalty-not-dimension-sets-fit") is False
+
+
+def test_dimension_d_memorises_needs_a_loss_below_one_thousandth():
+    rows = _capacity_rows()
+    next(r for r in rows if r["D"] == 6 and r["lam_r"] == 0).update(train_loss=2e-3)
+    assert _capacity_claim(rows, _capacity_hand(rows), "dimension-d-memorises") is False
+
+
+def test_capacity_comparisons_are_absolute_below_one():
+    # a tiny loss recomputed with a rounding difference of 5e-10: within 1e-9 absolute (not 1e-9 relative)
+    rows = _capacity_rows()
+    hand = _capacity_hand(rows)
+    memorised = next(r for r in rows if r["D"] == 6 and r["lam_r"] == 0)           # train loss 1e-5
+    hand["rows"][(6, 0.0)]["loss"] = memorised["train_loss"] + 5e-10
+    assert _capacity_claim(rows, hand, "assembled-twice-agrees") is True
+    hand["rows"][(6, 0.0)]["loss"] = memorised["train_loss"] + 5e-9
+    assert _capacity_claim(rows, hand, "assembled-twice-agrees") is False
+
+
+def test_bandeira_van_handel_band_for_the_rademacher_cells_at_its_lower_edge():
+    # measured / 2 sqrt(d) at 0.985 in the d >> ln n regime: below the band's 0.99
+    def low(d, n, D, k):
+        return 0.985 * 2 * math.sqrt(d) if reports._regime(d, n) == "d>>ln n" else _truth(d, n, D, k)
+
+    got = verdicts(rademacher_claims(_rademacher_rows(low, exact=low, fresh=low)))
+    assert got["bandeira-van-handel-2sqrt(d)"] is False
+
+
+def test_spread_claim_judges_a_cell_of_two_draws():
+    rows = _rademacher_rows(_truth)
+    for r in rows:
+        r["values"] = r["values"][:2]
+        r["E||A||"] = float(np.mean(r["values"]))
+        r["s.e."] = float(np.std(r["values"], ddof=1) / math.sqrt(2))
+    assert verdicts(rademacher_claims(rows))["spread-matches-standard-error"] is True
+    rows[0]["values"] = [rows[0]["values"][0]] * 2                 # two equal draws: no spread
+    assert verdicts(rademacher_claims(rows))["spread-matches-standard-error"] is False
+
+
+def test_fit_log_trend_residual_standard_error():
+    # four points off a line: the slope's s.e. from the residuals, sqrt(RSS / (k - 2) / Sxx)
+    ns = np.array([1e3, 1e4, 1e5, 1e6])
+    x = np.log(ns)
+    y = 1.0 + 0.1 * x + np.array([0.02, -0.03, 0.01, 0.0])
+    fit = reports.fit_log_trend(ns, y)
+    coef = np.polyfit(x, y, 1)
+    rss = float(((y - np.polyval(coef, x)) ** 2).sum())
+    assert fit["slope_se"] == pytest.approx(math.sqrt(rss / 2 / ((x - x.mean()) ** 2).sum()))
+    assert fit["slope"] == pytest.approx(coef[0])

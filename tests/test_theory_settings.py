@@ -124,6 +124,7 @@ def test_shattering_settings(monkeypatch, quick, ds, ns, labellings, seeds):
     report = check_shattering.verify_shattering(quick=quick)
     assert cells == [(d, n) for d in ds for n in ns if n > d and (n * d) % 2 == 0]
     assert len(report.data["adversarial"]) == (3 + labellings) * seeds
+    assert report.tables[1][1][0]["cases"] == (3 + labellings) * seeds            # the table says so too
     assert [r["d"] for r in report.data["tight"]] == list(range(2, 9))
 
 
@@ -156,3 +157,13 @@ def test_rademacher_settings(monkeypatch, quick, ns, n_draws, budget):
     one = [r for r in report.data["rows"] if r["patterns"] == 1]
     assert one and all(len(r["values"]) == n_draws for r in one)
     assert set(draws) == ({n_draws, 1} if len(one) < len(grid) else {n_draws})
+
+
+@pytest.mark.parametrize("verify", [check_bound.verify_bound, check_directed.verify_directed,
+                                    check_rademacher.verify_rademacher, check_shattering.verify_shattering,
+                                    check_capacity.verify_capacity])
+def test_every_check_runs_its_full_settings_unless_asked_for_quick(verify):
+    import inspect
+
+    assert inspect.signature(verify).parameters["quick"].default is False
+    assert inspect.signature(verify).parameters["seed"].default == 0

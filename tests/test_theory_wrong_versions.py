@@ -190,3 +190,22 @@ def test_the_capacity_check_fails_on_a_fit_that_ignores_the_labels(small, monkey
     monkeypatch.setattr(check_capacity, "fit_signed_pairs", ignoring)
     got = _status(small["capacity"]())
     assert got["assembled-twice-agrees"] == FAIL and got["labels-decide-the-fit"] == FAIL, got
+
+
+# -- the report's tables say what the data say (the mutation run found their cells unguarded) -----------------------
+def test_the_directed_tables_are_the_measurements(small):
+    report = small["directed"]()
+    for r in report.data["spectral"]:
+        n_rows, n_cols = r["shape"]
+        assert r["(m+m')/(|U|+|V|)"] == pytest.approx(r["m + m'"] / (n_rows + n_cols))
+    title, rows, _ = next(t for t in report.tables if t[0].startswith("Second path"))
+    assert rows and all(row["check"] != row["second path"] or row["tolerance"] >= 0 for row in rows)
+    norms = {r["graph"]: r["E||A||"] for r in report.data["spectral"]}
+    shown = {row["what"].split(", ")[1]: row["check"] for row in rows if row["what"].startswith("E||A_sigma||")}
+    assert shown == norms
+
+
+def test_the_capacity_control_uses_the_labels_share(small, monkeypatch):
+    report = small["capacity"]()
+    shares = {h["share +1"] for h in report.data["hand"]["rows"].values()}
+    assert len(shares) == 1 and 0.4 < shares.pop() < 0.6          # random +-1 labels: about half +1

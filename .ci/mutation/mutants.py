@@ -14,7 +14,8 @@ a result: accepted in ``survivors.json`` with the reason) or a gap to close.  Co
 
     python3 .ci/mutation/mutants.py list                                   # mutants per module
     python3 .ci/mutation/mutants.py run --per-module 40 --seed 41 --results R.jsonl   # seeded sample, resumable
-    python3 .ci/mutation/mutants.py report --results R.jsonl               # score per module, the survivors
+    python3 .ci/mutation/mutants.py reach --out reach.json                 # the lines the quick checks execute
+    python3 .ci/mutation/mutants.py report --results R.jsonl [--reach reach.json]   # score per module, survivors
     python3 .ci/mutation/mutants.py ci --sample 8 --seed 41                # CI: fail on a survivor not accepted
 
 Mutants in the checks' figures and in the text of their notes, titles and evidence lines are left out
@@ -28,6 +29,7 @@ import functools
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -215,6 +217,48 @@ def _is_accepted(row, accepted):
                and a["after"] == row["after"] for a in accepted)
 
 
+def cmd_reach(args):
+    """The lines of the modules that ``lgekit theory ... --quick`` executes (coverage.py), as JSON.
+
+    A mutant on a line the quick checks never run (an argument's check, the full runs' settings) cannot be
+    killed by their verdicts whatever they judge: ``report --reach`` scores the verdicts on the others.
+    """
+    modules = ",".join(sorted(CHECKS))
+    with tempfile.TemporaryDirectory() as tmp:
+        data = str(Path(tmp) / ".coverage")
+        env = dict(os.environ, COVERAGE_FILE=data)
+        subprocess.run([sys.executable, "-m", "coverage", "run", f"--include={modules}", str(HERE / "verdicts.py"),
+                        "--cli", "capacity", "shattering", "directed", "bound", "rademacher"], check=True, env=env)
+        subprocess.run([sys.executable, "-m", "coverage", "json", "-q", "-o", args.out], check=True, env=env)
+    return 0
+
+
+@functools.lru_cache(maxsize=None)
+def _statement_of(path):
+    """line -> the first line of the innermost statement holding it (coverage.py records statements by that line)."""
+    owner = {}
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.stmt):
+            span = node.end_lineno - node.lineno
+            for line in range(node.lineno, node.end_lineno + 1):
+                if line not in owner or span < owner[line][1]:
+                    owner[line] = (node.lineno, span)
+    return {line: first for line, (first, _) in owner.items()}
+
+
+def _reached(path):
+    """module -> the set of lines the quick checks executed (:func:`cmd_reach`), or None without a file."""
+    if not path:
+        return None
+    files = json.loads(Path(path).read_text())["files"]
+    return {module: set(data["executed_lines"]) for module, data in files.items()}
+
+
+def _on_reached_line(row, reached):
+    return row["line"] in reached.get(row["module"], set()) or \
+        _statement_of(row["module"]).get(row["line"]) in reached.get(row["module"], set())
+
+
 def cmd_report(args):
     rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
     rows = [r for r in rows if r["outcome"] != "no mutant"]
@@ -226,29 +270,36 @@ def cmd_report(args):
         print(f"{len(text)} sampled mutants sit in a figure or a text (a note, a title, an evidence line), out of "
               f"scope: {sum(r['outcome'] == 'survived' for r in text)} of them survived\n")
     accepted = _accepted()
-    print("| module | mutants | killed by the verdicts | by the tests | survived (equivalent) | verdict score "
-          "(of the non-equivalent) |")
-    print("|---|---|---|---|---|---|")
-    total = {"n": 0, "v": 0, "t": 0, "s": 0, "e": 0}
-    for module in sorted({r["module"] for r in rows}):
-        own = [r for r in rows if r["module"] == module]
+    reached = _reached(args.reach)
+    for r in rows:
+        r["reached"] = reached is None or _on_reached_line(r, reached)
+    print("| module | mutants | on lines `--quick` runs | killed by the verdicts | by the tests | survived "
+          "(equivalent) | verdict score, all | verdict score, lines `--quick` runs |")
+    print("|---|---|---|---|---|---|---|---|")
+
+    def line(name, own):
         v = sum(r["outcome"] in ("verdicts", "incompetent") for r in own)
         t = sum(r["outcome"] == "tests" for r in own)
         s = [r for r in own if r["outcome"] == "survived"]
         e = sum(_is_accepted(r, accepted) for r in s)
+        run = [r for r in own if r["reached"] and not (r["outcome"] == "survived" and _is_accepted(r, accepted))]
+        v_run = sum(r["outcome"] in ("verdicts", "incompetent") for r in run)
         live = len(own) - e
-        for name, value in (("n", len(own)), ("v", v), ("t", t), ("s", len(s)), ("e", e)):
-            total[name] += value
-        print(f"| `{module}` | {len(own)} | {v} | {t} | {len(s)} ({e}) | {v / live:.0%} |" if live else
-              f"| `{module}` | {len(own)} | {v} | {t} | {len(s)} ({e}) | - |")
-    live = total["n"] - total["e"]
-    print(f"| all | {total['n']} | {total['v']} | {total['t']} | {total['s']} ({total['e']}) | "
-          f"{total['v'] / live:.0%} |")
+        score = f"{v / live:.0%}" if live else "-"
+        score_run = f"{v_run / len(run):.0%} of {len(run)}" if run else "-"
+        print(f"| {name} | {len(own)} | {sum(r['reached'] for r in own)} | {v} | {t} | {len(s)} ({e}) | {score} | "
+              f"{score_run} |")
+
+    for module in sorted({r["module"] for r in rows}):
+        line(f"`{module}`", [r for r in rows if r["module"] == module])
+    line("all", rows)
     print()
     for r in rows:
         if r["outcome"] == "survived":
             flag = "accepted" if _is_accepted(r, accepted) else "NEW"
-            print(f"- {flag} `{r['key']}` ({r['function']}, line {r['line']}): `{r['before']}` -> `{r['after']}`")
+            where = "" if r["reached"] else ", a line --quick never runs"
+            print(f"- {flag} `{r['key']}` ({r['function']}, line {r['line']}{where}): `{r['before']}` -> "
+                  f"`{r['after']}`")
     return 0
 
 
@@ -286,8 +337,11 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=41)
     p.add_argument("--results", required=True)
     p.add_argument("--no-tests", action="store_true", help="the verdicts only")
+    p = sub.add_parser("reach", help="the lines the quick checks execute (coverage.py), as JSON")
+    p.add_argument("--out", required=True)
     p = sub.add_parser("report", help="score per module and the survivors, from --results")
     p.add_argument("--results", required=True)
+    p.add_argument("--reach", help="the JSON of `reach`: score the verdicts on the lines --quick runs too")
     p = sub.add_parser("ci", help="a seeded sample; exit 1 on a survivor that survivors.json does not accept")
     p.add_argument("--modules", nargs="*")
     p.add_argument("--sample", type=int, default=8)
@@ -295,7 +349,8 @@ def main(argv=None):
     p.add_argument("--budget", type=float, default=420.0, help="stop starting mutants after this many seconds")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
-    return {"list": cmd_list, "run": cmd_run, "report": cmd_report, "ci": cmd_ci}[args.command](args)
+    return {"list": cmd_list, "run": cmd_run, "reach": cmd_reach, "report": cmd_report,
+            "ci": cmd_ci}[args.command](args)
 
 
 if __name__ == "__main__":
