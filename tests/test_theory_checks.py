@@ -892,3 +892,25 @@ def test_fit_log_trend_residual_standard_error():
     rss = float(((y - np.polyval(coef, x)) ** 2).sum())
     assert fit["slope_se"] == pytest.approx(math.sqrt(rss / 2 / ((x - x.mean()) ** 2).sum()))
     assert fit["slope"] == pytest.approx(coef[0])
+
+
+def test_penalty_claims_judge_a_grid_of_two():
+    from lgekit.experiments.theorem1 import penalty_claims
+
+    rows = [{"lam_r": 0.0, "bound": 2.0, "complexity": 1.5, "gap": 0.2, "trivial loss": math.log(2)},
+            {"lam_r": 10.0, "bound": 0.7, "complexity": 0.1, "gap": 0.01, "trivial loss": math.log(2)}]
+    got = {k: v.status for k, v in penalty_claims(rows).items()}
+    assert got == {"vacuous": PASS, "complexity": PASS, "gap": PASS}
+    assert {k: v.status for k, v in penalty_claims(rows[:1]).items()} == {"vacuous": PASS, "complexity": FAIL,
+                                                                           "gap": FAIL}
+
+
+def test_a_theorem1_fit_times_itself_from_its_start():
+    import inspect
+    import time
+
+    from lgekit.experiments.theorem1 import Theorem1Fit, fit_across_lam_r
+
+    fit = Theorem1Fit(0.0, started=time.perf_counter() - 100.0)
+    assert 100.0 <= fit.seconds() < 1000.0
+    assert inspect.signature(fit_across_lam_r).parameters["n_threads"].default == 1   # one thread: reproducible
