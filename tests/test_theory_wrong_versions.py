@@ -209,3 +209,20 @@ def test_the_capacity_control_uses_the_labels_share(small, monkeypatch):
     report = small["capacity"]()
     shares = {h["share +1"] for h in report.data["hand"]["rows"].values()}
     assert len(shares) == 1 and 0.4 < shares.pop() < 0.6          # random +-1 labels: about half +1
+
+
+def test_one_sign_draw_has_no_standard_error(small, monkeypatch):
+    report = check_directed.verify_directed(quick=True, lam_rs=(0.0,), dim=4, epochs=2, n_draws=1)
+    assert [r["s.e."] for r in report.data["spectral"]] == [0.0, 0.0]
+
+
+def test_run_verifier_refuses_a_folder_of_the_users_by_default(monkeypatch, tmp_path):
+    from lgekit._output_folder import FolderNotOursError
+    from lgekit.experiments import checks
+    from lgekit.experiments.verdict import TheoryReport
+
+    monkeypatch.setitem(checks.VERIFIERS, "capacity", lambda quick, seed: TheoryReport(name="capacity"))
+    (tmp_path / "mine.txt").write_text("mine\n")
+    with pytest.raises(FolderNotOursError):
+        checks.run_verifier("capacity", out=tmp_path)
+    assert checks.run_verifier("capacity", out=tmp_path, force=True) == 0

@@ -14,6 +14,7 @@ a result: accepted in ``survivors.json`` with the reason) or a gap to close.  Co
 
     python3 .ci/mutation/mutants.py list                                   # mutants per module
     python3 .ci/mutation/mutants.py run --per-module 40 --seed 41 --results R.jsonl   # seeded sample, resumable
+    python3 .ci/mutation/mutants.py recheck --results R.jsonl --out R2.jsonl  # the survivors, on today's sources
     python3 .ci/mutation/mutants.py reach --out reach.json                 # the lines the quick checks execute
     python3 .ci/mutation/mutants.py report --results R.jsonl [--reach reach.json]   # score per module, survivors
     python3 .ci/mutation/mutants.py ci --sample 8 --seed 41                # CI: fail on a survivor not accepted
@@ -25,6 +26,7 @@ email-Eu-core graph of the directed check (without it a seeded stand-in is used,
 """
 import argparse
 import ast
+import difflib
 import functools
 import json
 import os
@@ -36,7 +38,8 @@ import time
 from pathlib import Path
 
 from cosmic_ray.commands import init
-from cosmic_ray.mutating import mutate_and_test
+from cosmic_ray.mutating import mutate_and_test, mutate_code
+from cosmic_ray.plugins import get_operator
 from cosmic_ray.work_db import WorkDB, use_db
 from cosmic_ray.work_item import TestOutcome
 
@@ -142,13 +145,17 @@ def _changed_lines(diff):
     return " / ".join(old), " / ".join(new)
 
 
-def judge(spec, with_tests=True):
-    """Run one mutant through the verdicts, then (if it survived them) its module's tests: a result dict."""
+def judge(spec, with_tests=True, with_verdicts=True):
+    """Run one mutant through the verdicts, then (if it survived them) its module's tests: a result dict.
+
+    ``with_verdicts=False`` skips the first stage (for a mutant known to survive it) and runs the tests only.
+    """
     module = str(spec.module_path)
     python = sys.executable
     started = time.perf_counter()
-    checks = " ".join(CHECKS[module])
-    result = mutate_and_test([spec], f"{python} {HERE / 'verdicts.py'} {checks}", TIMEOUT)
+    checks = " ".join(CHECKS[module]) if with_verdicts else ""
+    command = f"{python} {HERE / 'verdicts.py'} {checks}" if with_verdicts else f"{python} -c pass"
+    result = mutate_and_test([spec], command, TIMEOUT)
     out = {"key": key(spec), "module": module, "operator": spec.operator_name, "occurrence": spec.occurrence,
            "line": spec.start_pos[0], "function": spec.definition_name}
     if result.test_outcome is None:                     # no mutation possible at this occurrence
@@ -206,6 +213,53 @@ def cmd_run(args):
     return 0
 
 
+def cmd_recheck(args):
+    """Judge again, on the current sources and tests, the mutants that survived a ``run`` (matched by their lines).
+
+    Each survivor of ``--results`` is looked up among the current mutants by module, operator and the line
+    before and after (the occurrence numbers move when a module changes); it is judged by both stages again
+    and written to ``--out`` with ``"recheck"`` set.  A survivor whose line is gone is written unchanged.
+    """
+    rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    survivors = [r for r in rows if r["outcome"] == "survived"]
+    current = {}
+    for spec in mutants(sorted({r["module"] for r in survivors}), everything=True):
+        current.setdefault((str(spec.module_path), spec.operator_name), []).append(spec)
+    out = Path(args.out)
+    done = {json.loads(line)["key"] for line in out.read_text().splitlines()} if out.exists() else set()
+    for i, row in enumerate(survivors, 1):
+        if row["key"] in done:
+            continue
+        match = None
+        for spec in current.get((row["module"], row["operator"]), []):
+            if abs(spec.start_pos[0] - row["line"]) > 80:
+                continue
+            probe = judge_lines(spec)
+            if probe == (row["before"], row["after"]):
+                match = spec
+                break
+        new = dict(row, recheck=True)
+        if match is None:
+            new["outcome"], new["verdicts"] = "gone", "the mutated line is no longer in the module"
+        else:
+            again = judge(match, with_verdicts=not args.tests_only)
+            new.update({k: again[k] for k in ("outcome", "verdicts", "tests", "seconds") if k in again})
+        with out.open("a") as f:
+            f.write(json.dumps(new) + "\n")
+        print(f"[{i}/{len(survivors)}] {new['outcome']:>9}  {row['key']}  {row['before'][:70]!r}", flush=True)
+    return 0
+
+
+def judge_lines(spec):
+    """(line before, line after) of a mutant, without running anything."""
+    source = Path(spec.module_path).read_text(encoding="utf-8")
+    mutated = mutate_code(source, get_operator(spec.operator_name)(), spec.occurrence)
+    if mutated is None:
+        return None
+    diff = "\n".join(difflib.unified_diff(source.splitlines(), mutated.splitlines(), lineterm=""))
+    return _changed_lines(diff)
+
+
 def _accepted():
     if not ACCEPTED.exists():
         return []
@@ -261,6 +315,9 @@ def _on_reached_line(row, reached):
 
 def cmd_report(args):
     rows = [json.loads(line) for line in Path(args.results).read_text().splitlines() if line.strip()]
+    if args.recheck:
+        again = {r["key"]: r for r in (json.loads(line) for line in Path(args.recheck).read_text().splitlines())}
+        rows = [again.get(r["key"], r) for r in rows]
     rows = [r for r in rows if r["outcome"] != "no mutant"]
     # a run drawn before the texts were set apart: set them apart now (the keys are those of these sources)
     by_key = {key(s): s for s in mutants(sorted({r["module"] for r in rows}), everything=True)}
@@ -337,11 +394,16 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=41)
     p.add_argument("--results", required=True)
     p.add_argument("--no-tests", action="store_true", help="the verdicts only")
+    p = sub.add_parser("recheck", help="judge a run's survivors again on the current sources and tests")
+    p.add_argument("--results", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--tests-only", action="store_true", help="skip the verdicts (the sources they run are unchanged)")
     p = sub.add_parser("reach", help="the lines the quick checks execute (coverage.py), as JSON")
     p.add_argument("--out", required=True)
     p = sub.add_parser("report", help="score per module and the survivors, from --results")
     p.add_argument("--results", required=True)
     p.add_argument("--reach", help="the JSON of `reach`: score the verdicts on the lines --quick runs too")
+    p.add_argument("--recheck", help="the JSON lines of `recheck`: the survivors judged again")
     p = sub.add_parser("ci", help="a seeded sample; exit 1 on a survivor that survivors.json does not accept")
     p.add_argument("--modules", nargs="*")
     p.add_argument("--sample", type=int, default=8)
@@ -349,7 +411,7 @@ def main(argv=None):
     p.add_argument("--budget", type=float, default=420.0, help="stop starting mutants after this many seconds")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
-    return {"list": cmd_list, "run": cmd_run, "reach": cmd_reach, "report": cmd_report,
+    return {"list": cmd_list, "run": cmd_run, "recheck": cmd_recheck, "reach": cmd_reach, "report": cmd_report,
             "ci": cmd_ci}[args.command](args)
 
 
