@@ -127,6 +127,13 @@ def test_orthogonal_restart_gives_up_when_the_basis_spans_the_space():
     fresh = R._orthogonal_restart(basis[:3], 4, np.dtype(np.float32), np.random.default_rng(0))
     assert fresh is not None and abs(abs(float(fresh[3])) - 1) < 1e-6
 
+    class InTheSpan:          # a "random" vector that the basis already spans: nothing orthogonal is left of it
+        @staticmethod
+        def standard_normal(n):
+            return np.array([1.0, 2.0, 3.0, 0.0])
+
+    assert R._orthogonal_restart(basis[:3], 4, np.dtype(np.float32), InTheSpan()) is None
+
 
 # -- the sample ------------------------------------------------------------------------------------------------------
 def test_theorem1_pairs_edges():
