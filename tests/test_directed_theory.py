@@ -312,10 +312,13 @@ def test_verify_directed_quick_end_to_end(tmp_path):
 def test_users_groups_graph_is_named_and_keeps_the_label_names():
     from lgekit.experiments.check_directed import users_groups_graph
 
-    labelled = lgekit.datasets.load("synthetic-blogcatalog", n_nodes=60, seed=0)
+    synthetic = lgekit.datasets.load("synthetic-blogcatalog", n_nodes=60, seed=0)
+    names = [f"group {k}" for k in range(synthetic.n_labels)]       # names that are not 0..k-1
+    labelled = lgekit.Graph.from_edges(synthetic.edges(), nodes=synthetic.n_nodes, labels=synthetic.labels,
+                                       label_names=names, name="named")
     g = users_groups_graph(labelled)
-    assert g.name == f"{labelled.name}-groups" and g.kind == "bipartite"
-    assert list(g.target_ids) == list(labelled.label_names)
+    assert g.name == "named-groups" and g.kind == "bipartite"
+    assert list(g.target_ids) == names
     assert users_groups_graph(labelled, name="mine").name == "mine"
 
 

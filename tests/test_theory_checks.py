@@ -883,14 +883,14 @@ def test_spread_claim_judges_a_cell_of_two_draws():
 
 
 def test_fit_log_trend_residual_standard_error():
-    # four points off a line: the slope's s.e. from the residuals, sqrt(RSS / (k - 2) / Sxx)
-    ns = np.array([1e3, 1e4, 1e5, 1e6])
+    # six points off a line: the slope's s.e. from the residuals, sqrt(RSS / (k - 2) / Sxx)
+    ns = np.array([1e3, 3e3, 1e4, 1e5, 3e5, 1e6])
     x = np.log(ns)
-    y = 1.0 + 0.1 * x + np.array([0.02, -0.03, 0.01, 0.0])
+    y = 1.0 + 0.1 * x + np.array([0.02, -0.03, 0.01, 0.0, -0.01, 0.02])
     fit = reports.fit_log_trend(ns, y)
     coef = np.polyfit(x, y, 1)
     rss = float(((y - np.polyval(coef, x)) ** 2).sum())
-    assert fit["slope_se"] == pytest.approx(math.sqrt(rss / 2 / ((x - x.mean()) ** 2).sum()))
+    assert fit["slope_se"] == pytest.approx(math.sqrt(rss / 4 / ((x - x.mean()) ** 2).sum()))
     assert fit["slope"] == pytest.approx(coef[0])
 
 
@@ -913,4 +913,6 @@ def test_a_theorem1_fit_times_itself_from_its_start():
 
     fit = Theorem1Fit(0.0, started=time.perf_counter() - 100.0)
     assert 100.0 <= fit.seconds() < 1000.0
+    early = Theorem1Fit(0.0, started=1e-3)          # a start near the clock's origin: elapsed is the whole reading
+    assert early.seconds() == pytest.approx(time.perf_counter() - 1e-3, abs=1.0)
     assert inspect.signature(fit_across_lam_r).parameters["n_threads"].default == 1   # one thread: reproducible
