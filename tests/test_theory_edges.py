@@ -214,3 +214,25 @@ def test_an_exactly_singular_system_is_reported_with_an_infinite_condition(monke
     with pytest.raises(ShatteringError) as info:
         shattering_embedding(graph, labels, seed=0)
     assert info.value.condition == math.inf and "singular system" in str(info.value)
+
+
+def test_one_community_is_a_planted_model_too():
+    # k = 1: every ordered pair u != v is a positive's candidate (the distribution's smallest case)
+    P = PlantedPairDistribution(6, 1)
+    p_pos, p_neg = P.pair_probabilities()
+    assert np.allclose(p_pos[~np.eye(6, dtype=bool)], (1 / 5) / 30) and p_pos.sum() + p_neg.sum() == pytest.approx(1)
+
+
+def test_the_shattering_table_times_each_construction_by_differences(monkeypatch):
+    # a clock that ticks 1.0 a reading: every construction takes exactly one tick (a ratio of readings would not)
+    import itertools
+
+    import lgekit.experiments.check_shattering as check
+
+    ticks = itertools.count(100.0)
+    monkeypatch.setattr(check, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: next(ticks))}))
+    monkeypatch.setattr(check, "random_labelled_regular_graph",
+                        lambda n, d, seed=None: random_labelled_regular_graph(2 * d + 2, d, seed=seed))
+    monkeypatch.setattr(check, "adversarial_regular_graphs", lambda: adversarial_regular_graphs()[:1])
+    report = check.verify_shattering(quick=True)
+    assert [r["seconds"] for r in report.data["rows"]] == [1.0] * len(report.data["rows"])
