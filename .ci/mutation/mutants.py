@@ -13,15 +13,16 @@ What survives both is listed (``report``), with the mutated line, and is either 
 a result: accepted in ``survivors.json`` with the reason) or a gap to close.  Commands::
 
     python3 .ci/mutation/mutants.py list                                   # mutants per module
-    python3 .ci/mutation/mutants.py run --per-module 40 --seed 41 --results R.jsonl   # seeded sample, resumable
+    python3 .ci/mutation/mutants.py run --per-module 25 --seed 41 --results R.jsonl   # seeded sample, resumable
     python3 .ci/mutation/mutants.py recheck --results R.jsonl --out R2.jsonl  # the survivors, on today's sources
     python3 .ci/mutation/mutants.py reach --out reach.json                 # the lines the quick checks execute
-    python3 .ci/mutation/mutants.py report --results R.jsonl [--reach reach.json]   # score per module, survivors
+    python3 .ci/mutation/mutants.py report --results R.jsonl [--reach reach.json] [--recheck R2.jsonl]
     python3 .ci/mutation/mutants.py ci --sample 8 --seed 41                # CI: fail on a survivor not accepted
 
-Mutants in the checks' figures and in the text of their notes, titles and evidence lines are left out
-(:func:`presentation`): no verdict reads them, by design.  ``run`` and ``ci`` mutate the files of the checkout they run in (cosmic-ray restores each file after its
-mutant, also on an error): run them on a clean checkout or a copy.  They need ``LGEKIT_DATA`` for the real
+Mutants in the checks' figures and in the text of their notes, titles, evidence lines and error messages
+are left out (:func:`presentation`): no verdict reads them, by design.  ``run``, ``recheck`` and ``ci``
+mutate the files of the checkout they run in (cosmic-ray restores each file after its mutant, also on an
+error): run them on a clean checkout or a copy.  They need ``LGEKIT_DATA`` for the real
 email-Eu-core graph of the directed check (without it a seeded stand-in is used, as the check itself does).
 """
 import argparse
