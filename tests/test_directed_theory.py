@@ -193,17 +193,31 @@ def test_directed_split_of_email_eu_core(data_dir):
 def _spectral(graph="g", value=10.0, dilation=None, D=16, shape=(100, 100)):
     return {"graph": graph, "shape": shape, "E||A||": value, "min draw": value * 0.999, "D_max": D,
             "Khintchine": math.sqrt(2 * D * math.log(sum(shape))), "E||dilation||": value if dilation is None else
-            dilation}
+            dilation, "draws": [value * 0.999, value, value * 1.001]}
 
 
-def _rows(graph="g", gaps=(0.3, 0.1, 0.02), complexity=(5.0, 1.0, 0.2), test=(0.9, 0.7, 0.66), confidence=0.1):
-    # bound = training loss + complexity + confidence, training loss = held-out loss - gap
+def _rows(graph="g", gaps=(0.3, 0.1, 0.02), complexity=(5.0, 1.0, 0.2), test=(0.9, 0.7, 0.66), confidence=0.1,
+          value=10.0, m=2000, C_V=None):
+    # bound = training loss + complexity + confidence, training loss = held-out loss - gap; the budgets C_U (and C_V,
+    # unless given) from the complexity 2 E||A|| sqrt(C_U C_V) / m
     out = []
     for lam, gap, comp, t in zip((0.0, 1.0, 10.0), gaps, complexity, test):
-        out.append({"graph": graph, "lam_r": lam, "diverged": False, "test loss": t,
-                    "bound": t - gap + comp + confidence,
+        C_U = comp * m / (2 * value)
+        C = C_U if C_V is None else C_V
+        out.append({"graph": graph, "lam_r": lam, "diverged": False, "test loss": t, "train loss": t - gap,
+                    "bound": t - gap + comp + confidence, "m + m'": m, "C_U": C_U, "C_V": C,
+                    "one-budget complexity": value * (C_U + C) / m, "confidence": confidence,
                     "complexity": comp, "gap": gap, "trivial loss": math.log(2), "B": 1.0})
     return out
+
+
+def _hand(spectral, rows):
+    """The second path when the check is right: the same numbers, the norm from its own draws."""
+    keys = ("m + m'", "C_U", "C_V", "train loss", "test loss", "gap", "trivial loss", "confidence", "complexity",
+            "bound")
+    return {"spectral": {r["graph"]: {"value": r["E||A||"], "draws": np.array([0.998, 0.999, 1.0, 1.001, 1.002])
+                                      * r["E||A||"]} for r in spectral},
+            "rows": {(r["graph"], r["lam_r"]): {k: r[k] for k in keys} for r in rows if not r["diverged"]}}
 
 
 def _verdicts(claims):
@@ -211,9 +225,30 @@ def _verdicts(claims):
 
 
 def test_claims_pass_on_consistent_measurements():
-    v = _verdicts(directed_claims([_spectral("d"), _spectral("b")], _rows("d") + _rows("b")))
+    spectral, rows = [_spectral("d"), _spectral("b")], _rows("d") + _rows("b")
+    v = _verdicts(directed_claims(spectral, rows, hand=_hand(spectral, rows)))
     assert all(v.values()), v
     assert "gap-shrinks-with-lam_r[b]" in v
+
+
+@pytest.mark.parametrize("wrong", [
+    # issue 41: C_U = C_V = ||X||^2, the context table never read (the check's rows carry it; the second path reads
+    # the context table)
+    lambda spectral, rows: [r.update(C_V=r["C_U"]) for r in rows],
+    # issue 41: the directed scale 1 -> 2 (the norm doubled, the bound with it)
+    lambda spectral, rows: [s.update({"E||A||": 2 * s["E||A||"], "draws": [2 * d for d in s["draws"]]})
+                            for s in spectral],
+    # a complexity without its factor 2
+    lambda spectral, rows: [r.update(complexity=r["complexity"] / 2, bound=r["bound"] - r["complexity"] / 2)
+                            for r in rows],
+    # m + m' without the negatives
+    lambda spectral, rows: [r.update({"m + m'": r["m + m'"] // 5}) for r in rows],
+])
+def test_assembled_twice_fails_on_a_wrong_directed_assembly(wrong):
+    spectral, rows = [_spectral("d")], _rows("d", C_V=40.0)
+    hand = _hand(spectral, rows)
+    wrong(spectral, rows)
+    assert _verdicts(directed_claims(spectral, rows, hand=hand))["assembled-twice-agrees"] is False
 
 
 @pytest.mark.parametrize("claim, spectral, rows", [
@@ -271,3 +306,41 @@ def test_verify_directed_quick_end_to_end(tmp_path):
     assert (tmp_path / "directed.txt").exists() and (tmp_path / "directed.png").exists()
     assert status == 0, text
     assert "PASS footnote-1-dilation" in text
+
+
+# -- what the mutation run of issue 41 found unguarded ---------------------------------------------------------------
+def test_users_groups_graph_is_named_and_keeps_the_label_names():
+    from lgekit.experiments.check_directed import users_groups_graph
+
+    synthetic = lgekit.datasets.load("synthetic-blogcatalog", n_nodes=60, seed=0)
+    names = [f"group {k}" for k in range(synthetic.n_labels)]       # names that are not 0..k-1
+    labelled = lgekit.Graph.from_edges(synthetic.edges(), nodes=synthetic.n_nodes, labels=synthetic.labels,
+                                       label_names=names, name="named")
+    g = users_groups_graph(labelled)
+    assert g.name == "named-groups" and g.kind == "bipartite"
+    assert list(g.target_ids) == names
+    assert users_groups_graph(labelled, name="mine").name == "mine"
+
+
+@pytest.mark.parametrize("forward", [-0.1, 1.5])
+def test_synthetic_directed_graph_refuses_a_share_outside_zero_one(forward):
+    from lgekit.experiments.check_directed import synthetic_directed_graph
+
+    with pytest.raises(ValueError, match="forward must be in"):
+        synthetic_directed_graph(n_nodes=50, mean_degree=4, forward=forward)
+
+
+def test_the_complexity_s_tolerance_is_the_norm_s_through_its_derivative():
+    from lgekit.experiments.check_directed import SOLVER_TOL, directed_comparisons
+    from lgekit.theory.reassembly import agreement_tolerance
+
+    spectral, rows = [_spectral("d")], _rows("d", C_V=40.0)
+    hand = _hand(spectral, rows)
+    got = {(c[0], c[1]): c[4] for c in directed_comparisons(spectral, rows, hand)}
+    tol = agreement_tolerance(hand["spectral"]["d"]["draws"], 3, 10.0, SOLVER_TOL, first_draws=spectral[0]["draws"])
+    assert got[("E||A_sigma||", "d")] == pytest.approx(tol)
+    r = rows[0]
+    two = 2 * math.sqrt(r["C_U"] * r["C_V"]) / r["m + m'"]
+    assert got[("complexity", "d, lam_r=0")] == pytest.approx(two * tol + 1e-9 * max(1.0, r["complexity"]))
+    one = (r["C_U"] + r["C_V"]) / r["m + m'"]
+    assert got[("one-budget complexity", "d, lam_r=0")] == pytest.approx(one * tol + 1e-9 * max(1.0, 10 * one))

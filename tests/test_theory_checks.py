@@ -29,7 +29,13 @@ from lgekit.experiments.check_bound import bound_claims
 from lgekit.experiments.check_capacity import capacity_claims
 from lgekit.experiments.check_rademacher import rademacher_claims, verify_rademacher
 from lgekit.experiments.check_shattering import shattering_claims
-from lgekit.theory.rademacher import bandeira_van_handel_estimate, bbk_estimate, khintchine_bound, paper_estimate
+from lgekit.theory.rademacher import (
+    bandeira_van_handel_bound,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    khintchine_bound,
+    paper_estimate,
+)
 
 
 def verdicts(claims):
@@ -57,12 +63,13 @@ def _truth(d, n, D, k):
     return centre * (1 + 0.003 * (k - 1))
 
 
-def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0):
+def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0, one_pattern=False, fresh=_truth):
     """verify_rademacher's rows for d in (2, 10, 50) and n in 1e3..1e5: 15 patterns a cell, D_max +- 1 between some.
 
     ``measure(d, n, D, k)`` is what the estimator reports for pattern k; ``exact`` what the dense eigensolver gives for
-    it (the first pattern of the n = 1000 cells is cross-checked); ``se_scale`` multiplies the reported s.e.;
-    ``lanczos_low`` the checked draw (a Lanczos that stopped early).
+    it (the first pattern of the n = 1000 cells is cross-checked); ``fresh`` what the second path's fresh patterns give;
+    ``se_scale`` multiplies the reported s.e.; ``lanczos_low`` the checked draw (a Lanczos that stopped early);
+    ``one_pattern``: every "independent" pattern of a cell is one pattern (equal pair counts).
     """
     rows = []
     for d, Ds in _D_MAX.items():
@@ -81,6 +88,10 @@ def _rademacher_rows(measure, exact=_truth, se_scale=1.0, lanczos_low=1.0):
                 "Khintchine": float(np.mean([khintchine_bound(Dk, (n, n)) for Dk in pattern_D])),
                 "checked draw": values[0] * lanczos_low if n == 1000 else None,
                 "exact draw": exact(d, n, pattern_D[0], 0) if n == 1000 else None,
+                "patterns": len(values),
+                "pattern pairs": [n * d] * len(values) if one_pattern else [n * d + 37 * k for k in range(len(values))],
+                "fresh draws": ([fresh(d, n, Dk, k % 3) for k, Dk in enumerate(pattern_D[:6])] if n == 1000
+                                else None),
             })
     return rows
 
@@ -132,6 +143,24 @@ def test_rademacher_claims_fail_on_a_wrong_estimator(wrong, must_fail):
                                     {"se_scale": 0.1}])           # a fabricated small s.e.
 def test_spread_claim_fails_on_a_standard_error_that_is_not_the_draws(kwargs):
     assert "spread-matches-standard-error" in failed(rademacher_claims(_rademacher_rows(_truth, **kwargs)))
+
+
+def test_independent_patterns_claim_fails_when_one_pattern_stands_for_all():
+    # issue 41: every "independent" pattern of a cell replaced by one pattern passed every claim (spread +-0.0 %)
+    got = failed(rademacher_claims(_rademacher_rows(_truth, one_pattern=True)))
+    assert got == {"independent-patterns-differ"}, got
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda d, n, D, k: _truth(d, n, D, k) / math.sqrt(2),        # a sampler at half the density
+    lambda d, n, D, k: _truth(d, n, D, k) * 1.04,                 # signs drawn +1 with probability 0.6 (a mean part)
+    lambda d, n, D, k: 0.97 * _truth(d, n, D, k),                 # 3 % low, within every band
+])
+def test_fresh_patterns_claim_fails_on_a_sampling_or_sign_bug(wrong):
+    # the first path's patterns (and the dense cross-check of its own first draw) carry the bug; the second path's
+    # fresh patterns, drawn by its own sampler with its own signs, do not
+    got = failed(rademacher_claims(_rademacher_rows(wrong, exact=lambda d, n, D, k: wrong(d, n, D, k))))
+    assert "fresh-patterns-agree" in got, got
 
 
 def test_exact_claim_fails_on_a_lanczos_that_stopped_early():
@@ -223,40 +252,161 @@ def test_verify_rademacher_end_to_end_passes_the_real_measurement(monkeypatch):
 
 
 # -- bound -----------------------------------------------------------------------------------------------------------
+_N, _M = 10_312, 1_340_000          # BlogCatalog: n and m + m' ((m + m')/n = 130)
+_CONFIDENCE = 4 * math.sqrt(2 * math.log(4 / 0.05) / _M)
+
+
+def _s_star(value, m=_M, n=_N):
+    return (math.log(2) - 4 * math.sqrt(2 * math.log(80) / m)) * m / (2 * n * value)
+
+
 def _spectral_rows():
-    # BlogCatalog's measured values (issue 17 and theorem1_spectral_norm's Notes)
-    rows = [{"convention": "symmetric", "E||A||": 61.4, "value": 30.7, "value s.e.": 0.03, "ER E||A||": 32.2,
-             "D_max": 3343, "mean degree": 259.1, "BBK": bbk_estimate(3343, 259.1), "s*": 1.44}]
-    for name, value in (("random", 43.6), ("sorted", 58.1), ("source", 90.6)):
-        rows.append({"convention": name, "E||A||": value, "value": value, "value s.e.": 0.05, "ER E||A||": 22.8,
-                     "D_max": 3000, "mean degree": 129.6, "BBK": 50.0, "s*": 1.0})
+    # BlogCatalog's measured values (issue 17 and theorem1_spectral_norm's Notes), with the draws they came from
+    rows = [{"convention": "symmetric", "E||A||": 61.4, "scale": 0.5, "value": 30.7, "value s.e.": 0.03,
+             "ER E||A||": 32.2, "D_max": 3343, "mean degree": 2 * _M / _N, "BBK": bbk_estimate(3343, 2 * _M / _N),
+             "s*": _s_star(30.7), "draws": [30.66, 30.71, 30.73], "shape": (_N, _N)}]
+    for name, value, D in (("random", 43.6, 1700), ("sorted", 58.1, 3000), ("source", 90.6, 3100)):
+        rows.append({"convention": name, "E||A||": value, "scale": 1.0, "value": value, "value s.e.": 0.05,
+                     "ER E||A||": 22.8, "D_max": D, "mean degree": _M / _N, "BBK": bbk_estimate(D, _M / _N),
+                     "s*": _s_star(value), "draws": [value - 0.08, value, value + 0.08], "shape": (_N, _N)})
     return rows
 
 
+def _terms(row, value=30.7, m=_M, n=_N, squared=True):
+    """Complete a lam_r row from its mean squared norm and losses as Theorem 1 assembles it (C = n mean ||x||^2)."""
+    s = row["mean ||x||^2"]
+    C = n * s if squared else n * math.sqrt(s)
+    confidence = 4 * math.sqrt(2 * math.log(80) / m)
+    complexity = 2 * value * C / m
+    bound = row["train loss"] + complexity + confidence
+    row.update({"m + m'": m, "C_U": C, "C_V": C, "complexity": complexity, "confidence": confidence, "bound": bound,
+                "gap": row["test loss"] - row["train loss"], "s*": _s_star(value, m, n),
+                "vacuous": bound >= row["trivial loss"]})
+    return row
+
+
 def _graph_rows():
-    common = {"diverged": False, "s*": 1.44, "trivial loss": math.log(2), "B": 1.0, "confidence": 0.0102}
     rows = []
-    for lam, s, train, test, comp in ((0.0, 33.6, 0.10, 0.80, 15.9), (3.0, 9.0, 0.32, 0.62, 4.26),
-                                      (10.0, 0.287, 0.643, 0.6476, 0.136), (30.0, 0.0795, 0.669, 0.6701, 0.0377)):
-        bound = train + comp + 0.0102
-        rows.append({**common, "lam_r": lam, "mean ||x||^2": s, "train loss": train, "test loss": test,
-                     "gap": test - train, "complexity": comp, "bound": bound, "vacuous": bound >= math.log(2)})
+    for lam, s, train, test in ((0.0, 33.6, 0.10, 0.80), (3.0, 9.0, 0.32, 0.62), (10.0, 0.287, 0.643, 0.6476),
+                                (30.0, 0.0795, 0.669, 0.6701)):
+        rows.append(_terms({"lam_r": lam, "diverged": False, "trivial loss": math.log(2), "B": 1.0,
+                            "mean ||x||^2": s, "train loss": train, "test loss": test}))
     return rows
 
 
 def _planted_rows():
     rows = []
-    for M, train, expected, bound in ((10_000, 0.597, 0.611, 0.893), (100_000, 0.588, 0.589, 0.689),
-                                      (1_000_000, 0.588, 0.588, 0.617)):
-        rows.append({"M": M, "M/n": M / 40, "lam_r": 0.01, "mean ||x||^2": 1.0, "train loss": train,
-                     "expected loss": expected, "bound": bound, "trivial loss": math.log(2), "B": 1.0,
-                     "vacuous": bound >= math.log(2)})
+    for M, value, train, expected in ((10_000, 22.2, 0.597, 0.611), (100_000, 65.0, 0.588, 0.589),
+                                      (1_000_000, 215.0, 0.588, 0.588)):
+        C = 40 * 1.0
+        complexity, confidence = 2 * value * C / M, 4 * math.sqrt(2 * math.log(80) / M)
+        bound = train + complexity + confidence
+        rows.append({"M": M, "M/n": M / 40, "lam_r": 0.01, "mean ||x||^2": 1.0, "E||A_sym||/2": value,
+                     "s.e.": 0.03 * value, "n_draws": 16, "train loss": train, "expected loss": expected,
+                     "complexity": complexity, "confidence": confidence, "bound": bound,
+                     "trivial loss": math.log(2), "B": 1.0, "vacuous": bound >= math.log(2)})
     return rows
 
 
+def _hand(spectral, graph, planted):
+    """The second path, as it comes out when the check is right: the same numbers, the norms from their own draws."""
+    def draws(value, spread):
+        return np.array([value - spread, value - spread / 3, value + spread / 3, value + spread])
+
+    spectral_hand = {r["convention"]: {"value": r["value"], "draws": draws(r["value"], 0.002 * r["value"]),
+                                       **{k: r[k] for k in ("D_max", "mean degree", "BBK", "s*")}} for r in spectral}
+    keys = ("m + m'", "C_U", "C_V", "train loss", "test loss", "gap", "trivial loss", "confidence", "mean ||x||^2",
+            "complexity", "bound")
+    planted_hand = [{"M": r["M"], "E||A_sym||/2": r["E||A_sym||/2"], "draws": draws(r["E||A_sym||/2"],
+                     0.05 * r["E||A_sym||/2"]), "C": 40 * r["mean ||x||^2"], "mean ||x||^2": r["mean ||x||^2"],
+                     **{k: r[k] for k in ("train loss", "expected loss", "complexity", "confidence", "bound")}}
+                    for r in planted]
+    return {"spectral": spectral_hand, "rows": {r["lam_r"]: {k: r[k] for k in keys} for r in graph},
+            "planted": planted_hand}
+
+
+_TRUTH = _hand(_spectral_rows(), _graph_rows(), _planted_rows())
+
+
 def test_bound_claims_pass_on_consistent_measurements():
-    got = verdicts(bound_claims(_spectral_rows(), _graph_rows(), _planted_rows()))
+    got = verdicts(bound_claims(_spectral_rows(), _graph_rows(), _planted_rows(), hand=_TRUTH))
     assert all(got.values()), got
+
+
+def _consistently(value=None, m=_M, squared=True, factor=1.0, clip=min, confidence=None):
+    """The check's rows as a consistently wrong implementation makes them (every derived number follows the error)."""
+    spectral = _spectral_rows()
+    if value is not None:
+        spectral[0]["value"] = value
+        spectral[0]["draws"] = [value * d / 30.7 for d in spectral[0]["draws"]]
+        spectral[0]["s*"] = _s_star(value, m)
+    graph = []
+    for r in _graph_rows():
+        r = _terms(r, spectral[0]["value"], m, squared=squared)
+        r["complexity"] *= factor
+        if clip is max:      # np.maximum(loss, B) in place of np.minimum: every loss is at least B
+            r["train loss"], r["test loss"] = max(r["train loss"], 1.0), max(r["test loss"], 1.0)
+        if confidence is not None:
+            r["confidence"] = confidence(m)
+        r["bound"] = r["train loss"] + r["complexity"] + r["confidence"]
+        graph.append(r)
+    return spectral, graph, _planted_rows()
+
+
+@pytest.mark.parametrize("wrong", {
+    # issue 41's wrong versions that printed PASS on every claim
+    "the norm budget C from unsquared norms": dict(squared=False),
+    "A_sigma from the positives only (38 % low)": dict(value=0.62 * 30.7),
+    "the unsigned adjacency (8x too large)": dict(value=8 * 30.7),
+    "the 1/2 of ||A + A^T||/2 dropped": dict(value=61.4),
+    "the complexity's factor 2 -> 4 (a bound too large)": dict(factor=2.0),
+    "the clip np.minimum -> np.maximum": dict(clip=max),
+    "the confidence term with ln(2/delta)": dict(confidence=lambda m: 4 * math.sqrt(2 * math.log(2 / 0.05) / m)),
+    "m + m' counted as the positives only": dict(m=_M // 5),
+    "a bound 3 % too large": dict(factor=1.03),
+}.items(), ids=lambda kv: kv[0])
+def test_assembled_twice_fails_on_a_consistently_wrong_assembly(wrong):
+    spectral, graph, planted = _consistently(**wrong[1])
+    got = verdicts(bound_claims(spectral, graph, planted, hand=_TRUTH))
+    assert got["assembled-twice-agrees"] is False, got
+
+
+def test_assembled_twice_fails_on_one_norm_reused_for_every_convention():
+    # issue 41: the spectral norm computed once and cached for every convention ("16.33 vs random 16.33, sorted 16.33")
+    spectral = _spectral_rows()
+    for r in spectral[1:]:
+        r.update({"E||A||": 30.7, "value": 30.7, "draws": spectral[0]["draws"], "s*": spectral[0]["s*"]})
+    claims = bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH)
+    bad = next(c for c in claims if c.claim == "assembled-twice-agrees")
+    assert bad.status == FAIL and "random" in bad.evidence and "sorted" in bad.evidence
+
+
+def test_assembled_twice_fails_on_a_wrong_planted_assembly():
+    planted = _planted_rows()
+    planted[1]["expected loss"] += 0.01               # the expected loss of a wrong distribution
+    planted[2]["E||A_sym||/2"] *= 2                    # the 1/2 dropped
+    claims = bound_claims(_spectral_rows(), _graph_rows(), planted, hand=_TRUTH)
+    bad = next(c for c in claims if c.claim == "assembled-twice-agrees")
+    assert bad.status == FAIL and "planted expected loss" in bad.evidence and "planted E||A_sym||/2" in bad.evidence
+
+
+def test_assembled_twice_fails_without_a_second_path():
+    got = verdicts(bound_claims(_spectral_rows(), _graph_rows(), _planted_rows()))
+    assert got["assembled-twice-agrees"] is False
+    partial = copy.deepcopy(_TRUTH)
+    del partial["rows"][10.0]                          # one lam_r the second path never saw
+    assert verdicts(bound_claims(_spectral_rows(), _graph_rows(), _planted_rows(), hand=partial))[
+        "assembled-twice-agrees"] is False
+
+
+@pytest.mark.parametrize("scale", [8.0, 0.9 * math.sqrt(3343) / 61.4])
+def test_band_claim_fails_on_a_norm_outside_the_theorems(scale):
+    # 8x: the unsigned adjacency, above Khintchine's sqrt(2 D_max ln 2n); 0.9 sqrt(D_max): below a row of D_max signs
+    spectral = _spectral_rows()
+    spectral[0]["E||A||"] *= scale
+    spectral[0]["draws"] = [d * scale for d in spectral[0]["draws"]]
+    assert verdicts(bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH))[
+        "bandeira-van-handel-band"] is False
 
 
 def _mutated(which, change):
@@ -368,10 +518,11 @@ def test_bound_holds_catches_a_zero_spectral_norm_on_the_unregularized_row():
 def _shattering_inputs():
     rows = [{"d": d, "dim": d, "n": n, "edges": n * d // 2, "violated": 0, "min margin": 1.1, "mean ||x||^2": 1.3 * d,
              "lower bd (these labels)": math.sqrt(d) / 2, "polished violated": 0, "polished median": 0.9 * math.sqrt(d),
-             "polished median/lower": 1.8} for d in (3, 6) for n in (100, 1000)]
+             "polished median/lower": 1.8, "lower bd by hand": math.sqrt(d) / 2} for d in (3, 6) for n in (100, 1000)]
     adversarial = [{"graph": g, "labels": lab, "d": d, "dim": d, "failed": False, "min margin": 1.1}
                    for g, d in (("K_{3,3}", 3), ("K_{4,4}", 4)) for lab in ("all +1", "all -1", "random 0")]
-    tight = [{"d": d, "dim d: violated": 0, "dim d: dim": d, "dim d-1 fails": True} for d in range(2, 9)]
+    tight = [{"d": d, "dim d: violated": 0, "dim d: dim": d, "dim d-1 fails": True, "dim d-1: constraints": d}
+             for d in range(2, 9)]
     return rows, adversarial, tight
 
 
@@ -394,11 +545,32 @@ def test_shattering_claims_pass_on_a_correct_construction():
     (lambda r, a, t: [x.update({"dim d: dim": 2 * x["d"]}) for x in t], "tight-case-K_{d+1}"),
     # one more column than the degree somewhere
     (lambda r, a, t: r[3].update(dim=r[3]["d"] + 1), "claim1-random-labels"),
+    # issue 41: a guard raising ShatteringError whenever dim < d, before any vertex is placed
+    (lambda r, a, t: [x.update({"dim d-1: constraints": 0}) for x in t], "tight-case-K_{d+1}"),
+    # issue 41: wrong lower bounds caught only barely by the 3x ratio (ratios 2.98-4.01): 0.75 and 1.3 times the bound
+    (lambda r, a, t: [x.update({"lower bd (these labels)": 0.75 * x["lower bd (these labels)"]}) for x in r],
+     "lower-bound-computed-twice"),
+    (lambda r, a, t: r[0].update({"lower bd (these labels)": 1.3 * r[0]["lower bd (these labels)"]}),
+     "lower-bound-computed-twice"),
 ])
 def test_shattering_claims_fail_on_a_wrong_construction(change, claim):
     rows, adversarial, tight = copy.deepcopy(_shattering_inputs())
     change(rows, adversarial, tight)
     assert verdicts(shattering_claims(rows, adversarial, tight))[claim] is False
+
+
+def test_verify_shattering_end_to_end_rejects_a_guard_that_refuses_below_the_degree(monkeypatch):
+    # issue 41: raising ShatteringError whenever dim < d, before any attempt, passed every claim
+    real = reports_shattering.shattering_embedding
+
+    def guarded(graph, labels, eps=0.1, seed=None, dim=None, **kw):
+        if dim is not None and dim < int(graph.degrees.max()):
+            raise reports_shattering.ShatteringError("dim below the degree")
+        return real(graph, labels, eps=eps, seed=seed, dim=dim, **kw)
+
+    monkeypatch.setattr(reports_shattering, "shattering_embedding", guarded)
+    got = failed(reports_shattering.verify_shattering(quick=True, seed=0).claims)
+    assert got == {"tight-case-K_{d+1}"}, got
 
 
 def test_verify_shattering_end_to_end_rejects_embeddings_padded_to_twice_the_dimension(monkeypatch):
@@ -426,12 +598,52 @@ def _capacity_rows():
             if D == 3 and lam == 0:
                 loss, viol = 0.2, 150  # below the degree: cannot memorise
             rows.append({"D": D, "lam_r": lam, "train_loss": loss, "violated": viol, "min_margin": 1.2 if not viol
-                         else 0.0, "frac_margin>1": 1.0 - viol / 600})
+                         else 0.0, "frac_margin>1": 1.0 - viol / 600, "mean_sq_norm": 2.0 if lam == 0 else 0.5,
+                         "objective": loss + lam * (2.0 if lam == 0 else 0.5)})
     return rows
 
 
+def _capacity_hand(rows, permuted=0.5):
+    """The second path of correct fits: the same loss and margins against the true labels; chance on a permutation."""
+    return {"lower": math.log(2) / 0.3, "rows": {(r["D"], r["lam_r"]): {
+        "loss": r["train_loss"], "objective": r["objective"], "mean_sq_norm": r["mean_sq_norm"],
+        "min_margin": r["min_margin"], "violated": r["violated"], "frac_margin>1": r["frac_margin>1"],
+        "permuted frac_margin>1": permuted, "edges": 600, "share +1": 0.5} for r in rows}}
+
+
 def test_capacity_claims_pass_on_consistent_fits():
-    assert all(verdicts(capacity_claims(_capacity_rows(), 6, threshold=0.3, n_edges=600)).values())
+    rows = _capacity_rows()
+    assert all(verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=_capacity_hand(rows))).values())
+
+
+def test_capacity_second_path_claims_fail_on_a_fit_that_ignores_the_labels():
+    # issue 41: a fit that ignored the random labels passed.  The check reports the margins on the labels it fitted
+    # (all +1, say): memorised.  Recomputed against the true labels, half the margins are <= 1 and the loss is large
+    rows = _capacity_rows()
+    hand = _capacity_hand(rows)
+    for key in ((6, 0.0), (24, 0.0)):
+        hand["rows"][key].update(loss=0.7, objective=0.7 + 2.0 * 0.0, violated=300, **{"frac_margin>1": 0.5})
+    got = verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=hand))
+    assert got["assembled-twice-agrees"] is False and got["labels-decide-the-fit"] is False
+
+
+def test_capacity_permutation_control_fails_when_any_labelling_is_met():
+    # an embedding whose margins exceed 1 whatever the labels (|score| counted, the sign ignored) meets a permutation
+    rows = _capacity_rows()
+    got = verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=_capacity_hand(rows, permuted=1.0)))
+    assert got["labels-decide-the-fit"] is False and got["assembled-twice-agrees"] is True
+
+
+@pytest.mark.parametrize("change", [
+    lambda hand: hand["rows"][(24, 0.1)].update(loss=0.56),                  # the loss of another objective
+    lambda hand: hand["rows"][(24, 1.0)].update(objective=0.6931 + 0.25),    # the penalty counted twice
+    lambda hand: hand.update(lower=hand["lower"] * 1.3),                     # a lower bound computed wrong
+])
+def test_capacity_assembled_twice_fails_where_the_paths_differ(change):
+    rows = _capacity_rows()
+    hand = _capacity_hand(rows)
+    change(hand)
+    assert verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=hand))["assembled-twice-agrees"] is False
 
 
 @pytest.mark.parametrize("change, claim", [
@@ -592,3 +804,115 @@ def test_theory_refuses_a_folder_of_the_users_unless_forced(monkeypatch, tmp_pat
     # a folder lgekit wrote is accepted again without --force
     assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0
     assert cli.main(["theory", "capacity", "--out", str(tmp_path / "new")]) == 0
+
+
+# -- thresholds at their edges (issue 41: the mutation run found claims that a lenient threshold still passed) ------
+def test_band_claim_uses_the_symmetric_matrix_s_own_dimension():
+    # BlogCatalog's symmetric row: Bandeira-van Handel at N = n (a symmetric matrix) is below Khintchine, and below
+    # the bound of a rectangular matrix's dilation (N = 2n): a norm between the two must FAIL
+    spectral = _spectral_rows()
+    D, shape = spectral[0]["D_max"], spectral[0]["shape"]
+    bvh = bandeira_van_handel_bound(D, shape, symmetric=True)
+    assert bvh < khintchine_bound(D, shape) and bvh < bandeira_van_handel_bound(D, shape, symmetric=False)
+    spectral[0]["E||A||"] = bvh * 1.001
+    assert verdicts(bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH))[
+        "bandeira-van-handel-band"] is False
+    spectral[0]["E||A||"] = bvh * 0.999
+    assert verdicts(bound_claims(spectral, _graph_rows(), _planted_rows(), hand=_TRUTH))[
+        "bandeira-van-handel-band"] is True
+
+
+def _capacity_claim(rows, hand, name, **kw):
+    return verdicts(capacity_claims(rows, 6, threshold=0.3, n_edges=600, hand=hand, **kw))[name]
+
+
+@pytest.mark.parametrize("excess, holds", [(4.5, True), (5.5, False)])
+def test_permutation_control_threshold_is_chance_plus_five_half_root_m(excess, holds):
+    # chance: p^2 + (1 - p)^2 + 5 / (2 sqrt(m)), p the share of +1 labels (here 0.5), m = 600 edges
+    rows = _capacity_rows()
+    permuted = 0.5 + excess / (2 * math.sqrt(600))
+    assert _capacity_claim(rows, _capacity_hand(rows, permuted=permuted), "labels-decide-the-fit") is holds
+    hand = _capacity_hand(rows, permuted=0.82 + 4.5 / (2 * math.sqrt(600)))       # p = 0.9: chance 0.82 + ...
+    for h in hand["rows"].values():
+        h["share +1"] = 0.9
+    assert _capacity_claim(rows, hand, "labels-decide-the-fit") is True
+
+
+def test_capacity_claims_need_two_dimensions_and_accept_exactly_two():
+    rows = [r for r in _capacity_rows() if r["D"] in (6, 24)]
+    assert _capacity_claim(rows, _capacity_hand(rows), "penalty-not-dimension-sets-fit") is True
+    one = [r for r in rows if r["D"] == 6]
+    assert _capacity_claim(one, _capacity_hand(one), "penalty-not-dimension-sets-fit") is False
+
+
+def test_dimension_d_memorises_needs_a_loss_below_one_thousandth():
+    rows = _capacity_rows()
+    next(r for r in rows if r["D"] == 6 and r["lam_r"] == 0).update(train_loss=2e-3)
+    assert _capacity_claim(rows, _capacity_hand(rows), "dimension-d-memorises") is False
+
+
+def test_capacity_comparisons_are_absolute_below_one():
+    # a tiny loss recomputed with a rounding difference of 5e-10: within 1e-9 absolute (not 1e-9 relative)
+    rows = _capacity_rows()
+    hand = _capacity_hand(rows)
+    memorised = next(r for r in rows if r["D"] == 6 and r["lam_r"] == 0)           # train loss 1e-5
+    hand["rows"][(6, 0.0)]["loss"] = memorised["train_loss"] + 5e-10
+    assert _capacity_claim(rows, hand, "assembled-twice-agrees") is True
+    hand["rows"][(6, 0.0)]["loss"] = memorised["train_loss"] + 5e-9
+    assert _capacity_claim(rows, hand, "assembled-twice-agrees") is False
+
+
+def test_bandeira_van_handel_band_for_the_rademacher_cells_at_its_lower_edge():
+    # measured / 2 sqrt(d) at 0.985 in the d >> ln n regime: below the band's 0.99
+    def low(d, n, D, k):
+        return 0.985 * 2 * math.sqrt(d) if reports._regime(d, n) == "d>>ln n" else _truth(d, n, D, k)
+
+    got = verdicts(rademacher_claims(_rademacher_rows(low, exact=low, fresh=low)))
+    assert got["bandeira-van-handel-2sqrt(d)"] is False
+
+
+def test_spread_claim_judges_a_cell_of_two_draws():
+    rows = _rademacher_rows(_truth)
+    for r in rows:
+        r["values"] = r["values"][:2]
+        r["E||A||"] = float(np.mean(r["values"]))
+        r["s.e."] = float(np.std(r["values"], ddof=1) / math.sqrt(2))
+    assert verdicts(rademacher_claims(rows))["spread-matches-standard-error"] is True
+    rows[0]["values"] = [rows[0]["values"][0]] * 2                 # two equal draws: no spread
+    assert verdicts(rademacher_claims(rows))["spread-matches-standard-error"] is False
+
+
+def test_fit_log_trend_residual_standard_error():
+    # six points off a line: the slope's s.e. from the residuals, sqrt(RSS / (k - 2) / Sxx)
+    ns = np.array([1e3, 3e3, 1e4, 1e5, 3e5, 1e6])
+    x = np.log(ns)
+    y = 1.0 + 0.1 * x + np.array([0.02, -0.03, 0.01, 0.0, -0.01, 0.02])
+    fit = reports.fit_log_trend(ns, y)
+    coef = np.polyfit(x, y, 1)
+    rss = float(((y - np.polyval(coef, x)) ** 2).sum())
+    assert fit["slope_se"] == pytest.approx(math.sqrt(rss / 4 / ((x - x.mean()) ** 2).sum()))
+    assert fit["slope"] == pytest.approx(coef[0])
+
+
+def test_penalty_claims_judge_a_grid_of_two():
+    from lgekit.experiments.theorem1 import penalty_claims
+
+    rows = [{"lam_r": 0.0, "bound": 2.0, "complexity": 1.5, "gap": 0.2, "trivial loss": math.log(2)},
+            {"lam_r": 10.0, "bound": 0.7, "complexity": 0.1, "gap": 0.01, "trivial loss": math.log(2)}]
+    got = {k: v.status for k, v in penalty_claims(rows).items()}
+    assert got == {"vacuous": PASS, "complexity": PASS, "gap": PASS}
+    assert {k: v.status for k, v in penalty_claims(rows[:1]).items()} == {"vacuous": PASS, "complexity": FAIL,
+                                                                           "gap": FAIL}
+
+
+def test_a_theorem1_fit_times_itself_from_its_start():
+    import inspect
+    import time
+
+    from lgekit.experiments.theorem1 import Theorem1Fit, fit_across_lam_r
+
+    fit = Theorem1Fit(0.0, started=time.perf_counter() - 100.0)
+    assert 100.0 <= fit.seconds() < 1000.0
+    early = Theorem1Fit(0.0, started=1e-3)          # a start near the clock's origin: elapsed is the whole reading
+    assert early.seconds() == pytest.approx(time.perf_counter() - 1e-3, abs=1.0)
+    assert inspect.signature(fit_across_lam_r).parameters["n_threads"].default == 1   # one thread: reproducible

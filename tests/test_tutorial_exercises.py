@@ -82,7 +82,7 @@ def _grader(number, k, **context):
     ns = _namespace(number)
     ns.update(context)
     tree = ast.parse(_cells(number, "check")[k - 1].source)
-    _run([n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.Import, ast.ImportFrom))], ns)
+    _run([n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom))], ns)
     return ns[f"grade_exercise_{k}"], ns
 
 
@@ -282,6 +282,17 @@ FITTED_WRONG = {
                 record["fitted_pos"] = float(np.mean(metrics.pair_scores(X, split.train_positives) > np.log(19)))
                 record["fitted_neg"] = float(np.mean(metrics.pair_scores(X, split.train_negatives) < -np.log(19)))
         """,
+    # issue 41: sigma(-s) ~ e^{-s} for large s, so e^{-s} < 0.05, a threshold at log 20 instead of log 19
+    "sigma(-s) taken for e^{-s}": """
+        class FittedFraction(Callback):
+            def __init__(self, positives, negatives):
+                self.positives, self.negatives = positives, negatives
+
+            def on_epoch_end(self, model, epoch, record):
+                X = model.embedding_
+                record["fitted_pos"] = float(np.mean(np.exp(-metrics.pair_scores(X, self.positives)) < 0.05))
+                record["fitted_neg"] = float(np.mean(np.exp(metrics.pair_scores(X, self.negatives)) < 0.05))
+        """,
 }
 
 
@@ -448,6 +459,25 @@ CHOOSE_WRONG = {
         def choose_on_validation(train_graph, seed):
             return 30, 0.3
         """,
+    # issue 41: an inner split, but the SPPMI of the whole training graph (which holds the validation edges)
+    "an inner split scored on the SPPMI of the whole training graph": """
+        def choose_on_validation(train_graph, seed):
+            inner = lgekit.split_edges(train_graph, test_fraction=0.2, seed=seed)
+            lam_t, Q_t = eigenpairs(shifted_ppmi(train_graph))
+            ap = lambda X, Y: metrics.average_precision(X, inner.test_positives, inner.test_negatives, context=Y)
+            best_dim = max(DIMS, key=lambda d: ap(*factor(lam_t, Q_t, dim=d)))
+            best_frac = max(FRACS, key=lambda f: ap(*factor(lam_t, Q_t, shrink=f * abs(lam_t[0]))))
+            return best_dim, best_frac
+        """,
+    # issue 41: an inner split, but the notebook's eigenpairs (of the outer training graph) reused
+    "an inner split scored on the notebook's eigenpairs": """
+        def choose_on_validation(train_graph, seed):
+            inner = lgekit.split_edges(train_graph, test_fraction=0.2, seed=seed)
+            ap = lambda X, Y: metrics.average_precision(X, inner.test_positives, inner.test_negatives, context=Y)
+            best_dim = max(DIMS, key=lambda d: ap(*factor(lam, Q, dim=d)))
+            best_frac = max(FRACS, key=lambda f: ap(*factor(lam, Q, shrink=f * sigma_max)))
+            return best_dim, best_frac
+        """,
     "chosen on the training edges themselves, no inner split": """
         def choose_on_validation(train_graph, seed):
             lam_t, Q_t = eigenpairs(shifted_ppmi(train_graph))
@@ -555,6 +585,45 @@ DCD_WRONG = {
                     break
             return x, alpha, n_pass
         """,
+    # issue 41: a permutation drawn from the seed once, then reused at every pass
+    "one permutation reused at every pass": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            order = np.random.default_rng(seed).permutation(len(s))
+            q_diag = np.einsum("ij,ij->i", x_partners, x_partners)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                worst = 0.0
+                for j in order:
+                    G = s[j] * (x @ x_partners[j]) - 1.0
+                    pg = min(G, 0.0) if alpha[j] <= 0 else (max(G, 0.0) if alpha[j] >= U[j] else G)
+                    worst = max(worst, abs(pg))
+                    new = min(max(alpha[j] - G / q_diag[j], 0.0), U[j])
+                    x += (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+                if worst <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
+    # issue 41: the global generator, the seed ignored (every call a new order)
+    "the global np.random, the seed ignored": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            q_diag = np.einsum("ij,ij->i", x_partners, x_partners)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                worst = 0.0
+                for j in np.random.permutation(len(s)):
+                    G = s[j] * (x @ x_partners[j]) - 1.0
+                    pg = min(G, 0.0) if alpha[j] <= 0 else (max(G, 0.0) if alpha[j] >= U[j] else G)
+                    worst = max(worst, abs(pg))
+                    new = min(max(alpha[j] - G / q_diag[j], 0.0), U[j])
+                    x += (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+                if worst <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
 }
 
 
@@ -630,6 +699,11 @@ NORM_BOUND_WRONG = {
         def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
             lam_of = np.where(np.asarray(signs) > 0, lam_pos, lam_neg)
             return float(np.sqrt(((lam_of * np.linalg.norm(Z, axis=1)) ** 2).sum()) / lam_r)
+        """,
+    # a valid bound of no use: never attained (the grader accepts every valid bound, so it asks for one attained)
+    "infinity, valid and useless": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            return float("inf")
         """,
 }
 
@@ -842,6 +916,32 @@ THRESHOLD_WRONG = {
                     return lam
         """,
 }
+THRESHOLD_WRONG.update({
+    # issue 41: fitted at D = d, the degree, instead of the asked 2d
+    "fitted at D = d": """
+        def measured_threshold(g, y, grid):
+            d = int(g.degrees[0])
+            measured = None
+            for lam in grid:
+                f = theory.fit_signed_pairs(g.edges(), y, g.n_nodes, d, lam_r=lam, seed=SEED, maxiter=500)
+                if f.frac_margin_gt1 >= 0.01:
+                    break
+                measured = lam
+            return measured
+        """,
+    # issue 41: "more than 0 %" of the labels memorised for "at least 1 %"
+    "more than 0 % for at least 1 %": """
+        def measured_threshold(g, y, grid):
+            d = int(g.degrees[0])
+            measured = None
+            for lam in grid:
+                f = theory.fit_signed_pairs(g.edges(), y, g.n_nodes, 2 * d, lam_r=lam, seed=SEED, maxiter=500)
+                if f.frac_margin_gt1 > 0:
+                    break
+                measured = lam
+            return measured
+        """,
+})
 THRESHOLD_GRID = [0.8, 0.6, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05]
 
 
@@ -969,3 +1069,123 @@ def test_the_swapped_formulas_pass_the_old_equal_budget_case():
     """Why exercise 2's grader uses C_U != C_V: on the old check's case the swapped answer is indistinguishable."""
     ns = _answer(COMPLEXITIES_WRONG["the two formulas swapped"], _namespace(7))
     assert np.allclose(ns["complexities"](3.0, 10, 4.0, 4.0), (2.4, 2.4))
+
+
+# ---------------------------------------------------------------- correct answers the graders accept (issue 41)
+
+CHOOSE_CORRECT = {
+    # issue 41: rejected before ("0 candidates scored": the grader watched one import path)
+    "average_precision imported by name": """
+        from lgekit.metrics import average_precision
+
+        def choose_on_validation(train_graph, seed):
+            inner = lgekit.split_edges(train_graph, test_fraction=0.2, seed=seed)
+            lam_i, Q_i = eigenpairs(shifted_ppmi(inner.train_graph, k=inner.negatives_per_positive))
+            ap = lambda X, Y: average_precision(X, inner.test_positives, inner.test_negatives, context=Y)
+            best_dim = max(DIMS, key=lambda d: ap(*factor(lam_i, Q_i, dim=d)))
+            best_frac = max(FRACS, key=lambda f: ap(*factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))))
+            return best_dim, best_frac
+        """,
+    "lgekit.metrics under another name, imported inside the function": """
+        def choose_on_validation(train_graph, seed):
+            import lgekit.metrics as lm
+
+            inner = lgekit.split_edges(train_graph, seed=seed)
+            lam_i, Q_i = eigenpairs(shifted_ppmi(inner.train_graph))
+            scores = {("D", d): lm.average_precision(*factor(lam_i, Q_i, dim=d)[:1], inner.test_positives,
+                                                      inner.test_negatives, context=factor(lam_i, Q_i, dim=d)[1])
+                      for d in DIMS}
+            scores.update({("f", f): lm.average_precision(*factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))[:1],
+                                                          inner.test_positives, inner.test_negatives,
+                                                          context=factor(lam_i, Q_i, shrink=f * abs(lam_i[0]))[1])
+                           for f in FRACS})
+            best_dim = max(DIMS, key=lambda d: scores[("D", d)])
+            best_frac = max(FRACS, key=lambda f: scores[("f", f)])
+            return best_dim, best_frac
+        """,
+}
+
+
+@pytest.mark.parametrize("right", CHOOSE_CORRECT, ids=list(CHOOSE_CORRECT))
+def test_03_exercise_2_accepts(right, pmi_context):
+    split = pmi_context["split"]
+    choice = _grades(3, 2, "choose_on_validation", CHOOSE_CORRECT[right], split.train_graph, split.test_positives, 1,
+                     **pmi_context)
+    assert choice[0] in (5, 10, 30, 100)
+
+
+DCD_CORRECT = {
+    # the global generator, seeded from the seed at every call: reproducible, and a new order every pass
+    "np.random.seed(seed), a permutation every pass": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            np.random.seed(seed)
+            q_diag = (x_partners ** 2).sum(axis=1)
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                worst = 0.0
+                for j in np.random.permutation(len(s)):
+                    G = s[j] * np.dot(x, x_partners[j]) - 1.0
+                    pg = min(G, 0.0) if alpha[j] <= 0 else (max(G, 0.0) if alpha[j] >= U[j] else G)
+                    worst = max(worst, abs(pg))
+                    new = min(max(alpha[j] - G / q_diag[j], 0.0), U[j])
+                    x = x + (new - alpha[j]) * s[j] * x_partners[j]
+                    alpha[j] = new
+                if worst <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
+    "one order shuffled in place at every pass, the stopping rule checked after the pass": """
+        def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
+            rng = np.random.default_rng(seed)
+            order = np.arange(len(s))
+            alpha = np.zeros(len(s))
+            x = np.zeros(x_partners.shape[1])
+            for n_pass in range(1, max_passes + 1):
+                rng.shuffle(order)
+                for j in order:
+                    xj = x_partners[j]
+                    G = s[j] * (x @ xj) - 1.0
+                    new = min(max(alpha[j] - G / (xj @ xj), 0.0), U[j])
+                    x += (new - alpha[j]) * s[j] * xj
+                    alpha[j] = new
+                G_all = s * (x_partners @ x) - 1.0
+                pg = np.where(alpha <= 0, np.minimum(G_all, 0), np.where(alpha >= U, np.maximum(G_all, 0), G_all))
+                if np.abs(pg).max() <= tol:
+                    break
+            return x, alpha, n_pass
+        """,
+}
+
+
+@pytest.mark.parametrize("right", DCD_CORRECT, ids=list(DCD_CORRECT))
+def test_04_exercise_1_accepts(right):
+    _grades(4, 1, "dcd", DCD_CORRECT[right])
+
+
+NORM_BOUND_CORRECT = {
+    # issue 41: rejected before, though the text asks for "an upper bound": ||x_u|| = ||Z^T (alpha s)|| <=
+    # sigma_max(Z) ||alpha||_2 <= sigma_max(Z) ||U||_2
+    "Cauchy-Schwarz, sigma_max(Z) ||U||_2": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            U = np.where(np.asarray(signs) > 0, lam_pos, lam_neg) / lam_r
+            return float(np.linalg.norm(Z, 2) * np.linalg.norm(U))
+        """,
+    "Cauchy-Schwarz with the Frobenius norm": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            U = np.where(np.asarray(signs) > 0, lam_pos, lam_neg) / lam_r
+            return float(np.sqrt((Z ** 2).sum()) * np.sqrt((U ** 2).sum()))
+        """,
+    "the triangle inequality, written as a loop": """
+        def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
+            total = 0.0
+            for z, sign in zip(Z, signs):
+                total += (lam_pos if sign > 0 else lam_neg) / lam_r * float(np.sqrt(z @ z))
+            return total
+        """,
+}
+
+
+@pytest.mark.parametrize("right", NORM_BOUND_CORRECT, ids=list(NORM_BOUND_CORRECT))
+def test_04_exercise_3_accepts(right):
+    _grades(4, 3, "norm_bound", NORM_BOUND_CORRECT[right])

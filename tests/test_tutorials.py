@@ -129,6 +129,22 @@ def test_no_exercise_depends_on_an_earlier_solution(path):
                 solution_only.setdefault(name, i)
 
 
+def _control_characters(text):
+    """(line, character) of every control character but the newline: in the prose, a lost LaTeX escape."""
+    return [(i, repr(ch)) for i, line in enumerate(text.splitlines(), 1) for ch in line
+            if ord(ch) < 32 or ord(ch) == 127]
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_tutorial_text_has_no_control_characters(path):
+    # issue 41: "$u\to v$" written through a string that was not raw became "$u<TAB>o v$" in tutorial 07
+    assert _control_characters(path.read_text(encoding="utf-8")) == []
+
+
+def test_control_characters_are_found():
+    assert _control_characters("# all that tells $u\to v$\n# from $v\\to u$") == [(1, "'\\t'")]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_tutorial_runs(path, tmp_path, monkeypatch):

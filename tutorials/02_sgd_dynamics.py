@@ -83,7 +83,10 @@ def claim(holds, what):
 # ## 1. Three runs per $\lambda_r$
 #
 # **Claim: everything below is a property of SGD, not of one lucky seed.**  We
-# train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$, $D = 100$) for
+# train `LogisticEmbedding` (SGD, step $\eta_t = (t+1)^{-1/2}$ with $t$ the
+# epoch counted from 0 -- every update of an epoch takes the same step; the
+# paper's $\gamma_t = (t+c)^{-1/2}$ leaves open whether $t$ counts epochs or
+# updates -- and $D = 100$) for
 # each $\lambda_r$ of the paper's Figure 4 (0, 0.2, 0.6, 1: the only $\lambda_r$ values its text
 # names; it does not list those of Figures 1-3) with three model seeds (the split is fixed;
 # the seed draws the initial vectors and the pair order).  The figures show
@@ -109,6 +112,8 @@ for lam_r in LAM_RS:
     print(f"lam_r={lam_r:<4} seed 0: final mean norm {h['mean_norm']:.3f}   grad norm {h['mean_grad_norm']:.4f}   "
           f"train AP {h['train_ap']:.3f}   test AP {h['test_ap']:.3f}")
 print(f"{len(LAM_RS) * len(SEEDS)} fits in {time.perf_counter() - t0:.1f} s")
+claim(all(np.isclose(r["lr"], (r["epoch"] + 1) ** -0.5) for r in runs[LAM_RS[0]][0].history_),
+      "t counts epochs: epoch t (from 0) steps by (t + 1)^(-1/2)")
 
 
 def series(model, key):
@@ -394,16 +399,25 @@ plt.show()
 
 # %% tags=["check"]
 def grade_exercise_1(FittedFraction):
-    """Exercise 1 on a random embedding whose scores spread far past +-log 19, with pairs of its own.
+    """Exercise 1 on an embedding of its own whose scores spread far past +-log 19 and crowd around it.
 
     On it every slip gives another fraction: a threshold on the score (0.05) instead of on sigma, the two
-    sides swapped, counts instead of fractions, or the notebook's ``split`` read instead of the pairs the
-    callback was given.
+    sides swapped, counts instead of fractions, the notebook's ``split`` read instead of the pairs the
+    callback was given, or sigma(-s) taken for e^{-s} (a threshold at log 20 = 3.00 instead of log 19 =
+    2.94): a sixth of the positives score between 2.90 and 3.05, and of the negatives between -3.05 and
+    -2.90, where an approximate threshold shows.
     """
     rng = np.random.default_rng(3)
-    X_toy = 1.8 * rng.normal(size=(30, 3))               # scores spread over about -10 ... 10
-    pos = rng.integers(0, 30, size=(40, 2))
-    neg = rng.integers(0, 30, size=(60, 2))
+    near = np.linspace(2.90, 3.05, 7)                    # around log 19 = 2.944 and log 20 = 2.996
+    scores_pos = rng.permutation(np.r_[rng.uniform(-10, 10, size=30), near])
+    scores_neg = rng.permutation(np.r_[rng.uniform(-10, 10, size=30), -near])
+    scores = np.r_[scores_pos, scores_neg]
+    # a pair (k, one) with x_k = (score_k, 0, 0) and x_one = (1, 0, 0) scores exactly score_k
+    X_toy = np.zeros((len(scores) + 1, 3))
+    X_toy[:-1, 0], X_toy[-1, 0] = scores, 1.0
+    one = len(scores)
+    pairs = np.column_stack([np.arange(len(scores)), np.full(len(scores), one)])
+    pos, neg = pairs[:len(scores_pos)], pairs[len(scores_pos):]
     model = type("FittedModel", (), {})()                # on_epoch_end reads only model.embedding_
     model.embedding_ = X_toy
     record = {"epoch": 0}
@@ -412,7 +426,9 @@ def grade_exercise_1(FittedFraction):
     s_pos = (X_toy[pos[:, 0]] * X_toy[pos[:, 1]]).sum(axis=1)
     s_neg = (X_toy[neg[:, 0]] * X_toy[neg[:, 1]]).sum(axis=1)
     want_pos, want_neg = np.mean(sig(-s_pos) < 0.05), np.mean(sig(s_neg) < 0.05)
-    assert 0 < want_pos < 1 and 0 < want_neg < 1 and want_pos != want_neg    # the toy case separates the slips
+    # the toy case separates the slips: e^{-s} < 0.05 (s > log 20) differs from sigma(-s) < 0.05 on both sides
+    assert 0 < want_pos < 1 and 0 < want_neg < 1 and want_pos != want_neg
+    assert np.mean(np.exp(-s_pos) < 0.05) != want_pos and np.mean(np.exp(s_neg) < 0.05) != want_neg
     assert "fitted_pos" in record and "fitted_neg" in record, "on_epoch_end must add both keys to the record"
     assert np.isclose(record["fitted_pos"], want_pos), f"fitted_pos {record['fitted_pos']}, expected {want_pos:.3f}"
     assert np.isclose(record["fitted_neg"], want_neg), f"fitted_neg {record['fitted_neg']}, expected {want_neg:.3f}"

@@ -177,9 +177,13 @@ plt.show()
 # $$
 #
 # For a graph with window 1 (LINE's first-order proximity), $P(u,v) =
-# A_{uv}/\mathrm{vol}(G)$ and $P(u) = d_u/\mathrm{vol}(G)$, so
+# A_{uv}/\mathrm{vol}(G)$ and $P(u) = d_u/\mathrm{vol}(G)$, with
+# $\mathrm{vol}(G) = \sum_u d_u = 2|E|$ (each edge counted in both
+# directions, so that $P$ sums to 1 over ordered pairs), so
 # $M_{uv} = \log\frac{\mathrm{vol}(G)\,A_{uv}}{d_u d_v} - \log k$: edges
-# between low-degree vertices are the most "surprising".  Non-edges have
+# between low-degree vertices are the most "surprising".  (The paper's
+# Section 2.3 writes $|E|$ where we write $\mathrm{vol}(G)$: its $M$ is ours
+# minus $\log 2$, the same matrix at $2k$ negatives; asserted below.)  Non-edges have
 # $M_{uv} = -\infty$; the standard fix is the **shifted positive PMI**
 # $\max(M_{uv}, 0)$, a sparse matrix.  The explicit recipe is then: take the
 # best rank-$D$ approximation (truncated eigen/singular value decomposition)
@@ -216,6 +220,11 @@ def shifted_ppmi(train_graph, k=4):
 
 
 M = shifted_ppmi(split.train_graph, k=split.negatives_per_positive)
+claim(split.train_graph.degrees.sum() == 2 * split.train_graph.n_edges, "vol(G) = sum of degrees = 2|E|")
+M_paper = shifted_ppmi(split.train_graph, k=2 * split.negatives_per_positive)     # log(|E| A / (d d)) - log k
+M_less = M.copy()
+M_less.data = np.maximum(M_less.data - np.log(2), 0.0)
+claim(abs(M_paper - M_less).max() < 1e-12, "the paper's |E| in place of vol(G): our M minus log 2, clipped at 0")
 def eigenpairs(M):
     """Eigenpairs of the symmetric M, largest magnitude first (its singular values, in order).
 
@@ -287,10 +296,16 @@ assert np.all(exact_scores == 0)
 #
 # the **nuclear norm** (sum of singular values) of $Z$, attained by the
 # balanced split $X = U\Sigma^{1/2}$, $Y = V\Sigma^{1/2}$.  A penalty on the
-# squared norms of the vectors -- exactly the $\lambda_r\sum_v\|x_v\|^2$ of
-# the embedding objective -- is therefore a nuclear-norm penalty on the score
-# matrix, a convex surrogate of rank.  For the squared loss it has a closed
-# form:
+# squared norms of the vectors of *both* tables -- the
+# $\lambda_r\sum_v\|x_v\|^2$ of the embedding objective, summed over
+# $x$ and $y$ -- is therefore a nuclear-norm penalty on the score matrix, a
+# convex surrogate of rank.  With one table, as `LogisticEmbedding` trains
+# on an undirected graph, $Y = X$ forces $Z = XX^\top \succeq 0$: there
+# $\sum_v\|x_v\|^2 = \operatorname{tr} Z = \|Z\|_*$ still, but only
+# positive semidefinite $Z$ can be reached, and the SPPMI above has
+# negative eigenvalues (counted in its print-out; asserted below) that one
+# table cannot reproduce.  For the squared loss and two tables the penalty
+# has a closed form:
 #
 # $$
 # \min_{X,Y}\ \tfrac12\|M - XY^\top\|_F^2 + \tfrac{\tau}{2}\left(\|X\|_F^2 + \|Y\|_F^2\right)
@@ -306,6 +321,10 @@ assert np.all(exact_scores == 0)
 # value); the rank that survives the threshold is an output, not a choice.
 
 # %%
+X5, Y5 = factor(lam, Q, dim=5)
+claim(np.isclose(np.linalg.svd(X5 @ Y5.T, compute_uv=False).sum(), 0.5 * ((X5 ** 2).sum() + (Y5 ** 2).sum())),
+      "the balanced split attains the nuclear norm: ||XY^T||_* = (||X||^2 + ||Y||^2) / 2")
+claim(int((lam < 0).sum()) > 0, "the SPPMI has negative eigenvalues, which no X X^T reproduces")
 sigma_max = np.abs(lam[0])
 soft_rows = []
 print(f"{'tau':>7} {'rank kept':>9} {'test AP':>8} {'mean ||x_v||':>13}")
@@ -438,8 +457,10 @@ assert same and half_sq_norm(X2, Y2) > half_sq_norm(X30, Y30)
 # shrinkage fraction in `FRACS` (soft-thresholding) with the best AP on the
 # inner held-out edges.  The check cell refits both on the full training
 # graph (the matrix `M` above) and reports their **test** AP once.  Score the
-# candidates with `metrics.average_precision`: the check cell watches which
-# pairs it is given, and refuses a choice that looked at a test pair.  Which
+# candidates with `metrics.average_precision` (by any import): the check cell
+# watches which pairs and which embedding it is given, and refuses a choice
+# that looked at a test pair or scored an SPPMI that holds the validation
+# edges.  Which
 # family wins, and by how much compared with the noise you would expect from
 # a different seed?
 
@@ -469,40 +490,67 @@ def choose_on_validation(train_graph, seed):
 # smaller than the seed-to-seed spread is not a finding.
 
 # %% tags=["check"]
+def _watching(function, replacements):
+    """Run ``function()`` with ``replacements`` (real object -> stand-in) swapped in wherever the answer can reach
+    them: the attributes of ``lgekit.metrics`` and the notebook's globals bound to them (``metrics.average_precision``,
+    ``from lgekit.metrics import average_precision as ap`` and a local import inside the answer alike)."""
+    places = [vars(metrics), function.__globals__]
+    swapped = [(place, name, value) for place in places for name, value in list(place.items())
+               if any(value is real for real in replacements)]
+    for place, name, value in swapped:
+        place[name] = next(stand_in for real, stand_in in replacements.items() if value is real)
+    try:
+        return function()
+    finally:
+        for place, name, value in swapped:
+            place[name] = value
+
+
 def grade_exercise_2(choose_on_validation, train_graph, test_positives, seed):
     """Exercise 2: a choice in the grids, made by scoring every candidate on edges of the training graph only.
 
     The value cannot tell an honest choice from one made on the test pairs (both are members of the grids),
-    so the method is checked: every call of ``metrics.average_precision`` is watched, there must be one per
-    candidate at least, and every positive it scores must be an edge of ``train_graph`` -- never one of the
-    held-out ``test_positives`` -- held out of it: at most half of its edges (an inner split holds out a
-    fifth; scoring all of them measures the fit, not the generalization).  (Negatives are not checked
-    against the test pairs: an honest inner split may draw a held-out edge as a negative, since it is not
-    an edge of the training graph.)
+    so the method is checked: every call of ``metrics.average_precision`` is watched (by whatever name the
+    answer imports it), there must be one per candidate at least, and every positive it scores must be an
+    edge of ``train_graph`` -- never one of the held-out ``test_positives`` -- held out of it: at most half of
+    its edges (an inner split holds out a fifth; scoring all of them measures the fit, not the
+    generalization).  And the embedding scored must not come from the SPPMI of the whole ``train_graph``
+    (which holds the validation edges): its scores on the validation pairs are compared with those of every
+    candidate factorisation of that SPPMI -- the notebook's ``lam, Q`` reused, or ``shifted_ppmi(train_graph)``
+    factorised afresh, give them exactly.  (Negatives are not checked against the test pairs: an honest inner
+    split may draw a held-out edge as a negative, since it is not an edge of the training graph.)
     """
     scored = []
     real_average_precision = metrics.average_precision
 
     def watched(embedding, positives, negatives, *args, **kwargs):
-        scored.append((np.asarray(positives), np.asarray(negatives)))
+        context = kwargs.get("context", args[0] if args else None)
+        scored.append((np.asarray(embedding), np.asarray(positives), np.asarray(negatives),
+                       None if context is None else np.asarray(context)))
         return real_average_precision(embedding, positives, negatives, *args, **kwargs)
 
-    metrics.average_precision = watched
-    try:
-        choice = choose_on_validation(train_graph, seed=seed)
-    finally:
-        metrics.average_precision = real_average_precision
+    choice = _watching(lambda: choose_on_validation(train_graph, seed=seed), {real_average_precision: watched})
     best_d, best_f = choice
     assert best_d in DIMS and best_f in FRACS, f"the choice {choice} must be a D of DIMS and a fraction of FRACS"
     assert len(scored) >= len(DIMS) + len(FRACS), (
         f"{len(scored)} candidates scored with metrics.average_precision; every D and every fraction must be")
     held_out = {tuple(sorted(p)) for p in np.asarray(test_positives).tolist()}
-    for positives, _ in scored:
+    lam_all, Q_all = eigenpairs(shifted_ppmi(train_graph))
+    leaky = [factor(lam_all, Q_all, dim=d) for d in DIMS]
+    leaky += [factor(lam_all, Q_all, shrink=f * abs(lam_all[0])) for f in FRACS]
+    for embedding, positives, _, context in scored:
         touched = held_out & {tuple(sorted(p)) for p in positives.tolist()}
         assert not touched, f"the selection scored {len(touched)} held-out test edges: the leak of notebook 1"
         assert train_graph.has_edges(positives).all(), "the validation positives must be edges of the training graph"
         assert len(positives) <= 0.5 * train_graph.n_edges, (
             f"{len(positives)} of the training graph's {train_graph.n_edges} edges scored: hold some out (an inner split)")
+        Y = embedding if context is None else context
+        scores = np.einsum("ij,ij->i", embedding[positives[:, 0]], Y[positives[:, 1]])
+        for X_l, Y_l in leaky:
+            assert not np.allclose(scores, np.einsum("ij,ij->i", X_l[positives[:, 0]], Y_l[positives[:, 1]]),
+                                   rtol=1e-6, atol=1e-9), (
+                "a candidate was scored with the SPPMI of the whole training graph, which holds the validation "
+                "edges: build the SPPMI of the inner training graph and factor that")
     return choice
 
 

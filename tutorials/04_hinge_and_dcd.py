@@ -448,23 +448,60 @@ def dcd(x_partners, s, U, tol=1e-8, seed=0, max_passes=10_000):
 # dependent, which is why the check compares x, not alpha.
 
 # %% tags=["check"]
+class _Visits(np.ndarray):
+    """An array that logs every single position read from it: the coordinates a coordinate descent visits."""
+
+    def __array_finalize__(self, obj):
+        self.log = getattr(obj, "log", None)
+
+    def __getitem__(self, index):
+        if self.log is not None and isinstance(index, (int, np.integer)):
+            self.log.append(int(index))
+        return np.ndarray.__getitem__(self, index)
+
+
+def _passes(log, n):
+    """The visiting orders of the complete passes in ``log``: a pass ends where a coordinate comes back."""
+    out, current = [], []
+    for j in (j for k, j in enumerate(log) if k == 0 or j != log[k - 1]):       # repeated reads of one step
+        if j in current:
+            out.append(tuple(current))
+            current = []
+        current.append(j)
+    out.append(tuple(current))
+    return [p for p in out if len(p) == n]
+
+
 def grade_exercise_1(dcd):
     """Exercise 1 on a random 50-partner problem: the solution, the box, the stopping rule and the random order.
 
     The value alone cannot show the method: a fixed number of passes, or a cyclic order that ignores the
     seed, reach the same x.  So a loose tolerance must stop sooner than a tight one (the stopping rule is
-    used), the largest projected gradient at the returned duals must be about the tolerance or below, and
-    two seeds must stop at different points (the order is drawn from the seed).
+    used), the largest projected gradient at the returned duals must be about the tolerance or below, two
+    seeds must stop at different points while one seed, given twice, must give the same x (the order is
+    drawn from the seed, not from a global generator), and the passes must visit the coordinates in
+    different orders (watched on the arrays handed to ``dcd``: a permutation drawn once and reused every
+    pass repeats its order).
     """
     rng = np.random.default_rng(12)
     Xp = rng.normal(size=(50, 10))
     s_toy = np.where(rng.random(50) < 0.3, 1, -1)
     U_toy = np.where(s_toy > 0, 1.0, 0.3) / 0.5
     x_ref = solve_vertex_svm(Xp, s_toy, lam_pos=1.0, lam_neg=0.3, lam_r=0.5, tol=1e-10)[0]
-    x_tight, alpha_tight, passes_tight = dcd(Xp, s_toy, U_toy, tol=1e-9, seed=0)
+    log = []
+    watched = [np.array(a, dtype=float if a is not s_toy else int).view(_Visits) for a in (Xp, s_toy, U_toy)]
+    for a in watched:
+        a.log = log
+    x_tight, alpha_tight, passes_tight = dcd(*watched, tol=1e-9, seed=0)
+    x_tight, alpha_tight = np.asarray(x_tight), np.asarray(alpha_tight)
     assert np.abs(x_tight - x_ref).max() < 1e-6, "at tol = 1e-9 dcd's x must match solve_vertex_svm within 1e-6"
     assert np.all((alpha_tight >= 0) & (alpha_tight <= U_toy)), "every dual must stay in its box [0, U_j]"
     assert np.allclose(x_tight, (alpha_tight * s_toy) @ Xp), "x must equal sum_j alpha_j s_j x_j"
+    orders = _passes(log, len(s_toy))
+    if len(orders) >= 4:        # (an answer that reads its arrays otherwise cannot be watched; it is not refused)
+        assert len(set(orders)) >= 3, (
+            f"{len(orders)} passes visited the coordinates in only {len(set(orders))} orders: draw a new "
+            "permutation at every pass")
     loose = [dcd(Xp, s_toy, U_toy, tol=0.05, seed=seed) for seed in (0, 1)]
     assert all(1 <= r[2] < passes_tight for r in loose), (
         f"passes at tol = 0.05: {[r[2] for r in loose]}, at 1e-9: {passes_tight}: stop when the pass's max |PG| <= tol")
@@ -473,6 +510,9 @@ def grade_exercise_1(dcd):
         pg = np.where(alpha_l <= 0, np.minimum(G, 0), np.where(alpha_l >= U_toy, np.maximum(G, 0), G))
         assert np.abs(pg).max() < 1.0, "at the returned duals the projected gradient is far from the tolerance"
     assert not np.allclose(loose[0][0], loose[1][0]), "seeds 0 and 1 stopped at the same x: permute with the seed"
+    again = dcd(Xp, s_toy, U_toy, tol=0.05, seed=0)
+    assert np.array_equal(again[0], loose[0][0]), (
+        "seed 0 given twice stopped at two different x: draw the order from a generator made from the seed")
 
 
 grade_exercise_1(dcd)
@@ -580,22 +620,41 @@ def norm_bound(Z, signs, lam_pos, lam_neg, lam_r):
 
 # %% tags=["check"]
 def grade_exercise_3(norm_bound):
-    """Exercise 3 on random blocks with both signs, lam_pos != lam_neg and lam_r != 1.
+    """Exercise 3: every valid bound passes; one that some block exceeds, or that is never attained, does not.
 
-    The bound must be the triangle inequality's, (1/lam_r) sum_j lam_{s_j} ||x_j||, and hold for the exact
-    block solutions: a bound without 1/lam_r, with one lambda for every partner, or with a root of squares
-    (which is not a bound) gives another number.
+    The question asks for *an* upper bound, so the triangle inequality's (1/lam_r) sum_j lam_{s_j} ||x_j||
+    and Cauchy-Schwarz's sigma_max(Z) ||U||_2 (or sqrt(sum_j ||x_j||^2) ||U||_2) are all right.  A bound must
+    hold for every block: checked on random blocks (their exact solutions) and on blocks whose duals all
+    sit at their box -- partners on one line, far too short to meet a margin, so x_u = sum_j U_j s_j x_j and
+    ||x_u|| = (1/lam_r) sum_j lam_{s_j} ||x_j|| exactly -- with lam_pos > lam_neg and lam_neg > lam_pos,
+    lam_r below and above 1: that refuses a bound without 1/lam_r, with one lambda for every partner, or a
+    root of squares.  And a bound must be attained on such a block with equal lambdas and equal partner
+    norms (where both inequalities are equalities): that refuses a bound of no use, such as a constant.
     """
     rng = np.random.default_rng(8)
-    for trial in range(3):
+    signs_toy = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1])
+    for trial, (lam_pos, lam_neg, lam_r) in enumerate([(1.0, 0.3, 0.5), (1.0, 0.3, 2.0), (0.3, 1.0, 0.05)]):
         Z_toy = rng.normal(size=(9, 4)) * rng.uniform(0.5, 3.0, size=(9, 1))
-        signs_toy = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1])
-        lam_pos, lam_neg, lam_r = 1.0, 0.3, [0.5, 2.0, 0.05][trial]
-        want = (lam_pos * np.linalg.norm(Z_toy[:3], axis=1).sum() + lam_neg * np.linalg.norm(Z_toy[3:], axis=1).sum()) / lam_r
         got = norm_bound(Z_toy, signs_toy, lam_pos, lam_neg, lam_r)
-        assert np.isclose(got, want), f"norm_bound of a random block: {got}, expected {want}"
         x_exact = solve_vertex_svm(Z_toy, signs_toy, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r, tol=1e-9)[0]
-        assert np.linalg.norm(x_exact) <= got * (1 + 1e-9), "the bound must hold for the block's exact solution"
+        assert np.linalg.norm(x_exact) <= got * (1 + 1e-9), (
+            f"norm_bound {got:.4g} is below ||x_u|| = {np.linalg.norm(x_exact):.4g} of a random block's exact solution")
+        lengths = rng.uniform(0.5, 2.0, size=9)
+        Z_line = 1e-3 * (signs_toy * lengths)[:, None] * np.array([1.0, 0.0, 0.0, 0.0])   # s_j x_j on one ray
+        at_box = np.where(signs_toy > 0, lam_pos, lam_neg) / lam_r                         # U_j: every dual at its box
+        norm_line = float(np.sum(at_box * np.linalg.norm(Z_line, axis=1)))
+        x_line = solve_vertex_svm(Z_line, signs_toy, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r, tol=1e-12)[0]
+        assert np.isclose(np.linalg.norm(x_line), norm_line, rtol=1e-6)    # the toy block is what it says
+        got_line = norm_bound(Z_line, signs_toy, lam_pos, lam_neg, lam_r)
+        assert got_line >= norm_line * (1 - 1e-9), (
+            f"lam_pos={lam_pos}, lam_neg={lam_neg}, lam_r={lam_r}: norm_bound {got_line:.4g} is below ||x_u|| = "
+            f"{norm_line:.4g} of a block whose duals all sit at their box: not a bound")
+    Z_equal = 1e-3 * signs_toy[:, None] * np.array([1.0, 0.0, 0.0, 0.0])
+    attained = float(np.sum(np.linalg.norm(Z_equal, axis=1))) * 0.7 / 0.4
+    got_equal = norm_bound(Z_equal, signs_toy, 0.7, 0.7, 0.4)
+    assert got_equal <= attained * (1 + 1e-6), (
+        f"on a block where ||x_u|| = {attained:.4g} the bound gives {got_equal:.4g}: a bound from the box and the "
+        "partners' vectors is attained there (the triangle inequality and Cauchy-Schwarz are equalities)")
 
 
 grade_exercise_3(norm_bound)

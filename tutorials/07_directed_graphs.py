@@ -187,7 +187,7 @@ claim(dir_directed - dir_free > 0.03, "and the tie tells direction better too")
 # The default **ties** the tables.  Write node $u$'s two vectors as
 # $x_u = z_u + w_u$, $y_u = z_u - w_u$: the score splits into a symmetric
 # part and an antisymmetric part $w_u\cdot z_v - z_u\cdot w_v$, which is
-# all that tells $u	o v$ from $v	o u$.  Only the one-way arcs inform $w$,
+# all that tells $u \to v$ from $v \to u$.  Only the one-way arcs inform $w$,
 # yet $\lambda_r$ regularises it like $z$.  The tie adds
 #
 # $$\lambda_{\rm tie}\sum_u\|x_u - y_u\|^2 = 4\lambda_{\rm tie}\sum_u\|w_u\|^2,

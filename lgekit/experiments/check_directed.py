@@ -28,8 +28,14 @@ from ..graph import Graph
 from ..metrics import average_precision, direction_average_precision
 from ..theory import PairPattern, khintchine_bound, oriented_training_pairs, theorem1_pairs, theorem1_pattern
 from ..theory.bounds import LN2
+from ..theory.reassembly import (
+    agreement_tolerance,
+    second_path_seed,
+    theorem1_norm_by_hand,
+    theorem1_terms_by_hand,
+)
 from .theorem1 import fit_across_lam_r, penalty_claims
-from .verdict import TheoryReport, Verdict
+from .verdict import TheoryReport, Verdict, agreement_verdict
 
 __all__ = ["verify_directed", "directed_claims", "users_groups_graph", "synthetic_directed_graph"]
 
@@ -41,6 +47,67 @@ SOLVER_TOL = 1e-6
 #: relative tolerance of ``footnote-1-dilation``: far above two estimates' solver error (2e-6) and float32 Lanczos
 #: vectors, far below the 2 % a misconverged estimate or a wrongly mapped matrix gives
 DILATION_TOLERANCE = 1e-4
+#: sign draws of the second path's E||A_sigma|| (:mod:`lgekit.theory.reassembly`, a dense eigensolver)
+HAND_DRAWS = 8
+#: relative tolerance of a number both paths compute without Monte Carlo error (float sums in another order)
+EXACT = 1e-9
+
+
+def _exact(x):
+    return EXACT * max(1.0, abs(float(x)))
+
+
+def directed_comparisons(spectral_rows, rows, hand):
+    r"""Every number the verdicts of :func:`directed_claims` rest on, paired with its second path.
+
+    Parameters
+    ----------
+    spectral_rows, rows : list of dict
+        As in :func:`directed_claims`, the spectral rows with ``"draws"`` (the check's Lanczos draws) and the
+        rows with ``"m + m'"``.
+    hand : dict
+        ``"spectral"``: graph -> ``"value"``, ``"draws"`` (:func:`~lgekit.theory.reassembly.theorem1_norm_by_hand`,
+        the oriented :math:`|U| 	imes |V|` matrix); ``"rows"``: (graph, lam_r) -> the terms of
+        :func:`~lgekit.theory.reassembly.theorem1_terms_by_hand` with both tables.
+
+    Returns
+    -------
+    list of (term, where, check's number, second path's number, tolerance)
+        The norm's tolerance is :func:`~lgekit.theory.reassembly.agreement_tolerance` (the two paths' pooled
+        spread, Student's t at a false alarm of 1e-3, plus the Lanczos draws' :data:`SOLVER_TOL`); the
+        complexity terms carry it through their derivative; every other number agrees to 1e-9 relative.
+    """
+    nan = float("nan")
+    out, norm_tol, norm_hand = [], {}, {}
+    for r in spectral_rows:
+        h = hand.get("spectral", {}).get(r["graph"])
+        if h is None:
+            out.append(("E||A_sigma||", r["graph"], r["E||A||"], nan, 0.0))
+            continue
+        draws = r.get("draws", ())
+        norm_tol[r["graph"]] = tol = agreement_tolerance(h["draws"], max(len(draws), 1), h["value"], SOLVER_TOL,
+                                                         first_draws=draws)
+        norm_hand[r["graph"]] = h["value"]
+        out.append(("E||A_sigma||", r["graph"], r["E||A||"], h["value"], tol))
+    for r in rows:
+        if r.get("diverged"):
+            continue
+        where = f"{r['graph']}, lam_r={r['lam_r']:g}"
+        h = hand.get("rows", {}).get((r["graph"], r["lam_r"]))
+        if h is None or r["graph"] not in norm_tol:
+            out.append(("bound", where, r["bound"], nan, 0.0))
+            continue
+        for term in ("m + m'", "C_U", "C_V", "train loss", "test loss", "gap", "trivial loss", "confidence"):
+            out.append((term, where, r[term], h[term], _exact(h[term])))
+        m, tol = h["m + m'"], norm_tol[r["graph"]]
+        two = 2.0 * math.sqrt(h["C_U"] * h["C_V"]) / m
+        one = (h["C_U"] + h["C_V"]) / m
+        for term, first, second, slope in (("complexity", r["complexity"], h["complexity"], two),
+                                           ("bound", r["bound"], h["bound"], two),
+                                           ("one-budget complexity", r["one-budget complexity"],
+                                            norm_hand[r["graph"]] * one, one)):
+            out.append((term, where, first, second, slope * tol + _exact(second)))
+    return out
 
 
 def synthetic_directed_graph(n_nodes=1000, mean_degree=20, forward=0.85, seed=None):
@@ -118,7 +185,7 @@ def _load_graphs(quick, seed, data_home):
     return directed, users_groups_graph(labelled), notes
 
 
-def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE):
+def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE, hand=None):
     r"""The verdicts of :func:`verify_directed` from its measurements (no computation of its own).
 
     Parameters
@@ -132,6 +199,8 @@ def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE):
         ``"gap"``, ``"trivial loss"``, ``"B"``.
     dilation_tolerance : float
         Of ``footnote-1-dilation``.
+    hand : dict, optional
+        The second path (:func:`directed_comparisons`); without it ``assembled-twice-agrees`` FAILs.
 
     Returns
     -------
@@ -176,6 +245,7 @@ def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE):
         + (f"{len(ok)} fits: held-out loss <= bound everywhere" if not violated else f"VIOLATED at {violated}")
         + f"; {len(informative)} rows with a bound below B (the others hold for any implementation)"
         if ok else "every fit diverged"))
+    claims.append(agreement_verdict("assembled-twice-agrees", directed_comparisons(spectral_rows, rows, hand or {})))
     for name in names:
         sub = [r for r in ok if r["graph"] == name]
         claims.extend(penalty_claims(sub, suffix=f"[{name}]").values())
@@ -240,6 +310,16 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
           the only ones where a violation could show (INCONCLUSIVE, not
           tested, when there is none).  Rejects a complexity term computed
           too small (e.g. :math:`C_U + C_V` halved, a zero spectral norm).
+        * ``assembled-twice-agrees``: every graph's :math:`\mathbb E\|A_\sigma\|_2`
+          and, per fit, m + m', :math:`C_U` (the ``embedding_`` table),
+          :math:`C_V` (the ``context_embedding_`` table), the clipped losses,
+          the gap, the trivial loss, the confidence term, the complexity, the
+          bound and the one-budget complexity equal their second path
+          (:func:`directed_comparisons`: :mod:`lgekit.theory.reassembly` reads
+          the split's arrays and the two tables, draws its own signs and solves
+          densely), the norm within the Monte Carlo tolerance, the rest to 1e-9
+          relative.  Rejects :math:`C_U = C_V = \|X\|^2` (the context table
+          never read) and the directed scale 1 -> 2.
         * per graph, ``vacuous-without-regularization`` (the bound at
           :math:`\lambda_r = 0` is at or above the zero embedding's loss),
           ``complexity-falls-with-lam_r`` (strictly along the grid) and
@@ -270,6 +350,7 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
     trivial = float(min(LN2, B))
     t_start = time.perf_counter()
     spectral_rows, rows = [], []
+    hand = {"spectral": {}, "rows": {}}
     for graph in (directed, bipartite):
         split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
         m = int(len(split.train_positives) + len(split.train_negatives))
@@ -293,8 +374,12 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
             "E||A||": mean, "s.e.": float(values.std(ddof=1) / math.sqrt(n_draws)) if n_draws > 1 else 0.0,
             "min draw": float(values.min()), "sqrt(D_max)": math.sqrt(pattern.max_degree),
             "Khintchine": khintchine_bound(pattern.max_degree, pattern.shape),
-            "E||dilation||": float(dilated.mean()),
+            "E||dilation||": float(dilated.mean()), "draws": values,
         })
+        # the second path: its own layout of the split's arrays, signs and dense eigensolver, from its own seed
+        n_left = graph.table_sides().target_offset if graph.kind == "bipartite" else None
+        value, draws = theorem1_norm_by_hand(split, "oriented", HAND_DRAWS, second_path_seed(rng), n_left)
+        hand["spectral"][graph.name] = {"value": value, "draws": draws}
         for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
                                     lam_pos=1.0, lam_neg=1.0, lr_offset=lr_offset, seed=seed_int,
                                     n_threads=n_threads, label=graph.name):
@@ -302,9 +387,11 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
                 rows.append({"graph": graph.name, "lam_r": fit.lam_r, "diverged": True})
                 continue
             model, gap, bound = fit.model, fit.gap, fit.bound
+            hand["rows"][(graph.name, fit.lam_r)] = theorem1_terms_by_hand(
+                split, model.embedding_, model.context_embedding_, value, B, delta, n_left)
             one_budget = spectral * (fit.C_U + fit.C_V) / m
             row = {
-                "graph": graph.name, "lam_r": fit.lam_r, "diverged": False, "C_U": fit.C_U, "C_V": fit.C_V,
+                "graph": graph.name, "lam_r": fit.lam_r, "diverged": False, "m + m'": m, "C_U": fit.C_U, "C_V": fit.C_V,
                 "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
                 "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
                 "one-budget complexity": one_budget,
@@ -342,8 +429,14 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
         "E||A|| (C_U + C_V)/(m+m'); 'two/one budget' = 2 sqrt(C_U C_V)/(C_U + C_V) <= 1 is what the separate "
         "budgets of Theorem 1 save.")
     report.notes.append(f"Total time {time.perf_counter() - t_start:.1f} s.")
-    report.claims.extend(directed_claims(spectral_rows, rows))
-    report.data.update(spectral=spectral_rows, rows=rows)
+    report.add_table(
+        f"Second path (lgekit.theory.reassembly): the same numbers from the split's arrays and the two tables alone "
+        f"-- its own pair count, budgets C_U and C_V, {HAND_DRAWS} sign draws and dense eigensolver -- beside the "
+        f"check's", [{"what": f"{c[0]}, {c[1]}", "check": c[2], "second path": c[3], "tolerance": c[4]}
+                     for c in directed_comparisons(spectral_rows, rows, hand)
+                     if c[0] in ("E||A_sigma||", "C_V", "bound")])
+    report.claims.extend(directed_claims(spectral_rows, rows, hand=hand))
+    report.data.update(spectral=spectral_rows, rows=rows, hand=hand)
 
     def plot(fig):
         axes = fig.subplots(1, 2)

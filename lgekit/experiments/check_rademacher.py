@@ -24,7 +24,8 @@ from ..theory import (
     paper_estimate,
     sqrt_max_degree_estimate,
 )
-from .verdict import TheoryReport, Verdict
+from ..theory.reassembly import agreement_tolerance, erdos_renyi_norms_by_hand, second_path_seed
+from .verdict import TheoryReport, Verdict, agreement_verdict
 
 __all__ = ["verify_rademacher", "rademacher_claims", "fit_log_trend", "footnote_trends", "footnote_label"]
 
@@ -110,6 +111,8 @@ EXACT_AGREEMENT = 1.5e-3
 DENSE_CHECK_N = 1000
 #: standard errors between a growth and the value it is told apart from (footnote 5)
 GROWTH_SE = 3.0
+#: fresh patterns of the second path in each cell with n <= DENSE_CHECK_N (its own sampler, signs and eigensolver)
+HAND_PATTERNS = 6
 
 
 def _ratio_range(cells, column):
@@ -191,6 +194,35 @@ def footnote_trends(rows):
     return out
 
 
+def _second_path_claims(rows):
+    """``independent-patterns-differ`` and ``fresh-patterns-agree``."""
+    claims = []
+    several = [r for r in rows if len(r.get("pattern pairs", ())) >= 2]
+    # independent G(n, d/n) patterns have Binomial(n^2, d/n) pairs, a spread of sqrt(n d) >= 30 here: two equal
+    # counts are a chance of at most 1 / sqrt(2 pi n d) < 1 %, all of a cell's equal never
+    same = [(r["n"], r["d"], len(r["pattern pairs"])) for r in several if len(set(r["pattern pairs"])) == 1]
+    claims.append(Verdict.check(
+        "independent-patterns-differ", (not same) if several else None,
+        (f"{len(several)} cells of several patterns: pair counts of the patterns all equal at (n, d, patterns) = "
+         f"{same[:4] or 'none'} (independent patterns differ by about sqrt(n d) pairs)") if several
+        else "not tested: no cell with two or more patterns"))
+    checked = [r for r in rows if r.get("fresh draws") is not None]
+    comparisons = []
+    for r in checked:
+        values = np.asarray(r["values"], dtype=float)
+        independent = r.get("patterns", 1) > 1
+        tol = agreement_tolerance(r["fresh draws"], values.size if independent else 1, r["E||A||"], EXACT_AGREEMENT,
+                                  first_draws=values if independent else None)
+        comparisons.append(("E||A_sigma||", f"n={r['n']}, d={r['d']}", r["E||A||"], float(np.mean(r["fresh draws"])),
+                            tol))
+    if checked:
+        claims.append(agreement_verdict("fresh-patterns-agree", comparisons))
+    else:
+        claims.append(Verdict.check("fresh-patterns-agree", None,
+                                    f"not tested: no cell with n <= {DENSE_CHECK_N} to draw fresh patterns in"))
+    return claims
+
+
 def _measurement_claims(rows):
     """``measurements-match-exact-eigensolver`` and ``spread-matches-standard-error``."""
     claims = []
@@ -253,7 +285,8 @@ def rademacher_claims(rows):
         return [Verdict.check(name, False, "no cells measured") for name in (
             "khintchine-upper-bound", "sqrt-max-degree-lower-bound", "paper-estimate-overestimates",
             "bandeira-van-handel-2sqrt(d)", "bbk-sparse", "measurements-match-exact-eigensolver",
-            "spread-matches-standard-error", "footnote-removable-dense", "footnote-not-removable-sparse")]
+            "spread-matches-standard-error", "independent-patterns-differ", "fresh-patterns-agree",
+            "footnote-removable-dense", "footnote-not-removable-sparse")]
     claims = []
     bad = [r for r in rows if r["E||A||"] > r["Khintchine"]]
     claims.append(Verdict.check("khintchine-upper-bound", not bad,
@@ -285,6 +318,7 @@ def rademacher_claims(rows):
     claims.append(_band_claim("bbk-sparse", [("d<=ln n", by_regime["d<=ln n"])], "BBK", "BBK",
                               f"; measured/sqrt(D_max) in [{low:.3f}, {high:.3f}]"))
     claims.extend(_measurement_claims(rows))
+    claims.extend(_second_path_claims(rows))
     trends = footnote_trends(rows)
     if not trends:
         claims.append(Verdict.check("footnote-removable-dense", None, "not tested: fewer than two n per d"))
@@ -396,6 +430,22 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
           footnote's fit weighs the cells by].  Rejects a constant formula
           (no spread), an s.e. not divided by :math:`\sqrt k`, or one taken
           from the sign draws of one pattern when the patterns vary.
+        * ``independent-patterns-differ``: in every cell of several
+          patterns, their pair counts are not all equal [independent
+          :math:`G(n, d/n)` patterns have Binomial pair counts, a spread of
+          :math:`\sqrt{nd} \ge 30` here].  Rejects one pattern standing in
+          for every "independent" one (its sign draws still differ, so the
+          spread claim above cannot see it).
+        * ``fresh-patterns-agree``: in every cell with :math:`n \le`
+          :data:`DENSE_CHECK_N`, the cell's mean equals the mean over
+          :data:`HAND_PATTERNS` fresh patterns of the second path
+          (:func:`~lgekit.theory.reassembly.erdos_renyi_norms_by_hand`: its
+          own Bernoulli sampler, signs and dense eigensolver) within
+          :func:`~lgekit.theory.reassembly.agreement_tolerance` (the pooled
+          spread of both, Student's t at a false alarm of 1e-3, plus the
+          1.5e-3 of a Lanczos draw).  Unlike the dense cross-check above, which
+          solves the first path's own matrix, it rejects a sampling or sign
+          bug (signs +1 with probability 0.7, a sampler at half the density).
         * ``footnote-removable-dense`` / ``footnote-not-removable-sparse``
           (the paper's footnote 5 suspects that the :math:`(\ln n)^{0.5}`
           factor of its estimate can be removed), from
@@ -464,7 +514,7 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
                     checked = float(est.values[0])
                     exact = dense_spectral_norm(pattern.matrix(pattern.draw_signs(seed_k)))
                 D, m, dbar = pattern.max_degree, pattern.n_pairs, pattern.mean_degree
-                per.append({
+                per.append({"m": m,
                     "E||A||": est.mean, "se": est.std_error, "min ratio": float(np.min(est.values)) / sqrt_max_degree_estimate(D),
                     "draws": np.asarray(est.values, dtype=float),
                     "D": D, "ratio": est.mean / math.sqrt(dbar), "paper": paper_estimate(m, n),
@@ -490,7 +540,11 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
                 "||A||/sqrt(d)": avg("ratio"), "ratio s.e.": ratio_se,
                 "paper sqrt(m ln n/n)": avg("paper"), "2 sqrt(d)": avg("bvh"), "sqrt(D_max)": avg("sqrtD"),
                 "BBK": avg("bbk"), "Khintchine": avg("khin"), "checked draw": checked, "exact draw": exact,
-                "values": values, "seconds": time.perf_counter() - t0,
+                "values": values, "pattern pairs": [p["m"] for p in per],
+                # the second path: fresh patterns from its own sampler, signs and dense eigensolver
+                "fresh draws": (erdos_renyi_norms_by_hand(n, d, HAND_PATTERNS, second_path_seed(rng))
+                                if n <= DENSE_CHECK_N else None),
+                "seconds": time.perf_counter() - t0,
             })
             logger.info("n=%d d=%g: E||A|| = %.4f +- %.4f over %d patterns (%.1fs)", n, d, rows[-1]["E||A||"], se, R,
                         rows[-1]["seconds"])

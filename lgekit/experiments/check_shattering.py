@@ -20,9 +20,13 @@ from ..theory import (
     shattering_embedding,
     shattering_norm_lower_bound,
 )
-from .verdict import TheoryReport, Verdict
+from ..theory.reassembly import shattering_lower_bound_by_hand
+from .verdict import TheoryReport, Verdict, agreement_verdict
 
 __all__ = ["verify_shattering", "shattering_claims"]
+
+#: relative agreement of the lower bound with its second path: ARPACK's (tol 1e-8) top eigenvalue vs a dense one
+LOWER_BOUND_AGREEMENT = 1e-6
 
 
 def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max_flat_change=0.25):
@@ -45,7 +49,12 @@ def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max
         ShatteringError), ``"min margin"``.
     tight_rows : list of dict
         ``"d"``, ``"dim d: violated"``, ``"dim d: dim"`` (the dimension of
-        the embedding asked for in d dimensions), ``"dim d-1 fails"``.
+        the embedding asked for in d dimensions), ``"dim d-1 fails"``, and
+        ``"dim d-1: constraints"``: the equations of the system the
+        construction in d - 1 dimensions stopped at (the ShatteringError's
+        ``n_constraints``; 0 when it refused before placing a vertex).
+        Each random-graph row also carries ``"lower bd by hand"``, the
+        lower bound's second path.
 
     Returns
     -------
@@ -69,14 +78,22 @@ def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max
         f"{len(adversarial)} (graph, labelling, seed) cases on {', '.join(by_graph)} with all +1, all -1, "
         f"alternating and random labels, in dimension <= the degree: failed {len(failed)}"
         + (f", e.g. {[(a['graph'], a['labels'], a['dim'], a['d']) for a in failed[:4]]}" if failed else "")))
-    tight_ok = bool(tight_rows) and all(r["dim d: violated"] == 0 and r["dim d: dim"] <= r["d"]
-                                        and r["dim d-1 fails"] for r in tight_rows)
+    # the construction in d - 1 dimensions must get to the last vertex of K_{d+1}, whose d placed neighbours are more
+    # equations than d - 1 unknowns can meet (a refusal before any vertex is placed proves nothing)
+    refused = [r["d"] for r in tight_rows if r.get("dim d-1: constraints", 0) != r["d"]]
+    tight_ok = bool(tight_rows) and not refused and all(r["dim d: violated"] == 0 and r["dim d: dim"] <= r["d"]
+                                                        and r["dim d-1 fails"] for r in tight_rows)
     claims.append(Verdict.check(
         "tight-case-K_{d+1}", tight_ok,
         f"d = {tight_rows[0]['d']}..{tight_rows[-1]['d']}: violated in d dims "
         f"{sum(r['dim d: violated'] for r in tight_rows)} (largest dimension used / d "
         f"{max(r['dim d: dim'] / r['d'] for r in tight_rows):.2f}); fails in d-1 dims: "
-        f"{all(r['dim d-1 fails'] for r in tight_rows)}" if tight_rows else "no rows"))
+        f"{all(r['dim d-1 fails'] for r in tight_rows)}, at the system of the last vertex (d equations) "
+        + ("every time" if not refused else f"not at d = {refused[:4]} (refused before it got there)")
+        if tight_rows else "no rows"))
+    claims.append(agreement_verdict("lower-bound-computed-twice", [
+        ("norm lower bound", f"n={r['n']}, d={r['d']}", r["lower bd (these labels)"], r.get("lower bd by hand", float("nan")),
+         LOWER_BOUND_AGREEMENT * abs(r.get("lower bd by hand", 0.0))) for r in rows]))
     claims.append(Verdict.check(
         "norm-lower-bound-consistent",
         bool(rows) and all(r["mean ||x||^2"] >= r["lower bd (these labels)"] * (1 - 1e-9) for r in rows),
@@ -135,8 +152,19 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
           and random labels, over several seeds.
         * ``tight-case-K_{d+1}``: :math:`K_{d+1}` with all labels -1 is
           realised in (at most) d dimensions and the construction fails in d - 1 (no
-          d+1 pairwise-obtuse vectors fit in :math:`\mathbb R^{d-1}`); rejects
-          a construction that ignores its ``dim`` or pads.
+          d+1 pairwise-obtuse vectors fit in :math:`\mathbb R^{d-1}`), at the
+          system of the last vertex: its d placed neighbours, d equations in
+          d - 1 unknowns (the ShatteringError's ``n_constraints``); rejects
+          a construction that ignores its ``dim`` or pads, and a guard that
+          refuses dim < d before placing any vertex (a refusal is not a
+          construction that failed).
+        * ``lower-bound-computed-twice``: every graph's
+          :func:`~lgekit.theory.shattering_norm_lower_bound` equals its second
+          path (:func:`~lgekit.theory.reassembly.shattering_lower_bound_by_hand`,
+          a dense eigensolver on the signed adjacency built from the edge list)
+          to 1e-6 relative [ARPACK's tolerance 1e-8]; rejects a bound 0.75 or
+          1.3 times the right one, which the 3x ratio below caught only barely
+          or not at all.
         * ``norm-lower-bound-consistent``: the construction's mean squared
           norm is never below :func:`~lgekit.theory.shattering_norm_lower_bound` (a theorem;
           a FAIL means a bug).  Rejects a lower bound computed too large (or
@@ -186,6 +214,7 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
                 "polished max": pol.max_sq_norm, "lower bd (these labels)": lb,
                 "polished median/lower": pol.median_sq_norm / lb,
                 "lower bd (all -1)": shattering_norm_lower_bound(graph, -1), "seconds": secs,
+                "lower bd by hand": shattering_lower_bound_by_hand(graph.edges(), y, graph.n_nodes),
             })
     adversarial = []
     adv_rows = []
@@ -222,13 +251,13 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
         chk = check_shattering(g, -1, X)
         try:
             shattering_embedding(g, -1, eps=eps, seed=rng, dim=d - 1)
-            fails = False
-        except ShatteringError:
-            fails = True
+            fails, constraints = False, 0
+        except ShatteringError as exc:
+            fails, constraints = True, int(exc.n_constraints)
         tight_rows.append({"d": d, "dim d: violated": chk.n_violated, "dim d: dim": int(X.shape[1]),
                            "dim d: mean ||x||^2": chk.mean_sq_norm,
                            "lower bound": shattering_norm_lower_bound(g, -1) * (1 + eps),
-                           "dim d-1 fails": fails})
+                           "dim d-1 fails": fails, "dim d-1: constraints": constraints})
     report.add_table("Tight case: K_{d+1}, every label -1 (lower bound scaled to margin 1+eps)", tight_rows)
     report.notes.append(
         "Lower bound (shattering_norm_lower_bound): margins > 1 on every edge force mean ||x||^2 > "

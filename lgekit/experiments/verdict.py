@@ -33,7 +33,7 @@ from .aggregate import divergence_summary, group, run_series, spread
 
 __all__ = [
     "PASS", "FAIL", "REPRODUCED", "NOT_REPRODUCED", "INCONCLUSIVE", "STATUSES", "Verdict", "TheoryReport",
-    "Claim", "CLAIMS", "judged", "lost_grid_points", "format_table", "write_report_files",
+    "Claim", "CLAIMS", "judged", "lost_grid_points", "format_table", "write_report_files", "agreement_verdict",
 ]
 
 PASS = "PASS"
@@ -174,6 +174,46 @@ class Claim:
             elif key not in known:
                 raise ValueError(f"unknown threshold {key!r} for {self.name}: it reads {', '.join(self.reads)}")
         return out
+
+
+def agreement_verdict(claim, comparisons):
+    """A theory check's number against its second path: PASS when every pair agrees within its tolerance.
+
+    Parameters
+    ----------
+    claim : str
+        The claim's name (``"assembled-twice-agrees"``).
+    comparisons : list of (term, where, first, second, tolerance)
+        ``first`` the check's number, ``second`` the same number computed a second time
+        (:mod:`lgekit.theory.reassembly`), ``tolerance`` how far apart chance and rounding may put them.
+        A difference in either direction beyond it, or a non-finite number where the other is finite,
+        disagrees.
+
+    Returns
+    -------
+    Verdict
+        FAIL naming each term that disagrees (where, both numbers, the tolerance), or when there is no
+        comparison at all; else PASS with the largest difference relative to its tolerance.
+    """
+    if not comparisons:
+        return Verdict.check(claim, False, "no second path: nothing was computed twice")
+    off, worst = [], (0.0, None)
+    for term, where, first, second, tol in comparisons:
+        a, b = float(first), float(second)
+        if math.isfinite(a) and math.isfinite(b):
+            ratio = abs(a - b) / tol if tol > 0 else (0.0 if a == b else math.inf)
+        else:
+            ratio = 0.0 if a == b else math.inf
+        if ratio > 1:
+            off.append(f"{term} at {where}: {a:.6g} vs {b:.6g} (tolerance {tol:.3g})")
+        if ratio >= worst[0]:
+            worst = (ratio, f"{term} at {where}")
+    terms = sorted({c[0] for c in comparisons})
+    return Verdict.check(
+        claim, not off,
+        f"{len(comparisons)} numbers computed twice ({', '.join(terms)}): "
+        + (f"{len(off)} disagree: " + "; ".join(off[:6]) if off else
+           f"all within tolerance, the closest call {worst[1]} at {worst[0]:.2f} of its tolerance"))
 
 
 def judged(claim, spec):

@@ -17,6 +17,9 @@
   the norm needed; the adversarial regular graphs that test a construction.
 * :mod:`lgekit.theory.capacity` -- fitting signed pairs (random edge labels)
   with and without a norm penalty.
+* :mod:`lgekit.theory.reassembly` -- the same numbers a second time, from the
+  paper's statements alone and with no helper of the modules above: what the
+  checks' ``assembled-twice-agrees`` claims compare against.
 
 Pure mathematics: nothing here trains an estimator, plots or judges.  The
 checks that do -- tables, PASS/FAIL verdicts and figures, run by
@@ -26,6 +29,7 @@ checks that do -- tables, PASS/FAIL verdicts and figures, run by
 from .rademacher import (
     PairPattern,
     SpectralNormEstimate,
+    bandeira_van_handel_bound,
     bandeira_van_handel_estimate,
     bbk_estimate,
     dense_spectral_norm,
@@ -77,6 +81,7 @@ from .capacity import (
 __all__ = [
     "PairPattern",
     "SpectralNormEstimate",
+    "bandeira_van_handel_bound",
     "bandeira_van_handel_estimate",
     "bbk_estimate",
     "erdos_renyi_pairs",

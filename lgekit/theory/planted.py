@@ -240,7 +240,9 @@ def planted_bound_rows(distribution, sample_sizes, lam_rs, dim=8, B=1.0, delta=0
         ``E||A_sym||/2``, ``s*`` (:func:`~lgekit.theory.nonvacuous_norm_threshold`),
         ``train loss``, ``expected loss`` (exact, under
         :math:`\mathcal P`), ``gap``, ``complexity``, ``confidence``,
-        ``bound``, ``trivial loss``, ``B``, ``vacuous``, ``holds``.
+        ``bound``, ``trivial loss``, ``B``, ``vacuous``, ``holds``; and what a second path needs to
+        recompute them: ``n_draws``, ``embedding`` (the fitted X) and ``sample`` (the distinct unordered
+        pairs, their labels and how often each (pair, label) was drawn).
     """
     if not isinstance(distribution, PlantedPairDistribution):
         raise TypeError(f"distribution must be a PlantedPairDistribution, got {type(distribution).__name__}")
@@ -276,7 +278,8 @@ def planted_bound_rows(distribution, sample_sizes, lam_rs, dim=8, B=1.0, delta=0
                 "s.e.": norm_se / 2.0, "s*": s_star, "train loss": train, "expected loss": expected,
                 "gap": expected - train, "complexity": bound.complexity, "confidence": bound.confidence,
                 "bound": bound.rhs, "trivial loss": trivial, "B": B, "vacuous": bound.is_vacuous(trivial),
-                "holds": expected <= bound.rhs,
+                "holds": expected <= bound.rhs, "n_draws": n_draws, "embedding": X,
+                "sample": (upairs, ulab, cnt),
             })
             logger.info("planted M=%d lam_r=%g: s=%.3f train %.4f expected %.4f bound %.4f", M, lam,
                         C / n, train, expected, bound.rhs)

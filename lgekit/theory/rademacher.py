@@ -58,6 +58,7 @@ __all__ = [
     "sqrt_max_degree_estimate",
     "bbk_estimate",
     "khintchine_bound",
+    "bandeira_van_handel_bound",
 ]
 
 logger = logging.getLogger(__name__)
@@ -1027,3 +1028,51 @@ def khintchine_bound(max_degree, shape):
     D = np.asarray(_check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column"))
     out = np.sqrt(2.0 * D * math.log(int(n1) + int(n2)))
     return float(out) if out.ndim == 0 else out
+
+
+def bandeira_van_handel_bound(max_degree, shape, symmetric=False):
+    r"""Bandeira--van Handel's upper bound on :math:`\mathbb E_\sigma\|A_\sigma\|_2` at a pattern's own degrees.
+
+    Bandeira & van Handel (2016, Ann. Probab. 44(4), Theorem 1.1): for an :math:`N \times N` symmetric
+    matrix :math:`X_{ij} = b_{ij} g_{ij}` with independent standard Gaussians :math:`g_{ij}` (:math:`i \ge j`),
+    for every :math:`0 < \epsilon \le 1/2`
+
+    .. math::
+
+        \mathbb E\|X\| \le (1+\epsilon)\Bigl(2\sigma + \frac{6}{\sqrt{\ln(1+\epsilon)}}\,
+        \sigma_*\sqrt{\ln N}\Bigr),
+        \qquad \sigma = \max_i\sqrt{\textstyle\sum_j b_{ij}^2},\ \sigma_* = \max_{ij} b_{ij}.
+
+    A sign matrix on a pattern of distinct pairs has :math:`b_{ij} \in \{0, 1\}`: :math:`\sigma =
+    \sqrt{D_{\max}}`, :math:`\sigma_* = 1`.  Rademacher signs in place of Gaussians cost at most
+    :math:`\sqrt{\pi/2}` (the contraction principle, Ledoux & Talagrand 1991, (4.8)), and a rectangular
+    :math:`n_1 \times n_2` matrix has the norm of its symmetric dilation (:math:`N = n_1 + n_2`).  The
+    minimum over a grid of :math:`\epsilon` is returned.  With :math:`\sqrt{D_{\max}}` below (a row of
+    :math:`D_{\max}` signs), this is the band the theory puts around the norm at the pattern's own degrees.
+
+    Parameters
+    ----------
+    max_degree : float
+        :math:`D_{\max} \ge 0`, the largest number of pairs in a row or column.
+    shape : (int, int)
+        The matrix's shape.
+    symmetric : bool, default False
+        The matrix is symmetric (:math:`N = n`, e.g. :math:`A + A^\top`); else it is bounded through its
+        dilation (:math:`N = n_1 + n_2`).
+
+    Returns
+    -------
+    float
+    """
+    if (not isinstance(shape, (tuple, list)) or len(shape) != 2
+            or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_)) and s >= 1
+                       for s in shape)):
+        raise ValueError(f"shape must be a pair of positive ints (n_rows, n_cols) of the matrix, got {shape!r}")
+    D = _check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column")
+    if symmetric and shape[0] != shape[1]:
+        raise ValueError(f"a symmetric matrix is square, got shape {shape!r}")
+    N = int(shape[0]) if symmetric else int(shape[0]) + int(shape[1])
+    eps = np.linspace(0.01, 0.5, 50)
+    log_n = math.log(max(N, 2))
+    gaussian = (1 + eps) * (2 * math.sqrt(D) + 6 / np.sqrt(np.log1p(eps)) * math.sqrt(log_n))
+    return float(math.sqrt(math.pi / 2) * gaussian.min())
