@@ -24,7 +24,8 @@ class DivergenceError(FloatingPointError):
         ``history_`` too, so a parameter sweep can mark the run as diverged
         instead of crashing.
     reason : str or None
-        Which check fired (see :class:`BaseEmbedding`, "Divergence").
+        Which check fired (the :ref:`User Guide <guide-estimators-divergence>`
+        says what each means).
     parameter : str or None
         The parameter the advice names (``"lr"``, ``"lam_r"``,
         ``"init_scale"``), when the cause is clear.
@@ -48,8 +49,8 @@ def divergence_reason(record, history, *, max_mean_norm, objective_factor, refer
     ``objective_factor`` times ``reference``; a mean norm that grew by at
     least ``norm_growth`` in each of the last ``growth_epochs`` epochs while
     the objective rose in each, or, without objectives in the records, by
-    ``norm_growth_alone``.  See :class:`~lgekit.models.BaseEmbedding`,
-    "Divergence".
+    ``norm_growth_alone``.  See "When a fit diverges" in the
+    :ref:`User Guide <guide-estimators-divergence>`.
     """
     keys = ("objective", "loss_pos", "loss_neg", "reg", "mean_norm")
     bad = [k for k in keys if record.get(k) is not None and not np.isfinite(record[k])]

@@ -216,9 +216,9 @@ class HingeEmbedding(BaseEmbedding):
     True
     """
 
-    # DCD's early epochs may raise the objective by orders of magnitude and recover (email-eu-core, D = 100,
-    # lam_r = 0.1: x80,000 with norms x10, x5, x2 in three epochs, back below the start by epoch 9), so only
-    # non-finite values and a mean norm above divergence_max_mean_norm count as divergence
+    # DCD's early epochs may raise the objective by orders of magnitude and recover (measured in
+    # benchmarks/README.md, "DCD's first epochs without the safeguard"), so only non-finite values and a mean
+    # norm above divergence_max_mean_norm count as divergence
     divergence_objective_factor = None
     divergence_norm_growth = None
     divergence_norm_growth_alone = None
