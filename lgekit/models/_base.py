@@ -20,7 +20,8 @@ from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
 from ..evaluation import check_validation_split, validation_split
-from ._divergence import DivergenceError, divergence_reason
+from ._divergence import (GROWTH_EPOCHS, MAX_MEAN_NORM, NORM_GROWTH, NORM_GROWTH_ALONE, OBJECTIVE_FACTOR,
+                          DivergenceError, divergence_reason)
 from ._early_stopping import ValidationMonitor
 from ._interrupt import DeferredInterrupt
 from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
@@ -100,12 +101,13 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
     """
 
     negatives_per_positive = 4
-    # the divergence thresholds (the class docstring's "Divergence" says what each means)
-    divergence_max_mean_norm = 1e8
-    divergence_objective_factor = 10.0
-    divergence_norm_growth = 1.5
-    divergence_norm_growth_alone = 2.0
-    divergence_growth_epochs = 3
+    # the divergence thresholds, defined in _divergence.py (the user guide's "When a fit diverges" says what
+    # each means); a subclass or a user may change them, None disables a check
+    divergence_max_mean_norm = MAX_MEAN_NORM
+    divergence_objective_factor = OBJECTIVE_FACTOR
+    divergence_norm_growth = NORM_GROWTH
+    divergence_norm_growth_alone = NORM_GROWTH_ALONE
+    divergence_growth_epochs = GROWTH_EPOCHS
     #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
     #: from the start)
     _saturated_initial_score = 10.0

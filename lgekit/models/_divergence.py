@@ -8,7 +8,21 @@ import math
 
 import numpy as np
 
-__all__ = ["DivergenceError", "divergence_reason"]
+__all__ = ["DivergenceError", "divergence_reason", "MAX_MEAN_NORM", "OBJECTIVE_FACTOR", "NORM_GROWTH",
+           "NORM_GROWTH_ALONE", "GROWTH_EPOCHS"]
+
+# The default thresholds of the checks, written once: the estimators' ``divergence_*`` class attributes take
+# them, and the user guide prints them from there ("When a fit diverges").
+#: a mean row norm above this is divergence (``divergence_max_mean_norm``)
+MAX_MEAN_NORM = 1e8
+#: an objective above this many times its reference is divergence (``divergence_objective_factor``)
+OBJECTIVE_FACTOR = 10.0
+#: a mean norm growing at least this much per epoch while the objective rises (``divergence_norm_growth``)
+NORM_GROWTH = 1.5
+#: ... or this much per epoch, without objectives in the records (``divergence_norm_growth_alone``)
+NORM_GROWTH_ALONE = 2.0
+#: for this many epochs in a row (``divergence_growth_epochs``)
+GROWTH_EPOCHS = 3
 
 
 class DivergenceError(FloatingPointError):

@@ -185,9 +185,10 @@ class HingeEmbedding(BaseEmbedding):
     ------
     lgekit.models.DivergenceError
         From ``fit`` when a value becomes non-finite or the mean norm passes
-        ``divergence_max_mean_norm`` (1e8); the objective and norm-growth
-        checks of the estimator base are off (DCD's early epochs may rise
-        and recover).  The message names ``lam_r``.
+        ``divergence_max_mean_norm`` (its value: the
+        :ref:`User Guide <guide-hinge-divergence>`); the objective and
+        norm-growth checks of the estimator base are off (DCD's early epochs
+        may rise and recover).  The message names ``lam_r``.
 
     See Also
     --------

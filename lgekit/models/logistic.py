@@ -205,14 +205,16 @@ class LogisticEmbedding(BaseEmbedding):
     ------
     lgekit.models.DivergenceError
         From ``fit`` when a score becomes non-finite, the mean norm passes
-        ``divergence_max_mean_norm`` (1e8), the objective ends an epoch above
-        ``divergence_objective_factor`` (10) times the larger of its starting
+        ``divergence_max_mean_norm``, the objective ends an epoch above
+        ``divergence_objective_factor`` times the larger of its starting
         value and of the all-zero embedding's, or the mean norm grows by
-        ``divergence_norm_growth`` (1.5x) per epoch for
-        ``divergence_growth_epochs`` (3) epochs while the objective rises
-        (2x per epoch without ``diagnostics``).  The thresholds are class
-        attributes; the message names ``lam_r`` when its regulariser step
-        overshoots (:math:`\gamma_t \cdot 2\lambda_r / c > 2` for a vector in
+        ``divergence_norm_growth`` per epoch for
+        ``divergence_growth_epochs`` epochs while the objective rises
+        (``divergence_norm_growth_alone`` without ``diagnostics``).  The
+        thresholds are class attributes (their values: the
+        :ref:`User Guide <guide-estimators-divergence>`); the message names
+        ``lam_r`` when its regulariser step overshoots
+        (:math:`\gamma_t \cdot 2\lambda_r / c > 2` for a vector in
         :math:`c` pairs), ``init_scale`` when the initial scores already
         saturate the sigmoids, else ``lr``.
     MemoryError
