@@ -58,9 +58,6 @@ example:
   lgekit evaluate emb/context_embedding.txt email-eu-core --test-fraction 0.2    # the same AP
 """
 
-#: what a word2vec file written by ``model.to_word2vec`` calls the rows of the context table
-CONTEXT_PREFIX = "context:"
-
 #: an embedding as read from a file: the source / only table, its ids (None: rows in graph order), the context
 #: table and its ids (None for one table), and the graph kind the file records (None: the file does not say)
 #: (and the split fit.json records, None when no fit.json describes the file)
@@ -187,8 +184,9 @@ def _check_split(embedding, args):
 
 def _split_context_rows(vectors, ids, path):
     """A two-table word2vec file of ``to_word2vec``: the rows named ``context:ID`` are the context table."""
-    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
+    # lazy: NumPy and the models load when evaluate runs, not at `lgekit --help`
     import numpy as np
+    from ..models._model_file import CONTEXT_PREFIX
 
     names = np.asarray([str(i) for i in ids], dtype=object)
     context = np.asarray([n.startswith(CONTEXT_PREFIX) for n in names.tolist()], dtype=bool)
