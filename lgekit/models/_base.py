@@ -7,7 +7,6 @@ solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and
 import logging
 import math
 import numbers
-import os
 import time
 
 import numpy as np
@@ -24,7 +23,7 @@ from ._divergence import (GROWTH_EPOCHS, MAX_MEAN_NORM, NORM_GROWTH, NORM_GROWTH
                           DivergenceError, divergence_reason)
 from ._early_stopping import ValidationMonitor
 from ._interrupt import DeferredInterrupt
-from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
+from ._machine import MAX_THREADS_PER_CPU, available_cores, available_memory, format_bytes, max_n_threads
 from ._node_vectors import NodeVectors
 from ._training_data import TrainingData, describe_input, match_rows, training_data
 
@@ -163,7 +162,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         limit = max_n_threads()
         if self.n_threads > limit:
             bad("n_threads", self.n_threads,
-                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
+                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {available_cores()} CPUs this process may use; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
         if self.n_threads > 1 and not openmp_enabled():
             warn_outside_lgekit(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "

@@ -94,7 +94,7 @@ class HingeEmbedding(BaseEmbedding):
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding (the duals are always float64).
     n_threads : int, default 1
-        OpenMP threads; at most 64 x ``os.cpu_count()``
+        OpenMP threads; at most 64 x the cores this process may use
         (:func:`lgekit.models.max_n_threads`).
     schedule : {"deterministic", "hogwild"}, default "deterministic"
         "deterministic": the vertices are greedily coloured once so that no

@@ -109,8 +109,8 @@ class LogisticEmbedding(BaseEmbedding):
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding and of the update arithmetic.
     n_threads : int, default 1
-        OpenMP threads for the epoch and the diagnostics; at most
-        64 x ``os.cpu_count()`` (:func:`lgekit.models.max_n_threads`).
+        OpenMP threads for the epoch and the diagnostics; at most 64 x the
+        cores this process may use (:func:`lgekit.models.max_n_threads`).
     schedule : {"hogwild", "deterministic", "blocks"}, default "hogwild"
         ``"hogwild"``: the pairs in a uniformly random order, threads
         without locks (not reproducible for ``n_threads > 1``);
