@@ -51,7 +51,8 @@ from sklearn.metrics import roc_auc_score
 
 import lgekit
 from lgekit import datasets
-from lgekit.metrics import average_precision_from_scores, non_reciprocal_arcs
+from lgekit.evaluation import non_reciprocal_arcs
+from lgekit.metrics import average_precision_from_scores
 from lgekit.models import LogisticEmbedding
 from lgekit.models.spectral import spectral_embedding
 

@@ -231,7 +231,8 @@ def read_embedding(path, use_fit_record=True):
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
         # lazy: the models (and the kernels) load only when a model file is read, not at CLI start
-        from ..models import BaseEmbedding, read_checked_npz
+        from ..models import BaseEmbedding
+        from ..models._model_file import read_checked_npz
 
         # checked reader: no pickle, no import, no header that allocates more than the file holds;
         # a truncated or garbage zip is a ValueError naming the file
@@ -261,7 +262,7 @@ def _read_npy(path):
     import numpy as np
 
     # lazy: the models load only when a .npy file is read, not at CLI start
-    from ..models import MALFORMED_FILE_ERRORS, read_npy_header
+    from ..models._model_file import MALFORMED_FILE_ERRORS, read_npy_header
 
     fmt = np.lib.format
     with open_regular_file(path, bytes_per_byte=1, what="a .npy array") as fh:

@@ -268,7 +268,7 @@ class SGDSolver(Solver):
         One table: the training graph's CSR (a pair is refused in either
         orientation).  Two tables: the positives as a CSR over the stacked
         rows, source row -> target rows (in the rows the solver trains, so it
-        holds after :func:`~lgekit.models.match_rows` renumbered them); a
+        holds after :func:`~lgekit.models._training_data.match_rows` renumbered them); a
         directed graph's node is also refused as its own partner
         (``skip_diagonal``: row ``u`` and row ``n_source + u`` are one node)."""
         n, k = data.n_nodes, len(data.negatives) - self._n_reverse
@@ -570,7 +570,7 @@ class SGDSolver(Solver):
                              "is nearly complete)")
 
     def epoch_order(self, epoch, negatives=None, positives=None):
-        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch`` under the current schedule.
+        """The :class:`~lgekit.models._solver.EpochOrder` of epoch ``epoch`` under the current schedule.
 
         Edge order: indices into :attr:`pairs` (the positives, then
         ``negatives``, by default the current ones; pass
