@@ -143,6 +143,12 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ validation
+    def _check_against_graph(self, kind):
+        """Refuse the parameters a graph of kind ``kind`` (``"undirected"``, ``"directed"``, ``"bipartite"``)
+        cannot take, with the parameter's own error: the second half of parameter validation, run by ``fit``
+        as soon as the graph's kind is known and before any table is allocated.  The base has none; a model
+        with such parameters extends it (LogisticEmbedding: the directed extras)."""
+
     def _validate_params(self):
         caller = type(self).__name__
         validate_parameter_constraints(self._parameter_constraints, self.get_params(), caller=caller)
@@ -407,6 +413,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         self._forget("solver_", "_loaded_state", "_reverse_seed", "_validation_seed")
         rng = self._rng = check_random_state(self.random_state)
         train = self._training_data(X, rng, validation)
+        self._check_against_graph("undirected" if train.layout is None else train.layout.kind)
         self._check_memory(train)
         self._kernel_seed = draw_seed(rng)
         # allocated now, drawn after the solver is built: untouched pages cost no memory while the
@@ -420,6 +427,8 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         """A continued fit (``warm_start``, ``partial_fit``): the fitted table(s) go on.  Returns ``X``'s
         training pairs, drawn from the fit's own generator and matched to the fitted rows by node id, or
         None when ``X`` is the data the solver was built on (``same_source``: the solver has its pairs)."""
+        # the fitted kind: new data must be of it (_check_same_kind), and a parameter changed since is checked
+        self._check_against_graph(getattr(self, "graph_kind_", "undirected"))
         train = None
         if not same_source:
             rng = self._rng if hasattr(self, "_rng") else check_random_state(self.random_state)

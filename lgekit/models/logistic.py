@@ -8,6 +8,7 @@ from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
 from ._diagnostic_sample import diagnostics_mode
 from ._sgd_solver import SGDSolver
+from ._two_tables import check_extras
 
 __all__ = ["LogisticEmbedding"]
 
@@ -293,6 +294,11 @@ class LogisticEmbedding(BaseEmbedding):
                 "LogisticEmbedding: schedule='blocks' needs order='edge' (it runs the edge order's "
                 "pair blocks); with order='vertex' use 'deterministic' or 'hogwild', got 'blocks'",
                 parameter="schedule", value=self.schedule, accepted="'deterministic' or 'hogwild' with order='vertex'")
+
+    def _check_against_graph(self, kind):
+        super()._check_against_graph(kind)
+        # node_bias and lam_tie against the graph's kind, the order and dim (the directed extras, _two_tables.py)
+        check_extras(self.node_bias, self.lam_tie, kind, self.order, int(self.dim))
 
     def _memory_needed(self, train):
         parts = super()._memory_needed(train)
