@@ -24,7 +24,7 @@ from ._model_file import read_word2vec, write_word2vec
 from ._sgd_solver import SGDSolver
 from ._solver import Solver
 from ._training_data import TableLayout, TrainingData
-from .cv import EmbeddingCV, HingeEmbeddingCV, LogisticEmbeddingCV
+from .cv import HingeEmbeddingCV, LogisticEmbeddingCV
 from .hinge import HingeEmbedding
 from .logistic import LogisticEmbedding
 from .transductive import NodeEmbedding
@@ -32,7 +32,8 @@ from .transductive import NodeEmbedding
 # What a user calls: the estimators, their error, the solvers a fitted model holds (``solver_``) and what
 # they train on, the machine's limits and the word2vec reader and writer.  The file formats' internals
 # (the model file's checked readers, the epoch's status and order) stay in their private modules
-# (``_model_file.py``, ``_solver.py``); tests/test_public_api.py pins this list.
-__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EmbeddingCV", "HingeEmbedding", "HingeEmbeddingCV",
+# (``_model_file.py``, ``_solver.py``), the *CV estimators' shared mixin (``EmbeddingCV``) in ``cv.py``;
+# tests/test_public_api.py pins this list.
+__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "HingeEmbedding", "HingeEmbeddingCV",
            "LogisticEmbedding", "LogisticEmbeddingCV", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
            "TrainingData", "available_memory", "max_n_threads", "read_word2vec", "write_word2vec"]
