@@ -351,7 +351,7 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 
 
 def _skip_class_constants(app, what, name, obj, skip, options):
-    """Leave out a class's tuning constants (``divergence_max_mean_norm = 1e8``).
+    """Leave out a class's tuning constants (``divergence_max_mean_norm = MAX_MEAN_NORM``).
 
     They carry ``#:`` comments for readers of the source, which autodoc would
     turn into public attributes on the class's page; the class's Notes say

@@ -5,13 +5,16 @@ correction, one that samples the front of the population, one that counts a pair
 ends.
 """
 import math
+import re
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lgekit
+from lgekit._validation import InvalidParameterError
 from lgekit.experiments.figure2 import SPEC as FIG2
 from lgekit.experiments.plan import expand
 from lgekit.models import _diagnostic_sample as ds
@@ -250,3 +253,24 @@ def test_figure2_asks_for_exact_gradient_norms_and_shares_its_cells():
     # Figure 4's other dimensions need no diagnostics for their verdict: sampled
     fig4 = expand(["fig4"], quick=True)
     assert not any(c["record"].get("exact_diagnostics") for c in fig4.cells.values())
+
+
+# ------------------------------------------------------------------------------- one check of the value (issue 45)
+@pytest.mark.parametrize("cls", [lgekit.LogisticEmbedding, lgekit.HingeEmbedding])
+@pytest.mark.parametrize("bad, shown", [("full", "'full'"), ("Exact", "'Exact'"), (2.5, "float: 2.5"),
+                                        (None, "None")])
+def test_a_bad_diagnostics_value_is_refused_by_the_parameter_table(cls, bad, shown):
+    with pytest.raises(InvalidParameterError, match=rf"diagnostics must be 'exact', 'sampled', True or False, "
+                                                    rf"got {re.escape(shown)}$") as info:
+        cls(dim=2, epochs=1, diagnostics=bad).fit(nx.path_graph(5))
+    assert info.value.parameter == "diagnostics"
+
+
+def test_the_table_is_the_only_check_of_diagnostics(monkeypatch):
+    # the wrong version this guards against is a second check beside the table: without the table's entry
+    # nothing else refuses the value, and diagnostics_mode passes a validated string through unchanged
+    table = {k: v for k, v in lgekit.LogisticEmbedding._parameter_constraints.items() if k != "diagnostics"}
+    monkeypatch.setattr(lgekit.LogisticEmbedding, "_parameter_constraints", table)
+    lgekit.LogisticEmbedding(dim=2, epochs=1, diagnostics="full")._validate_params()
+    assert ds.diagnostics_mode("full") == "full"
+    assert not hasattr(ds, "DIAGNOSTICS")     # the accepted values are written in lgekit._parameters only

@@ -6,7 +6,8 @@ import pytest
 import lgekit
 from lgekit.datasets import planted_partition_graph
 from lgekit.evaluation import LeakError
-from lgekit.metrics import EDGE_OPERATORS, _link, edge_classifier_scores, link_prediction_features
+from lgekit.metrics import _link, edge_classifier_scores, link_prediction_features
+from lgekit.metrics._link import EDGE_OPERATORS
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ import pytest
 import lgekit
 from lgekit import reference
 from lgekit._validation import InvalidParameterError
-from lgekit.models import EpochStatus, _dcd, _dcd_diagnostics, _incidence, _schedules, _sgd, _sgd_diagnostics
+from lgekit.models import _dcd, _dcd_diagnostics, _incidence, _schedules, _sgd, _sgd_diagnostics
+from lgekit.models._solver import EpochStatus
 from lgekit.models._dcd_solver import pair_csr
 from lgekit.models._two_tables import BIAS_CONSTANT, TwoTableExtras, check_extras
 

@@ -109,6 +109,38 @@ def test_node_bias_true_is_refused_where_it_cannot_work(graph, params, match):
     assert info.value.parameter == "node_bias"
 
 
+class _NoSolver(lgekit.models.SGDSolver):
+    """A solver that must not be built: the extras are the estimator's to refuse, at parameter validation."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("the solver was built for parameters the graph cannot take")
+
+
+@pytest.mark.parametrize("graph, params, match", [
+    (nx.karate_club_graph(), {"node_bias": True}, "node_bias=True needs two tables"),
+    (nx.gnc_graph(20, seed=0), {"node_bias": True, "order": "vertex"}, "needs order='edge'"),
+    (nx.karate_club_graph(), {"lam_tie": 0.5}, "lam_tie > 0 needs a directed graph"),
+])
+def test_the_extras_are_refused_at_validation_before_any_solver_or_table(graph, params, match, monkeypatch):
+    # the wrong version (issue 45): the solver refusing them itself, once its arrays are built and the model
+    # already holds a new, undrawn table
+    monkeypatch.setattr(LogisticEmbedding, "_solver_class", _NoSolver)
+    model = LogisticEmbedding(dim=4, epochs=1, random_state=0, **params)
+    with pytest.raises(InvalidParameterError, match=match):
+        model.fit(graph)
+    assert not hasattr(model, "embedding_")
+
+
+def test_a_warm_fit_refuses_an_extra_the_fitted_graph_cannot_take(monkeypatch):
+    model = LogisticEmbedding(dim=4, epochs=1, random_state=0).fit(nx.karate_club_graph())
+    before = model.embedding_.copy()
+    monkeypatch.setattr(LogisticEmbedding, "_solver_class", _NoSolver)
+    model.set_params(node_bias=True)
+    with pytest.raises(InvalidParameterError, match="node_bias=True needs two tables"):
+        model.partial_fit(nx.karate_club_graph())
+    np.testing.assert_array_equal(model.embedding_, before)
+
+
 def test_node_bias_must_be_a_boolean_or_none():
     with pytest.raises(InvalidParameterError, match="node_bias"):
         LogisticEmbedding(node_bias="yes").fit(nx.gnc_graph(20, seed=0))

@@ -14,7 +14,8 @@ import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._sampling import sample_pairs
 from lgekit.callbacks import Callback, EarlyStopping, LinkPredictionCallback
-from lgekit.models import DCDSolver, EpochOrder, EpochStatus, SGDSolver, Solver, TrainingData, _incidence, _schedules
+from lgekit.models import DCDSolver, SGDSolver, Solver, TrainingData, _incidence, _schedules
+from lgekit.models._solver import EpochOrder, EpochStatus
 from lgekit.models._sgd_solver import SAMPLE_WINDOW
 
 from splitmix import SplitMix64

@@ -420,7 +420,7 @@ def read_edge_list(path, *, delimiter=None, header=None, id_type=None):
     * **Header.**  The first data line is a header, and skipped, when none
       of its fields is a decimal number, it has as many fields as the second
       data line, and either every field is a usual column name
-      (``lgekit.datasets.HEADER_NAMES``: ``source``, ``target``,
+      (``HEADER_NAMES`` of ``lgekit/datasets/_grammar.py``: ``source``, ``target``,
       ``weight``, ``from``, ``to``, ``u``, ``v``, ...; any case), or the
       second data line's ids
       are integers, or (three columns) the second line's weight is a number.

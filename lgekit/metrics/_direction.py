@@ -56,7 +56,7 @@ def direction_average_precision(embedding, arcs, context=None, graph=None, score
     graph : Graph or any form of :func:`lgekit.datasets.as_graph`, optional
         The full directed graph.  When given, the arcs whose reverse is also
         an arc (or that are self-loops) are dropped first
-        (:func:`non_reciprocal_arcs`): their direction is not a question.
+        (:func:`~lgekit.evaluation.non_reciprocal_arcs`): their direction is not a question.
     score : {"log_odds", "raw"}, default "log_odds"
         Rank each arc's log-odds :math:`s(u, v) - s(v, u)` against its
         negation, or (``"raw"``) the pooled raw scores of arcs against those

@@ -7,7 +7,6 @@ solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and
 import logging
 import math
 import numbers
-import os
 import time
 
 import numpy as np
@@ -20,10 +19,11 @@ from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
 from ..evaluation import check_validation_split, validation_split
-from ._divergence import DivergenceError, divergence_reason
+from ._divergence import (GROWTH_EPOCHS, MAX_MEAN_NORM, NORM_GROWTH, NORM_GROWTH_ALONE, OBJECTIVE_FACTOR,
+                          DivergenceError, divergence_reason)
 from ._early_stopping import ValidationMonitor
 from ._interrupt import DeferredInterrupt
-from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
+from ._machine import MAX_THREADS_PER_CPU, available_cores, available_memory, format_bytes, max_n_threads
 from ._node_vectors import NodeVectors
 from ._training_data import TrainingData, describe_input, match_rows, training_data
 
@@ -100,12 +100,13 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
     """
 
     negatives_per_positive = 4
-    # the divergence thresholds (the class docstring's "Divergence" says what each means)
-    divergence_max_mean_norm = 1e8
-    divergence_objective_factor = 10.0
-    divergence_norm_growth = 1.5
-    divergence_norm_growth_alone = 2.0
-    divergence_growth_epochs = 3
+    # the divergence thresholds, defined in _divergence.py (the user guide's "When a fit diverges" says what
+    # each means); a subclass or a user may change them, None disables a check
+    divergence_max_mean_norm = MAX_MEAN_NORM
+    divergence_objective_factor = OBJECTIVE_FACTOR
+    divergence_norm_growth = NORM_GROWTH
+    divergence_norm_growth_alone = NORM_GROWTH_ALONE
+    divergence_growth_epochs = GROWTH_EPOCHS
     #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
     #: from the start)
     _saturated_initial_score = 10.0
@@ -142,6 +143,12 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ validation
+    def _check_against_graph(self, kind):
+        """Refuse the parameters a graph of kind ``kind`` (``"undirected"``, ``"directed"``, ``"bipartite"``)
+        cannot take, with the parameter's own error: the second half of parameter validation, run by ``fit``
+        as soon as the graph's kind is known and before any table is allocated.  The base has none; a model
+        with such parameters extends it (LogisticEmbedding: the directed extras)."""
+
     def _validate_params(self):
         caller = type(self).__name__
         validate_parameter_constraints(self._parameter_constraints, self.get_params(), caller=caller)
@@ -161,7 +168,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         limit = max_n_threads()
         if self.n_threads > limit:
             bad("n_threads", self.n_threads,
-                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
+                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {available_cores()} CPUs this process may use; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
         if self.n_threads > 1 and not openmp_enabled():
             warn_outside_lgekit(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
@@ -406,6 +413,7 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         self._forget("solver_", "_loaded_state", "_reverse_seed", "_validation_seed")
         rng = self._rng = check_random_state(self.random_state)
         train = self._training_data(X, rng, validation)
+        self._check_against_graph("undirected" if train.layout is None else train.layout.kind)
         self._check_memory(train)
         self._kernel_seed = draw_seed(rng)
         # allocated now, drawn after the solver is built: untouched pages cost no memory while the
@@ -419,6 +427,8 @@ class BaseEmbedding(NodeVectors, BaseEstimator):
         """A continued fit (``warm_start``, ``partial_fit``): the fitted table(s) go on.  Returns ``X``'s
         training pairs, drawn from the fit's own generator and matched to the fitted rows by node id, or
         None when ``X`` is the data the solver was built on (``same_source``: the solver has its pairs)."""
+        # the fitted kind: new data must be of it (_check_same_kind), and a parameter changed since is checked
+        self._check_against_graph(getattr(self, "graph_kind_", "undirected"))
         train = None
         if not same_source:
             rng = self._rng if hasattr(self, "_rng") else check_random_state(self.random_state)

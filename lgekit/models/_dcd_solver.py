@@ -446,7 +446,7 @@ class DCDSolver(Solver):
         return stream_seed(stream_seed(self.seed, 2 * epoch + 1), 1)
 
     def epoch_order(self, epoch):
-        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
+        """The :class:`~lgekit.models._solver.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
         order; with ``schedule="deterministic"``, grouped by colour class (one block, and one round,
         per class, the classes in a random order; within a class the random order is kept)."""
         n = self.n_nodes

@@ -10,8 +10,8 @@ from sklearn.exceptions import NotFittedError
 from ..ids import concat_ids, node_id_query, node_positions
 from ..metrics import average_precision, average_precision_from_scores
 from ..neighbours import top_k_scores
-from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, word2vec_names, write_model_file, \
-    write_word2vec
+from ._model_file import (CONTEXT_PREFIX, ModelFile, model_file_from_arrays, read_checked_npz, word2vec_names,
+                          write_model_file, write_word2vec)
 from ._training_data import TWO_TABLE_KINDS, TableLayout, graph_node_ids
 
 __all__ = ["NodeVectors"]
@@ -435,7 +435,7 @@ class NodeVectors:
             raise ImportError("to_gensim needs gensim, which lgekit does not depend on: pip install gensim") from None
         self._check_fitted()
         two_tables = self._is_two_table()
-        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, "context:")
+        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, CONTEXT_PREFIX)
         table = np.asarray(self._training_table(), dtype=np.float32)
         kv = KeyedVectors(vector_size=table.shape[1], count=0, dtype=np.float32)
         kv.add_vectors(list(names), table)
@@ -574,7 +574,7 @@ class NodeVectors:
         model._loaded_state = dict(mf.solver_state) or None
         return model
 
-    def to_word2vec(self, path, *, binary=False, context_prefix="context:"):
+    def to_word2vec(self, path, *, binary=False, context_prefix=CONTEXT_PREFIX):
         """Write the embedding in word2vec's format (atomically), text or binary.
 
         Text: a header line ``"<n_vectors> <dim>"``, then one line per vector:

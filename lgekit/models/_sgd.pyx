@@ -81,7 +81,7 @@ from lgekit.models._schedules cimport (Schedule, SCHEDULE_HOGWILD, SCHEDULE_DETE
                                        shuffle_buckets, shuffle_offsets_size, group_count, edge_blocks,
                                        vertex_levels)
 
-#: the values of the ``EpochStatus`` an epoch returns, by name (``lgekit.models.EpochStatus`` mirrors them)
+#: the values of the ``EpochStatus`` an epoch returns, by name (``lgekit.models._solver.EpochStatus`` mirrors them)
 EPOCH_STATUS = {"OK": EPOCH_OK, "NONFINITE": EPOCH_NONFINITE, "OUT_OF_MEMORY": EPOCH_OUT_OF_MEMORY}
 
 

@@ -108,8 +108,9 @@ class SGDSolver(Solver):
         None: :math:`r / (1 - r)` for a directed graph, ``r`` the training
         arcs' :meth:`~lgekit.Graph.reciprocity` (capped at
         :data:`~lgekit.models._two_tables.MAX_TIE_RECIPROCITY`), 0 otherwise.
-        Both extras live in :mod:`lgekit.models._two_tables`, which checks
-        them against the graph (:func:`~lgekit.models._two_tables.check_extras`).
+        Both extras live in :mod:`lgekit.models._two_tables`; the estimator
+        checks them against the graph before it builds the solver
+        (:func:`~lgekit.models._two_tables.check_extras`).
 
     The other arguments are the estimator's parameters as it validated them;
     the solver does not check them again.
@@ -174,7 +175,7 @@ class SGDSolver(Solver):
         self._per_row_lam_r = self._n_source is not None and lam_r_context != self._lam_r
         if self._n_source is not None and not 0 < self._n_source < n:
             raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
-        # node biases and the tie (a stacked table's extras), resolved for this graph and checked against it
+        # node biases and the tie (a stacked table's extras), resolved for this graph (the estimator checked them)
         self._extras = TwoTableExtras(node_bias=node_bias, lam_tie=lam_tie, graph=data.train_graph, order=order,
                                       shape=self.embedding.shape, n_source=self._n_source)
         # the last n_reverse negatives are a directed graph's reverse pairs (TrainingData): kept when resampling
@@ -268,7 +269,7 @@ class SGDSolver(Solver):
         One table: the training graph's CSR (a pair is refused in either
         orientation).  Two tables: the positives as a CSR over the stacked
         rows, source row -> target rows (in the rows the solver trains, so it
-        holds after :func:`~lgekit.models.match_rows` renumbered them); a
+        holds after :func:`~lgekit.models._training_data.match_rows` renumbered them); a
         directed graph's node is also refused as its own partner
         (``skip_diagonal``: row ``u`` and row ``n_source + u`` are one node)."""
         n, k = data.n_nodes, len(data.negatives) - self._n_reverse
@@ -570,7 +571,7 @@ class SGDSolver(Solver):
                              "is nearly complete)")
 
     def epoch_order(self, epoch, negatives=None, positives=None):
-        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch`` under the current schedule.
+        """The :class:`~lgekit.models._solver.EpochOrder` of epoch ``epoch`` under the current schedule.
 
         Edge order: indices into :attr:`pairs` (the positives, then
         ``negatives``, by default the current ones; pass

@@ -15,7 +15,8 @@ two-table section, which the tests certify them against:
   \|x'_u - y'_u\|^2` between a directed graph's node's two vectors (their free coordinates), applied by
   its proximal step (:func:`lgekit.reference.tie_step`) at the end of every epoch, before the order.
 
-Which graphs take which extra is checked here (:func:`check_extras`), with the parameters' own errors.
+Which graphs take which extra is said here (:func:`check_extras`, with the parameters' own errors) and checked
+by the estimator when it validates its parameters against the graph, before it builds a solver.
 """
 import numpy as np
 
@@ -90,17 +91,14 @@ class TwoTableExtras:
     n_source : int or None
         Rows of the first table (None: one table, no extras).
 
-    Raises
-    ------
-    InvalidParameterError
-        From :func:`check_extras`.
+    The values are the estimator's, checked against the graph already (:func:`check_extras`, called by
+    ``LogisticEmbedding`` when it validates its parameters); this class does not check them again.
     """
 
     def __init__(self, *, node_bias, lam_tie, graph, order, shape, n_source):
         kind = getattr(graph, "kind", None) if n_source is not None else "undirected"
         n_rows, self.dim = shape
         self.n_source = n_source
-        check_extras(node_bias, lam_tie, kind, order, self.dim)
         # row n_source + u is node u's target vector: the tie and the order pair those rows
         self._directed = kind == "directed" and n_source is not None and 2 * n_source == n_rows
         if node_bias is None:

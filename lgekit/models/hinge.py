@@ -94,7 +94,7 @@ class HingeEmbedding(BaseEmbedding):
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding (the duals are always float64).
     n_threads : int, default 1
-        OpenMP threads; at most 64 x ``os.cpu_count()``
+        OpenMP threads; at most 64 x the cores this process may use
         (:func:`lgekit.models.max_n_threads`).
     schedule : {"deterministic", "hogwild"}, default "deterministic"
         "deterministic": the vertices are greedily coloured once so that no
@@ -185,9 +185,10 @@ class HingeEmbedding(BaseEmbedding):
     ------
     lgekit.models.DivergenceError
         From ``fit`` when a value becomes non-finite or the mean norm passes
-        ``divergence_max_mean_norm`` (1e8); the objective and norm-growth
-        checks of the estimator base are off (DCD's early epochs may rise
-        and recover).  The message names ``lam_r``.
+        ``divergence_max_mean_norm`` (its value: the
+        :ref:`User Guide <guide-hinge-divergence>`); the objective and
+        norm-growth checks of the estimator base are off (DCD's early epochs
+        may rise and recover).  The message names ``lam_r``.
 
     See Also
     --------
@@ -216,9 +217,9 @@ class HingeEmbedding(BaseEmbedding):
     True
     """
 
-    # DCD's early epochs may raise the objective by orders of magnitude and recover (email-eu-core, D = 100,
-    # lam_r = 0.1: x80,000 with norms x10, x5, x2 in three epochs, back below the start by epoch 9), so only
-    # non-finite values and a mean norm above divergence_max_mean_norm count as divergence
+    # DCD's early epochs may raise the objective by orders of magnitude and recover (measured in
+    # benchmarks/README.md, "DCD's first epochs without the safeguard"), so only non-finite values and a mean
+    # norm above divergence_max_mean_norm count as divergence
     divergence_objective_factor = None
     divergence_norm_growth = None
     divergence_norm_growth_alone = None

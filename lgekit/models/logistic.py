@@ -8,6 +8,7 @@ from .._validation import InvalidParameterError
 from ._base import BaseEmbedding
 from ._diagnostic_sample import diagnostics_mode
 from ._sgd_solver import SGDSolver
+from ._two_tables import check_extras
 
 __all__ = ["LogisticEmbedding"]
 
@@ -109,8 +110,8 @@ class LogisticEmbedding(BaseEmbedding):
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding and of the update arithmetic.
     n_threads : int, default 1
-        OpenMP threads for the epoch and the diagnostics; at most
-        64 x ``os.cpu_count()`` (:func:`lgekit.models.max_n_threads`).
+        OpenMP threads for the epoch and the diagnostics; at most 64 x the
+        cores this process may use (:func:`lgekit.models.max_n_threads`).
     schedule : {"hogwild", "deterministic", "blocks"}, default "hogwild"
         ``"hogwild"``: the pairs in a uniformly random order, threads
         without locks (not reproducible for ``n_threads > 1``);
@@ -205,14 +206,16 @@ class LogisticEmbedding(BaseEmbedding):
     ------
     lgekit.models.DivergenceError
         From ``fit`` when a score becomes non-finite, the mean norm passes
-        ``divergence_max_mean_norm`` (1e8), the objective ends an epoch above
-        ``divergence_objective_factor`` (10) times the larger of its starting
+        ``divergence_max_mean_norm``, the objective ends an epoch above
+        ``divergence_objective_factor`` times the larger of its starting
         value and of the all-zero embedding's, or the mean norm grows by
-        ``divergence_norm_growth`` (1.5x) per epoch for
-        ``divergence_growth_epochs`` (3) epochs while the objective rises
-        (2x per epoch without ``diagnostics``).  The thresholds are class
-        attributes; the message names ``lam_r`` when its regulariser step
-        overshoots (:math:`\gamma_t \cdot 2\lambda_r / c > 2` for a vector in
+        ``divergence_norm_growth`` per epoch for
+        ``divergence_growth_epochs`` epochs while the objective rises
+        (``divergence_norm_growth_alone`` without ``diagnostics``).  The
+        thresholds are class attributes (their values: the
+        :ref:`User Guide <guide-estimators-divergence>`); the message names
+        ``lam_r`` when its regulariser step overshoots
+        (:math:`\gamma_t \cdot 2\lambda_r / c > 2` for a vector in
         :math:`c` pairs), ``init_scale`` when the initial scores already
         saturate the sigmoids, else ``lr``.
     MemoryError
@@ -291,6 +294,11 @@ class LogisticEmbedding(BaseEmbedding):
                 "LogisticEmbedding: schedule='blocks' needs order='edge' (it runs the edge order's "
                 "pair blocks); with order='vertex' use 'deterministic' or 'hogwild', got 'blocks'",
                 parameter="schedule", value=self.schedule, accepted="'deterministic' or 'hogwild' with order='vertex'")
+
+    def _check_against_graph(self, kind):
+        super()._check_against_graph(kind)
+        # node_bias and lam_tie against the graph's kind, the order and dim (the directed extras, _two_tables.py)
+        check_extras(self.node_bias, self.lam_tie, kind, self.order, int(self.dim))
 
     def _memory_needed(self, train):
         parts = super()._memory_needed(train)
