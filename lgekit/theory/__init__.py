@@ -2,7 +2,10 @@
 
 * :mod:`lgekit.theory.rademacher` -- the random-sign matrix :math:`A_\\sigma`
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
-  theorem's Erdős–Rényi pair model and the predictions to compare with.
+  theorem's Erdős–Rényi pair model.
+* :mod:`lgekit.theory.predictions` -- what the literature predicts for
+  :math:`E\\|A_\\sigma\\|_2` (the paper's estimate, Bandeira–van Handel's,
+  the sparse regime's) and rigorous upper bounds: formulas, no sampling.
 * :mod:`lgekit.theory.sample` -- Theorem 1's training sample of an
   EdgeSplit laid out as :math:`A_\\sigma`: the conventions of an undirected
   sample, the :math:`|U| \\times |V|` matrix of a directed or bipartite one,
@@ -29,16 +32,18 @@ checks that do -- tables, PASS/FAIL verdicts and figures, run by
 from .rademacher import (
     PairPattern,
     SpectralNormEstimate,
-    bandeira_van_handel_bound,
-    bandeira_van_handel_estimate,
-    bbk_estimate,
     dense_spectral_norm,
     erdos_renyi_pairs,
     expected_spectral_norm,
-    khintchine_bound,
-    paper_estimate,
     rademacher_matrix,
     spectral_norm,
+)
+from .predictions import (
+    bandeira_van_handel_bound,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    khintchine_bound,
+    paper_estimate,
     sqrt_max_degree_estimate,
 )
 from .shattering import (
