@@ -41,6 +41,7 @@ from scipy.linalg import eigh_tridiagonal, eigvalsh
 
 from .._progress import display_for, progress
 from .._random import check_random_state
+from .._validation import DTypes, Interval, Options, validate_params
 from ..graph import Graph
 from ._pairs import csr_from_coo, sign_gram_matvec
 # the predictions moved to their own module; imported here so that ``lgekit.theory.rademacher.paper_estimate``
@@ -80,31 +81,24 @@ class SpectralNormConvergenceWarning(UserWarning):
     """The Lanczos iteration hit ``maxiter`` before reaching ``tol``."""
 
 
-def _check_kind(kind):
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    return kind
+#: the constraints of the arguments below, checked by :func:`lgekit._validation.validate_params` (the estimators'
+#: mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_COUNT = [Interval(numbers.Integral, 1, None, closed="left")]
+_CONSTRAINTS = {
+    "kind": [Options(str, KINDS)],
+    "dtype": [DTypes("float32", "float64")],
+    "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "n_draws": _COUNT,
+    "maxiter": _COUNT,
+    "n_threads": _COUNT,
+    "n": [Interval(numbers.Integral, 2, None, closed="left")],
+    "d": [Interval(numbers.Real, 0, None, closed="neither")],
+}
 
 
-def _check_dtype(dtype):
-    dt = np.dtype(dtype)
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dt}")
-    return dt
-
-
-def _check_positive_int(value, name, minimum=1):
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_tol(tol):
-    if not isinstance(tol, numbers.Real) or not (0 < tol < 1):
-        raise ValueError(f"tol must be a float in (0, 1), got {tol!r}")
-    return float(tol)
+def _table(*names, optional=()):
+    """The constraints of ``names`` (``optional`` ones also accept None) from :data:`_CONSTRAINTS`."""
+    return {name: _CONSTRAINTS[name] + ([None] if name in optional else []) for name in names}
 
 
 def _as_pairs(pairs, name="pairs"):
@@ -158,7 +152,7 @@ class PairPattern:
     """
 
     def __init__(self, pairs, shape=None, kind="bipartite"):
-        kind = _check_kind(kind)
+        validate_params(_table("kind"), {"kind": kind}, "PairPattern")
         pairs = _as_pairs(pairs)
         self._init(pairs[:, 0], pairs[:, 1], shape, kind)
 
@@ -244,7 +238,7 @@ class PairPattern:
     def erdos_renyi(cls, n, d, kind="bipartite", seed=None):
         """The pattern of :func:`erdos_renyi_pairs` without materialising the pair array."""
         rng = check_random_state(seed, "seed")
-        rows, cols = _er_rows_cols(n, d, kind, rng)
+        rows, cols = _er_rows_cols(n, d, kind, rng, "PairPattern.erdos_renyi")
         self = cls.__new__(cls)
         self._init(rows, cols, (n, n), kind)
         return self
@@ -300,7 +294,9 @@ class PairPattern:
     def gram_operator(self, signs, dtype=np.float32, n_threads=1):
         """A function ``x -> A^T A x`` on vectors of length ``n_cols`` (float32 or float64)."""
         signs = self._check_signs(signs)
-        dt = _check_dtype(dtype)
+        validate_params(_table("dtype", "n_threads"), {"dtype": dtype, "n_threads": n_threads},
+                        "PairPattern.gram_operator")
+        dt = np.dtype(dtype)
         row, col = self._row, self._col
         s_row = self._data(row, signs)
         s_col = s_row if col is row else self._data(col, signs)
@@ -329,8 +325,10 @@ class PairPattern:
             ``"converged"``, ``"vector"`` (approximate top right singular
             vector or None), ``"method"`` ("dense" or "lanczos").
         """
-        tol = _check_tol(tol)
-        dt = _check_dtype(dtype)
+        validate_params(_table("tol", "dtype", "maxiter", "n_threads"),
+                        {"tol": tol, "dtype": dtype, "maxiter": maxiter, "n_threads": n_threads},
+                        "PairPattern.spectral_norm")
+        tol, dt = float(tol), np.dtype(dtype)
         if self.n_pairs == 0:
             return 0.0, {"n_matvec": 0, "residual": 0.0, "converged": True, "vector": None, "method": "empty"}
         if min(self.shape) <= _DENSE_LIMIT:
@@ -575,8 +573,9 @@ def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, max
     if not (sp.issparse(mat) or isinstance(mat, np.ndarray)) or mat.ndim != 2:
         raise TypeError(f"matrix_or_pattern must be a 2-D sparse matrix, ndarray or PairPattern, "
                         f"got {type(mat).__name__}")
-    tol = _check_tol(tol)
-    dt = _check_dtype(dtype)
+    validate_params(_table("tol", "dtype", "maxiter", "n_threads"),
+                    {"tol": tol, "dtype": dtype, "maxiter": maxiter, "n_threads": n_threads}, "spectral_norm")
+    tol, dt = float(tol), np.dtype(dtype)
     if min(mat.shape) <= _DENSE_LIMIT or not sp.issparse(mat):
         dense = mat.toarray() if sp.issparse(mat) else np.asarray(mat, dtype=np.float64)
         return float(np.linalg.norm(dense, 2)) if dense.size else 0.0
@@ -721,11 +720,10 @@ def expected_spectral_norm(pairs, n_draws=10, seed=None, *, shape=None, kind=Non
     >>> 2 * 8 ** 0.5 * 0.8 < est.mean < 2 * 8 ** 0.5 * 1.3
     True
     """
-    n_draws = _check_positive_int(n_draws, "n_draws")
-    maxiter = _check_positive_int(maxiter, "maxiter")
-    n_threads = _check_positive_int(n_threads, "n_threads")
-    tol = _check_tol(tol)
-    dt = _check_dtype(dtype)
+    validate_params(_table("n_draws", "maxiter", "n_threads", "tol", "dtype", "kind", optional=("kind",)),
+                    {"n_draws": n_draws, "maxiter": maxiter, "n_threads": n_threads, "tol": tol, "dtype": dtype,
+                     "kind": kind}, "expected_spectral_norm")
+    n_draws, maxiter, n_threads, tol, dt = int(n_draws), int(maxiter), int(n_threads), float(tol), np.dtype(dtype)
     rng = check_random_state(seed, "seed")
     pattern = _as_pattern(pairs, shape, kind)
     values = np.empty(n_draws)
@@ -805,11 +803,9 @@ def _er_keys(n_pos, m, n, kind, rng):
     return keys
 
 
-def _er_rows_cols(n, d, kind, rng):
-    n = _check_positive_int(n, "n", minimum=2)
-    kind = _check_kind(kind)
-    if not isinstance(d, numbers.Real) or not math.isfinite(d) or d <= 0:
-        raise ValueError(f"d must be a positive number (average degree), got {d!r}")
+def _er_rows_cols(n, d, kind, rng, caller):
+    validate_params(_table("n", "d", "kind"), {"n": n, "d": d, "kind": kind}, caller)
+    n = int(n)
     if kind == "bipartite":
         n_pos = n * n
         p = d / n
@@ -875,5 +871,5 @@ def erdos_renyi_pairs(n, d, kind="bipartite", seed=None):
     (2, True)
     """
     rng = check_random_state(seed, "seed")
-    rows, cols = _er_rows_cols(n, d, kind, rng)
+    rows, cols = _er_rows_cols(n, d, kind, rng, "erdos_renyi_pairs")
     return np.column_stack([rows, cols]).astype(np.int64, copy=False)
