@@ -66,7 +66,7 @@ CHECKS = {
     "lgekit/experiments/check_capacity.py": ("capacity",),
 }
 _THEORY_TESTS = ("tests/test_theory_checks.py", "tests/test_theory_wrong_versions.py", "tests/test_reassembly.py",
-                 "tests/test_theory_settings.py", "tests/test_theory_edges.py")
+                 "tests/test_theory_settings.py", "tests/test_theory_edges.py", "tests/test_theory_validation.py")
 #: the fast tests of each module (stage 2)
 TESTS = {
     "lgekit/theory/bounds.py": ("tests/test_bounds.py", "tests/test_directed_theory.py", "tests/test_theory_sample.py"),
