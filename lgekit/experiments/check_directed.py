@@ -40,7 +40,8 @@ from ..theory.reassembly import (
 from .theorem1 import fit_across_lam_r, penalty_claims
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_directed", "measure_directed", "directed_claims", "plot", "users_groups_graph", "synthetic_directed_graph"]
+__all__ = ["verify_directed", "measure_directed", "directed_claims", "plot", "users_groups_graph",
+           "synthetic_directed_graph"]
 
 #: relative accuracy of each spectral norm.  Tighter than the 1e-3 used elsewhere: Lanczos's residual test
 #: certifies *an* eigenvalue near the Ritz value, not the top one, and at 1e-3 it stopped 2.4 % low on one

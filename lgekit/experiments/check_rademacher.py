@@ -30,7 +30,8 @@ from ..theory import (
 from ..theory.reassembly import agreement_tolerance, erdos_renyi_norms_by_hand, second_path_seed
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_rademacher", "measure_rademacher", "rademacher_claims", "plot", "fit_log_trend", "footnote_trends", "footnote_label"]
+__all__ = ["verify_rademacher", "measure_rademacher", "rademacher_claims", "plot", "fit_log_trend", "footnote_trends",
+           "footnote_label"]
 
 logger = logging.getLogger(__name__)
 
