@@ -16,6 +16,7 @@ import pytest
 import lgekit.theory.rademacher as R
 from lgekit import Graph
 from lgekit.evaluation import EdgeSplit
+from lgekit.experiments.check_shattering import adversarial_labellings
 from lgekit.experiments.theorem1 import fit_across_lam_r
 from lgekit.theory import (
     PlantedPairDistribution,
@@ -237,3 +238,17 @@ def test_the_shattering_table_times_each_construction_by_differences(monkeypatch
     monkeypatch.setattr(check, "adversarial_regular_graphs", lambda: adversarial_regular_graphs()[:1])
     report = check.verify_shattering(quick=True)
     assert [r["seconds"] for r in report.data["rows"]] == [1.0] * len(report.data["rows"])
+
+
+# -- the adversarial labellings of `lgekit theory shattering` (issue 45's mutation sample: `% 2` -> `* 2` made
+# "alternating" all -1 but the first edge, and Claim 1 still held on it, so no verdict could notice) -------------
+def test_the_adversarial_labellings_are_what_they_are_named():
+    labellings = dict(adversarial_labellings(7, 3, np.random.default_rng(0)))
+    assert list(labellings) == ["all +1", "all -1", "alternating", "random 0", "random 1", "random 2"]
+    assert labellings["all +1"].tolist() == [1] * 7 and labellings["all -1"].tolist() == [-1] * 7
+    assert labellings["alternating"].tolist() == [1, -1, 1, -1, 1, -1, 1]
+    assert all(lab.dtype == np.int8 and set(lab.tolist()) <= {-1, 1} for lab in labellings.values())
+    # the random ones come from the generator given, in order: the check's seed decides them
+    again = dict(adversarial_labellings(7, 3, np.random.default_rng(0)))
+    assert all(np.array_equal(labellings[k], again[k]) for k in labellings)
+    assert len({labellings[f"random {i}"].tobytes() for i in range(3)}) == 3

@@ -27,7 +27,7 @@ from ..theory import (
 from ..theory.reassembly import shattering_lower_bound_by_hand
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_shattering", "measure_shattering", "shattering_claims", "plot"]
+__all__ = ["verify_shattering", "measure_shattering", "shattering_claims", "plot", "adversarial_labellings"]
 
 #: relative agreement of the lower bound with its second path: ARPACK's (tol 1e-8) top eigenvalue vs a dense one
 LOWER_BOUND_AGREEMENT = 1e-6
@@ -123,6 +123,18 @@ def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max
     return claims
 
 
+def adversarial_labellings(m, n_random, rng):
+    """The labellings of an adversarial graph's m edges Claim 1 is tried on: ``[(name, int8 labels), ...]``.
+
+    All +1, all -1, alternating (+1 on the even edges of ``graph.edges()``, -1 on the odd ones) and
+    ``n_random`` uniform random ones drawn from ``rng``, in that order.
+    """
+    labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
+                  ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
+    labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random)]
+    return labellings
+
+
 def measure_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
     """The constructions of :func:`verify_shattering`: the data its claims judge and its figure draws.
 
@@ -172,9 +184,7 @@ def measure_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0)
     adv_rows = []
     for name, graph in adversarial_regular_graphs():
         m = graph.n_edges
-        labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
-                      ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
-        labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random_labels)]
+        labellings = adversarial_labellings(m, n_random_labels, rng)
         n_fail, worst = 0, float("inf")
         for lab_name, lab in labellings:
             for _ in range(n_seeds):
