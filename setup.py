@@ -67,7 +67,7 @@ DEBUG = _flag("LGEKIT_DEBUG")
 # platform: sysconfig.get_platform() follows cibuildwheel's cross builds
 # (macOS arm64 on an x86-64 runner), where platform.machine() would not.
 SIMD_KERNELS = ["lgekit/models/_sgd.pyx", "lgekit/models/_sgd_diagnostics.pyx", "lgekit/models/_dcd.pyx",
-                "lgekit/_scoring.pyx"]
+                "lgekit/models/_dcd_diagnostics.pyx", "lgekit/_scoring.pyx"]
 TARGET = sysconfig.get_platform()
 SIMD_TARGET = TARGET.endswith(("x86_64", "amd64")) and not _flag("LGEKIT_NO_SIMD")
 

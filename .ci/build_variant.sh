@@ -42,5 +42,6 @@ if [ "$expect" = openmp ] && [[ " $* " == *" CC=clang "* ]]; then
 fi
 started=$SECONDS
 "$work/.venv/bin/python" -m pytest -q -p no:cacheprovider \
-    tests/test_sgd_kernel.py tests/test_dcd_kernel.py tests/test_reference.py tests/test_two_tables.py tests/test_simd.py
+    tests/test_sgd_kernel.py tests/test_dcd_kernel.py tests/test_reference.py tests/test_two_tables.py tests/test_simd.py \
+    tests/test_kernel_contracts.py tests/test_kernel_sources.py
 echo "$name kernel tests: $((SECONDS - started)) s"

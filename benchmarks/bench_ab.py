@@ -23,15 +23,29 @@ It prints, per (workload, threads, method), each tree's median throughput over t
 per-round ratios B/A and their median (> 1: B is faster).  One sample = one positive and its four
 negatives (LINE's unit), so samples/s = edges / epoch seconds.
 
+With ``--in-process`` (issue 45: a refactor of the kernels, whose A/B must see a 2 % difference) the two
+builds share ONE process instead: tree A (``--commits A ...``) is unpacked with its package renamed
+``lgekit_a`` (every ``lgekit`` name in its sources, so that its kernels import each other and never this
+tree's) and built, and this tree's ``lgekit`` is B.  On the training split of ``--graph blogcatalog`` each
+``--kernel-workloads`` entry (``sgd-edge``, ``sgd-edge-hogwild``, ``sgd-vertex``, ``dcd``: D = 100, float32,
+one thread, no diagnostics) is fitted ``--after`` epochs by both builds (the same bits, or the tool stops),
+then each round restores both solvers to that state and times ``--epochs`` epochs of each (``solver.run_epoch``
+from epoch ``--after`` on; one timing a round), in CPU time
+(``time.process_time``), alternating which build goes first; it prints the medians, the per-round ratios
+B/A of the epoch times (< 1: B is faster) and whether every epoch of A and B gave the same bits.
+
 Usage::
 
     python3 benchmarks/bench_ab.py --graph chung-lu --nodes 100000 --threads 1 2 --rounds 3
     python3 benchmarks/bench_ab.py --commits 2d866a3 HEAD --graph blogcatalog --workloads link-prediction dcd-deterministic
     python3 benchmarks/bench_ab.py --tree A=/tmp/old --tree B=/tmp/new --threads 16 --json ab.json
+    LGEKIT_DATA=../shared/data python3 benchmarks/bench_ab.py --in-process --commits main HEAD --graph blogcatalog \
+        --rounds 15 --epochs 4 --workdir /tmp/ab45
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -53,15 +67,15 @@ def unpack(commit, dest):
     return dest
 
 
-def build(tree, jobs, log):
-    """Build the kernels of ``tree`` in place; returns the seconds it took."""
+def build(tree, jobs, log, package="lgekit"):
+    """Build the kernels of ``tree`` (its package ``package``) in place; returns the seconds it took."""
     env = dict(os.environ, LGEKIT_BUILD_JOBS=str(jobs))
     env.pop("LGEKIT_BUILD_ONLY", None)
     start = time.perf_counter()
     with open(log, "w") as out:
         result = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", str(jobs)], cwd=tree,
                                 env=env, stdout=out, stderr=subprocess.STDOUT)
-    if result.returncode or not list(Path(tree, "lgekit").rglob("_sgd*.so")):
+    if result.returncode or not list(Path(tree, package).rglob("_sgd*.so")):
         raise SystemExit(f"bench_ab: building {tree} failed (exit {result.returncode}); see {log}")
     return time.perf_counter() - start
 
@@ -164,6 +178,101 @@ def run_round(tree, args, graph_file):
     return data
 
 
+# ---------------------------------------------------------------------- one process (--in-process)
+RENAMED = "lgekit_a"
+_NAME = re.compile(r"(?<![\w-])lgekit(?![\w-])")
+
+#: what ``--in-process`` times: the estimator and its parameters beyond D = 100, float32, one thread, no diagnostics
+KERNEL_WORKLOADS = {
+    "sgd-edge": ("LogisticEmbedding", dict(lam_r=0.6, schedule="deterministic")),
+    "sgd-edge-hogwild": ("LogisticEmbedding", dict(lam_r=0.6, schedule="hogwild")),
+    "sgd-vertex": ("LogisticEmbedding", dict(lam_r=0.6, order="vertex", lr=0.02)),
+    "dcd": ("HingeEmbedding", dict(lam_r=3.0)),
+}
+
+
+def renamed_tree(commit, dest):
+    """``commit`` unpacked into ``dest`` with its package renamed :data:`RENAMED`: the folder and every
+    ``lgekit`` name in its sources and ``setup.py`` (imports, cimports, the kernels' module names)."""
+    unpack(commit, dest)
+    Path(dest, "lgekit").rename(Path(dest, RENAMED))
+    for path in [Path(dest, "setup.py"), *Path(dest, RENAMED).rglob("*")]:
+        if path.suffix in (".py", ".pyx", ".pxd", ".h") and path.is_file():
+            path.write_text(_NAME.sub(RENAMED, path.read_text()))
+    return dest
+
+
+def _state(solver):
+    return solver.embedding.copy(), solver.state()
+
+
+def _restore(solver, state):
+    solver.embedding[...] = state[0]
+    solver.set_state(state[1])
+
+
+def in_process(args, work):
+    """Time the training epochs of tree A (renamed) against this tree's in one process (see the docstring)."""
+    import numpy as np
+
+    import lgekit as lgekit_b
+
+    tree = work / "A"
+    if not Path(tree, RENAMED).is_dir():
+        renamed_tree(args.commits[0], tree)
+    if not list(Path(tree, RENAMED).rglob("_sgd*.so")):
+        seconds = build(tree, args.jobs, work / "build-A.log", RENAMED)
+        print(f"# built A ({args.commits[0]}, as {RENAMED}) in {seconds:.0f} s with -j {args.jobs}", flush=True)
+    sys.path.insert(0, str(tree))
+    import importlib
+
+    lgekit_a = importlib.import_module(RENAMED)
+    graph_file = work / "graph.npz"
+    graph_name = save_graph(args.graph, args.nodes, graph_file)
+    import scipy.sparse as sp
+
+    matrix = sp.load_npz(graph_file)
+    print(f"# {graph_name}; A = {args.commits[0]} ({Path(lgekit_a.__file__).parent}), B = this tree "
+          f"({Path(lgekit_b.__file__).parent}); {args.rounds} rounds of {args.epochs} epochs (from #{args.after}) each, "
+          f"CPU time an epoch; D = 100 float32, one thread, no diagnostics", flush=True)
+    table = []
+    print(f"\n{'workload':<18} {'A ms':>8} {'B ms':>8} {'median B/A':>10} {'same bits':>9}  B/A per round")
+    for workload in args.kernel_workloads:
+        estimator, params = KERNEL_WORKLOADS[workload]
+        solvers, states = {}, {}
+        for name, package in (("A", lgekit_a), ("B", lgekit_b)):
+            model = getattr(package, estimator)(dim=100, epochs=args.after, n_threads=1, diagnostics=False,
+                                                random_state=0, **params).fit(matrix)
+            solvers[name], states[name] = model.solver_, _state(model.solver_)
+        same = bool(np.array_equal(states["A"][0], states["B"][0]))
+        if not same:
+            raise SystemExit(f"bench_ab: {workload}: A and B fitted different embeddings in {args.after} epochs")
+        times = {"A": [], "B": []}
+        for r in range(args.rounds):
+            ends = {}
+            for name in ("AB" if r % 2 == 0 else "BA"):
+                solver = solvers[name]
+                _restore(solver, states[name])
+                start = time.process_time()
+                statuses = [solver.run_epoch(args.after + e) for e in range(args.epochs)]
+                times[name].append((time.process_time() - start) / args.epochs)
+                if any(statuses):
+                    raise SystemExit(f"bench_ab: {workload}: an epoch of {name} did not finish ({statuses!r})")
+                ends[name] = _state(solver)
+            same = same and bool(np.array_equal(ends["A"][0], ends["B"][0])) and all(
+                np.array_equal(ends["A"][1][k], ends["B"][1][k]) for k in ends["A"][1])
+        ratios = [b / a for a, b in zip(times["A"], times["B"])]
+        row = {"workload": workload, "A_ms": 1e3 * statistics.median(times["A"]),
+               "B_ms": 1e3 * statistics.median(times["B"]), "ratios": ratios,
+               "median_ratio": statistics.median(ratios), "same_bits": same}
+        table.append(row)
+        print(f"{workload:<18} {row['A_ms']:>8.1f} {row['B_ms']:>8.1f} {row['median_ratio']:>10.3f} {str(same):>9}  "
+              f"{' '.join(f'{x:.3f}' for x in ratios)}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"graph": graph_name, "A": args.commits[0], "B": "this tree",
+                                               "table": table}, indent=2))
+
+
 # ---------------------------------------------------------------------- main
 def parse_trees(items):
     trees = {}
@@ -197,6 +306,11 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--workdir", help="where to unpack and build (default: a temporary folder, removed)")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--in-process", action="store_true",
+                        help="A (the first --commits, renamed lgekit_a) against this tree in one process (see above)")
+    parser.add_argument("--kernel-workloads", nargs="+", choices=tuple(KERNEL_WORKLOADS), default=list(KERNEL_WORKLOADS),
+                        help="what --in-process times (default: all)")
+    parser.add_argument("--after", type=int, default=2, help="--in-process: epochs fitted before the timed one")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--graph-file", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -209,6 +323,14 @@ def main(argv=None):
     trees = parse_trees(args.tree)
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="lgekit-ab-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.in_process:
+        if args.tree or args.after < 0:
+            parser.error("--in-process takes --commits (A; B is this tree), not --tree, and --after >= 0")
+        try:
+            return in_process(args, work)
+        finally:
+            if not args.workdir:
+                shutil.rmtree(work, ignore_errors=True)
     try:
         labels = {}
         if not trees:

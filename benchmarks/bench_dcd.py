@@ -71,15 +71,27 @@ def dcd_update_seconds(model, epoch):
     csr = solver.pair_csr
     order = solver.epoch_order(epoch)
     sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-    dummy = np.zeros(1)
     kept = np.zeros(len(X), np.int8)
     # the solver's inner order and monotone safeguard, as run_epoch passes them
     monotone_passes = MONOTONE_PASSES if solver.monotone else -1
     t0 = time.perf_counter()
-    _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
-                   solver.inner_passes, solver.tol, solver.coordinate_seed(epoch), solver.n_threads, False,
-                   dummy, dummy, solver.inner_order == "random", monotone_passes, kept)
+    _dcd_epoch(_dcd, X, sq, csr, alpha, order, solver, solver.coordinate_seed(epoch), solver.n_threads, monotone_passes,
+               kept, None)
     return time.perf_counter() - t0
+
+
+def _dcd_epoch(kernel, X, sq, csr, alpha, order, solver, seed, n_threads, monotone_passes, kept, certificates):
+    """``kernel.dcd_epoch`` with the solver's rule; ``certificates``: None or (gap, viol), every vertex.  A build
+    from before issue 45 (no ``VisitRule``) takes the CSR's arrays and the rule one by one."""
+    shuffle = solver.inner_order == "random"
+    if hasattr(kernel, "VisitRule"):
+        rule = kernel.VisitRule(solver.inner_passes, solver.tol, shuffle, monotone_passes)
+        return kernel.dcd_epoch(X, sq, csr, alpha, order.order, order.block_ptr, rule, seed, n_threads, kept,
+                                None if certificates is None else kernel.Certificates(*certificates))
+    gap, viol = certificates if certificates is not None else (np.zeros(1), np.zeros(1))
+    return kernel.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
+                            solver.inner_passes, solver.tol, seed, n_threads, certificates is not None, gap, viol,
+                            shuffle, monotone_passes, kept)
 
 
 def sgd_update_seconds(model):
@@ -114,9 +126,8 @@ def breakdown(split, after, repeats):
                 sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
                 gap, viol, kept = np.zeros(n), np.zeros(n), np.zeros(n, np.int8)
                 t0 = time.process_time()
-                _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
-                               solver.inner_passes, solver.tol, solver.coordinate_seed(epochs), 1, certify, gap, viol,
-                               solver.inner_order == "random", monotone_passes, kept)
+                _dcd_epoch(_dcd, X, sq, csr, alpha, order, solver, solver.coordinate_seed(epochs), 1, monotone_passes,
+                           kept, (gap, viol) if certify else None)
                 times[name].append(time.process_time() - t0)
         base = statistics.median(times["SGD epoch"])
         print(f"\nafter {epochs} default epochs ({repeats} alternating rounds, CPU time, medians)\n")
@@ -142,9 +153,8 @@ def ab_kernel(split, path, after, repeats):
             sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
             gap, viol, kept = np.zeros(n), np.zeros(n), np.zeros(n, np.int8)
             t0 = time.process_time()
-            kernel.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order.order, order.block_ptr,
-                             solver.inner_passes, solver.tol, solver.coordinate_seed(after), 1, True, gap, viol,
-                             solver.inner_order == "random", MONOTONE_PASSES, kept)
+            _dcd_epoch(kernel, X, sq, csr, alpha, order, solver, solver.coordinate_seed(after), 1, MONOTONE_PASSES, kept,
+                       (gap, viol))
             times[name].append(time.process_time() - t0)
             out[name] = (X, alpha)
     same = all(np.array_equal(a, b) for a, b in zip(out["A"], out["B"]))

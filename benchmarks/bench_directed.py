@@ -12,8 +12,8 @@ these scorers of the held-out pairs:
   ``BT_C_GRID`` on a validation split of the training arcs by direction AP (a direction-only reference);
 * **lgekit**: ``LogisticEmbedding(dim, epochs)`` at every other default; for a directed graph with a share r
   of its training arcs reciprocated that is node biases kept an order (``node_bias=None`` -> on), the tie
-  ``lam_tie=None`` -> r / (1 - r) and reverse negatives ``reverse_negatives=None`` -> 0.35 r (the model's
-  Notes, "Ties"; the values in force are printed per seed);
+  ``lam_tie=None`` -> r / (1 - r) and reverse negatives ``reverse_negatives=None`` -> 0.35 r (the user
+  guide's LogisticEmbedding page, "Ties"; the values in force are printed per seed);
 * **lgekit, rho=0**: the same with uniform negatives only (``reverse_negatives=0``), the link-AP reference;
 * **lgekit, no tie**: the same with ``lam_tie=0`` (two free tables);
 * **lgekit, no biases**: the same with ``node_bias=False``;
@@ -51,7 +51,8 @@ from sklearn.metrics import roc_auc_score
 
 import lgekit
 from lgekit import datasets
-from lgekit.metrics import average_precision_from_scores, non_reciprocal_arcs
+from lgekit.evaluation import non_reciprocal_arcs
+from lgekit.metrics import average_precision_from_scores
 from lgekit.models import LogisticEmbedding
 from lgekit.models.spectral import spectral_embedding
 

@@ -104,21 +104,21 @@ def check_table():
 
 def speed_table(rounds):
     from lgekit import Graph
-    from lgekit.datasets import _edgelist
+    from lgekit.datasets import _fast_reader
 
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "edges.txt"
         np.savetxt(path, rng.integers(0, 200_000, size=(1_500_000, 2)), fmt="%d", delimiter="\t",
                    header="FromNodeId\tToNodeId", comments="# ")
-        shapes = _edgelist._rows_in_order, _edgelist._tab_rows
+        shapes = _fast_reader._rows_in_order, _fast_reader._tab_rows
 
         def per_line():
-            _edgelist._rows_in_order, _edgelist._tab_rows = (lambda *a, **k: None), (lambda *a, **k: False)
+            _fast_reader._rows_in_order, _fast_reader._tab_rows = (lambda *a, **k: None), (lambda *a, **k: False)
             try:
                 return datasets.load(path)
             finally:
-                _edgelist._rows_in_order, _edgelist._tab_rows = shapes
+                _fast_reader._rows_in_order, _fast_reader._tab_rows = shapes
 
         rows = {"numpy.loadtxt + Graph.from_edges": lambda: Graph.from_edges(np.loadtxt(path, dtype=np.int64)),
                 "datasets.load": lambda: datasets.load(path),

@@ -122,7 +122,7 @@ def dynamic_makespan(costs, n_threads):
 
 def stratified_model(pairs, n, threads, seed=0):
     """Ideal speed-up and barrier-wait share of the deterministic SGD order for each thread count."""
-    order, block_ptr, round_ptr = _schedules.edge_order(pairs, n, D, seed, 0, True)
+    order, block_ptr, round_ptr = _schedules.edge_order(pairs, n, D, seed, 0, "deterministic")
     sizes = np.diff(block_ptr)
     out = {}
     for t in threads:

@@ -15,12 +15,17 @@ cannot drift from the code:
   resolves to that page.
 * ``tutorials/``: the jupytext percent-format scripts of ``../tutorials`` as
   notebooks, which MyST-NB executes and renders with their outputs.
+* ``guide/generated/``: the parts of the user guide that the code writes (see
+  ``theory_checks.py``): the verdict statuses and, per theory check, its
+  claims, included by ``guide/theory.md``.  The user guide's other numbers
+  that are the code's (the estimators' thresholds) are MyST substitutions
+  (``myst_substitutions`` below); the rest are printed by its code cells.
   Executed notebooks are cached in ``<output folder>/.jupyter_cache`` (keyed on the
   code and on the environment that decides which data the tutorials load),
   so a rebuild re-executes only what changed; delete that folder to force a
   fresh run after changing lgekit itself.
 
-Both folders are build products (see ``docs/.gitignore``).
+The three folders are build products (see ``docs/.gitignore``).
 """
 import builtins
 import importlib
@@ -81,7 +86,8 @@ extensions = [
 templates_path = ["_templates"]
 # MyST-NB writes the executed notebooks' images next to the output folder, i.e. into docs/jupyter_execute
 # for the documented command (`-b html docs docs/_build`); they are build products, not sources.
-exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints"]
+# guide/generated holds pieces that guide pages include, not pages of their own
+exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "guide/generated"]
 html_theme = "alabaster"
 html_title = f"lgekit {release}"
 html_theme_options = {
@@ -286,8 +292,20 @@ def _write_generated(files, folders):
                 path.unlink()
 
 
+# -- the user guide's generated parts --------------------------------------------
+
+def _guide_pieces():
+    """Return ``{relative path: MyST text}`` for guide/generated/: the verdict statuses and the theory checks."""
+    theory_checks = _load_sibling("theory_checks")
+    verifiers = importlib.import_module("lgekit.experiments.checks").VERIFIERS
+    statuses = importlib.import_module("lgekit.experiments.verdict").STATUSES
+    return {"guide/generated/theory_statuses.md": theory_checks.statuses_page(statuses),
+            "guide/generated/theory_checks.md": theory_checks.checks_page(verifiers, ROOT)}
+
+
 _pages, API_ALIASES = _api_pages()
-_write_generated({**_pages, **_tutorial_notebooks()}, folders=["api", "api/generated", "tutorials"])
+_write_generated({**_pages, **_tutorial_notebooks(), **_guide_pieces()},
+                 folders=["api", "api/generated", "tutorials", "guide/generated"])
 
 
 def _canonical(name):
@@ -333,7 +351,7 @@ _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 
 
 def _skip_class_constants(app, what, name, obj, skip, options):
-    """Leave out a class's tuning constants (``divergence_max_mean_norm = 1e8``).
+    """Leave out a class's tuning constants (``divergence_max_mean_norm = MAX_MEAN_NORM``).
 
     They carry ``#:`` comments for readers of the source, which autodoc would
     turn into public attributes on the class's page; the class's Notes say
@@ -386,8 +404,25 @@ def setup(app):
 
 # -- MyST and MyST-NB ----------------------------------------------------------
 
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "substitution", "deflist"]
 myst_heading_anchors = 3
+
+
+def _number(value):
+    """A threshold as the guide prints it: ``1e8``, ``10``, ``1.5``."""
+    if isinstance(value, float) and value >= 1e5:
+        mantissa, exponent = f"{value:.0e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+    return f"{value:g}"
+
+
+# {{ name }} in a guide page: the value the code holds, so that the prose cannot drift from it
+_BASE = importlib.import_module("lgekit.models").BaseEmbedding
+myst_substitutions = {
+    name: _number(getattr(_BASE, name))
+    for name in ("negatives_per_positive", "divergence_max_mean_norm", "divergence_objective_factor",
+                 "divergence_norm_growth", "divergence_norm_growth_alone", "divergence_growth_epochs")
+}
 
 nb_execution_mode = "cache"            # in <output folder>/.jupyter_cache, see _cache_in_output_folder
 nb_execution_in_temp = True          # the tutorials write files; keep them out of the checkout

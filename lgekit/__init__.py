@@ -51,4 +51,5 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(__all__))
+    # the public names only, as scikit-learn's __dir__ (tab completion offers them, not the loader's helpers)
+    return list(__all__)

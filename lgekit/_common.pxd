@@ -1,7 +1,8 @@
 # cython: language_level=3
-"""Inline helpers shared by every lgekit kernel: the RNG, BLAS-1 loops and a
-numerically safe sigmoid / log-sigmoid.  Nothing here touches Python objects,
-so all of it is usable inside ``nogil`` blocks.
+"""Inline helpers shared by every lgekit kernel: the RNG, BLAS-1 loops, a
+numerically safe sigmoid / log-sigmoid, and the status an epoch returns.
+Nothing here touches Python objects, so all of it is usable inside ``nogil``
+blocks.
 
 RNG: SplitMix64 (Steele, Lea & Flood, OOPSLA 2014).  One 64-bit word of state,
 passes BigCrush, and streams for threads/blocks are derived by
@@ -15,6 +16,14 @@ from lgekit._intrinsics cimport LGK_AVX2_DOT, lgk_dotf_avx2
 ctypedef fused floating:
     float
     double
+
+
+cdef enum EpochStatus:
+    # What a training kernel's epoch returns; ``lgekit.models.EpochStatus`` is its Python mirror (the kernels
+    # export the values as ``EPOCH_STATUS``, and tests/test_kernel_contracts.py checks that the two agree).
+    EPOCH_OK = 0                # the epoch ran to its end
+    EPOCH_NONFINITE = 1         # a score was not finite: the epoch stopped before the update that met it
+    EPOCH_OUT_OF_MEMORY = 2     # the epoch's work space could not be allocated: nothing was updated
 
 
 cdef inline uint64_t rng_next(uint64_t* state) noexcept nogil:

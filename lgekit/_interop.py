@@ -6,7 +6,7 @@ may be, whoever gives it) and nothing of the CSR: they hand
 :meth:`lgekit.Graph.from_edges` node ids, index pairs and raw weights, and
 write a graph's parts back out as a networkx graph.  pandas is never
 imported (it is optional: a DataFrame is recognised by its type's module);
-networkx only by :func:`to_networkx`, as it is slow to import.
+networkx only by :func:`networkx_parts` and :func:`to_networkx`, as it is slow to import.
 """
 import numbers
 from typing import Any, NamedTuple, Optional
@@ -32,7 +32,23 @@ class NetworkxParts(NamedTuple):
 
 
 def networkx_parts(nx_graph, *, weight, label_attr, directed, bipartite):
-    """Read ``nx_graph`` as :meth:`lgekit.Graph.from_networkx` documents it (arguments checked there)."""
+    """Read ``nx_graph`` as :meth:`lgekit.Graph.from_networkx` documents it (the graph and ``directed`` and
+    ``bipartite`` checked here: a TypeError or ValueError names the argument)."""
+    import networkx as nx  # slow to import (about 0.3 s), and only networkx users need it
+
+    if not isinstance(nx_graph, nx.Graph):
+        raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
+    if directed is not None and not isinstance(directed, (bool, np.bool_)):
+        raise TypeError(f"directed must be None, True or False, got {directed!r}")
+    if bipartite is not None and not isinstance(bipartite, (bool, str)):
+        raise TypeError(f"bipartite must be None (detect), True, False or a node attribute name (str), "
+                        f"got {bipartite!r}")
+    if (bipartite is True or isinstance(bipartite, str)) and directed:
+        raise ValueError("bipartite and directed=True: a bipartite graph is stored undirected (its edges join "
+                         "the two sides); pass one of them")
+    if directed and not nx_graph.is_directed():
+        raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
+                         "(nx_graph.to_directed() gives both arcs of every edge)")
     required = bipartite is True or isinstance(bipartite, str)
     attr = bipartite if isinstance(bipartite, str) else "bipartite"
     side = None

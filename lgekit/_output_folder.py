@@ -48,24 +48,8 @@ Nothing else is ever removed: no name pattern is proof (a user's
 ``.report.md.20240101.md`` stays, whatever earlier lgekit temporaries were
 called).
 
-The manifest::
-
-    {"format": "lgekit output folder manifest", "version": 3,
-     "files": {"embedding.npz": {"writer": "lgekit fit", "sha256": ["<64 hex digits>"]}, ...},
-     "runs": {".lgekit-run.<32 hex>": {"writer": "lgekit fit", "state": "writing"}, ...}}
-
-A manifest is lgekit's only when every entry is one lgekit writes: a name
-relative to the folder that stays inside it (no ``..``, no absolute path, no
-empty, ``.`` or NUL component), a writer, and one or two 64-hex-digit hashes;
-a run named ``.lgekit-run.<32 hex digits>`` in a known state.  Anything else
-(a wildcard such as ``"*"``, a name leaving the folder) means the manifest was
-not written by lgekit and proves nothing: the folder is then treated as one
-of the user's.  A version 1 manifest (before issue 33) records no writer: its
-files are lgekit's but of no known command, so a command may rewrite one of
-the names it writes (lgekit's commands write disjoint names) and never
-removes one.  A manifest is at most :data:`MANIFEST_MAX_BYTES` and nested a
-few levels (:func:`lgekit._json.parse_json`): a larger or deeper one is not
-lgekit's, said in one line.
+The manifest's format, and when a manifest proves something, are
+:mod:`lgekit._manifest`'s; the lock is :mod:`lgekit._folder_lock`'s.
 
 The rules for a folder:
 
@@ -78,11 +62,11 @@ The rules for a folder:
   the owner manages (``subfolders``, the store's ``cells/``) must be a real
   folder, never a symbolic link, forced or not.
 * One writer: :meth:`OutputFolder.lock`, an exclusive ``flock`` on ``.lock``
-  in the folder, held by a command for its whole run (a second ``fit`` or
-  ``reproduce`` into the folder is refused).  The manifest is only ever
-  written under it, through ``.lgekit-manifest.json.new`` and a rename, and
-  the leftover runs are settled when it is taken.  (Where there is no
-  ``flock``, on Windows, folders go unlocked and leftover runs stay.)
+  in the folder (:class:`lgekit._folder_lock.FolderLock`), held by a command
+  for its whole run (a second ``fit`` or ``reproduce`` into the folder is
+  refused).  The manifest is only ever written under it, and the leftover
+  runs are settled when it is taken.  (Where there is no ``flock``, on
+  Windows, folders go unlocked and leftover runs stay.)
 
 What does not count as content when deciding that a folder is empty: the
 three names lgekit reserves (``.lock``, the manifest and its ``.new``), the
@@ -110,52 +94,22 @@ Typical use::
 import contextlib
 import errno
 import hashlib
-import json
 import os
-import re
 import secrets
 import stat
-import threading
 from pathlib import Path
 
 from ._atomic import NO_HARD_LINKS, OpenFolder, temporary_target
+from ._folder_lock import LOCK_NAME, FolderLock, FolderLockedError
 from ._input_file import file_sha256  # every file lgekit reads is read by that module (regular files only)
-from ._json import JSONLimitError, parse_json
-
-try:  # POSIX only: elsewhere a folder goes unlocked
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None
+from ._manifest import (MANIFEST_MAX_BYTES, MANIFEST_NAME, MANIFEST_NEXT, RUN_PREFIX, check_name, name_problem,
+                        read_manifest, write_manifest)
 
 __all__ = ["OutputFolder", "FolderNotOursError", "FolderLockedError", "MANIFEST_NAME", "LOCK_NAME", "RUN_PREFIX",
            "DISK_ERRNOS", "MANIFEST_MAX_BYTES", "disk_error_message", "file_sha256"]
 
-#: the manifest's file name, in the folder it describes
-MANIFEST_NAME = ".lgekit-manifest.json"
-#: the lock file (flock) held while a command writes into the folder
-LOCK_NAME = ".lock"
-#: the manifest's next version, written under the lock and renamed onto the manifest
-_MANIFEST_NEXT = MANIFEST_NAME + ".new"
-#: every run's staging folder starts with this, followed by 32 hex digits
-RUN_PREFIX = ".lgekit-run."
-_RUN_NAME = re.compile(re.escape(RUN_PREFIX) + r"[0-9a-f]{32}")
-#: a staged file's name in its run folder: its place in the run's order, then the file's own name
-_STAGED_NAME = re.compile(r"[0-9]{4,}\.[^/\0]+")
-#: what a manifest says it is (a JSON file of another origin with the same name is not one)
-_FORMAT = "lgekit output folder manifest"
-_VERSION = 3
-#: the versions read: 1 recorded no writer, 2 no runs (see the module notes)
-_READ_VERSIONS = (1, 2, 3)
-#: the states of a run: staging its files; its journal written, linking them into place; kept by its command
-_RUN_STATES = ("writing", "publishing", "failed")
-#: the names lgekit reserves for itself in an output folder (never a file it writes for a user)
-_RESERVED = frozenset({LOCK_NAME, MANIFEST_NAME, _MANIFEST_NEXT})
 #: names that never make a folder "not empty" (a manifest does, when it is not a valid one: then it is looked at)
-_IGNORED = frozenset({LOCK_NAME, _MANIFEST_NEXT})
-#: a hash lgekit writes: SHA-256, lowercase hex
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-#: a manifest lgekit writes lists a few dozen names: a larger file is not one (and is not read whole)
-MANIFEST_MAX_BYTES = 16 << 20
+_IGNORED = frozenset({LOCK_NAME, MANIFEST_NEXT})
 
 #: errors of the disk, not of lgekit (full, over quota, file too large, read-only): a command reports them in
 #: one line, and the work done so far stays resumable
@@ -192,97 +146,10 @@ class FolderNotOursError(ValueError):
     leave the folder (a symbolic link on the way), which nothing forces."""
 
 
-class FolderLockedError(RuntimeError):
-    """Another process (or another :class:`OutputFolder` object) is writing into the folder."""
-
-
-def _name_problem(name):
-    """Why ``name`` is not a name inside a folder that lgekit writes (a phrase), or None."""
-    if not isinstance(name, str) or not name:
-        return "it is not a non-empty str"
-    if "\0" in name:
-        return "it holds a NUL character"
-    if name.startswith("/") or Path(name).is_absolute():
-        return "it is an absolute path"
-    parts = name.split("/")
-    if ".." in parts:
-        return "it leaves the folder ('..')"
-    if "" in parts or "." in parts:
-        return "it is not in normal form (an empty or '.' component)"
-    if name in _RESERVED:
-        return "it is the manifest or the lock file"
-    if _RUN_NAME.fullmatch(parts[0]):
-        return "it is inside a run's staging folder"
-    return None
-
-
-def _check_name(name):
-    """A file name relative to the folder, one component or several, never leaving it."""
-    if isinstance(name, str) and name and "\0" not in name and not Path(name).is_absolute():
-        name = "/".join(Path(name).parts)  # "a//b", "./a" and "a/" as written by lgekit: "a/b", "a"
-    problem = _name_problem(name)
-    if problem is not None:
-        raise ValueError(f"name must stay inside the folder and not be the manifest or the lock file, got "
-                         f"{name!r}: {problem}")
-    return name
-
-
 def _elided(path, limit=120):
     """A path quoted for a one-line message, its middle elided past ``limit`` characters."""
     text = str(path)
     return repr(text) if len(text) <= limit else repr(text[:limit // 2] + "..." + text[-limit // 2:])
-
-
-def _is_hash(h):
-    return isinstance(h, str) and _SHA256.fullmatch(h) is not None
-
-
-def _entry(name, value, version):
-    """A manifest entry as ``{"writer": str or None, "sha256": [hex, ...]}``, or a phrase saying why it is none."""
-    if version == 1:  # a hash or a list of hashes, no writer
-        writer, hashes = None, [value] if isinstance(value, str) else value
-        if not isinstance(hashes, list):
-            return f"the entry of {name!r} is neither a hash nor a list of hashes"
-    else:
-        if not isinstance(value, dict):
-            return f"the entry of {name!r} is not an object with a writer and hashes"
-        writer, hashes = value.get("writer"), value.get("sha256")
-        if writer is not None and not (isinstance(writer, str) and writer):
-            return f"the entry of {name!r} has a writer that is not a command name ({writer!r})"
-        if not isinstance(hashes, list):
-            return f"the entry of {name!r} has no hash list"
-    if not hashes:
-        return f"the entry of {name!r} has no hash"
-    if len(hashes) > 2:
-        return f"the entry of {name!r} lists {len(hashes)} hashes (lgekit lists one, two while a write is pending)"
-    for h in hashes:
-        if not _is_hash(h):
-            return f"the entry of {name!r} lists {h!r}, which is not a SHA-256 (64 lowercase hex digits)"
-    return {"writer": writer, "sha256": sorted(set(hashes))}
-
-
-def _run_entry(name, value):
-    """A manifest's run entry, checked: ``{"writer", "state"[, "files", "remove"]}``, or a phrase saying why not."""
-    if not _RUN_NAME.fullmatch(name):
-        return f"it lists a run {name!r}, not a name lgekit gives a run"
-    if not (isinstance(value, dict) and isinstance(value.get("writer"), str) and value["writer"]
-            and value.get("state") in _RUN_STATES):
-        return f"the run {name!r} has no writer or no known state"
-    out = {"writer": value["writer"], "state": value["state"]}
-    if value["state"] == "publishing":
-        files, remove = value.get("files"), value.get("remove", [])
-        if not (isinstance(files, list) and isinstance(remove, list)):
-            return f"the run {name!r} is publishing without a journal"
-        for item in files:
-            if not (isinstance(item, list) and len(item) == 3 and _name_problem(item[0]) is None
-                    and isinstance(item[1], str) and _STAGED_NAME.fullmatch(item[1]) and _is_hash(item[2])):
-                return f"the run {name!r} lists {str(item)[:80]!r}, not a staged file of lgekit's"
-        if any(_name_problem(n) is not None for n in remove):
-            return f"the run {name!r} would remove a name outside the folder"
-        if not isinstance(value.get("force", False), bool):
-            return f"the run {name!r} has a force flag that is not a boolean"
-        out.update(files=[list(item) for item in files], remove=list(remove), force=value.get("force", False))
-    return out
 
 
 def _sha256_of(fh):
@@ -346,9 +213,8 @@ class OutputFolder:
         self.path = Path(path).expanduser()
         self.force = bool(force)
         self.command = command
-        self.subfolders = tuple(_check_name(s) for s in subfolders)
-        self._held = None  # the lock this object holds: {"owner": (pid, thread id), "depth", "fd"}
-        self._held_guard = threading.Lock()
+        self.subfolders = tuple(check_name(s) for s in subfolders)
+        self._lock = FolderLock(self.path, FolderNotOursError)
         self._run = None   # the run open on this object (see run())
         self.removed = []  # the names the last publication removed (remove_stale says what it will remove)
         self._check_length()
@@ -443,70 +309,11 @@ class OutputFolder:
 
     def _read_manifest(self):
         """``(files, runs, None)`` for a valid manifest, ``(None, None, None)`` for none, ``(None, None, why)`` else."""
-        return self._manifest_in(self._root)
-
-    @staticmethod
-    def _manifest_in(folder):
-        if folder is None:
-            return None, None, None
-        try:
-            info = folder.lstat(MANIFEST_NAME)
-        except (FileNotFoundError, NotADirectoryError):
-            return None, None, None
-        except OSError as exc:
-            return None, None, f"it cannot be read ({exc.strerror or exc})"
-        if not stat.S_ISREG(info.st_mode):
-            return None, None, "it is not a regular file"
-        if info.st_size > MANIFEST_MAX_BYTES:
-            return None, None, f"it is {info.st_size:,} bytes, more than any manifest lgekit writes"
-        try:
-            with folder.open_read(MANIFEST_NAME) as fh:
-                raw = fh.read(MANIFEST_MAX_BYTES + 1)
-            data = parse_json(raw, what="it", max_bytes=MANIFEST_MAX_BYTES, max_depth=8)
-        except FileNotFoundError:
-            return None, None, None
-        except JSONLimitError as exc:
-            return None, None, str(exc)
-        except OSError:
-            return None, None, "it cannot be read"
-        if not (isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)):
-            return None, None, "it is not an lgekit manifest"
-        version = data.get("version")
-        if type(version) is not int or version not in _READ_VERSIONS:
-            return None, None, (f"its version is {version!r}, and this lgekit reads "
-                                f"{', '.join(map(str, _READ_VERSIONS))}")
-        files = {}
-        for name, value in data["files"].items():
-            problem = _name_problem(name)
-            if problem is not None:
-                return None, None, f"it lists {name!r}, not a name inside the folder ({problem})"
-            entry = _entry(name, value, version)
-            if isinstance(entry, str):
-                return None, None, entry
-            files[name] = entry
-        runs = {}
-        listed = data.get("runs", {}) if version >= 3 else {}
-        if not isinstance(listed, dict):
-            return None, None, "its runs are not an object"
-        for name, value in listed.items():
-            entry = _run_entry(name, value)
-            if isinstance(entry, str):
-                return None, None, entry
-            runs[name] = entry
-        return files, runs, None
-
-    def _manifest_text(self):
-        data = {"format": _FORMAT, "version": _VERSION, "files": dict(sorted(self.files.items())),
-                "runs": dict(sorted(self.runs.items()))}
-        return json.dumps(data, indent=1) + "\n"
+        return read_manifest(self._root)
 
     def _save(self):
-        """Write the manifest (under the lock): its next version, synced, renamed onto it."""
-        with self._root.create(_MANIFEST_NEXT, replace=True) as fh:
-            fh.write(self._manifest_text().encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        self._root.rename(_MANIFEST_NEXT, self._root, MANIFEST_NAME)
+        """Write the manifest (under the lock)."""
+        write_manifest(self._root, self.files, self.runs)
 
     def _claim(self, replace):
         """Create the manifest (``replace``: over one that proves nothing) under the lock, unless another run holds
@@ -535,7 +342,7 @@ class OutputFolder:
                 with contextlib.suppress(OSError), self._root.sub(name) as sub:
                     if name in self.subfolders and not sub.names():
                         continue
-                    if OutputFolder._manifest_in(sub)[0] is not None:  # e.g. lgekit theory's theory/ in reproduce's
+                    if read_manifest(sub)[0] is not None:  # e.g. lgekit theory's theory/ in reproduce's
                         continue
             out.append(name + ("/" if stat.S_ISDIR(info.st_mode) else ""))
         return out
@@ -619,13 +426,13 @@ class OutputFolder:
         """Whether ``path`` is a folder with a valid lgekit manifest (without claiming it)."""
         try:
             with OpenFolder.open(path) as folder:
-                return OutputFolder._manifest_in(folder)[0] is not None
+                return read_manifest(folder)[0] is not None
         except OSError:
             return False
 
     def writer(self, name):
         """The command the manifest says wrote ``name`` (None: unknown, an earlier manifest version; or unlisted)."""
-        entry = self.files.get(_check_name(name))
+        entry = self.files.get(check_name(name))
         return None if entry is None else entry["writer"]
 
     def owns(self, name):
@@ -634,7 +441,7 @@ class OutputFolder:
         That is: listed by this command (or by an lgekit of manifest version
         1, which recorded no writer), and its content has the listed hash.
         """
-        return self._proved(_check_name(name), {self.command, None})
+        return self._proved(check_name(name), {self.command, None})
 
     def owned(self):
         """The names of every file in the folder that :meth:`owns` accepts, sorted."""
@@ -663,7 +470,7 @@ class OutputFolder:
         work, with every name the work will write (publishing checks each
         again, on the file it replaces).
         """
-        names = list(map(_check_name, names))
+        names = list(map(check_name, names))
         for name in names:
             link = self._link_on_the_way(name)
             if link is not None:
@@ -709,67 +516,16 @@ class OutputFolder:
             would create or lock a file outside; a folder, a FIFO), or a
             subfolder is a link.
         """
-        if fcntl is None:  # pragma: no cover - not POSIX: no locking
+        with self._lock.hold(self._root, self._on_lock):
             yield
-            return
-        owner = (os.getpid(), threading.get_ident())
-        with self._held_guard:
-            held = self._held
-            if held is not None and held["owner"][0] != owner[0]:
-                held = None  # a copy made by fork: the lock is the parent's, not ours
-            if held is not None:
-                if held["owner"] != owner:
-                    raise self._locked_error()
-                held["depth"] += 1
-            else:
-                fd = self._acquire()
-                held = self._held = {"owner": owner, "depth": 1, "fd": fd}
-        try:
-            yield
-        finally:
-            with self._held_guard:
-                held["depth"] -= 1
-                if held["depth"] == 0:
-                    if self._held is held:
-                        self._held = None
-                    os.close(held["fd"])
 
-    def _acquire(self):
-        try:
-            with self._root.create(LOCK_NAME, replace=False) as fh:
-                pass
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.EINVAL, errno.ENXIO):
-                raise
-        try:
-            fh = self._root.open_read(LOCK_NAME)
-        except OSError as exc:
-            if exc.errno not in (errno.ELOOP, errno.EISDIR, errno.EINVAL, errno.ENXIO, errno.ENOENT):
-                raise
-            raise FolderNotOursError(f"the lock file {LOCK_NAME!r} in {str(self.path)!r} is not a regular file (a "
-                                     "symbolic link, a folder, a FIFO, a device): lgekit did not make it; remove "
-                                     "it") from None
-        fd = os.dup(fh.fileno())
-        fh.close()
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._check_subfolders()
-            files, runs, _ = self._read_manifest()
-            if files is not None:
-                self.files, self.runs = files, runs
-                self._settle_runs()
-        except BaseException as exc:
-            os.close(fd)
-            if isinstance(exc, BlockingIOError):
-                raise self._locked_error() from None
-            raise
-        return fd
-
-    def _locked_error(self):
-        return FolderLockedError(f"another lgekit process is writing into {str(self.path)!r}; "
-                                 "wait for it to finish or use another --out folder")
+    def _on_lock(self):
+        """Once the lock is taken: the subfolders checked, the manifest read again, the leftover runs settled."""
+        self._check_subfolders()
+        files, runs, _ = self._read_manifest()
+        if files is not None:
+            self.files, self.runs = files, runs
+            self._settle_runs()
 
     def _check_subfolders(self):
         """Each subfolder the owner manages, where it exists, is a real folder inside: no link on the way."""
@@ -1068,7 +824,7 @@ class OutputFolder:
             When ``name`` exists, is not ours, and writing was not forced; or
             when a symbolic link lies on the way.
         """
-        name = _check_name(name)
+        name = check_name(name)
         with self.run():
             self.check_writable([name])
             run = self._run
@@ -1103,11 +859,11 @@ class OutputFolder:
 
     def staged_name(self, name):
         """The name of ``name``'s file in the open run's staging folder (see :meth:`keep_run`)."""
-        return self._run.files[_check_name(name)][0]
+        return self._run.files[check_name(name)][0]
 
     def staged_sha256(self, name):
         """The SHA-256 of ``name`` as the open run will publish it."""
-        return self._run.files[_check_name(name)][1]
+        return self._run.files[check_name(name)][1]
 
     def read_bytes(self, name):
         """The content of ``name`` as the open run will publish it (its staged file), else as the folder has it.
@@ -1117,7 +873,7 @@ class OutputFolder:
         FileNotFoundError
             When neither the run nor the folder has a regular file of that name.
         """
-        name = _check_name(name)
+        name = check_name(name)
         run = self._run
         try:
             if run is not None and name in run.files:
@@ -1143,7 +899,7 @@ class OutputFolder:
         FolderNotOursError
             When ``subfolder`` is not one of ``subfolders``, or is a symbolic link.
         """
-        if subfolder not in self.subfolders or "/" in base or _name_problem(base) is not None:
+        if subfolder not in self.subfolders or "/" in base or name_problem(base) is not None:
             raise ValueError(f"subfolder must be one of {self.subfolders} and base one file name, got "
                              f"{subfolder!r}, {base!r}")
         with self.run():
@@ -1171,7 +927,7 @@ class OutputFolder:
         ours, leaves the manifest; another command's entries are left as they
         are.
         """
-        name = _check_name(name)
+        name = check_name(name)
         entry = self.files.get(name)
         if entry is None or entry["writer"] != self.command:
             return False
@@ -1204,7 +960,7 @@ class OutputFolder:
             kept (and leave the manifest); files another command wrote (or an
             lgekit whose manifest named no writer) are not considered.
         """
-        keep = {_check_name(k) for k in keep}
+        keep = {check_name(k) for k in keep}
         candidates = [n for n in sorted(self.files) if n not in keep and self.files[n]["writer"] == self.command
                       and (match is None or match(n))]
         return [n for n in candidates if self.remove(n)]

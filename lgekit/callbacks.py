@@ -315,7 +315,7 @@ class EarlyStopping(Callback):
 
     The estimators' ``early_stopping=True`` is this callback built in, on a
     validation split it carves itself (scikit-learn's rule; see
-    :class:`~lgekit.models.BaseEmbedding`, "Early stopping").  The callback
+    :ref:`Early stopping <guide-selection-early-stopping>` in the User Guide).  The callback
     watches any field, with Keras's rule (a gain below ``min_delta`` is no
     improvement and no new best).
 

@@ -6,11 +6,11 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._interop import checked_weights, dataframe_edges, is_dataframe, networkx_parts, to_networkx
 from ._validation import check_pairs
-from .adjacency import SymmetricCSR, adjacency_from_pairs, is_symmetric
+from .adjacency import (adjacency_from_pairs, biadjacency_block, bipartite_adjacency, canonical_adjacency, check_n_left,
+                        matrix_pairs, square_matrix)
 from .ids import (
     as_id_array,
     concat_ids,
@@ -18,12 +18,12 @@ from .ids import (
     ids_to_indices,
     is_integer_id,
     node_id_query,
+    node_id_table,
     node_positions,
     two_sided_ids_to_indices,
     two_sided_positions,
-    unique_sorter,
 )
-from .labels import check_real, label_matrix, membership_matrix
+from .labels import graph_labels, label_matrix
 
 __all__ = ["DUPLICATES", "Graph", "GraphWarning", "TableSides"]
 
@@ -58,19 +58,6 @@ def warn_outside_lgekit(message, category):
 def _readonly(array):
     array.flags.writeable = False
     return array
-
-
-def _check_n_left(n_left, n, directed):
-    """``n_left`` as an int in [0, n]; a bipartite graph is never directed."""
-    if not is_integer_id(n_left):
-        raise TypeError(f"n_left must be an int (the number of left nodes), got {type(n_left).__name__} {n_left!r}")
-    n_left = int(n_left)
-    if not 0 <= n_left <= n:
-        raise ValueError(f"n_left must lie in [0, {n}] (the number of nodes), got {n_left}")
-    if directed:
-        raise ValueError("a bipartite graph is stored undirected (its edges join the two sides); pass "
-                         "directed=False with n_left, or drop n_left for a directed graph")
-    return n_left
 
 
 class Graph:
@@ -175,80 +162,20 @@ class Graph:
 
     def __init__(self, adjacency, *, node_ids=None, labels=None, label_names=None, directed=False,
                  weighted=None, name=None, n_left=None):
-        symmetric = isinstance(adjacency, SymmetricCSR)  # built symmetric: no need to check it again
-        adjacency = adjacency.matrix if symmetric else adjacency
-        if not sp.issparse(adjacency):
-            raise TypeError(f"adjacency must be a scipy.sparse matrix, got {type(adjacency).__name__}")
-        check_real(adjacency.dtype, "adjacency")
-        # a copy: csr_matrix(csr) shares the arrays, which are cleaned in place and made read-only below
-        adj = sp.csr_matrix(adjacency, copy=True)
-        if adj.shape[0] != adj.shape[1]:
-            raise ValueError(f"adjacency must be square, got shape {adj.shape}")
+        # the invariants every kernel relies on, checked; canonical, read-only arrays
+        adj, n_left = canonical_adjacency(adjacency, directed, n_left)
         n = adj.shape[0]
-        adj.sum_duplicates()
-        adj.sort_indices()
-        adj.eliminate_zeros()
-        if adj.diagonal().any():
-            raise ValueError("adjacency has self-loops on its diagonal; build the graph with Graph.from_scipy to drop them")
-        if adj.nnz and (not np.all(np.isfinite(adj.data)) or adj.data.min() < 0):
-            raise ValueError("adjacency weights must be finite and positive")
-        if not directed and not symmetric and not is_symmetric(adj):
-            raise ValueError("adjacency of an undirected graph must be symmetric; pass directed=True or use Graph.from_scipy")
-        if n_left is not None:
-            n_left = _check_n_left(n_left, n, directed)
-            rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(adj.indptr))
-            inside = (rows < n_left) == (adj.indices < n_left)
-            if np.any(inside):
-                k = int(np.flatnonzero(inside)[0])
-                u, v = int(rows[k]), int(adj.indices[k])
-                side = "left" if u < n_left else "right"
-                raise ValueError(f"adjacency of a bipartite graph (n_left={n_left}) joins node indices {u} and {v}, "
-                                 f"both on the {side} side; every edge must join a left node (index < {n_left}) "
-                                 "to a right node")
-        self._n_left = n_left
-        index_dtype = np.int32 if max(adj.nnz, n) < 2**31 - 1 else np.int64
-        adj.indices = _readonly(adj.indices.astype(index_dtype, copy=False))
-        adj.indptr = _readonly(adj.indptr.astype(index_dtype, copy=False))
-        adj.data = _readonly(adj.data.astype(np.float64, copy=False))
-        self._adj = adj
+        self._adj, self._n_left = adj, n_left
         self._directed = bool(directed)
         self._weighted = bool(np.any(adj.data != 1.0)) if weighted is None else bool(weighted)
         self.name = name
 
-        if node_ids is None:
-            ids = np.arange(n, dtype=np.int64)
-        else:
-            ids = as_id_array(node_ids, "node_ids")
-            if ids is node_ids:
-                ids = ids.copy()  # the graph makes its ids read-only: never the caller's array
-            if ids.shape != (n,):
-                raise ValueError(f"node_ids must have one id per node ({n}), got shape {ids.shape}")
-        if n_left is None:
-            sorter = unique_sorter(ids, "node_ids must be unique")
-        else:
-            # two id namespaces: a sorter per side, each side's ids unique
-            sorter = (unique_sorter(ids[:n_left], "node_ids must be unique within the left side"),
-                      unique_sorter(ids[n_left:], "node_ids must be unique within the right side"))
+        ids, self._sorter = node_id_table(node_ids, n, n_left)
         self._node_ids = _readonly(ids)
-        self._sorter = sorter
-
-        if labels is None:
-            if label_names is not None:
-                raise ValueError("label_names given without labels")
-            self._labels = None
-            self._label_names = None
-        else:
-            if not sp.issparse(labels):
-                raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
-                                "Graph.from_edges accepts more forms")
-            lab = membership_matrix(labels, n)  # a new matrix: never writes into (read-only) input arrays
-            for part in (lab.indices, lab.indptr, lab.data):
+        self._labels, self._label_names = graph_labels(labels, label_names, n)
+        if self._labels is not None:
+            for part in (self._labels.indices, self._labels.indptr, self._labels.data, self._label_names):
                 _readonly(part)
-            names = np.arange(lab.shape[1]) if label_names is None else np.asarray(label_names)
-            if names.shape != (lab.shape[1],):
-                raise ValueError(f"label_names must have one name per class ({lab.shape[1]}), got shape {names.shape}")
-            self._labels = lab
-            self._label_names = _readonly(names)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -392,18 +319,9 @@ class Graph:
             side with ``n_left``; ``n_left`` with ``directed=True``.
         """
         _check_duplicates(duplicates)
-        if not sp.issparse(matrix):
-            matrix = np.asarray(matrix)
-            if matrix.ndim != 2:
-                raise ValueError(f"matrix must be 2-D, got shape {matrix.shape}")
-        check_real(matrix.dtype, "matrix")
-        coo = sp.coo_matrix(matrix)
-        if coo.shape[0] != coo.shape[1]:
-            raise ValueError(f"matrix must be square, got shape {coo.shape}")
-        coo.sum_duplicates()  # an entry stored twice is their sum: the matrix scipy means (A.toarray())
-        coo.eliminate_zeros()
+        coo = square_matrix(matrix)
         if n_left is not None:
-            n_left = _check_n_left(n_left, coo.shape[0], directed)
+            n_left = check_n_left(n_left, coo.shape[0], directed)
             directed = False
         if directed is None:
             directed = False
@@ -416,20 +334,9 @@ class Graph:
                     "so the direction of every arc is dropped; pass directed=False to "
                     "Graph.from_scipy to do this without a warning, or directed=True to keep the arcs",
                     GraphWarning)
-        data = coo.data.astype(np.float64)
+        edges, data = matrix_pairs(coo, directed)   # an undirected graph's (i, j) and (j, i) merge by duplicates
         if weighted is None:
             weighted = bool(np.any(data != 1))
-        edges = np.column_stack([coo.row, coo.col]).astype(np.int64)
-        if not directed:
-            keep = edges[:, 0] <= edges[:, 1]
-            # an asymmetric matrix contributes its lower triangle too
-            lower = ~keep
-            edges = np.concatenate([edges[keep], edges[lower][:, ::-1]])
-            data = np.concatenate([data[keep], data[lower]])
-        bad = ~np.isfinite(data) | (data < 0)
-        if np.any(bad):
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"matrix entries must be finite and non-negative; entry ({edges[i, 0]}, {edges[i, 1]}) is {float(data[i])!r}")
         n = coo.shape[0]
         adj = _adjacency_from_indices(edges, data if weighted else None, n, directed, duplicates)
         ids = None if node_ids is None else as_id_array(node_ids, "node_ids")
@@ -484,19 +391,7 @@ class Graph:
         >>> g.edges().tolist(), g.biadjacency().toarray().tolist()
         ([[0, 2], [0, 4], [1, 3]], [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
         """
-        if not sp.issparse(matrix):
-            matrix = np.asarray(matrix)
-            if matrix.ndim != 2:
-                raise ValueError(f"matrix must be a 2-D (n_left, n_right) biadjacency matrix, got shape {matrix.shape}")
-        check_real(matrix.dtype, "matrix")
-        block = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
-        block.sum_duplicates()
-        block.eliminate_zeros()
-        if block.nnz and (not np.all(np.isfinite(block.data)) or block.data.min() < 0):
-            coo = block.tocoo()
-            i = int(np.flatnonzero(~np.isfinite(coo.data) | (coo.data < 0))[0])
-            raise ValueError(f"matrix entries must be finite and non-negative; entry ({coo.row[i]}, {coo.col[i]}) "
-                             f"is {float(coo.data[i])!r}")
+        block = biadjacency_block(matrix)
         n_left, n_right = block.shape
         ids = []
         for side_ids, count, what, where in ((left_ids, n_left, "left_ids", "row"),
@@ -505,8 +400,7 @@ class Graph:
             if ids[-1].shape != (count,):
                 raise ValueError(f"{what} must have one id per {where} of matrix ({count}), got shape {ids[-1].shape}")
         node_ids = concat_ids(*ids)
-        adj = sp.bmat([[None, block], [block.T, None]], format="csr") if n_left and n_right else \
-            sp.csr_matrix((n_left + n_right, n_left + n_right))
+        adj = bipartite_adjacency(block)
         if weighted is None:
             weighted = bool(np.any(block.data != 1))
         lab, names = label_matrix(labels, label_names, node_ids, n_left + n_right)
@@ -575,22 +469,7 @@ class Graph:
         >>> Graph.from_networkx(nx.complete_bipartite_graph(2, 3), name="K23")  # nodes carry bipartite=0 or 1
         <Graph 'K23': 5 nodes (2 left, 3 right), 6 bipartite edges>
         """
-        import networkx as nx  # slow to import (about 0.3 s), and only networkx users need it
-
         _check_duplicates(duplicates)
-        if not isinstance(nx_graph, nx.Graph):
-            raise TypeError(f"nx_graph must be a networkx graph, got {type(nx_graph).__name__}")
-        if directed is not None and not isinstance(directed, (bool, np.bool_)):
-            raise TypeError(f"directed must be None, True or False, got {directed!r}")
-        if bipartite is not None and not isinstance(bipartite, (bool, str)):
-            raise TypeError(f"bipartite must be None (detect), True, False or a node attribute name (str), "
-                            f"got {bipartite!r}")
-        if (bipartite is True or isinstance(bipartite, str)) and directed:
-            raise ValueError("bipartite and directed=True: a bipartite graph is stored undirected (its edges join "
-                             "the two sides); pass one of them")
-        if directed and not nx_graph.is_directed():
-            raise ValueError("directed=True needs a networkx DiGraph; nx_graph is undirected "
-                             "(nx_graph.to_directed() gives both arcs of every edge)")
         parts = networkx_parts(nx_graph, weight=weight, label_attr=label_attr, directed=directed, bipartite=bipartite)
         weights = None if parts.weights is None else checked_weights(parts.weights, parts.describe_edge, attr=weight)
         g = cls.from_edges(parts.edges, weights=weights, nodes=len(parts.node_ids), directed=parts.directed,

@@ -35,7 +35,7 @@ import numpy as np
 
 __all__ = [
     "is_integer_id", "object_array", "as_id_array", "text_array", "concat_ids", "node_id_query", "match_ids",
-    "node_positions", "unique_sorter", "sorted_ids", "ids_to_indices", "comparable_ids", "index_in",
+    "node_positions", "node_id_table", "unique_sorter", "sorted_ids", "ids_to_indices", "comparable_ids", "index_in",
     "edge_id_array", "two_sided_ids_to_indices", "two_sided_positions", "side_index", "check_no_nan_ids",
 ]
 
@@ -289,6 +289,32 @@ def unique_sorter(ids, message):
         dup = ids[sorter[1:]][ids[sorter[1:]] == ids[sorter[:-1]]][:5].tolist()
         raise ValueError(f"{message}; duplicated: {dup}")
     return sorter
+
+
+def node_id_table(node_ids, n, n_left=None):
+    """``(ids, sorter)`` of a graph's ``n`` nodes: their ids and the sorter :func:`node_positions` looks them up by.
+
+    ``node_ids`` (default ``0..n-1``) as :func:`as_id_array` reads them, a
+    copy (a graph makes its ids read-only, never the caller's array); each id
+    unique (a ValueError names some repeated).  A bipartite graph (``n_left``
+    left nodes) has two id namespaces: a sorter per side, each side's ids
+    unique.
+    """
+    if node_ids is None:
+        ids = np.arange(n, dtype=np.int64)
+    else:
+        ids = as_id_array(node_ids, "node_ids")
+        if ids is node_ids:
+            ids = ids.copy()  # the graph makes its ids read-only: never the caller's array
+        if ids.shape != (n,):
+            raise ValueError(f"node_ids must have one id per node ({n}), got shape {ids.shape}")
+    if n_left is None:
+        sorter = unique_sorter(ids, "node_ids must be unique")
+    else:
+        # two id namespaces: a sorter per side, each side's ids unique
+        sorter = (unique_sorter(ids[:n_left], "node_ids must be unique within the left side"),
+                  unique_sorter(ids[n_left:], "node_ids must be unique within the right side"))
+    return ids, sorter
 
 
 def _unique_inverse(values):

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from .ids import comparable_ids, index_in, object_array
 
 __all__ = ["check_real", "membership_from_pairs", "membership_matrix", "label_matrix", "membership_from_ids",
-           "node_label_matrix"]
+           "node_label_matrix", "graph_labels"]
 
 
 def check_real(dtype, what):
@@ -67,6 +67,28 @@ def membership_matrix(labels, n, what="labels"):
                          f"at node index {int(coo.row[i])}, class {int(coo.col[i])}")
     keep = data == 1
     return membership_from_pairs(coo.row[keep], coo.col[keep], coo.shape)
+
+
+def graph_labels(labels, label_names, n):
+    """``(matrix, names)`` of the labels a graph of ``n`` nodes is given, or ``(None, None)`` without labels.
+
+    ``labels`` is the scipy.sparse ``(n, k)`` 0/1 matrix :class:`lgekit.Graph`
+    takes (read by :func:`membership_matrix` into a new matrix, so that the
+    graph may freeze it), ``label_names`` its ``k`` class names (default
+    ``0..k-1``), refused without ``labels``.
+    """
+    if labels is None:
+        if label_names is not None:
+            raise ValueError("label_names given without labels")
+        return None, None
+    if not sp.issparse(labels):
+        raise TypeError(f"labels must be a scipy.sparse (n_nodes, n_classes) matrix here, got {type(labels).__name__}; "
+                        "Graph.from_edges accepts more forms")
+    lab = membership_matrix(labels, n)  # a new matrix: never writes into (read-only) input arrays
+    names = np.arange(lab.shape[1]) if label_names is None else np.asarray(label_names)
+    if names.shape != (lab.shape[1],):
+        raise ValueError(f"label_names must have one name per class ({lab.shape[1]}), got shape {names.shape}")
+    return lab, names
 
 
 def _class_names(values):

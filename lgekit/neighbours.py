@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validation import Interval, Options, validate_arguments
 
-__all__ = ["top_k_scores", "BY"]
+__all__ = ["top_k_scores"]   # BY, the accepted values of ``by``, is no name a user calls
 
 #: what ``by`` accepts: the inner product (the model's score) or the cosine of the same two vectors
 BY = ("score", "cosine")

@@ -17,7 +17,8 @@ from ._validation import Interval, Options, validate_arguments
 from .datasets import as_labels
 from .metrics import check_embedding
 
-__all__ = ["plot_embedding", "project", "colour_labels", "dot_size", "METHODS"]
+# colour_labels, dot_size and METHODS serve plot_embedding: importable from here, not part of the public surface
+__all__ = ["plot_embedding", "project"]
 
 #: the projections :func:`plot_embedding` draws
 METHODS = ("pca", "tsne")

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from lgekit import datasets
-from lgekit.experiments import ResultsStore, expand, run_sweep, strip_timings, write_outputs
+from lgekit.experiments import ResultsStore, expand, run_sweep, write_outputs
+from lgekit.experiments.store import strip_timings
 
 distributed = pytest.importorskip("distributed")
 

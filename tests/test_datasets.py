@@ -289,12 +289,12 @@ def test_random_edge_lists_round_trip(tmp_path_factory, edges, weighted, delimit
 @given(rows=st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=4), min_size=1, max_size=8), data=st.data())
 def test_fast_and_slow_table_parsers_agree(rows, data):
     """The vectorised parser either declines or returns exactly what the line-by-line parser returns."""
-    from lgekit.datasets import _edgelist
+    from lgekit.datasets import _edgelist, _fast_reader
 
     delimiter = data.draw(st.sampled_from([None, ","]))
     sep = " " if delimiter is None else ","
     raw = "\n".join(sep.join(map(str, r)) for r in rows).encode()
-    fast = _edgelist._fast_table(raw, (2, 3), 2, delimiter)
+    fast = _fast_reader.fast_table(raw, (2, 3), 2, delimiter)
     try:
         slow = _edgelist._slow_table("t.txt", raw, (2, 3), 2, delimiter, "test")
     except _edgelist.DataFormatError:

@@ -167,14 +167,14 @@ def test_kept_flags_the_vertices_that_kept_their_vector():
     sq, gap, viol, kept = np.einsum("ij,ij->i", Y, Y), np.zeros(n), np.zeros(n), np.zeros(n, np.int8)
     before = Y.copy()
     # the safeguard with no further passes: a visit that goes uphill keeps its vector
-    _dcd.dcd_epoch(Y, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, np.arange(n, dtype=np.int32),
-                   np.array([0, n], np.int64), 1, 1e-3, 9, 1, True, gap, viol, True, 0, kept)
+    _dcd.dcd_epoch(Y, sq, csr, alpha, np.arange(n, dtype=np.int32), np.array([0, n], np.int64),
+                   _dcd.VisitRule(1, 1e-3, True, 0), 9, 1, kept, _dcd.Certificates(gap, viol))
     assert kept.any()
     assert np.array_equal(Y[kept == 1], before[kept == 1])
     assert np.all(gap >= -1e-9)                              # the kept vector is certified, weakly dual
     with pytest.raises(ValueError, match="needs kept"):
-        _dcd.dcd_epoch(Y, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, np.arange(n, dtype=np.int32),
-                       np.array([0, n], np.int64), 1, 1e-3, 9, 1, True, gap, viol, True, 0)
+        _dcd.dcd_epoch(Y, sq, csr, alpha, np.arange(n, dtype=np.int32), np.array([0, n], np.int64),
+                       _dcd.VisitRule(1, 1e-3, True, 0), 9, 1, None, _dcd.Certificates(gap, viol))
 
 
 # --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from lgekit import reference
-from lgekit.models import _dcd, _schedules
+from lgekit.models import _dcd, _dcd_diagnostics, _schedules
 from lgekit.models.hinge import pair_csr
 
 from splitmix import SplitMix64, fisher_yates
@@ -54,8 +54,8 @@ def kernel_epoch(X, alpha, csr, order, inner_passes, tol, seed, blocks=None, n_t
     order = np.ascontiguousarray(order, dtype=np.int32)
     block_ptr = np.array([0, len(order)], np.int64) if blocks is None else blocks
     kept = np.zeros(n, np.int8)
-    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, block_ptr,
-                         inner_passes, tol, seed, n_threads, True, gap, viol, shuffle, monotone_passes, kept)
+    bad = _dcd.dcd_epoch(X, sq, csr, alpha, order, block_ptr, _dcd.VisitRule(inner_passes, tol, shuffle, monotone_passes),
+                         seed, n_threads, kept, _dcd.Certificates(gap, viol))
     assert bad == -1
     np.testing.assert_allclose(sq, np.einsum("ij,ij->i", X, X), rtol=1e-5)
     return X, alpha, gap, viol
@@ -200,9 +200,8 @@ def test_non_finite_vertex_is_reported():
     alpha = np.full(len(csr.nbr), 0.0)
     alpha[csr.nbr == 2] = csr.upper[csr.nbr == 2]
     gap, viol = np.zeros(len(X)), np.zeros(len(X))
-    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha,
-                         np.arange(len(X), dtype=np.int32), np.array([0, len(X)], np.int64),
-                         1, 0.0, 1, 1, True, gap, viol)
+    bad = _dcd.dcd_epoch(X, sq, csr, alpha, np.arange(len(X), dtype=np.int32), np.array([0, len(X)], np.int64),
+                         _dcd.VisitRule(1, 0.0), 1, 1, None, _dcd.Certificates(gap, viol))
     assert bad >= 0 and not np.all(np.isfinite(X[bad]))
 
 
@@ -250,7 +249,7 @@ def test_vertex_certificates_at_stored_vectors():
     X, csr, *_ = tiny_problem(seed=10)
     order = np.arange(X.shape[0])
     X, alpha, _, _ = kernel_epoch(X, np.zeros(len(csr.nbr)), csr, order, 2, 0.0, 3)
-    gap, viol = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, 2)
+    gap, viol = _dcd_diagnostics.vertex_certificates(X, csr, alpha, 2)
     for u in range(X.shape[0]):
         ks = np.arange(csr.indptr[u], csr.indptr[u + 1])
         ref_gap, ref_viol = reference.vertex_certificates(X[u], alpha[ks], X[csr.nbr[ks]], csr.sign[ks],
@@ -362,9 +361,9 @@ def test_dual_counts_match_numpy_for_any_thread_count(entries, n_threads):
     alpha = np.array([min(a, u) for a, u in entries], dtype=np.float64)     # duals live in [0, upper]
     upper = np.array([u for _, u in entries], dtype=np.float64)
     expected = (int(np.count_nonzero(alpha == 0)), int(np.count_nonzero((alpha == upper) & (upper > 0))))
-    assert _dcd.dual_counts(alpha, upper, n_threads) == expected
+    assert _dcd_diagnostics.dual_counts(alpha, upper, n_threads) == expected
     with pytest.raises(ValueError, match="one entry per dual"):
-        _dcd.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)
+        _dcd_diagnostics.dual_counts(alpha, np.zeros(len(alpha) + 1), n_threads)
 
 
 # --------------------------------------------------------------------------
@@ -377,8 +376,9 @@ def _epoch_with(X, alpha, csr, seed, diagnostics, certify, shuffle, monotone_pas
     sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
     gap, viol, kept = np.full(n, -7.0), np.full(n, -7.0), np.zeros(n, np.int8)
     order = np.random.default_rng(seed).permutation(n).astype(np.int32)
-    bad = _dcd.dcd_epoch(X, sq, csr.indptr, csr.nbr, csr.sign, csr.upper, alpha, order, np.array([0, n], np.int64),
-                         2, 1e-3, seed, 1, diagnostics, gap, viol, shuffle, monotone_passes, kept, certify)
+    bad = _dcd.dcd_epoch(X, sq, csr, alpha, order, np.array([0, n], np.int64),
+                         _dcd.VisitRule(2, 1e-3, shuffle, monotone_passes), seed, 1, kept,
+                         _dcd.Certificates(gap, viol, certify) if diagnostics else None)
     assert bad == -1
     return X, alpha, gap, viol, kept
 

@@ -5,13 +5,16 @@ correction, one that samples the front of the population, one that counts a pair
 ends.
 """
 import math
+import re
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lgekit
+from lgekit._validation import InvalidParameterError
 from lgekit.experiments.figure2 import SPEC as FIG2
 from lgekit.experiments.plan import expand
 from lgekit.models import _diagnostic_sample as ds
@@ -179,7 +182,7 @@ def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_v
     """The sampled record's certificates are the exact record's, vertex for vertex, at the sampled vertices
     (the same epoch's visits: the embedding and duals are the same bits in both modes); the wrong version,
     certificates of the embedding after the epoch (``vertex_certificates``), differs from them."""
-    from lgekit.models._dcd_solver import _dcd
+    from lgekit.models._dcd_solver import _dcd_diagnostics
     kw = dict(dim=8, epochs=1, random_state=3, monotone=monotone)
     exact = lgekit.HingeEmbedding(diagnostics="exact", **kw).fit(graph)
     sampled = lgekit.HingeEmbedding(diagnostics="sampled", **kw).fit(graph)
@@ -195,7 +198,7 @@ def test_hinge_sampled_certificates_are_those_of_the_sampled_vertices_at_their_v
         assert r["max_violation"] == p.max() <= r_all["max_violation"]
         solver = sampled.solver_
         csr, X = solver.pair_csr, np.ascontiguousarray(sampled.embedding_)
-        after, _ = _dcd.vertex_certificates(X, csr.indptr, csr.nbr, csr.sign, csr.upper, np.array(solver.dual_coef), 1)
+        after, _ = _dcd_diagnostics.vertex_certificates(X, csr, np.array(solver.dual_coef), 1)
         assert not np.allclose(after[v], g, rtol=1e-3)
         exact.partial_fit(graph)
         sampled.partial_fit(graph)
@@ -250,3 +253,24 @@ def test_figure2_asks_for_exact_gradient_norms_and_shares_its_cells():
     # Figure 4's other dimensions need no diagnostics for their verdict: sampled
     fig4 = expand(["fig4"], quick=True)
     assert not any(c["record"].get("exact_diagnostics") for c in fig4.cells.values())
+
+
+# ------------------------------------------------------------------------------- one check of the value (issue 45)
+@pytest.mark.parametrize("cls", [lgekit.LogisticEmbedding, lgekit.HingeEmbedding])
+@pytest.mark.parametrize("bad, shown", [("full", "'full'"), ("Exact", "'Exact'"), (2.5, "float: 2.5"),
+                                        (None, "None")])
+def test_a_bad_diagnostics_value_is_refused_by_the_parameter_table(cls, bad, shown):
+    with pytest.raises(InvalidParameterError, match=rf"diagnostics must be 'exact', 'sampled', True or False, "
+                                                    rf"got {re.escape(shown)}$") as info:
+        cls(dim=2, epochs=1, diagnostics=bad).fit(nx.path_graph(5))
+    assert info.value.parameter == "diagnostics"
+
+
+def test_the_table_is_the_only_check_of_diagnostics(monkeypatch):
+    # the wrong version this guards against is a second check beside the table: without the table's entry
+    # nothing else refuses the value, and diagnostics_mode passes a validated string through unchanged
+    table = {k: v for k, v in lgekit.LogisticEmbedding._parameter_constraints.items() if k != "diagnostics"}
+    monkeypatch.setattr(lgekit.LogisticEmbedding, "_parameter_constraints", table)
+    lgekit.LogisticEmbedding(dim=2, epochs=1, diagnostics="full")._validate_params()
+    assert ds.diagnostics_mode("full") == "full"
+    assert not hasattr(ds, "DIAGNOSTICS")     # the accepted values are written in lgekit._parameters only

@@ -20,7 +20,7 @@ import lgekit
 from lgekit import LogisticEmbedding, reference
 from lgekit.cli import main
 from lgekit._validation import InvalidParameterError
-from lgekit.models import _sgd_solver
+from lgekit.models import _two_tables
 from lgekit.models._training_data import DIRECTED_REVERSE_SHARE
 from test_two_tables import EPOCH_PARAMS, bipartite_graphs, directed_graphs
 
@@ -109,7 +109,7 @@ def _reference_epochs(model, epochs, *, tie=True, order=True):
     Z = np.vstack([model.embedding_, model.context_embedding_]).astype(np.float64)
     pins = None
     if solver.node_bias:
-        kappa = _sgd_solver.BIAS_CONSTANT
+        kappa = _two_tables.BIAS_CONSTANT
         Z[:ns, D - 1] = kappa
         Z[ns:, D - 2] = kappa
         pins = reference.bias_pins(ns, ns, D)
@@ -117,7 +117,7 @@ def _reference_epochs(model, epochs, *, tie=True, order=True):
         step = solver.learning_rate(t)
         Z = reference.sgd_edge_epoch(Z, solver.positives, solver.negatives, solver.epoch_order(t).order, step,
                                      lam_pos=model.lam_pos, lam_neg=model.lam_neg, lam_r=model.lam_r, pinned=pins,
-                                     pin_value=_sgd_solver.BIAS_CONSTANT if pins is not None else 1.0)
+                                     pin_value=_two_tables.BIAS_CONSTANT if pins is not None else 1.0)
         if tie:
             X, Y = reference.tie_step(Z[:ns], Z[ns:], step, solver.lam_tie, free=D - 2 if pins is not None else D)
             Z = np.vstack([X, Y])
@@ -228,7 +228,7 @@ def test_a_fully_reciprocal_graph_gets_a_finite_tie():
     g = lgekit.Graph.from_edges([(0, 1), (1, 0), (1, 2), (2, 1), (2, 0), (0, 2), (2, 3), (3, 2)], directed=True)
     assert g.reciprocity() == 1.0
     model = LogisticEmbedding(dim=4, epochs=3, random_state=0).fit(g)
-    r = _sgd_solver.MAX_TIE_RECIPROCITY
+    r = _two_tables.MAX_TIE_RECIPROCITY
     assert model.solver_.lam_tie == pytest.approx(r / (1 - r))
     assert np.all(np.isfinite(model.embedding_))
 

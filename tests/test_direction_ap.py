@@ -17,9 +17,9 @@ from lgekit.metrics import (
     average_precision,
     average_precision_from_scores,
     direction_average_precision,
-    non_reciprocal_arcs,
     pair_scores,
 )
+from lgekit.evaluation import non_reciprocal_arcs
 
 
 @st.composite

@@ -3,6 +3,7 @@ the norms, recorded in ``history_``, marked as diverged by sweeps, and the messa
 that caused it; legitimate runs (lam_r = 0 included) are left alone."""
 import math
 import re
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 import lgekit
 from lgekit import DivergenceError, HingeEmbedding, LogisticEmbedding
+from lgekit.models import _divergence
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +227,44 @@ def test_blogcatalog_d100_lam0_is_not_flagged(data_dir, monkeypatch):
     split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
     model = LogisticEmbedding(dim=100, lam_r=0.0, epochs=50, random_state=0).fit(split)
     assert model.n_iter_ == 50 and 5 < model.history_[-1]["mean_norm"] < 8
+
+
+# ----------------------------------------------------------------- the thresholds written once (issue 45)
+THRESHOLD_CONSTANTS = {"divergence_max_mean_norm": "MAX_MEAN_NORM", "divergence_objective_factor": "OBJECTIVE_FACTOR",
+                       "divergence_norm_growth": "NORM_GROWTH", "divergence_norm_growth_alone": "NORM_GROWTH_ALONE",
+                       "divergence_growth_epochs": "GROWTH_EPOCHS"}
+SOURCE = Path(lgekit.__file__).resolve().parent
+
+
+def divergence_limit_spellings(text):
+    """Where ``text`` writes the mean-norm limit as a number (``1e8``, ``1e+08``, ``1.0e8``, ``10**8``)."""
+    return re.findall(r"(?<![\w.])(?:1(?:\.0*)?[eE]\+?0*8|10\s*\*\*\s*8|100_?000_?000)(?![\w.])", text)
+
+
+def copied_threshold_values(doc):
+    """The thresholds a docstring names with a number beside them (``divergence_max_mean_norm`` (1e8))."""
+    return [name for name in THRESHOLD_CONSTANTS if re.search(rf"`{name}`+\s*\(\s*[0-9]", doc)]
+
+
+def test_the_mean_norm_limit_is_written_once_in_the_package():
+    written = {path.relative_to(SOURCE).as_posix(): divergence_limit_spellings(path.read_text())
+               for pattern in ("*.py", "*.pyx", "*.pxd") for path in SOURCE.rglob(pattern)
+               if not path.stem.endswith("_avx2")}
+    assert {path: found for path, found in written.items() if found} == {"models/_divergence.py": ["1e8"]}
+
+
+def test_the_estimators_take_the_thresholds_from_the_divergence_module():
+    for attribute, constant in THRESHOLD_CONSTANTS.items():
+        assert getattr(lgekit.models.BaseEmbedding, attribute) == getattr(_divergence, constant)
+        for cls in (LogisticEmbedding, HingeEmbedding):
+            assert copied_threshold_values(cls.__doc__) == [], cls
+
+
+def test_a_copied_threshold_is_caught():
+    old_logistic = ("passes ``divergence_max_mean_norm`` (1e8), the objective ends an epoch above "
+                    "``divergence_objective_factor`` (10) times")
+    assert copied_threshold_values(old_logistic) == ["divergence_max_mean_norm", "divergence_objective_factor"]
+    assert copied_threshold_values("passes ``divergence_max_mean_norm`` (its value: the user guide)") == []
+    for spelling in ("1e8", "1E+08", "1.0e8", "10 ** 8", "100_000_000"):
+        assert divergence_limit_spellings(f"    divergence_max_mean_norm = {spelling}\n") == [spelling]
+    assert divergence_limit_spellings("lr = 1e-8; n = 1e80; x = 21e8; 2.1e8") == []

@@ -2,7 +2,8 @@
 
 The site is the one ``python3 -m sphinx -b html docs docs/_build`` writes (or the folder named by
 ``LGEKIT_DOCS_HTML``; CI builds it and sets that).  The browser checks render the index, one API
-page and one tutorial in headless Chromium at 1,280 x 900 px and read back, after MathJax has run:
+page, one tutorial and two pages of the user guide in headless Chromium at 1,280 x 900 px and read back,
+after MathJax has run:
 
 * no raw LaTeX (``$$``, ``\\(``, ``\\[``) left in the page's text: the formulas were typeset, by the
   MathJax copy inside the site (nothing is loaded from a network);
@@ -76,9 +77,11 @@ def chromium():
 def _pages(site):
     tutorials = sorted((site / "tutorials").glob("01_*.html"))
     api = site / "api" / "generated" / "lgekit.LogisticEmbedding.html"
-    pages = [site / "index.html", api, *tutorials[:1]]
+    # the user guide: the page with the most formulas, and the one written from the theory checks' docstrings
+    guide = [site / "guide" / "logistic.html", site / "guide" / "theory.html"]
+    pages = [site / "index.html", api, *tutorials[:1], *guide]
     missing = [str(page) for page in pages if not page.is_file()]
-    assert len(pages) == 3 and not missing, f"the built site lacks the pages to check: {missing or 'tutorial 01'}"
+    assert len(pages) == 5 and not missing, f"the built site lacks the pages to check: {missing or 'tutorial 01'}"
     return pages
 
 
@@ -99,7 +102,7 @@ def test_api_pages_show_no_internal_constants(site):
 
 @pytest.fixture(scope="module")
 def rendered(site, chromium, tmp_path_factory):
-    """{page name: (probe findings, screenshot path)} for the three pages, rendered in Chromium."""
+    """{page name: (probe findings, screenshot path)} for the pages of :func:`_pages`, rendered in Chromium."""
     copy = tmp_path_factory.mktemp("site") / "html"
     shutil.copytree(site, copy, ignore=shutil.ignore_patterns(".jupyter_cache", ".doctrees", "_sources"))
     results = {}

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import lgekit
-from lgekit import metrics
 from lgekit.datasets import planted_partition_graph
 from lgekit.evaluation import LeakError
-from lgekit.metrics import EDGE_OPERATORS, edge_classifier_scores, link_prediction_features
+from lgekit.metrics import _link, edge_classifier_scores, link_prediction_features
+from lgekit.metrics._link import EDGE_OPERATORS
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +57,11 @@ def test_the_leak_check_rejects_test_pairs_among_the_training_pairs(split, monke
     x = np.random.default_rng(0).normal(size=(split.graph.n_nodes, 4))
     k = len(split.train_positives)
     # the wrong version: training negatives taken from the split's test negatives (the classifier sees test pairs)
-    monkeypatch.setattr(metrics, "sample_negative_pairs", lambda graph, n, **kw: split.test_negatives[:n])
+    monkeypatch.setattr(_link, "sample_negative_pairs", lambda graph, n, **kw: split.test_negatives[:n])
     with pytest.raises(LeakError, match=r"training negative \[.*\] is a test pair"):
         link_prediction_features(x, split)
     # the wrong version: "negatives" that are edges of the training graph
-    monkeypatch.setattr(metrics, "sample_negative_pairs", lambda graph, n, **kw: split.train_positives[::-1][:n])
+    monkeypatch.setattr(_link, "sample_negative_pairs", lambda graph, n, **kw: split.train_positives[::-1][:n])
     with pytest.raises(LeakError, match="a training negative is an edge of the training graph"):
         link_prediction_features(x, split)
     assert k > 0

@@ -1,6 +1,6 @@
 """The vectorised readers of edge lists give what the careful line-by-line parser gives, or step aside for it.
 
-``_fast_names`` (text ids) and ``_fast_table`` (numbers) are optimisations
+``fast_names`` (text ids) and ``fast_table`` (numbers) of ``_fast_reader`` are optimisations
 only: on every file they either return exactly the careful parser's arrays
 or return None (and the careful parser then reads the file, with its
 messages).  The grammar itself is tested against a plain re-implementation
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lgekit import Graph, GraphWarning, datasets
-from lgekit.datasets import DataFormatError, _edgelist
+from lgekit.datasets import DataFormatError, _edgelist, _fast_reader
 
 LETTERS = "abcdfghxyzABCQ_.-+é中ß0123456789eE"
 
@@ -50,7 +50,7 @@ def careful(raw, delimiter):
 def test_fast_names_equal_the_careful_parser_or_step_aside(case, any_text):
     raw, delimiter = case
     raw, d = careful(raw, delimiter)
-    fast = _edgelist._fast_names(raw, d, any_text=any_text)
+    fast = _fast_reader.fast_names(raw, d, any_text=any_text)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", GraphWarning)  # ids read as text: the careful path's own warning
@@ -72,7 +72,7 @@ def test_fast_names_equal_the_careful_parser_or_step_aside(case, any_text):
 ])
 def test_common_text_files_take_the_fast_path(tmp_path, text, delimiter):
     raw, d = careful(text.encode(), delimiter)
-    fast = _edgelist._fast_names(raw, d)
+    fast = _fast_reader.fast_names(raw, d)
     assert fast is not None  # so the equality above is not vacuous on the files that matter
     path = tmp_path / "g.txt"
     path.write_bytes(text.encode())
@@ -101,5 +101,5 @@ def test_errors_still_name_their_line(tmp_path, text, line, what):
 
 def test_mixed_integer_and_text_ids_still_warn():
     raw, d = careful(b"1,alice\n2,bob\n", None)
-    assert _edgelist._fast_names(raw, d) is None  # integers among the ids: the careful path warns
-    assert _edgelist._fast_names(raw, d, any_text=True)[0].tolist() == [["1", "alice"], ["2", "bob"]]
+    assert _fast_reader.fast_names(raw, d) is None  # integers among the ids: the careful path warns
+    assert _fast_reader.fast_names(raw, d, any_text=True)[0].tolist() == [["1", "alice"], ["2", "bob"]]

@@ -256,7 +256,7 @@ def test_tiny_sweep_runs_every_cell(tiny_sweep):
     plan, out, result, outputs = tiny_sweep
     assert result.n_error == 0, result.errors
     assert result.n_ok + result.n_diverged == len(plan.cells) and result.n_skipped == 0
-    from lgekit.experiments import read_jsonl
+    from lgekit.experiments.store import read_jsonl
 
     index = read_jsonl(out / "records.jsonl")
     assert sorted(r["key"] for r in index) == sorted(plan.cells)
@@ -378,7 +378,8 @@ def test_failing_and_diverging_cells_do_not_stop_the_sweep(tmp_path):
 
 def test_local_processes_give_the_same_records(tiny_sweep, tmp_path):
     """Two loky worker processes reproduce the in-process records exactly (minus timings)."""
-    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.store import strip_timings
     from lgekit.experiments.engine import run_sweep
 
     plan_all, out, _, _ = tiny_sweep
@@ -395,7 +396,8 @@ def test_local_processes_give_the_same_records(tiny_sweep, tmp_path):
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_records(tiny_sweep, tmp_path):
     pytest.importorskip("distributed")
-    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.store import strip_timings
     from lgekit.experiments.engine import run_sweep
 
     plan_all, out, _, _ = tiny_sweep
@@ -427,7 +429,8 @@ def test_unreachable_scheduler_names_the_address(tmp_path):
 def test_dask_cluster_by_address(tiny_sweep, tmp_path):
     """``--scheduler tcp://HOST:PORT``: the same tasks sent to an already running cluster."""
     distributed = pytest.importorskip("distributed")
-    from lgekit.experiments import ResultsStore, strip_timings
+    from lgekit.experiments import ResultsStore
+    from lgekit.experiments.store import strip_timings
     from lgekit.experiments.engine import run_sweep
 
     plan_all, out, _, _ = tiny_sweep
@@ -534,7 +537,8 @@ def test_cells_are_dispatched_longest_first(monkeypatch, tmp_path):
 
 def test_dispatch_order_does_not_change_the_records(monkeypatch, tiny_sweep, tmp_path):
     """Cells are independent and keyed: reversed dispatch stores the same records."""
-    from lgekit.experiments import ResultsStore, engine, strip_timings
+    from lgekit.experiments import ResultsStore, engine
+    from lgekit.experiments.store import strip_timings
 
     plan_all, out, _, _ = tiny_sweep
     plan = tiny_plan(["fig6"], seeds=2)

@@ -61,6 +61,8 @@ LAYER_OF = {
     "lgekit._progress": "foundation",
     "lgekit._parameters": "foundation",     # the estimators' parameter tables, read by lgekit fit too
     "lgekit._output_folder": "foundation",
+    "lgekit._manifest": "foundation",       # which files of an output folder are lgekit's, and its runs
+    "lgekit._folder_lock": "foundation",    # one writer at a time in an output folder (flock)
     "lgekit._memory": "foundation",         # the memory left to allocate, which bounds fits and file reads
     "lgekit._input_file": "foundation",     # every file lgekit reads: regular, bounded before it is read
     "lgekit._simd": "foundation",           # picks a kernel build; imports the kernel by name when asked
@@ -71,7 +73,7 @@ LAYER_OF = {
     "lgekit.ids": "foundation",
     "lgekit._interop": "foundation",        # what networkx / pandas objects say, as arrays for the Graph
     "lgekit.reference": "foundation",       # plain NumPy, imports nothing of lgekit
-    "lgekit.adjacency": "foundation",      # the CSR matrix of an edge array (numpy / scipy only)
+    "lgekit.adjacency": "foundation",      # the canonical CSR matrix of an edge array or a matrix (ids, labels below)
     "lgekit.labels": "foundation",          # the one label-matrix builder (imports only ids)
     "lgekit.graph": "graph",
     "lgekit.datasets": "data",

@@ -65,6 +65,21 @@ def test_load_never_imports_a_module_named_in_the_file(saved, tmp_path, monkeypa
     assert "lgekit_probe_module" not in sys.modules
 
 
+def test_a_file_may_name_only_an_estimator_that_trains(saved, tmp_path, monkeypatch):
+    """The registry load builds from (NodeVectors') holds lgekit's estimators with a solver, not the bases."""
+    assert sorted(BaseEmbedding._registry) == ["HingeEmbedding", "HingeEmbeddingCV", "LogisticEmbedding",
+                                               "LogisticEmbeddingCV"]
+    arrays = arrays_of(saved[0])
+    for name in ("BaseEmbedding", "NodeVectors"):
+        path = write(tmp_path / "base.npz", arrays, format_version=2, **{"class": name})
+        with pytest.raises(ValueError, match=r"base\.npz: unknown model class"):
+            LogisticEmbedding.load(path)
+    # the wrong registry, every lgekit subclass of NodeVectors: the base is found, and only refused later
+    monkeypatch.setitem(BaseEmbedding._registry, "BaseEmbedding", BaseEmbedding)
+    with pytest.raises(TypeError, match="holds a BaseEmbedding"):
+        LogisticEmbedding.load(write(tmp_path / "base.npz", arrays, format_version=2, **{"class": "BaseEmbedding"}))
+
+
 def test_legacy_class_names_of_lgekit_estimators_still_load(saved, tmp_path):
     arrays = arrays_of(saved[0])
     path = write(tmp_path / "old.npz", arrays, format_version=1,

@@ -19,7 +19,7 @@ import lgekit
 from lgekit import LogisticEmbedding, reference
 from lgekit.cli import main
 from lgekit._validation import InvalidParameterError
-from lgekit.models import _sgd_solver
+from lgekit.models import _two_tables
 from test_two_tables import EPOCH_PARAMS, bipartite_graphs, directed_graphs
 
 BIAS_PARAMS = {**EPOCH_PARAMS, "node_bias": True}
@@ -31,7 +31,7 @@ def _reference_epochs(model, epochs, pinned=True):
     solver = model.solver_
     ns, D = model.embedding_.shape[0], model.dim
     Z = np.vstack([model.embedding_, model.context_embedding_]).astype(np.float64)
-    kappa = _sgd_solver.BIAS_CONSTANT
+    kappa = _two_tables.BIAS_CONSTANT
     Z[:ns, D - 1] = kappa                 # the start the solver projects onto before its first epoch
     Z[ns:, D - 2] = kappa
     pins = reference.bias_pins(ns, len(Z) - ns, D) if pinned else None
@@ -54,8 +54,8 @@ def test_kernel_epochs_with_node_biases_equal_the_reference(graph, share, schedu
     np.testing.assert_allclose(kernel, ref, rtol=0, atol=1e-12)
     ns, D = model.embedding_.shape[0], model.dim
     # the constant coordinates are exactly kappa; the bias coordinates moved
-    assert np.all(model.embedding_[:, D - 1] == _sgd_solver.BIAS_CONSTANT)
-    assert np.all(model.context_embedding_[:, D - 2] == _sgd_solver.BIAS_CONSTANT)
+    assert np.all(model.embedding_[:, D - 1] == _two_tables.BIAS_CONSTANT)
+    assert np.all(model.context_embedding_[:, D - 2] == _two_tables.BIAS_CONSTANT)
     assert np.any(model.embedding_[:, D - 2] != ref[:ns, D - 2] * 0)
 
 
@@ -109,6 +109,38 @@ def test_node_bias_true_is_refused_where_it_cannot_work(graph, params, match):
     assert info.value.parameter == "node_bias"
 
 
+class _NoSolver(lgekit.models.SGDSolver):
+    """A solver that must not be built: the extras are the estimator's to refuse, at parameter validation."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("the solver was built for parameters the graph cannot take")
+
+
+@pytest.mark.parametrize("graph, params, match", [
+    (nx.karate_club_graph(), {"node_bias": True}, "node_bias=True needs two tables"),
+    (nx.gnc_graph(20, seed=0), {"node_bias": True, "order": "vertex"}, "needs order='edge'"),
+    (nx.karate_club_graph(), {"lam_tie": 0.5}, "lam_tie > 0 needs a directed graph"),
+])
+def test_the_extras_are_refused_at_validation_before_any_solver_or_table(graph, params, match, monkeypatch):
+    # the wrong version (issue 45): the solver refusing them itself, once its arrays are built and the model
+    # already holds a new, undrawn table
+    monkeypatch.setattr(LogisticEmbedding, "_solver_class", _NoSolver)
+    model = LogisticEmbedding(dim=4, epochs=1, random_state=0, **params)
+    with pytest.raises(InvalidParameterError, match=match):
+        model.fit(graph)
+    assert not hasattr(model, "embedding_")
+
+
+def test_a_warm_fit_refuses_an_extra_the_fitted_graph_cannot_take(monkeypatch):
+    model = LogisticEmbedding(dim=4, epochs=1, random_state=0).fit(nx.karate_club_graph())
+    before = model.embedding_.copy()
+    monkeypatch.setattr(LogisticEmbedding, "_solver_class", _NoSolver)
+    model.set_params(node_bias=True)
+    with pytest.raises(InvalidParameterError, match="node_bias=True needs two tables"):
+        model.partial_fit(nx.karate_club_graph())
+    np.testing.assert_array_equal(model.embedding_, before)
+
+
 def test_node_bias_must_be_a_boolean_or_none():
     with pytest.raises(InvalidParameterError, match="node_bias"):
         LogisticEmbedding(node_bias="yes").fit(nx.gnc_graph(20, seed=0))
@@ -136,8 +168,8 @@ def test_lgekit_fit_directed_trains_the_biases(tmp_path, capsys):
     assert "test_direction_ap" in capsys.readouterr().out
     context = np.loadtxt(out / "context_embedding.txt", skiprows=1)[:, 1:]
     source = np.loadtxt(out / "embedding.txt", skiprows=1)[:, 1:]
-    np.testing.assert_allclose(context[:, -2], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
-    np.testing.assert_allclose(source[:, -1], _sgd_solver.BIAS_CONSTANT, rtol=1e-6)
+    np.testing.assert_allclose(context[:, -2], _two_tables.BIAS_CONSTANT, rtol=1e-6)
+    np.testing.assert_allclose(source[:, -1], _two_tables.BIAS_CONSTANT, rtol=1e-6)
     assert json.loads((out / "fit.json").read_text())["params"]["node_bias"] is None
 
 
@@ -153,7 +185,7 @@ def test_lgekit_fit_no_node_bias_switches_them_off(tmp_path, capsys):
                  "--no-node-bias", "--out", str(out)]) == 0
     assert json.loads((out / "fit.json").read_text())["params"]["node_bias"] is False
     context = np.loadtxt(out / "context_embedding.txt", skiprows=1)[:, 1:]
-    assert not np.allclose(context[:, -2], _sgd_solver.BIAS_CONSTANT)
+    assert not np.allclose(context[:, -2], _two_tables.BIAS_CONSTANT)
     capsys.readouterr()
     assert main(["fit", str(path), "--model", "logistic", "--dim", "6", "--epochs", "3", "--node-bias",
                  "--out", str(tmp_path / "undirected")]) == 2

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import lgekit.models
-import lgekit.models._base
+import lgekit.models._node_vectors
 from lgekit._output_folder import MANIFEST_NAME, FolderLockedError, FolderNotOursError, OutputFolder
 from lgekit.cli import main
 from lgekit.experiments.report import reproduce
@@ -338,7 +338,7 @@ def test_fit_on_a_full_disk_is_one_line(ring, tmp_path, capsys, monkeypatch, whe
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     if where == "model":
-        monkeypatch.setattr(lgekit.models._base, "write_model_file", full)
+        monkeypatch.setattr(lgekit.models._node_vectors, "write_model_file", full)
     else:
         monkeypatch.setattr(OutputFolder, "write_text", full)
     out = tmp_path / "emb"

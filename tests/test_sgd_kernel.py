@@ -17,7 +17,7 @@ from scipy import special, stats
 import lgekit
 from lgekit._validation import InvalidParameterError
 from lgekit import LogisticEmbedding, _sampling, reference
-from lgekit.models import _schedules, _sgd, _sgd_diagnostics
+from lgekit.models import _incidence, _schedules, _sgd, _sgd_diagnostics
 
 
 def tiny_graph(n=14, m=30, seed=0, weighted=False):
@@ -53,11 +53,11 @@ def reference_fit(model, init, epochs):
     return X
 
 
-def _incidence(pairs, n):
+def _incidence_csr(pairs, n):
     """Symmetric incidence CSR of a pair list: (indptr int64, partner int32, pair index int32)."""
     k = len(pairs)
     indptr, nbr, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
-    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
+    _incidence.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, indptr, nbr, src)
     return indptr, nbr, src
 
 
@@ -151,19 +151,19 @@ def test_diagnostics_kernel_on_arbitrary_pairs(dtype):
     neg = np.array([[5, 0], [1, 6], [6, 6], [2, 8], [2, 8], [3, 4]])
     w = rng.uniform(0.5, 2.0, len(pos))
     lam_pos, lam_neg, lam_r = 1.3, 0.4, 0.25
-    pptr, pnbr, src = _incidence(pos, n)
-    nptr, nnbr, _ = _incidence(neg, n)
+    pptr, pnbr, src = _incidence_csr(pos, n)
+    nptr, nnbr, _ = _incidence_csr(neg, n)
     # the solver builds the same lists from its records: same partners, coefficients in the same order
-    records = np.empty(len(pos), _schedules.PAIR_RECORD_DTYPE)
-    pair_coef = _schedules.fill_pair_records(records, 0, pos, lam_pos, w)
+    records = np.empty(len(pos), _incidence.PAIR_RECORD_DTYPE)
+    pair_coef = _incidence.fill_pair_records(records, 0, pos, lam_pos, w)
     rptr, rnbr, rcoef = np.empty(n + 1, np.int64), np.empty(2 * len(pos), np.int32), np.empty(2 * len(pos))
-    _schedules.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2, pair_coef)
+    _incidence.record_incidence(records, 0, len(pos), rptr, rnbr, rcoef, 2, pair_coef)
     assert np.array_equal(rptr, pptr) and np.array_equal(rnbr, pnbr)
     assert np.array_equal(rcoef, lam_pos * w[src])
     gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
     grad = np.empty((n, D))
-    _sgd_diagnostics.diagnostics(X, pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, lam_neg, lam_r,
-                     np.empty((2, D), dtype), gnorm, lpos, lneg, norm2, 2, grad)
+    lists = _incidence.IncidenceLists(pptr, pnbr, np.ascontiguousarray(lam_pos * w[src]), nptr, nnbr, 1.0, lam_neg)
+    _sgd_diagnostics.diagnostics(X, lists, lam_r, np.empty((2, D), dtype), gnorm, lpos, lneg, norm2, 2, grad)
     X64 = X.astype(np.float64)
     params = dict(weights=w, lam_pos=lam_pos, lam_neg=lam_neg, lam_r=lam_r)
     _, lp, ln, _ = reference.logistic_objective(X64, pos, neg, **params)
@@ -281,8 +281,8 @@ def test_blocks_schedule_kernel_on_one_thread_matches_the_reference(medium_graph
     order = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, n_groups=6)[0]
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     out = start.copy()
-    assert _sgd.edge_epoch(out, records, None, EPOCH_LAMBDAS["lam_pos"], EPOCH_LAMBDAS["lam_neg"], n_pos, rfac,
-                           np.empty(len(records), np.int32), 21, 4, 0.4, 1, True, 6, barriers=False) == 0
+    assert _sgd.edge_epoch(out, _pairs(records, n_pos), rfac, np.empty(len(records), np.int32), 21, 4, 0.4, 1, "blocks",
+                           6) == _sgd.EPOCH_STATUS["OK"]
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
 
 
@@ -311,8 +311,8 @@ def _epoch_inputs(graph, dim, seed=0):
     neg = neg[neg[:, 0] != neg[:, 1]]
     pairs = np.ascontiguousarray(np.vstack([pos, neg]), dtype=np.int32)
     coef = np.concatenate([np.full(len(pos), EPOCH_LAMBDAS["lam_pos"]), np.full(len(neg), EPOCH_LAMBDAS["lam_neg"])])
-    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)     # coefficients: from the index (see _kernel_epoch)
+    records = np.empty(len(pairs), _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)     # coefficients: from the index (see _kernel_epoch)
     cnt = np.bincount(pairs.ravel(), minlength=n)
     rfac = np.where(cnt > 0, 2 * EPOCH_LAMBDAS["lam_r"] / np.maximum(cnt, 1), 0.0)
     emb = rng.uniform(-0.3, 0.3, size=(n, dim))
@@ -323,10 +323,14 @@ def _reference_epoch(start, pairs, n_pos, order, lr):
     return reference.sgd_edge_epoch(start, pairs[:n_pos], pairs[n_pos:], order, lr, **EPOCH_LAMBDAS)
 
 
-def _kernel_epoch(emb, records, n_pos, rfac, seed, epoch, lr, threads=1, deterministic=True, groups=0):
-    flag = _sgd.edge_epoch(emb, records, None, EPOCH_LAMBDAS["lam_pos"], EPOCH_LAMBDAS["lam_neg"], n_pos, rfac,
-                           np.empty(len(records), np.int32), seed, epoch, lr, threads, deterministic, groups)
-    assert flag == 0
+def _pairs(records, n_pos, pos_coef=None, lam_pos=EPOCH_LAMBDAS["lam_pos"], lam_neg=EPOCH_LAMBDAS["lam_neg"]):
+    return _incidence.PairRecords(records, n_pos, pos_coef, lam_pos, lam_neg)
+
+
+def _kernel_epoch(emb, records, n_pos, rfac, seed, epoch, lr, threads=1, schedule="deterministic", groups=0):
+    status = _sgd.edge_epoch(emb, _pairs(records, n_pos), rfac, np.empty(len(records), np.int32), seed, epoch, lr,
+                             threads, schedule, groups)
+    assert status == _sgd.EPOCH_STATUS["OK"]
     return emb
 
 
@@ -338,20 +342,20 @@ def test_blocked_epoch_matches_reference_for_any_thread_count(medium_graph, grou
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
     assert np.abs(ref - start).max() > 1e-3
     for threads in (1, 2, 3):
-        out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, threads, True, groups)
+        out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, threads, "deterministic", groups)
         np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
 
 
 def test_hogwild_epoch_is_the_uniform_order(medium_graph):
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(medium_graph, dim=7)
-    order, bptr, rptr = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, deterministic=False)
+    order, bptr, rptr = _schedules.edge_order(pairs, medium_graph.n_nodes, 7, 21, 4, schedule="hogwild")
     assert np.array_equal(order, _schedules.permutation(len(pairs), 21, 4)) and bptr.tolist() == [0, len(pairs)]
     ref = _reference_epoch(start, pairs, n_pos, order, 0.4)
-    out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 1, False)
+    out = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 1, "hogwild")
     np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
     # two threads without locks: not reproducible (each thread starts its half of the sequence from
     # the rows as they are then), but it descends the objective as far as the sequential epoch does
-    hog = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 2, False)
+    hog = _kernel_epoch(start.copy(), records, n_pos, rfac, 21, 4, 0.4, 2, "hogwild")
     assert np.all(np.isfinite(hog))
     objective = lambda X: reference.logistic_objective(X, pairs[:n_pos], pairs[n_pos:], **EPOCH_LAMBDAS).objective
     drop_ref, drop_hog = objective(start) - objective(ref), objective(start) - objective(hog)
@@ -504,7 +508,7 @@ def test_sample_negatives_avoids_edges_and_is_uniform():
 def test_build_incidence():
     pairs = np.array([[0, 1], [2, 0], [1, 2], [0, 1]], np.int32)
     indptr, nbr, src = np.empty(4, np.int64), np.empty(8, np.int32), np.empty(8, np.int32)
-    _schedules.build_incidence(pairs, 3, indptr, nbr, src)
+    _incidence.build_incidence(pairs, 3, indptr, nbr, src)
     assert indptr.tolist() == [0, 3, 6, 8]
     assert nbr[:3].tolist() == [1, 2, 1] and src[:3].tolist() == [0, 1, 3]
     assert nbr[3:6].tolist() == [0, 2, 0] and src[3:6].tolist() == [0, 2, 3]
@@ -516,10 +520,10 @@ def test_nonfinite_score_sets_flag_and_stops():
     emb = rng.normal(size=(4, 3))
     emb[2, 1] = np.inf
     pairs = np.array([[0, 1], [2, 3], [1, 3]], np.int32)
-    records = np.empty(3, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)
-    flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 3, np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
-    assert flag == 1
+    records = np.empty(3, _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)
+    status = _sgd.edge_epoch(emb, _pairs(records, 3, None, 1.0, 1.0), np.zeros(4), np.empty(3, np.int32), 1, 0, 0.1)
+    assert status == _sgd.EPOCH_STATUS["NONFINITE"]
 
 
 @pytest.mark.parametrize("bad_position", [0, 1])
@@ -531,11 +535,11 @@ def test_nonfinite_score_in_a_pair_of_two_stops_where_the_sequential_loop_would(
     order = _schedules.edge_order(pairs, 4, 2, 1, 0)[0]
     bad = pairs[order[bad_position]]
     emb[bad[0], 0] = np.inf
-    records = np.empty(2, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    records = np.empty(2, _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)
     before = emb.copy()
-    flag = _sgd.edge_epoch(emb, records, None, 1.0, 1.0, 2, np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
-    assert flag == 1
+    status = _sgd.edge_epoch(emb, _pairs(records, 2, None, 1.0, 1.0), np.zeros(4), np.empty(2, np.int32), 1, 0, 0.1)
+    assert status == _sgd.EPOCH_STATUS["NONFINITE"]
     first = pairs[order[0]]
     changed = np.any(emb != before, axis=1)
     assert changed[first].all() == (bad_position == 1)
@@ -548,18 +552,18 @@ def test_edge_epoch_takes_each_coefficient_from_the_pair_index():
     rng = np.random.default_rng(3)
     n, D = 9, 4
     pairs = np.array([[0, 1], [2, 3], [4, 5], [1, 6], [7, 8], [3, 5]], np.int32)
-    records = np.empty(len(pairs), _schedules.PAIR_RECORD_DTYPE)
+    records = np.empty(len(pairs), _incidence.PAIR_RECORD_DTYPE)
     w = np.array([0.5, 2.0, 1.5])
-    pos_coef = _schedules.fill_pair_records(records, 0, pairs[:3], 1.3, w)
+    pos_coef = _incidence.fill_pair_records(records, 0, pairs[:3], 1.3, w)
     assert pos_coef.tolist() == (1.3 * w).tolist()
-    assert _schedules.fill_pair_records(records, 3, pairs[3:], 0.2, negative=True) is None
+    assert _incidence.fill_pair_records(records, 3, pairs[3:], 0.2, negative=True) is None
     assert records["u"].tolist() == pairs[:, 0].tolist() and records["v"].tolist() == pairs[:, 1].tolist()
     start = rng.uniform(-0.5, 0.5, size=(n, D))
-    order = _schedules.edge_order(pairs, n, D, 5, 1, deterministic=False)[0]
+    order = _schedules.edge_order(pairs, n, D, 5, 1, schedule="hogwild")[0]
     for coef, weights in ((pos_coef, w), (None, None)):
         out = start.copy()
-        assert _sgd.edge_epoch(out, records, coef, 1.3, 0.2, 3, np.zeros(n), np.empty(6, np.int32), 5, 1, 0.3,
-                               1, False) == 0
+        assert _sgd.edge_epoch(out, _pairs(records, 3, coef, 1.3, 0.2), np.zeros(n), np.empty(6, np.int32), 5, 1, 0.3,
+                               1, "hogwild") == _sgd.EPOCH_STATUS["OK"]
         ref = reference.sgd_edge_epoch(start, pairs[:3], pairs[3:], order, 0.3, weights=weights, lam_pos=1.3,
                                        lam_neg=0.2)
         np.testing.assert_allclose(out, ref, rtol=0, atol=1e-14)
@@ -572,6 +576,6 @@ def test_deterministic_schedule_on_a_hub():
     edges = [(0, i) for i in range(1, n)] + [(i, i % (n - 1) + 1) for i in range(1, n)]
     g = lgekit.Graph.from_edges(np.array(edges), nodes=n)
     pairs, coef, n_pos, records, rfac, start = _epoch_inputs(g, dim=8, seed=2)
-    ref = _kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, 1, True, 4)
+    ref = _kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, 1, "deterministic", 4)
     for t in (2, 3):
-        assert np.array_equal(_kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, t, True, 4), ref)
+        assert np.array_equal(_kernel_epoch(start.copy(), records, n_pos, rfac, 9, 0, 0.3, t, "deterministic", 4), ref)

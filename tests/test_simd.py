@@ -34,7 +34,7 @@ def split():
 @pytest.mark.parametrize("module, attrs, estimator", [
     (_sgd_solver, ("_sgd", "_sgd_diagnostics"),
      lambda: lgekit.LogisticEmbedding(dim=16, lam_r=0.1, epochs=3, dtype="float64", random_state=0)),
-    (_dcd_solver, ("_dcd",), lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
+    (_dcd_solver, ("_dcd", "_dcd_diagnostics"), lambda: lgekit.HingeEmbedding(dim=16, lam_r=3.0, epochs=3, dtype="float64", random_state=0)),
 ])
 def test_avx2_build_matches_generic_build(monkeypatch, split, module, attrs, estimator):
     # the solvers hold the kernel modules they run: swap every one of them between the two builds
@@ -74,13 +74,16 @@ def test_avx2_pair_scores_of_float32_rows_are_the_generic_bits(dim, n_pairs, see
 
 
 def test_metrics_and_callbacks_use_the_chosen_scoring_build():
-    from lgekit import callbacks, metrics
+    from lgekit import callbacks
+    from lgekit.metrics import _link
 
-    assert metrics._scoring is callbacks._scoring
-    assert _simd.chosen_kernels()["_scoring"] == _simd.kernel_variant(metrics._scoring)
+    assert _link._scoring is callbacks._scoring
+    assert _simd.chosen_kernels()["_scoring"] == _simd.kernel_variant(_link._scoring)
 
 
 def test_generic_choice_and_bad_value(monkeypatch):
+    # the builds these loads record are undone after the test: show_versions reports what the solvers loaded
+    monkeypatch.setattr(_simd, "_chosen", dict(_simd._chosen))
     monkeypatch.setenv("LGEKIT_SIMD", "generic")
     assert _simd.kernel_variant(_simd.load_kernel("lgekit.models._sgd")) == "generic"
     monkeypatch.setenv("LGEKIT_SIMD", "sse9")
@@ -90,6 +93,7 @@ def test_generic_choice_and_bad_value(monkeypatch):
 
 def test_auto_picks_avx2_when_available(monkeypatch):
     _variant_or_skip("lgekit.models._sgd")
+    monkeypatch.setattr(_simd, "_chosen", dict(_simd._chosen))
     monkeypatch.setenv("LGEKIT_SIMD", "auto")
     assert _simd.kernel_variant(_simd.load_kernel("lgekit.models._sgd")) == "avx2"
 

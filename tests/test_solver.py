@@ -14,7 +14,8 @@ import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._sampling import sample_pairs
 from lgekit.callbacks import Callback, EarlyStopping, LinkPredictionCallback
-from lgekit.models import DCDSolver, EpochOrder, EpochStatus, SGDSolver, Solver, TrainingData, _schedules
+from lgekit.models import DCDSolver, SGDSolver, Solver, TrainingData, _incidence, _schedules
+from lgekit.models._solver import EpochOrder, EpochStatus
 from lgekit.models._sgd_solver import SAMPLE_WINDOW
 
 from splitmix import SplitMix64
@@ -286,9 +287,9 @@ def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighte
     pairs = np.array(pairs, dtype=dtype).reshape(-1, 2)
     k = len(pairs)
     w = np.linspace(0.5, 2.0, k) if weighted else None
-    records = np.empty(k + 3, _schedules.PAIR_RECORD_DTYPE)
+    records = np.empty(k + 3, _incidence.PAIR_RECORD_DTYPE)
     records[:3] = (0, 0)
-    pair_coef = _schedules.fill_pair_records(records, 3, pairs, 0.7, w, negative=not weighted)
+    pair_coef = _incidence.fill_pair_records(records, 3, pairs, 0.7, w, negative=not weighted)
     np.testing.assert_array_equal(records["u"][3:], pairs[:, 0])
     np.testing.assert_array_equal(records["v"][3:], pairs[:, 1])
     if weighted:                 # the coefficients come back, the same bits as NumPy's product
@@ -297,20 +298,20 @@ def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighte
         assert pair_coef is None
         pair_coef = np.full(k, -0.7)
     counts = np.zeros(n, np.int64)
-    _schedules.pair_counts(records, 3, k + 3, counts, threads)
+    _incidence.pair_counts(records, 3, k + 3, counts, threads)
     np.testing.assert_array_equal(counts, np.bincount(pairs.ravel(), minlength=n))
     # the incidence lists: the same as build_incidence's, in the same order, with the coefficients
     indptr, nbr, coef = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k)
-    _schedules.record_incidence(records, 3, k + 3, indptr, nbr, coef, threads, pair_coef)
+    _incidence.record_incidence(records, 3, k + 3, indptr, nbr, coef, threads, pair_coef)
     ip, nb, src = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32), np.empty(2 * k, np.int32)
-    _schedules.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, ip, nb, src)
+    _incidence.build_incidence(np.ascontiguousarray(pairs, dtype=np.int32), n, ip, nb, src)
     np.testing.assert_array_equal(indptr, ip)
     np.testing.assert_array_equal(nbr, nb)
     np.testing.assert_array_equal(coef, pair_coef[src])
     # the lists of some rows alone: those rows as above, entry for entry, the others empty
     owners = (np.arange(n) % 3 == 1).astype(np.int8)
     o_indptr = np.empty(n + 1, np.int64)
-    o_nbr, o_coef = _schedules.owned_incidence(records, 3, k + 3, owners, o_indptr, pair_coef)
+    o_nbr, o_coef = _incidence.owned_incidence(records, 3, k + 3, owners, o_indptr, pair_coef)
     for x in range(n):
         kept = slice(o_indptr[x], o_indptr[x + 1])
         if owners[x]:
@@ -322,11 +323,11 @@ def test_fill_pair_records_counts_and_incidence_match_numpy(case, dtype, weighte
 
 
 def test_owned_incidence_refuses_bad_owners():
-    records = np.zeros(2, _schedules.PAIR_RECORD_DTYPE)
+    records = np.zeros(2, _incidence.PAIR_RECORD_DTYPE)
     with pytest.raises(ValueError, match="owners needs one entry per vertex"):
-        _schedules.owned_incidence(records, 0, 2, np.ones(2, np.int8), np.empty(4, np.int64))
+        _incidence.owned_incidence(records, 0, 2, np.ones(2, np.int8), np.empty(4, np.int64))
     with pytest.raises(ValueError, match="owners must be 0 or 1, got 2"):
-        _schedules.owned_incidence(records, 0, 2, np.full(3, 2, np.int8), np.empty(4, np.int64))
+        _incidence.owned_incidence(records, 0, 2, np.full(3, 2, np.int8), np.empty(4, np.int64))
 
 
 def test_preparation_kernels_are_thread_independent_on_large_inputs():
@@ -334,14 +335,14 @@ def test_preparation_kernels_are_thread_independent_on_large_inputs():
     rng = np.random.default_rng(0)
     n, k = 5000, 300_000
     pairs = rng.integers(0, n, size=(k, 2))
-    records = np.empty(k, _schedules.PAIR_RECORD_DTYPE)
-    _schedules.fill_pair_records(records, 0, pairs, 1.0)
+    records = np.empty(k, _incidence.PAIR_RECORD_DTYPE)
+    _incidence.fill_pair_records(records, 0, pairs, 1.0)
     results = []
     for threads in (1, 2, 4):
         counts = np.zeros(n, np.int64)
-        _schedules.pair_counts(records, 0, k, counts, threads)
+        _incidence.pair_counts(records, 0, k, counts, threads)
         indptr, nbr = np.empty(n + 1, np.int64), np.empty(2 * k, np.int32)
-        _schedules.record_incidence(records, 0, k, indptr, nbr, None, threads)
+        _incidence.record_incidence(records, 0, k, indptr, nbr, None, threads)
         results.append((counts, indptr, nbr))
     for other in results[1:]:
         for a, b in zip(results[0], other):
@@ -350,17 +351,17 @@ def test_preparation_kernels_are_thread_independent_on_large_inputs():
 
 
 def test_preparation_kernels_check_their_arguments():
-    records = np.zeros(4, _schedules.PAIR_RECORD_DTYPE)
+    records = np.zeros(4, _incidence.PAIR_RECORD_DTYPE)
     with pytest.raises(ValueError, match="3 pairs from position 2 do not fit 4 records"):
-        _schedules.fill_pair_records(records, 2, np.zeros((3, 2), np.int64), 1.0)
+        _incidence.fill_pair_records(records, 2, np.zeros((3, 2), np.int64), 1.0)
     with pytest.raises(ValueError, match="2 weights for 3 pairs"):
-        _schedules.fill_pair_records(records, 0, np.zeros((3, 2), np.int64), 1.0, np.ones(2))
+        _incidence.fill_pair_records(records, 0, np.zeros((3, 2), np.int64), 1.0, np.ones(2))
     with pytest.raises(ValueError, match=r"the range \[0, 5\) is not within 4 records"):
-        _schedules.pair_counts(records, 0, 5, np.zeros(3, np.int64))
+        _incidence.pair_counts(records, 0, 5, np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="nbr \\(and coef\\) need 8 entries"):
-        _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(7, np.int32))
+        _incidence.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(7, np.int32))
     with pytest.raises(ValueError, match="coef needs pair_coef, the 4 records' coefficients"):
-        _schedules.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(8, np.int32), np.empty(8))
+        _incidence.record_incidence(records, 0, 4, np.empty(3, np.int64), np.empty(8, np.int32), np.empty(8))
 
 
 def python_sample_pairs(graph, n_pairs, seed, max_trials):

@@ -299,7 +299,7 @@ def _alive(pids):
 @pytest.mark.slow  # the driver and two workers import lgekit: 13-16 s on 2 busy cores, of which the exit < 1 s
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 def test_workers_exit_when_the_driver_is_killed(tmp_path):
-    from lgekit.experiments.engine import available_cores
+    from lgekit.models._machine import available_cores
 
     if available_cores() < 2:
         pytest.skip("needs 2 cores: with one, the engine runs cells in the driver itself")

@@ -7,8 +7,11 @@ per table), and test the exits: ``embedding_`` / ``context_embedding_``, ``score
 ``transform``, ``save``/``load``, ``to_word2vec``, pickling; and that undirected graphs are
 untouched.
 """
+import ast
+import inspect
 import json
 import pickle
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -19,6 +22,7 @@ import lgekit
 from lgekit import HingeEmbedding, LogisticEmbedding, reference
 from lgekit._validation import InvalidParameterError
 from lgekit.models import TableLayout
+from lgekit.models._model_file import CONTEXT_PREFIX
 
 # node_bias=False, lam_tie=0: these certify the plain two-table epoch (tests/test_node_bias.py certifies the
 # biases, tests/test_directed_tie.py the tie)
@@ -342,6 +346,31 @@ def test_to_word2vec_writes_both_tables(tmp_path, bipartite):
     assert b"in/4 " in (tmp_path / "v.bin").read_bytes()
     with pytest.raises(ValueError, match="context_prefix must be a non-empty string"):
         model.to_word2vec(tmp_path / "x.txt", context_prefix="")
+
+
+def string_literals(source, value):
+    """The lines of Python ``source`` whose code (not a docstring) holds the string ``value`` (in an f-string too)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return sorted(node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == value
+                  and id(node) not in docstrings)
+
+
+def test_the_context_prefix_is_written_once():
+    # the writer (to_word2vec, word2vec_names, to_gensim) and `lgekit evaluate`'s reader share one constant
+    root = Path(lgekit.__file__).resolve().parent
+    written = {path.relative_to(root).as_posix(): string_literals(path.read_text(), "context:")
+               for path in root.rglob("*.py")}
+    assert {path: lines for path, lines in written.items() if lines} == {
+        "models/_model_file.py": [string_literals((root / "models/_model_file.py").read_text(), "context:")[0]]}
+    assert inspect.signature(LogisticEmbedding.to_word2vec).parameters["context_prefix"].default == CONTEXT_PREFIX
+
+
+def test_a_second_context_prefix_is_caught():
+    wrong = 'def to_word2vec(self, path, *, context_prefix="context:"):\n    """Names rows "context:ID"."""\n'
+    assert string_literals(wrong, "context:") == [1]
+    assert string_literals('CONTEXT_PREFIX = "context:"\nx = f"{CONTEXT_PREFIX}ID"\n', "context:") == [1]
+    assert string_literals('names = [f"context:{i}" for i in ids]\n', "context:") == [1]
 
 
 def test_pickled_model_keeps_its_views_bound_to_the_trained_table(directed):

@@ -125,12 +125,13 @@ def test_the_word2vec_writer_holds_a_block_not_the_text(tmp_path):
     text = (tmp_path / "big.txt").stat().st_size
     print(f"writing {text:,} bytes of text took {peak:,} bytes of memory")
     assert peak <= text / 4
-    from lgekit.models import WRITE_PEAK_BYTES
+    from lgekit.models._model_file import WRITE_PEAK_BYTES
     assert peak <= WRITE_PEAK_BYTES
 
 
 def test_saving_a_model_file_stays_under_the_write_bound(tmp_path):
-    from lgekit.models import WRITE_PEAK_BYTES, LogisticEmbedding
+    from lgekit.models import LogisticEmbedding
+    from lgekit.models._model_file import WRITE_PEAK_BYTES
 
     model = LogisticEmbedding(dim=2, epochs=1, random_state=0).fit(np.array([[0, 1], [1, 2], [2, 3]]))
     model.embedding_ = np.random.default_rng(0).normal(size=(100_000, 64))   # a 51 MB table

@@ -197,11 +197,12 @@ claim(dir_directed - dir_free > 0.03, "and the tie tells direction better too")
 # without reciprocated arcs (two free tables), growing without bound as the
 # graph becomes symmetric (one table).  The solver takes its proximal step
 # after every epoch: each node keeps $x_u + y_u$ and shrinks $x_u - y_u$
-# (the model's Notes, "Ties", derive it; the node biases of part 6 are left
-# out of the tie).  Tied, the directed model comes within about 0.015 of the
-# undirected model's link AP (0.86, asserted) and tells direction better
-# than free tables.  `benchmarks/bench_directed.py` measures these over three
-# seeds at the defaults' $\lambda_r = 0.3$.
+# (the user guide's LogisticEmbedding page derives it, under "Ties"; the
+# node biases of part 6 are left out of the tie).  Tied, the directed model
+# comes within about 0.015 of the undirected model's link AP (0.86,
+# asserted) and tells direction better than free tables.
+# `benchmarks/bench_directed.py` measures these over three seeds at the
+# defaults' $\lambda_r = 0.3$.
 #
 # **Claim: two tables score an arc and its reverse differently, mostly in
 # the arc's favour.**  For each direction-test arc, the figure plots the
@@ -525,7 +526,8 @@ claim_cora(direction_ap(log_odds[tied]) > 0.6, "the model orders arcs the degree
 # correlation of about 0.95, the degree rule's log ratio -- with uniform
 # negatives every node is the source of as many negative pairs as any
 # other, so a source bias grows with the log out-degree and a target bias
-# with the log in-degree (the model's Notes, "Node biases", derive it).
+# with the log in-degree (the user guide's LogisticEmbedding page derives
+# it, under "Node biases").
 # That is what the degree rule knows, and the biases carry nearly all of
 # the model's direction AP on their own; being fitted with the rest of the
 # model rather than counted, they order a little better than the rule.

@@ -53,6 +53,7 @@ CHECKS = {
     "lgekit/theory/sample.py": ("directed", "bound"),
     "lgekit/theory/planted.py": ("bound",),
     "lgekit/theory/rademacher.py": ("directed", "bound", "rademacher"),
+    "lgekit/theory/predictions.py": ("directed", "bound", "rademacher"),
     "lgekit/theory/capacity.py": ("capacity", "bound"),
     "lgekit/theory/shattering.py": ("capacity", "shattering"),
     "lgekit/theory/reassembly.py": ("capacity", "shattering", "directed", "bound", "rademacher"),
@@ -65,13 +66,14 @@ CHECKS = {
     "lgekit/experiments/check_capacity.py": ("capacity",),
 }
 _THEORY_TESTS = ("tests/test_theory_checks.py", "tests/test_theory_wrong_versions.py", "tests/test_reassembly.py",
-                 "tests/test_theory_settings.py", "tests/test_theory_edges.py")
+                 "tests/test_theory_settings.py", "tests/test_theory_edges.py", "tests/test_theory_validation.py")
 #: the fast tests of each module (stage 2)
 TESTS = {
     "lgekit/theory/bounds.py": ("tests/test_bounds.py", "tests/test_directed_theory.py", "tests/test_theory_sample.py"),
     "lgekit/theory/sample.py": ("tests/test_theory_sample.py", "tests/test_directed_theory.py", "tests/test_bounds.py"),
     "lgekit/theory/planted.py": ("tests/test_bounds.py",),
     "lgekit/theory/rademacher.py": ("tests/test_rademacher.py",),
+    "lgekit/theory/predictions.py": ("tests/test_rademacher.py",),
     "lgekit/theory/capacity.py": ("tests/test_capacity.py",),
     "lgekit/theory/shattering.py": ("tests/test_shattering.py",),
     "lgekit/theory/reassembly.py": (),

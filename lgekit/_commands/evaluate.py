@@ -58,9 +58,6 @@ example:
   lgekit evaluate emb/context_embedding.txt email-eu-core --test-fraction 0.2    # the same AP
 """
 
-#: what a word2vec file written by ``model.to_word2vec`` calls the rows of the context table
-CONTEXT_PREFIX = "context:"
-
 #: an embedding as read from a file: the source / only table, its ids (None: rows in graph order), the context
 #: table and its ids (None for one table), and the graph kind the file records (None: the file does not say)
 #: (and the split fit.json records, None when no fit.json describes the file)
@@ -187,8 +184,9 @@ def _check_split(embedding, args):
 
 def _split_context_rows(vectors, ids, path):
     """A two-table word2vec file of ``to_word2vec``: the rows named ``context:ID`` are the context table."""
-    # lazy: NumPy and the metrics load when evaluate runs, not at `lgekit --help`
+    # lazy: NumPy and the models load when evaluate runs, not at `lgekit --help`
     import numpy as np
+    from ..models._model_file import CONTEXT_PREFIX
 
     names = np.asarray([str(i) for i in ids], dtype=object)
     context = np.asarray([n.startswith(CONTEXT_PREFIX) for n in names.tolist()], dtype=bool)
@@ -233,7 +231,8 @@ def read_embedding(path, use_fit_record=True):
         magic = fh.read(6)
     if magic.startswith(b"PK"):  # .npz (zip)
         # lazy: the models (and the kernels) load only when a model file is read, not at CLI start
-        from ..models import BaseEmbedding, read_checked_npz
+        from ..models import BaseEmbedding
+        from ..models._model_file import read_checked_npz
 
         # checked reader: no pickle, no import, no header that allocates more than the file holds;
         # a truncated or garbage zip is a ValueError naming the file
@@ -263,7 +262,7 @@ def _read_npy(path):
     import numpy as np
 
     # lazy: the models load only when a .npy file is read, not at CLI start
-    from ..models import MALFORMED_FILE_ERRORS, read_npy_header
+    from ..models._model_file import MALFORMED_FILE_ERRORS, read_npy_header
 
     fmt = np.lib.format
     with open_regular_file(path, bytes_per_byte=1, what="a .npy array") as fh:

@@ -295,9 +295,11 @@ def run(args):
 def _run(args, held):
     # the scientific stack, here and not at the top: `lgekit --help` and option errors must not pay for it
     from .. import models
+    from ..models._model_file import WRITE_PEAK_BYTES, word2vec_names, write_word2vec
     from .._json import to_json_safe
     from ..callbacks import LinkPredictionCallback
-    from ..metrics import average_precision, direction_average_precision, non_reciprocal_arcs, roc_auc
+    from ..evaluation import non_reciprocal_arcs
+    from ..metrics import average_precision, direction_average_precision, roc_auc
 
     # before loading the graph: a bad value should not cost a data set load first
     given = {name: getattr(args, name) for name in _model_parameters() if getattr(args, name) is not None}
@@ -354,7 +356,7 @@ def _run(args, held):
         # written is refused before it trains (the model's memory check counts it)
         # (numpy.savez's buffer and a block of word2vec text; with --plot, the 2-D projection's ~3 copies of the
         # (n, dim) float64 embedding)
-        writing = models.WRITE_PEAK_BYTES + (3 * graph.n_nodes * int(model.dim) * 8 if args.plot else 0)
+        writing = WRITE_PEAK_BYTES + (3 * graph.n_nodes * int(model.dim) * 8 if args.plot else 0)
         with reserved_memory(writing, "writing " + ", ".join(_planned_files(graph))):
             try:
                 model.fit(data, callbacks=callbacks)
@@ -373,7 +375,7 @@ def _run(args, held):
         files = {"model": OUTPUT_FILES["model"]}
         with folder.writing(OUTPUT_FILES["model"]) as fh:
             model.save(fh)
-        tables, note = _write_tables(model, folder, models.word2vec_names, models.write_word2vec)
+        tables, note = _write_tables(model, folder, word2vec_names, write_word2vec)
         files.update(tables)
         if args.plot:
             files["plot"] = _write_plot(model, graph, args, folder)

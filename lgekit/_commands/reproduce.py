@@ -115,10 +115,10 @@ def resolve_seeds(args):
 
 def run(args):
     # lazy: `lgekit --help` must not import NumPy
-    from ..experiments import engine, report, resolve_figures, spec, verdict
+    from ..experiments import engine, plan, report, spec, verdict
 
     with as_command_error(ValueError):
-        figures = resolve_figures(args.figures)  # the ValueError names the bad one
+        figures = plan.resolve_figures(args.figures)  # the ValueError names the bad one
     check_dataset(args.dataset, spec.SPLIT["test_fraction"])
     command = "lgekit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:

@@ -43,7 +43,6 @@ from ._fetch import (
     verify,
 )
 from ._edgelist import (
-    HEADER_NAMES,
     DataFormatError,
     check_regular_file,
     read_edge_list,
@@ -62,11 +61,14 @@ from .generators import (
     youtube_like_degrees,
 )
 
+# What a user calls: the readers and loaders, the registry and where data sets live, their errors and
+# result classes, the generators.  The edge-list grammar's tables (HEADER_NAMES ...) stay in
+# datasets/_grammar.py; tests/test_public_api.py pins this list.
 __all__ = [
     "as_graph", "as_labels", "NodeLabels", "LABEL_ATTRIBUTES", "load", "load_or_synthetic", "resolve", "DatasetSource", "fetch", "registry", "info", "find_data_home",
     "locate", "search_path", "cache_dir", "verify", "check_local_copy", "offline",
     "DatasetInfo", "DataFormatError", "DownloadError", "ChecksumError", "DatasetNotFoundError",
-    "read_edge_list", "read_label_file", "HEADER_NAMES",
+    "read_edge_list", "read_label_file",
     "erdos_renyi_graph", "gnm_random_graph", "random_regular_graph", "chung_lu_graph",
     "powerlaw_expected_degrees", "youtube_like_degrees", "expected_edge_count", "planted_partition_graph",
     "generators",

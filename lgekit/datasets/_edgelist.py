@@ -1,23 +1,23 @@
-"""The delimited-text grammar of lgekit's data files, and its readers: edge lists, label files, id lists.
+"""The readers of lgekit's text data files: edge lists, label files, id lists, tables of numbers.
 
 One grammar serves every text file lgekit reads (SNAP edge lists, the ASU
 CSV files, ``.edgelist`` files, spreadsheet and pandas exports, DeepWalk's
-``node label`` files); it is written out in full in :func:`read_edge_list`.
+``node label`` files); it is written out in full in :func:`read_edge_list`,
+and its tokens (comments, integers, numbers, delimiters, header names) are
+:mod:`._grammar`'s.
 
 Every text file may be gzipped (``.gz`` suffix or gzip magic bytes), starts
 with an optional UTF-8 byte-order mark, and has ``\n``, ``\r\n`` or ``\r``
 line ends.
 
-Speed: a table of numbers is parsed by :func:`numpy.fromstring` after a
-vectorised check that every data line has the same number of fields and that
-id columns hold only integer digits; that fast path is an optimisation only.
-Whenever it balks, a plain line-by-line parser reads the file again and
-either returns the same arrays or raises a :class:`DataFormatError` naming
-the file, the line and what was expected.
+Speed: the vectorised readers of :mod:`._fast_reader` read a table of
+numbers (or an edge list of names) first; they are an optimisation only.
+Whenever they balk, the careful line-by-line reader here reads the file again
+and either returns the same arrays or raises a :class:`DataFormatError`
+naming the file, the line and what was expected.
 """
 import logging
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +26,9 @@ from .._input_file import (MAX_GUNZIPPED_BYTES, DataFormatError, check_regular_f
                            memory_bound, open_regular_file, read_input_bytes)
 from ..graph import GraphWarning, warn_outside_lgekit
 from ..ids import text_array
+from ._fast_reader import fast_names, fast_table, tabs_on_every_line
+from ._grammar import (HEADER_NAMES, INT64_MAX, INT64_MIN, INT_RE, MAX_ID_DIGITS, NUMBER_RE, check_delimiter,
+                       strip_comment_bytes)
 
 __all__ = [
     "CAREFUL_BYTES_PER_BYTE", "DataFormatError", "HEADER_NAMES", "MAX_GUNZIPPED_BYTES", "MAX_ID_DIGITS",
@@ -36,26 +39,12 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-COMMENT_CHARS = ("#", "%")
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-# a decimal number that a weight may be, and that an id may not be unless it is an integer
-_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NON_FINITE_RE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_INT64_MAX = np.iinfo(np.int64).max
-_INT64_MIN = np.iinfo(np.int64).min
-# CPython's default limit for int(text) (sys.get_int_max_str_digits); beyond it conversion is quadratic
-MAX_ID_DIGITS = 4300
 _WHITESPACE = " \t\r\f\v"
 _WHITESPACE_RE = re.compile(r"[ \t\r\f\v]+")
 _BAD_CHAR_RE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\ufeff\u2028\u2029]")
 _UTF8_BOM = b"\xef\xbb\xbf"
 _ID_TYPES = (None, "int", "str")
-#: first rows made only of these names (case-insensitive) are headers, see read_edge_list
-HEADER_NAMES = frozenset({
-    "source", "target", "src", "dst", "destination", "from", "to", "u", "v", "node", "node1", "node2",
-    "node_1", "node_2", "node_a", "node_b", "nodea", "nodeb", "id1", "id2", "id_1", "id_2", "source_id",
-    "target_id", "from_id", "to_id", "head", "tail", "weight", "weights", "value", "count",
-})
 
 
 # ---------------------------------------------------------------------- raw bytes
@@ -129,26 +118,6 @@ def read_text_bytes(path, raw=None):
     return raw
 
 
-def check_delimiter(delimiter):
-    """Normalise ``delimiter``: None for runs of whitespace, else one character (``"\\t"`` is a tab only)."""
-    if delimiter in (None, " ", "whitespace"):
-        return None
-    if not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter.isalnum() or delimiter in "+-.\n\r\"#%":
-        raise ValueError(
-            f"delimiter must be None (sniff), 'whitespace', '\\t' (tab) or one punctuation character such as "
-            f"',' or ';', got {delimiter!r}"
-        )
-    return delimiter
-
-
-def _strip_comment_bytes(line):
-    for c in (b"#", b"%"):
-        cut = line.find(c)
-        if cut >= 0:
-            line = line[:cut]
-    return line
-
-
 def sniff_delimiter(raw):
     """The field separator of a text table (see :func:`read_edge_list`): None means runs of whitespace.
 
@@ -161,7 +130,7 @@ def sniff_delimiter(raw):
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
-        body = _strip_comment_bytes(raw[start:end]).strip(b" \t\r\f\v")
+        body = strip_comment_bytes(raw[start:end]).strip(b" \t\r\f\v")
         if body:
             first = body
             break
@@ -173,85 +142,7 @@ def sniff_delimiter(raw):
             return d.decode()
     if b"\t" not in first:
         return None
-    # a tab: TSV only if every data line agrees (vectorised: SNAP files have millions of lines);
-    # tabs count between a line's first and last visible character, as in the stripped first line
-    body = _without_comments(raw)
-    c = np.frombuffer(body, dtype=np.uint8)
-    newlines = np.flatnonzero(c == 10)
-    want = first.count(b"\t")
-    if _tab_rows(body, c, newlines, want):
-        return "\t"
-    starts, ends = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
-    ends -= (ends > starts) & (c[np.maximum(ends - 1, 0)] == 13) if len(c) else 0  # a \r\n line end
-    tabs = _per_line(c == 9, newlines)
-    filled = ends > starts
-    # a line whose first and last bytes are visible holds all its tabs inside; the others (blank
-    # lines, lines with surrounding whitespace) are few, and stripped one by one
-    outer = np.zeros(len(starts), dtype=bool)
-    outer[filled] = _is_white(c[starts[filled]]) | _is_white(c[ends[filled] - 1])
-    if np.any(tabs[filled & ~outer] != want):
-        return None
-    for i in np.flatnonzero(outer).tolist():
-        line = body[starts[i]:ends[i]].strip(b" \t\r\f\v")
-        if line and line.count(b"\t") != want:
-            return None
-    return "\t"
-
-
-def _tab_rows(body, c, newlines, want):
-    """Whether the data lines are consecutive, each with ``want`` tabs inside and no whitespace at either end.
-
-    The usual TSV file, recognised from the tabs' positions in O(lines)
-    (:func:`_on_their_lines`); when it says no, :func:`sniff_delimiter`
-    counts line by line, which also accepts lines with surrounding
-    whitespace and blank lines among the rows.
-    """
-    tabs = np.flatnonzero(c == 9)
-    if tabs.size == 0:
-        return False
-    lines_start, lines_end = np.r_[0, newlines + 1], np.r_[newlines, len(c)]
-    first, last = (int(i) for i in np.searchsorted(newlines, tabs[[0, -1]]))
-    starts, ends = lines_start[first:last + 1], lines_end[first:last + 1]
-    if not _on_their_lines(tabs, want, last - first + 1, starts, ends):
-        return False
-    ends = ends - ((ends > starts) & (c[np.maximum(ends - 1, 0)] == 13))  # a \r\n line end
-    if np.any(ends <= starts) or np.any(_is_white(c[starts]) | _is_white(c[ends - 1])):
-        return False
-    return not (body[:lines_start[first]].strip(b" \t\r\n\f\v") or body[lines_end[last]:].strip(b" \t\r\n\f\v"))
-
-
-def _is_white(codes):
-    """Which bytes are whitespace (space, tab, \\n, \\v, \\f, \\r)."""
-    return (codes == 32) | ((codes >= 9) & (codes <= 13))
-
-
-def _per_line(mask, newlines):
-    """How many True entries of the byte mask ``mask`` fall on each line (lines end at ``newlines``).
-
-    One pass over the bytes (a sum per line), not a search per entry.
-    """
-    bounds = np.r_[0, newlines + 1]
-    counts = np.zeros(len(bounds), dtype=np.int64)
-    inside = bounds < len(mask)  # a file ending in a newline has an empty last line
-    counts[inside] = np.add.reduceat(mask.view(np.uint8), bounds[inside], dtype=np.int64)
-    return counts
-
-
-def _without_comments(raw):
-    """``raw`` with comments blanked out (line count preserved)."""
-    if b"#" not in raw and b"%" not in raw:
-        return raw
-    # common case (SNAP): a block of comment lines at the top, none after
-    pos = 0
-    while pos < len(raw) and raw[pos:pos + 1] in (b"#", b"%"):
-        nl = raw.find(b"\n", pos)
-        if nl < 0:
-            return b"\n" * raw.count(b"\n")
-        pos = nl + 1
-    rest = raw[pos:]
-    if b"#" not in rest and b"%" not in rest:
-        return b"\n" * raw[:pos].count(b"\n") + rest
-    return b"\n".join(_strip_comment_bytes(line) for line in raw.split(b"\n"))
+    return "\t" if tabs_on_every_line(raw, first.count(b"\t")) else None
 
 
 # ---------------------------------------------------------------------- lines and fields
@@ -346,7 +237,7 @@ def _data_lines(path, raw, delimiter):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
         line, start, lineno = raw[start:end], end + 1, lineno + 1
-        body = _strip_comment_bytes(line).strip(b" \t\r\f\v")
+        body = strip_comment_bytes(line).strip(b" \t\r\f\v")
         if not body:
             continue
         text = _decode(body, path, lineno)
@@ -359,7 +250,7 @@ def _digits(field):
 
 def _parse_int(field, j, path, lineno, describe):
     """An integer field of an integer-only table (ASU files, checksummed tables)."""
-    if not _INT_RE.fullmatch(field):
+    if not INT_RE.fullmatch(field):
         kind = "is empty" if field == "" else f"{field!r}, is not an integer"
         raise DataFormatError(f"field {j + 1}{'' if field == '' else ','} {kind}; expected {describe}",
                               path=path, line=lineno)
@@ -370,7 +261,7 @@ def _parse_int(field, j, path, lineno, describe):
 
 
 def _parse_weight(field, j, path, lineno, describe):
-    if not (_NUMBER_RE.fullmatch(field) or _NON_FINITE_RE.fullmatch(field)):
+    if not (NUMBER_RE.fullmatch(field) or _NON_FINITE_RE.fullmatch(field)):
         raise DataFormatError(f"field {j + 1} is {field!r}, expected a number (edge weight); {describe}",
                               path=path, line=lineno)
     return float(field)
@@ -381,100 +272,6 @@ def _describe_fields(allowed, int_cols, delimiter, what):
     sep = "whitespace" if delimiter is None else repr(delimiter)
     counts = " or ".join(str(k) for k in allowed)
     return f"{counts} {sep}-separated field(s) per line ({what}); the first {int_cols} must be integers"
-
-
-def _fast_table(raw, allowed, int_cols, delimiter):
-    """Vectorised parse; returns (values (r, k) array, k) or None when anything looks off."""
-    body = _without_comments(raw)
-    c = np.frombuffer(body, dtype=np.uint8)
-    if c.size == 0:
-        return None
-    space = (c == 32) | ((c >= 9) & (c <= 13))
-    d = None if delimiter is None else ord(delimiter)
-    if d is not None:
-        is_delim = c == d
-        space_or_delim = space | is_delim
-    else:
-        space_or_delim = space
-    start = ~space_or_delim
-    start[1:] &= space_or_delim[:-1]
-    starts = np.flatnonzero(start)
-    if starts.size == 0:
-        return None
-    newlines = np.flatnonzero(c == 10)
-    k = _rows_in_order(starts, newlines, c.size, None if d is None else np.flatnonzero(is_delim))
-    if k is None:  # blank lines among the rows, or rows that differ: counted line by line
-        ntok = _per_line(start, newlines)
-        nonblank = ntok > 0
-        k = int(ntok[nonblank][0])
-        if k not in allowed or np.any(ntok[nonblank] != k):
-            return None
-        if d is not None:
-            ndel = _per_line(is_delim, newlines)
-            if np.any(ndel[nonblank] != k - 1) or np.any(ndel[~nonblank] != 0):
-                return None
-    elif k not in allowed:
-        return None
-    if d is not None:
-        body = body.replace(delimiter.encode(), b" ")
-    if k > int_cols:
-        # the values are parsed as float64, so the id columns are checked to hold only integer
-        # literals (no "1.0", no "1e3") whose magnitude float64 represents exactly (below)
-        token = np.cumsum(start) - 1
-        id_byte = ~space_or_delim & (token % k < int_cols)
-        digit_or_sign = ((c >= 48) & (c <= 57)) | (c == 43) | (c == 45)
-        if np.any(id_byte & ~digit_or_sign):
-            return None
-    dtype = np.int64 if k == int_cols else np.float64
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            values = np.fromstring(body, dtype=dtype, sep=" ")
-    except (ValueError, DeprecationWarning):
-        return None
-    if values.size != starts.size:
-        return None
-    values = values.reshape(-1, k)
-    if dtype == np.int64:
-        if values.size and (values.max() == _INT64_MAX or values.min() == _INT64_MIN):
-            return None  # fromstring saturates on overflow; let the slow path say where
-    else:
-        ids = values[:, :int_cols]
-        if not np.all(np.isfinite(ids)) or np.any(ids != np.round(ids)) or np.any(np.abs(ids) >= 2.0**53):
-            return None  # a float64 no longer tells neighbouring integers apart: the slow path parses them exactly
-    return values, k
-
-
-def _rows_in_order(starts, newlines, n, delimiters=None):
-    """``k`` when the data lines are consecutive and each holds exactly ``k`` tokens (and ``k - 1`` delimiters,
-    none elsewhere); else None, and the caller counts line by line.
-
-    The usual table (a block of comment lines, then rows) is recognised from
-    the positions alone, in O(rows): with ``k`` tokens on the first row and
-    ``k`` times as many tokens as rows from the first to the last, the
-    sorted token starts fall ``k`` to a row exactly when each row's first
-    token is on or after its line's start and its last before its line's end.
-    """
-    lines_start = np.r_[0, newlines + 1]
-    lines_end = np.r_[newlines, n]
-    first, last = (int(i) for i in np.searchsorted(newlines, starts[[0, -1]]))
-    k = int(np.searchsorted(starts, lines_end[first]))
-    rows = last - first + 1
-    if not (_on_their_lines(starts, k, rows, lines_start[first:last + 1], lines_end[first:last + 1])
-            and (delimiters is None or _on_their_lines(delimiters, k - 1, rows, lines_start[first:last + 1],
-                                                       lines_end[first:last + 1]))):
-        return None
-    return k
-
-
-def _on_their_lines(positions, per, rows, lines_start, lines_end):
-    """Whether the sorted ``positions`` are ``per`` on each of ``rows`` lines in order (bounds given), no more."""
-    if positions.size != per * rows:
-        return False
-    if per == 0:
-        return True
-    grid = positions.reshape(rows, per)
-    return bool(np.all(grid[:, 0] >= lines_start) and np.all(grid[:, -1] < lines_end))
 
 
 def _slow_table(path, raw, allowed, int_cols, delimiter, what):
@@ -500,7 +297,7 @@ def _slow_table(path, raw, allowed, int_cols, delimiter, what):
         for j, field in enumerate(fields):
             if j < int_cols:
                 value = _parse_int(field, j, path, lineno, describe)
-                if not _INT64_MIN <= value <= _INT64_MAX:
+                if not INT64_MIN <= value <= INT64_MAX:
                     raise DataFormatError(f"field {j + 1} ({field}) does not fit a 64-bit integer", path=path, line=lineno)
             else:
                 value = _parse_weight(field, j, path, lineno, describe)
@@ -517,7 +314,7 @@ def data_line_numbers(raw):
     """1-based line number of every data (non-blank, non-comment) line."""
     out = []
     for lineno, line in enumerate(raw.split(b"\n"), start=1):
-        if _strip_comment_bytes(line).strip(b" \t\r\f\v"):
+        if strip_comment_bytes(line).strip(b" \t\r\f\v"):
             out.append(lineno)
     return np.asarray(out, dtype=np.int64)
 
@@ -544,7 +341,7 @@ def read_table(path, *, allowed=(2,), int_cols=2, delimiter=None, what="values",
     path = Path(path)
     raw = read_text_bytes(path, raw)
     delimiter = sniff_delimiter(raw) if delimiter is None else check_delimiter(delimiter)
-    fast = _fast_table(raw, allowed, int_cols, delimiter)
+    fast = fast_table(raw, allowed, int_cols, delimiter)
     if fast is not None:
         return Table(path, raw, fast[0], fast[1])
     _check_careful_memory(path, raw)
@@ -623,7 +420,7 @@ def read_edge_list(path, *, delimiter=None, header=None, id_type=None):
     * **Header.**  The first data line is a header, and skipped, when none
       of its fields is a decimal number, it has as many fields as the second
       data line, and either every field is a usual column name
-      (``lgekit.datasets.HEADER_NAMES``: ``source``, ``target``,
+      (``HEADER_NAMES`` of ``lgekit/datasets/_grammar.py``: ``source``, ``target``,
       ``weight``, ``from``, ``to``, ``u``, ``v``, ...; any case), or the
       second data line's ids
       are integers, or (three columns) the second line's weight is a number.
@@ -655,15 +452,15 @@ def _describe_edges(delimiter):
 
 def _is_header(first, second):
     """The header rule of :func:`read_edge_list` on the fields of the first two data lines."""
-    if any(_NUMBER_RE.fullmatch(f) for f in first):
+    if any(NUMBER_RE.fullmatch(f) for f in first):
         return False
     if second is None:
         return all(f.lower() in HEADER_NAMES for f in first)
     if len(second) != len(first) or len(first) not in (2, 3):
         return False
     return (all(f.lower() in HEADER_NAMES for f in first)
-            or all(_INT_RE.fullmatch(f) for f in second[:2])
-            or (len(second) == 3 and bool(_NUMBER_RE.fullmatch(second[2]))))
+            or all(INT_RE.fullmatch(f) for f in second[:2])
+            or (len(second) == 3 and bool(NUMBER_RE.fullmatch(second[2]))))
 
 
 # header names that say which end of an edge a column holds (HEADER_NAMES has them all)
@@ -726,7 +523,7 @@ def _blank_line(raw, lineno):
 def _int_array(tokens):
     """Integer tokens as int64 when all fit, else as exact Python ints (an object array)."""
     values = [int(t) for t in tokens]
-    if all(_INT64_MIN <= v <= _INT64_MAX for v in values):
+    if all(INT64_MIN <= v <= INT64_MAX for v in values):
         return np.array(values, dtype=np.int64)
     out = np.empty(len(values), dtype=object)
     out[:] = values
@@ -762,116 +559,19 @@ def read_edge_table(path, *, delimiter=None, header=None, id_type=None):
                 warn_outside_lgekit(f"{path}, line {first[0]}: {first[2][:80]!r} {doubt}", GraphWarning)
             raw = _blank_line(raw, first[0])
     if id_type != "str":
-        fast = _fast_table(raw, (2, 3), 2, delimiter)
+        fast = fast_table(raw, (2, 3), 2, delimiter)
         if fast is not None:
             values, k = fast
             edges = values[:, :2].astype(np.int64)
             weights = np.ascontiguousarray(values[:, 2]) if k == 3 else None
             return _check_weights(edges, weights, Table(path, raw, None, k))
     if id_type != "int":
-        named = _fast_names(raw, delimiter, any_text=id_type == "str")
+        named = fast_names(raw, delimiter, any_text=id_type == "str")
         if named is not None:
             edges, weights, k = named
             return _check_weights(edges, weights, Table(path, raw, None, k))
     _check_careful_memory(path, raw)
     return _slow_edges(path, raw, delimiter, id_type, tab_sniffed=sniffed and delimiter == "\t")
-
-
-# bytes that may occur in a decimal number ([+-], digits, ".", "e", "E"): a token holding another byte is a name
-_NUMBER_BYTES = np.zeros(256, dtype=bool)
-_NUMBER_BYTES[list(b"0123456789+-.eE")] = True
-# UTF-8 of the characters the grammar refuses beyond ASCII controls: C1 controls, BOM, line/paragraph separators
-_BAD_UTF8_RE = re.compile(b"\xc2[\x80-\x9f]|\xef\xbb\xbf|\xe2\x80[\xa8\xa9]")
-
-
-def _fast_names(raw, delimiter, any_text=False):
-    """Vectorised read of an edge list whose ids are names; ``(edges, weights, k)`` or None.
-
-    The common case of text ids (a CSV or TSV export) in array operations
-    over the file's bytes, with no Python work per line.  It reads only what
-    it is sure of: every id holds a byte that no number has (``any_text``:
-    every id is text anyway), no quotes, no whitespace inside a field, every
-    line with the same 2 or 3 fields.  Anything else -- and every error --
-    returns None, and the careful line-by-line parser reads the file (and
-    says where it is wrong).  Both give the same arrays.
-    """
-    if b'"' in raw or _BAD_UTF8_RE.search(raw):
-        return None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    body = _without_comments(raw)
-    c = np.frombuffer(body, dtype=np.uint8)
-    if c.size == 0:
-        return None
-    newline = c == 10
-    line_end = newline | ((c == 13) & np.r_[newline[1:], True])  # a \r\n line end
-    if np.any(((c < 32) & ~_is_white(c)) | (c == 127)):
-        return None  # control characters: the careful path names them
-    if delimiter is None:
-        sep = _is_white(c)
-    else:
-        is_delim = c == ord(delimiter)
-        sep = is_delim | line_end
-        if np.any(_is_white(c) & ~sep):
-            return None  # whitespace around or inside a field
-    start = ~sep
-    start[1:] &= sep[:-1]
-    end = ~sep
-    end[:-1] &= sep[1:]
-    starts, ends = np.flatnonzero(start), np.flatnonzero(end) + 1
-    if starts.size == 0:
-        return None
-    newlines = np.flatnonzero(newline)
-    ntok = _per_line(start, newlines)
-    filled = ntok > 0
-    k = int(ntok[filled][0])
-    if k not in (2, 3) or np.any(ntok[filled] != k):
-        return None
-    if delimiter is not None:
-        ndel = _per_line(is_delim, newlines)
-        if np.any(ndel[filled] != k - 1) or np.any(ndel[~filled] != 0):
-            return None  # an empty field: the careful path says which
-    starts, ends = starts.reshape(-1, k), ends.reshape(-1, k)
-    if not any_text:
-        # bytes of a name: neither a separator nor a byte of a number; count them per token
-        name_bytes = (~_NUMBER_BYTES[c] & ~sep).astype(np.int32)
-        per_token = np.add.reduceat(name_bytes, starts.ravel())
-        if np.any(per_token.reshape(-1, k)[:, :2] == 0):
-            return None  # an id that may be a number: integers, mixed ids and refusals are the careful path's
-    ids = _token_bytes(c, starts[:, :2].ravel(), ends[:, :2].ravel())
-    if ids is None:
-        return None
-    if c.max() < 128:
-        edges = ids.astype(str).reshape(-1, 2)  # ASCII: NumPy decodes it (no NUL, at most 64 bytes: exact)
-    else:
-        distinct, inverse = np.unique(ids, return_inverse=True)
-        names = np.array([x.decode("utf-8") for x in distinct.tolist()], dtype=str)
-        edges = names[inverse.ravel()].reshape(-1, 2)
-    weights = None
-    if k == 3:
-        column = _token_bytes(c, starts[:, 2], ends[:, 2])
-        if column is None:
-            return None
-        texts = np.unique(column)
-        if not all(_NUMBER_RE.fullmatch(t.decode()) for t in texts.tolist()):
-            return None  # not a decimal number (nan, inf, text): the careful path refuses it by line
-        weights = column.astype(np.float64)
-    return edges, weights, k
-
-
-def _token_bytes(c, starts, ends, longest=64):
-    """The tokens ``c[starts[i]:ends[i]]`` as a fixed-width bytes array (None if one is longer than ``longest``)."""
-    lengths = ends - starts
-    width = int(lengths.max()) if lengths.size else 1
-    if width > longest:
-        return None
-    out = np.zeros((len(starts), width), dtype=np.uint8)
-    for j in range(width):  # one column of bytes at a time: no (tokens x width) index array
-        inside = lengths > j
-        out[inside, j] = c[starts[inside] + j]
-    return out.view(f"S{width}").ravel()
 
 
 def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
@@ -907,7 +607,7 @@ def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
                 raise DataFormatError(f"field {j + 1} is empty; expected {describe}", path=path, line=lines[r])
             if id_type == "str":
                 continue
-            if _INT_RE.fullmatch(token):
+            if INT_RE.fullmatch(token):
                 if _digits(token) > MAX_ID_DIGITS:
                     raise DataFormatError(
                         f"field {j + 1} is an integer of {_digits(token):,} digits; node ids may have at most "
@@ -918,7 +618,7 @@ def _slow_edges(path, raw, delimiter, id_type, tab_sniffed=False):
             elif id_type == "int":
                 raise DataFormatError(f"field {j + 1}, {token[:80]!r}, is not an integer; expected {describe}, "
                                       "integer ids (id_type='int')", path=path, line=lines[r])
-            elif _NUMBER_RE.fullmatch(token):
+            elif NUMBER_RE.fullmatch(token):
                 raise DataFormatError(
                     f"field {j + 1} is {token!r}, a number that is not an integer; node ids are integers or names "
                     "(text that is not a number): write it as an integer, or pass id_type='str' to read every id "
@@ -995,7 +695,7 @@ def read_label_file(path, *, delimiter=None, node_type=None):
     delimiter = sniff_delimiter(raw) if delimiter is None else check_delimiter(delimiter)
     if node_type != "str":
         # fast path: exactly two integer columns (SNAP, ASU group-edges.csv)
-        fast = _fast_table(raw, (2,), 2, delimiter)
+        fast = fast_table(raw, (2,), 2, delimiter)
         if fast is not None:
             values = fast[0]
             return values[:, 0].copy(), values[:, 1].copy(), None
@@ -1008,10 +708,10 @@ def read_label_file(path, *, delimiter=None, node_type=None):
                 f"expected {sep}-separated 'node label [label ...]' (a node id and at least one label), "
                 f"got {line[:80]!r}", path=path, line=lineno)
         node = fields[0]
-        if node_type != "str" and _INT_RE.fullmatch(node) and _digits(node) > MAX_ID_DIGITS:
+        if node_type != "str" and INT_RE.fullmatch(node) and _digits(node) > MAX_ID_DIGITS:
             raise DataFormatError(f"node id is an integer of {_digits(node):,} digits; at most {MAX_ID_DIGITS:,} "
                                   "are accepted", path=path, line=lineno)
-        if node_type == "int" and not _INT_RE.fullmatch(node):
+        if node_type == "int" and not INT_RE.fullmatch(node):
             raise DataFormatError(f"node id {node[:80]!r} is not an integer (the graph's node ids are integers); "
                                   "expected 'node label [label ...]'", path=path, line=lineno)
         for label in fields[1:]:
@@ -1021,11 +721,11 @@ def read_label_file(path, *, delimiter=None, node_type=None):
     if not nodes:
         raise DataFormatError("no data: the file is empty or holds only comments; expected 'node label [label ...]' lines",
                               path=path)
-    if node_type != "str" and all(_INT_RE.fullmatch(x) for x in nodes):
+    if node_type != "str" and all(INT_RE.fullmatch(x) for x in nodes):
         node_array = _int_array(nodes)
     else:
         node_array = _str_array(nodes)
-    if all(_INT_RE.fullmatch(x) and _digits(x) <= 18 for x in labels):
+    if all(INT_RE.fullmatch(x) and _digits(x) <= 18 for x in labels):
         label_array = np.array([int(x) for x in labels], dtype=np.int64)
     else:
         label_array = np.array(labels, dtype=str)

@@ -33,15 +33,17 @@ figure -- the claims, and the one report writer), :mod:`~lgekit.experiments.plot
 from .checks import VERIFIERS, run_verifier
 from .engine import run_sweep
 from .figures import FIGURES
-from .plan import Plan, expand, resolve_figures
+from .plan import Plan, expand
 from .report import reproduce, write_outputs
-from .spec import FigureSpec, RecordSpec, cell_key
-from .store import ResultsStore, read_jsonl, strip_timings
-from .tasks import run_cell
+from .spec import FigureSpec, RecordSpec
+from .store import ResultsStore
 from .verdict import STATUSES, TheoryReport, Verdict, write_report_files
 
+# What a user calls: the figures and their spec types, expanding them into a plan, the sweep, the store, the
+# report, the verdicts and the theory checks.  The harness's pieces (cell keys, one cell's run, the store's
+# line reader, figure-name resolution) stay in their modules; tests/test_public_api.py pins this list.
 __all__ = [
-    "FIGURES", "FigureSpec", "Plan", "RecordSpec", "ResultsStore", "cell_key", "expand", "read_jsonl",
-    "resolve_figures", "run_sweep", "run_cell", "strip_timings", "write_outputs", "reproduce",
+    "FIGURES", "FigureSpec", "Plan", "RecordSpec", "ResultsStore", "expand",
+    "run_sweep", "write_outputs", "reproduce",
     "STATUSES", "TheoryReport", "Verdict", "write_report_files", "VERIFIERS", "run_verifier",
 ]

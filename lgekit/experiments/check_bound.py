@@ -1,12 +1,15 @@
 r"""``lgekit theory bound``: Theorem 1 (Section 3.1) on trained embeddings and on a planted model.
 
-:func:`verify_bound` trains embeddings across :math:`\lambda_r`
+:func:`measure_bound` trains embeddings across :math:`\lambda_r`
 (:func:`lgekit.experiments.theorem1.fit_across_lam_r`, the sweep the directed
-check shares) and puts Theorem 1's right-hand side next to the measured gap;
+check shares) and computes Theorem 1's right-hand side beside the measured gap;
 :func:`bound_claims` judges it from the measurements alone (so each verdict can
-be shown to fail, ``tests/test_theory_checks.py``).  Every claim's threshold is
+be shown to fail, ``tests/test_theory_checks.py``); :func:`plot` draws them, and
+:func:`verify_bound` runs the three in turn: measure, claims, tables and notes,
+plot.  Every claim's threshold is
 stated in :func:`verify_bound`'s docstring, with its reason.
 """
+import functools
 import logging
 import math
 import time
@@ -25,10 +28,10 @@ from ..theory import (
     expected_spectral_norm,
     khintchine_bound,
     nonvacuous_norm_threshold,
-    planted_bound_rows,
     theorem1_spectral_norm,
 )
 from ..theory.bounds import LN2
+from ..theory.planted import planted_bound_rows
 from ..theory.reassembly import (
     agreement_tolerance,
     norm_threshold_by_hand,
@@ -40,7 +43,7 @@ from ..theory.reassembly import (
 from .theorem1 import fit_across_lam_r, penalty_claims
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_bound", "bound_claims"]
+__all__ = ["verify_bound", "measure_bound", "bound_claims", "plot"]
 
 logger = logging.getLogger(__name__)
 
@@ -309,6 +312,139 @@ def _second_path(split, spectral_rows, fits, planted, planted_rows, B, delta, rn
     return hand, time.perf_counter() - t0
 
 
+def measure_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=0.05, n_draws=None, data_home=None,
+                  lam_pos=1.0, lam_neg=1.0, lr_offset=100.0, B=1.0, convention="symmetric", planted_sizes=None,
+                  n_threads=1, verbose=0):
+    r"""The spectral norms, fits, planted rows and second path of :func:`verify_bound`: what its claims judge.
+
+    Parameters
+    ----------
+    quick, seed, lam_rs, dim, epochs, delta, n_draws, data_home :
+        As for :func:`verify_bound`.
+    lam_pos, lam_neg, lr_offset, B, convention, planted_sizes, n_threads, verbose :
+        As for :func:`verify_bound`.
+
+    Returns
+    -------
+    dict
+        The settings (``lam_rs``, ``dim``, ``epochs``, ``n_draws``, ``delta``, ``lam_pos``, ``lam_neg``,
+        ``lr_offset``, ``B``, ``convention``), the sample (``graph_name``, ``n``, ``m``: :math:`m + m'`,
+        ``fallback_note``), ``trivial`` (the zero embedding's clipped loss), ``spectral_rows`` (one per pair
+        convention, the one put into the theorem first) with ``spectral`` (its value) and ``s_star``,
+        ``rows`` (one per :math:`\lambda_r` fit), ``planted`` (the :class:`~lgekit.theory.PlantedPairDistribution`)
+        and ``planted_rows``, ``hand`` (the second path, as :func:`bound_comparisons` reads it), and the
+        seconds ``t_spec`` and ``t_hand``.
+    """
+    rng = check_random_state(seed, "seed")
+    seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+    if lam_rs is None:
+        # the mean squared norm crosses s* between lam_r = 3 and 10 on both graphs; lam_r = 30 drives the quick
+        # graph's embedding to exactly zero (and its subnormal floats slow the fit down)
+        lam_rs = (0.0, 1.0, 3.0, 10.0) if quick else (0.0, 1.0, 3.0, 10.0, 30.0)
+    dim = dim or (32 if quick else 100)
+    epochs = epochs or (15 if quick else 20)
+    n_draws = n_draws or (3 if quick else 5)
+    if planted_sizes is None:
+        planted_sizes = (1_000, 10_000, 100_000, 1_000_000) if quick else (1_000, 3_000, 10_000, 30_000, 100_000,
+                                                                          300_000, 1_000_000, 10_000_000)
+    graph, fallback_note = _load_bound_graph(quick, seed_int, data_home)
+    split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
+    n = graph.n_nodes
+    m = int(len(split.train_positives) + len(split.train_negatives))
+    trivial = float(min(LN2, B))
+    t0 = time.perf_counter()
+    spectral_rows = []
+    values = {}
+    er_norm = {}
+    for conv in (convention,) + tuple(c for c in CONVENTIONS if c != convention):
+        spec = theorem1_spectral_norm(split, conv, n_draws=n_draws, seed=rng, n_threads=n_threads)
+        est = spec.estimate
+        if est.kind not in er_norm:
+            # the Erdos-Renyi reference of the same kind, number of vertices and mean degree
+            er_pattern = PairPattern.erdos_renyi(n, est.mean_degree, kind=est.kind, seed=rng)
+            er_norm[est.kind] = expected_spectral_norm(er_pattern, n_draws=n_draws, seed=rng,
+                                                       n_threads=n_threads).mean
+        values[conv] = spec.value
+        spectral_rows.append({
+            "convention": conv, "matrix": "A + A^T" if est.kind == "homogeneous" else "oriented A",
+            "E||A||": est.mean, "s.e.": est.std_error, "scale": spec.scale, "value": spec.value,
+            "value s.e.": spec.scale * est.std_error, "mean degree": est.mean_degree, "D_max": est.max_degree,
+            "BBK": bbk_estimate(est.max_degree, est.mean_degree), "ER E||A||": er_norm[est.kind],
+            "ratio to ER": est.mean / er_norm[est.kind],
+            "s*": nonvacuous_norm_threshold(m, spec.value, n, trivial_loss=trivial, B=B, delta=delta),
+            "draws": spec.scale * np.asarray(est.values, dtype=float), "shape": est.shape,
+        })
+    t_spec = time.perf_counter() - t0
+    spectral = values[convention]
+    s_star = spectral_rows[0]["s*"]
+    rows, fits = [], {}
+    for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
+                                lam_pos=lam_pos, lam_neg=lam_neg, lr_offset=lr_offset, seed=seed_int,
+                                n_threads=n_threads, label=graph.name):
+        if fit.model is None:
+            rows.append({"lam_r": fit.lam_r, "diverged": True})
+            continue
+        X = fit.model.embedding_
+        fits[fit.lam_r] = X
+        sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+        gap, bound = fit.gap, fit.bound
+        rows.append({
+            "lam_r": fit.lam_r, "diverged": False, "m + m'": m, "C_U": fit.C_U, "C_V": fit.C_V,
+            "mean ||x||^2": float(sq.mean()), "max ||x||^2": float(sq.max()),
+            "s*": s_star, "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
+            "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
+            "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
+            "holds": gap.test_loss <= bound.rhs, "fit s": fit.seconds(),
+        })
+    planted = PlantedPairDistribution(40, 4)
+    planted_rows = planted_bound_rows(planted, planted_sizes, (0.0, 0.003, 0.01, 0.03, 0.1), dim=8, B=B,
+                                      delta=delta, n_draws=PLANTED_DRAWS, seed=rng)
+    hand, t_hand = _second_path(split, spectral_rows, fits, planted, planted_rows, B, delta, rng)
+    return {"lam_rs": lam_rs, "dim": dim, "epochs": epochs, "n_draws": n_draws, "delta": delta,
+            "lam_pos": lam_pos, "lam_neg": lam_neg, "lr_offset": lr_offset, "B": B, "convention": convention,
+            "graph_name": graph.name, "n": n, "m": m, "fallback_note": fallback_note, "trivial": trivial,
+            "spectral_rows": spectral_rows, "spectral": spectral, "s_star": s_star, "t_spec": t_spec, "rows": rows,
+            "planted": planted, "planted_rows": planted_rows, "hand": hand, "t_hand": t_hand}
+
+
+def plot(fig, measured):
+    """Draw :func:`verify_bound`'s figure from :func:`measure_bound`'s data on a matplotlib Figure."""
+    rows, planted_rows, planted = measured["rows"], measured["planted_rows"], measured["planted"]
+    trivial, B, s_star, m, n = measured["trivial"], measured["B"], measured["s_star"], measured["m"], measured["n"]
+    graph_name = measured["graph_name"]
+    ok_rows = [r for r in rows if not r["diverged"]]
+    ax1, ax2 = fig.subplots(1, 2)
+    if ok_rows:
+        xs = [max(r["mean ||x||^2"], 1e-4) for r in ok_rows]
+        ax1.plot(xs, [r["bound"] for r in ok_rows], "o-", label="Theorem 1 bound")
+        ax1.plot(xs, [r["test loss"] for r in ok_rows], "s-", label="held-out loss")
+        ax1.plot(xs, [r["train loss"] for r in ok_rows], "^-", label="training loss")
+        ax1.axvline(s_star, color="grey", ls="--", lw=1, label="s* (vacuous to the right)")
+        for x, r in zip(xs, ok_rows):
+            ax1.annotate(f"{r['lam_r']:g}", (x, r["bound"]), fontsize=7)
+    ax1.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding (vacuous above)")
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("mean ||x||^2 (labels: lam_r)")
+    ax1.set_ylabel(f"logistic loss clipped at {B:g}")
+    ax1.set_title(f"{graph_name}: bound vs measured, (m+m')/n = {m / n:.0f}", fontsize=9)
+    ax1.legend(fontsize=7)
+    Ms = sorted({r["M"] for r in planted_rows})
+    best = [min((r for r in planted_rows if r["M"] == M), key=lambda r: r["bound"]) for M in Ms]
+    x = [M / planted.n_nodes for M in Ms]
+    ax2.plot(x, [r["bound"] for r in best], "o-", label="best bound over lam_r")
+    ax2.plot(x, [r["expected loss"] for r in best], "s-", label="its exact expected loss")
+    ax2.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding")
+    ax2.axvline(m / n, color="grey", ls="--", lw=1, label=f"{graph_name}'s (m+m')/n")
+    ax2.set_xscale("log")
+    ax2.set_ylim(0.5, 1.5)
+    ax2.set_xlabel("(m + m') / n")
+    ax2.set_title("planted model: where Theorem 1 becomes non-vacuous", fontsize=9)
+    ax2.legend(fontsize=7)
+
+
 def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=0.05, n_draws=None, data_home=None,
                  lam_pos=1.0, lam_neg=1.0, lr_offset=100.0, B=1.0, convention="symmetric", planted_sizes=None,
                  n_threads=1, verbose=0):
@@ -455,82 +591,25 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
     What the check measured on BlogCatalog and on the planted model is in ``benchmarks/README.md``
     ("`lgekit theory` on BlogCatalog").
     """
-    rng = check_random_state(seed, "seed")
-    seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    if lam_rs is None:
-        # the mean squared norm crosses s* between lam_r = 3 and 10 on both graphs; lam_r = 30 drives the quick
-        # graph's embedding to exactly zero (and its subnormal floats slow the fit down)
-        lam_rs = (0.0, 1.0, 3.0, 10.0) if quick else (0.0, 1.0, 3.0, 10.0, 30.0)
-    dim = dim or (32 if quick else 100)
-    epochs = epochs or (15 if quick else 20)
-    n_draws = n_draws or (3 if quick else 5)
-    if planted_sizes is None:
-        planted_sizes = (1_000, 10_000, 100_000, 1_000_000) if quick else (1_000, 3_000, 10_000, 30_000, 100_000,
-                                                                          300_000, 1_000_000, 10_000_000)
-    graph, fallback_note = _load_bound_graph(quick, seed_int, data_home)
-    split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
-    n = graph.n_nodes
-    m = int(len(split.train_positives) + len(split.train_negatives))
-    trivial = float(min(LN2, B))
-    t0 = time.perf_counter()
-    spectral_rows = []
-    values = {}
-    er_norm = {}
-    for conv in (convention,) + tuple(c for c in CONVENTIONS if c != convention):
-        spec = theorem1_spectral_norm(split, conv, n_draws=n_draws, seed=rng, n_threads=n_threads)
-        est = spec.estimate
-        if est.kind not in er_norm:
-            # the Erdos-Renyi reference of the same kind, number of vertices and mean degree
-            er_pattern = PairPattern.erdos_renyi(n, est.mean_degree, kind=est.kind, seed=rng)
-            er_norm[est.kind] = expected_spectral_norm(er_pattern, n_draws=n_draws, seed=rng,
-                                                       n_threads=n_threads).mean
-        values[conv] = spec.value
-        spectral_rows.append({
-            "convention": conv, "matrix": "A + A^T" if est.kind == "homogeneous" else "oriented A",
-            "E||A||": est.mean, "s.e.": est.std_error, "scale": spec.scale, "value": spec.value,
-            "value s.e.": spec.scale * est.std_error, "mean degree": est.mean_degree, "D_max": est.max_degree,
-            "BBK": bbk_estimate(est.max_degree, est.mean_degree), "ER E||A||": er_norm[est.kind],
-            "ratio to ER": est.mean / er_norm[est.kind],
-            "s*": nonvacuous_norm_threshold(m, spec.value, n, trivial_loss=trivial, B=B, delta=delta),
-            "draws": spec.scale * np.asarray(est.values, dtype=float), "shape": est.shape,
-        })
-    t_spec = time.perf_counter() - t0
-    spectral = values[convention]
-    s_star = spectral_rows[0]["s*"]
-    rows, fits = [], {}
-    for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
-                                lam_pos=lam_pos, lam_neg=lam_neg, lr_offset=lr_offset, seed=seed_int,
-                                n_threads=n_threads, label=graph.name):
-        if fit.model is None:
-            rows.append({"lam_r": fit.lam_r, "diverged": True})
-            continue
-        X = fit.model.embedding_
-        fits[fit.lam_r] = X
-        sq = np.einsum("ij,ij->i", X, X, dtype=np.float64)
-        gap, bound = fit.gap, fit.bound
-        rows.append({
-            "lam_r": fit.lam_r, "diverged": False, "m + m'": m, "C_U": fit.C_U, "C_V": fit.C_V,
-            "mean ||x||^2": float(sq.mean()), "max ||x||^2": float(sq.max()),
-            "s*": s_star, "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
-            "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
-            "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
-            "holds": gap.test_loss <= bound.rhs, "fit s": fit.seconds(),
-        })
-    planted = PlantedPairDistribution(40, 4)
-    planted_rows = planted_bound_rows(planted, planted_sizes, (0.0, 0.003, 0.01, 0.03, 0.1), dim=8, B=B,
-                                      delta=delta, n_draws=PLANTED_DRAWS, seed=rng)
-    hand, t_hand = _second_path(split, spectral_rows, fits, planted, planted_rows, B, delta, rng)
+    measured = measure_bound(quick=quick, seed=seed, lam_rs=lam_rs, dim=dim, epochs=epochs, delta=delta,
+                             n_draws=n_draws, data_home=data_home, lam_pos=lam_pos, lam_neg=lam_neg,
+                             lr_offset=lr_offset, B=B, convention=convention, planted_sizes=planted_sizes,
+                             n_threads=n_threads, verbose=verbose)
+    spectral_rows, rows, planted, planted_rows, hand = (measured["spectral_rows"], measured["rows"],
+                                                        measured["planted"], measured["planted_rows"],
+                                                        measured["hand"])
+    dim, epochs, n_draws = measured["dim"], measured["epochs"], measured["n_draws"]
+    graph_name, n, m, trivial, spectral = (measured["graph_name"], measured["n"], measured["m"], measured["trivial"],
+                                           measured["spectral"])
+    t_spec, t_hand, fallback_note = measured["t_spec"], measured["t_hand"], measured["fallback_note"]
     max_M = max((r["M"] for r in planted_rows), default=0)
     shown = ("E||A_sigma|| put into the theorem", "s*", "bound", "planted E||A_sym||/2", "planted bound")
     hand_rows = [{"what": f"{term}, {where}", "check": first, "second path": second, "tolerance": tol}
                  for term, where, first, second, tol in bound_comparisons(spectral_rows, rows, planted_rows, hand)
                  if term in shown and not (term == "planted bound" and not where.startswith(f"planted M={max_M},"))]
-
     report = TheoryReport(name="bound")
     report.add_table(
-        f"Sensitivity of E||A_sigma||_2 to the pair convention, {graph.name} training sample (n = {n}, m + m' = {m}: "
+        f"Sensitivity of E||A_sigma||_2 to the pair convention, {graph_name} training sample (n = {n}, m + m' = {m}: "
         f"positives + 4 uniform negatives each; {n_draws} sign draws, {t_spec:.1f} s). value = what goes into "
         f"Theorem 1 (E||A + A^T||/2 for 'symmetric', the default: lgekit.theory.bounds derives it); s* = mean "
         f"||x||^2 above which the bound is vacuous even at zero training loss (B = {B:g}, delta = {delta:g})",
@@ -538,7 +617,7 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
                         "D_max", "BBK", "ER E||A||", "ratio to ER", "s*"])
     report.add_table(
         f"Theorem 1 (Section 3.1) on LogisticEmbedding (D={dim}, {epochs} epochs, lam_pos={lam_pos:g}, "
-        f"lam_neg={lam_neg:g}, lr_offset={lr_offset:g}) across lam_r, {graph.name}; logistic loss clipped at B = "
+        f"lam_neg={lam_neg:g}, lr_offset={lr_offset:g}) across lam_r, {graph_name}; logistic loss clipped at B = "
         f"{B:g}; bound = train + 2 E||A|| sqrt(C_U C_V) / (m+m') + 4 B sqrt(2 ln(4/delta) / (m+m')), "
         f"E||A|| = {spectral:.2f} ({convention}), delta = {delta}", rows,
         ["lam_r", "diverged", "mean ||x||^2", "max ||x||^2", "s*", "train loss", "test loss", "gap", "complexity",
@@ -558,7 +637,7 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
         report.notes.append(fallback_note)
     ok_rows = [r for r in rows if not r["diverged"]]
     report.notes.append(
-        f"Sample size per vertex: {graph.name} (m + m')/n = {m / n:.0f}. Vacuous (bound >= trivial loss = loss of "
+        f"Sample size per vertex: {graph_name} (m + m')/n = {m / n:.0f}. Vacuous (bound >= trivial loss = loss of "
         f"the zero embedding, {trivial:.4f}) at lam_r = " + str([r["lam_r"] for r in ok_rows if r["vacuous"]])
         + "; non-vacuous at lam_r = " + str([r["lam_r"] for r in ok_rows if not r["vacuous"]])
         + ". Below s*, the bound needs the training loss to fall below ln 2 faster than the complexity term "
@@ -569,36 +648,5 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
     for claim in bound_claims(spectral_rows, rows, planted_rows, hand=hand):
         report.claims.append(claim)
     report.data.update(rows=rows, spectral=spectral_rows, planted=planted_rows, hand=hand)
-
-    def plot(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        if ok_rows:
-            xs = [max(r["mean ||x||^2"], 1e-4) for r in ok_rows]
-            ax1.plot(xs, [r["bound"] for r in ok_rows], "o-", label="Theorem 1 bound")
-            ax1.plot(xs, [r["test loss"] for r in ok_rows], "s-", label="held-out loss")
-            ax1.plot(xs, [r["train loss"] for r in ok_rows], "^-", label="training loss")
-            ax1.axvline(s_star, color="grey", ls="--", lw=1, label="s* (vacuous to the right)")
-            for x, r in zip(xs, ok_rows):
-                ax1.annotate(f"{r['lam_r']:g}", (x, r["bound"]), fontsize=7)
-        ax1.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding (vacuous above)")
-        ax1.set_xscale("log")
-        ax1.set_yscale("log")
-        ax1.set_xlabel("mean ||x||^2 (labels: lam_r)")
-        ax1.set_ylabel(f"logistic loss clipped at {B:g}")
-        ax1.set_title(f"{graph.name}: bound vs measured, (m+m')/n = {m / n:.0f}", fontsize=9)
-        ax1.legend(fontsize=7)
-        Ms = sorted({r["M"] for r in planted_rows})
-        best = [min((r for r in planted_rows if r["M"] == M), key=lambda r: r["bound"]) for M in Ms]
-        x = [M / planted.n_nodes for M in Ms]
-        ax2.plot(x, [r["bound"] for r in best], "o-", label="best bound over lam_r")
-        ax2.plot(x, [r["expected loss"] for r in best], "s-", label="its exact expected loss")
-        ax2.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding")
-        ax2.axvline(m / n, color="grey", ls="--", lw=1, label=f"{graph.name}'s (m+m')/n")
-        ax2.set_xscale("log")
-        ax2.set_ylim(0.5, 1.5)
-        ax2.set_xlabel("(m + m') / n")
-        ax2.set_title("planted model: where Theorem 1 becomes non-vacuous", fontsize=9)
-        ax2.legend(fontsize=7)
-
-    report.plot = plot
+    report.plot = functools.partial(plot, measured=measured)
     return report

@@ -1,10 +1,13 @@
 r"""``lgekit theory capacity``: random labels fitted with a dimension constraint and with a norm penalty.
 
-:func:`verify_capacity` fits random edge labels of a random d-regular graph
+:func:`measure_capacity` fits random edge labels of a random d-regular graph
 at several dimensions D and penalties :math:`\lambda_r` (the discussion after
 Theorem 1 and Claim 1, Section 3.1); :func:`capacity_claims` judges it from the
-fits alone (so each verdict can be shown to fail, ``tests/test_theory_checks.py``).
+fits alone (so each verdict can be shown to fail, ``tests/test_theory_checks.py``);
+:func:`plot` draws them.  :func:`verify_capacity` runs the three and writes the
+report: measure, claims, tables and notes, plot.
 """
+import functools
 import logging
 import math
 
@@ -15,7 +18,7 @@ from ..theory import fit_signed_pairs, random_labelled_regular_graph, shattering
 from ..theory.reassembly import second_path_seed, shattering_lower_bound_by_hand, signed_fit_by_hand
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_capacity", "capacity_claims", "capacity_table", "capacity_comparisons"]
+__all__ = ["verify_capacity", "measure_capacity", "capacity_claims", "plot", "capacity_table", "capacity_comparisons"]
 
 #: relative tolerance of a number both paths compute without Monte Carlo error (float sums in another order)
 EXACT = 1e-9
@@ -181,6 +184,71 @@ def capacity_claims(rows, d, threshold, n_edges=None, max_loss_change=0.05, hand
     return claims
 
 
+def measure_capacity(quick=False, seed=0, verbose=0):
+    r"""The fits of :func:`verify_capacity` and their second path: the data its claims judge and its figure draws.
+
+    Parameters
+    ----------
+    quick, seed, verbose :
+        As for :func:`verify_capacity`.
+
+    Returns
+    -------
+    dict
+        ``n``, ``d``, ``dims``, ``lam_rs`` (the grid), ``graph`` and ``labels`` (the random labelled
+        d-regular graph), ``lower_bound`` L (:func:`~lgekit.theory.shattering_norm_lower_bound`),
+        ``threshold`` (:math:`\ln 2 / L`), ``rows`` (:func:`capacity_table`) and ``hand`` (the second path,
+        as :func:`capacity_comparisons` reads it).
+    """
+    if quick:
+        n, d = 200, 6
+        dims = [d // 2, d, 4 * d]
+        lams = [0.0, 0.1, 1.0]
+        maxiter = 400
+    else:
+        n, d = 1000, 10
+        dims = [d // 2, d, 4 * d, 16 * d]
+        lams = [0.0, 0.01, 0.1, 1.0]
+        maxiter = 2000
+    rng = check_random_state(seed, "seed")
+    graph, labels = random_labelled_regular_graph(n, d, seed=rng)
+    lower = shattering_norm_lower_bound(graph, labels)
+    threshold = math.log(2.0) / lower
+    rows = capacity_table(graph, labels, dims, lams, seed=rng, maxiter=maxiter, verbose=verbose)
+    # the second path: the objective and margins of every fit recomputed from its embedding and the TRUE labels,
+    # a permutation of the labels as control, and the lower bound from a dense eigensolver
+    edges = graph.edges()
+    control = second_path_seed(rng)
+    hand = {"lower": shattering_lower_bound_by_hand(edges, labels, graph.n_nodes), "rows": {}}
+    for r in rows:
+        h = signed_fit_by_hand(edges, labels, r["embedding"], r["lam_r"], control)
+        hand["rows"][(r["D"], r["lam_r"])] = dict(h, edges=len(edges), **{"share +1": float(np.mean(labels > 0))})
+    return {"n": n, "d": d, "dims": dims, "lam_rs": lams, "graph": graph, "labels": labels, "lower_bound": lower,
+            "threshold": threshold, "rows": rows, "hand": hand}
+
+
+def plot(fig, measured):
+    """Draw :func:`verify_capacity`'s figure from :func:`measure_capacity`'s data on a matplotlib Figure."""
+    d, n, dims, lams = measured["d"], measured["n"], measured["dims"], measured["lam_rs"]
+    by = {(r["D"], r["lam_r"]): r for r in measured["rows"]}
+    ax1, ax2 = fig.subplots(1, 2)
+    for lam in lams:
+        xs = [D for D in dims]
+        ax1.plot(xs, [max(by[(D, lam)]["train_loss"], 1e-12) for D in xs], "o-", label=f"lam_r={lam:g}")
+        ax2.plot(xs, [by[(D, lam)]["frac_margin>1"] for D in xs], "o-", label=f"lam_r={lam:g}")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.axvline(d, color="grey", ls=":", lw=1)
+        ax.set_xlabel("embedding dimension D (dotted: D = d)")
+    ax1.set_yscale("log")
+    ax1.set_ylabel("training loss on random labels")
+    ax1.axhline(math.log(2), color="k", ls="--", lw=1, label="ln 2")
+    ax2.set_ylabel("fraction of edges with margin > 1")
+    ax1.legend(fontsize=8)
+    ax1.set_title(f"random {d}-regular graph, n={n}, random labels")
+    ax2.set_title("memorisation needs norm, not dimension")
+
+
 def verify_capacity(quick=False, seed=0, verbose=0):
     r"""Random labels on a random d-regular graph: dimension vs norm as capacity control.
 
@@ -223,29 +291,9 @@ def verify_capacity(quick=False, seed=0, verbose=0):
         rejects a fit that ignores the labels and margins counted without
         their sign).
     """
-    if quick:
-        n, d = 200, 6
-        dims = [d // 2, d, 4 * d]
-        lams = [0.0, 0.1, 1.0]
-        maxiter = 400
-    else:
-        n, d = 1000, 10
-        dims = [d // 2, d, 4 * d, 16 * d]
-        lams = [0.0, 0.01, 0.1, 1.0]
-        maxiter = 2000
-    rng = check_random_state(seed, "seed")
-    graph, labels = random_labelled_regular_graph(n, d, seed=rng)
-    lower = shattering_norm_lower_bound(graph, labels)
-    threshold = math.log(2.0) / lower
-    rows = capacity_table(graph, labels, dims, lams, seed=rng, maxiter=maxiter, verbose=verbose)
-    # the second path: the objective and margins of every fit recomputed from its embedding and the TRUE labels,
-    # a permutation of the labels as control, and the lower bound from a dense eigensolver
-    edges = graph.edges()
-    control = second_path_seed(rng)
-    hand = {"lower": shattering_lower_bound_by_hand(edges, labels, graph.n_nodes), "rows": {}}
-    for r in rows:
-        h = signed_fit_by_hand(edges, labels, r["embedding"], r["lam_r"], control)
-        hand["rows"][(r["D"], r["lam_r"])] = dict(h, edges=len(edges), **{"share +1": float(np.mean(labels > 0))})
+    measured = measure_capacity(quick=quick, seed=seed, verbose=verbose)
+    rows, hand, graph = measured["rows"], measured["hand"], measured["graph"]
+    n, d, lower, threshold = measured["n"], measured["d"], measured["lower_bound"], measured["threshold"]
     report = TheoryReport(name="capacity")
     report.add_table(
         f"Random +-1 labels on a random {d}-regular graph (n={n}, m={graph.n_edges}); "
@@ -264,26 +312,6 @@ def verify_capacity(quick=False, seed=0, verbose=0):
         f"shrinking keeps signs.")
     for claim in capacity_claims(rows, d, threshold, n_edges=graph.n_edges, hand=hand, lower=lower):
         report.claims.append(claim)
-    by = {(r["D"], r["lam_r"]): r for r in rows}
     report.data.update(rows=rows, n=n, d=d, lower_bound=lower, threshold=threshold, hand=hand)
-
-    def plot(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        for lam in lams:
-            xs = [D for D in dims]
-            ax1.plot(xs, [max(by[(D, lam)]["train_loss"], 1e-12) for D in xs], "o-", label=f"lam_r={lam:g}")
-            ax2.plot(xs, [by[(D, lam)]["frac_margin>1"] for D in xs], "o-", label=f"lam_r={lam:g}")
-        for ax in (ax1, ax2):
-            ax.set_xscale("log", base=2)
-            ax.axvline(d, color="grey", ls=":", lw=1)
-            ax.set_xlabel("embedding dimension D (dotted: D = d)")
-        ax1.set_yscale("log")
-        ax1.set_ylabel("training loss on random labels")
-        ax1.axhline(math.log(2), color="k", ls="--", lw=1, label="ln 2")
-        ax2.set_ylabel("fraction of edges with margin > 1")
-        ax1.legend(fontsize=8)
-        ax1.set_title(f"random {d}-regular graph, n={n}, random labels")
-        ax2.set_title("memorisation needs norm, not dimension")
-
-    report.plot = plot
+    report.plot = functools.partial(plot, measured=measured)
     return report

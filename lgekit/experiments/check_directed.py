@@ -11,10 +11,13 @@ groups memberships) across :math:`\lambda_r`, and puts the theorem's
 right-hand side -- with :math:`A_\sigma` the :math:`|U| \times |V|` matrix of
 the statement (:func:`lgekit.theory.theorem1_pattern`) and :math:`C_U, C_V`
 the two tables' squared norms (:func:`lgekit.theory.norm_constants`) -- next
-to the measured gap.  The verdicts are judged by :func:`directed_claims`,
-which only reads measurements, so each can be shown to fail
-(``tests/test_directed_theory.py``).
+to the measured gap.  :func:`measure_directed` computes the norms and the
+fits, :func:`directed_claims` judges them (it only reads measurements, so each
+verdict can be shown to fail, ``tests/test_directed_theory.py``), :func:`plot`
+draws them, and :func:`verify_directed` runs the three in turn: measure,
+claims, tables and notes, plot.
 """
+import functools
 import math
 import time
 
@@ -37,7 +40,8 @@ from ..theory.reassembly import (
 from .theorem1 import fit_across_lam_r, penalty_claims
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_directed", "directed_claims", "users_groups_graph", "synthetic_directed_graph"]
+__all__ = ["verify_directed", "measure_directed", "directed_claims", "plot", "users_groups_graph",
+           "synthetic_directed_graph"]
 
 #: relative accuracy of each spectral norm.  Tighter than the 1e-3 used elsewhere: Lanczos's residual test
 #: certifies *an* eigenvalue near the Ritz value, not the top one, and at 1e-3 it stopped 2.4 % low on one
@@ -252,6 +256,115 @@ def directed_claims(spectral_rows, rows, dilation_tolerance=DILATION_TOLERANCE, 
     return claims
 
 
+def measure_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=0.05, n_draws=None,
+                     data_home=None, lr_offset=100.0, B=1.0, n_threads=1, verbose=0):
+    r"""The spectral norms and fits of :func:`verify_directed`: the data its claims judge and its figure draws.
+
+    Parameters
+    ----------
+    quick, seed, lam_rs, dim, epochs, delta, n_draws, data_home, lr_offset, B, n_threads, verbose :
+        As for :func:`verify_directed`.
+
+    Returns
+    -------
+    dict
+        The settings (``lam_rs``, ``dim``, ``epochs``, ``n_draws``, ``delta``, ``lr_offset``, ``B``,
+        ``trivial``: the zero embedding's clipped loss), ``notes`` (which data sets were loaded or stood
+        in for), ``spectral_rows`` (one per graph: :math:`\mathbb E\|A_\sigma\|_2` of the
+        :math:`|U| \times |V|` matrix and of its dilation), ``rows`` (one per (graph, :math:`\lambda_r`)
+        fit), ``hand`` (the second path, as :func:`directed_comparisons` reads it) and ``seconds``.
+    """
+    rng = check_random_state(seed, "seed")
+    seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
+    if lam_rs is None:
+        lam_rs = (0.0, 1.0, 10.0) if quick else (0.0, 0.3, 1.0, 3.0, 10.0)
+    dim = dim or (16 if quick else 32)
+    epochs = epochs or (10 if quick else 20)
+    n_draws = n_draws or (3 if quick else 5)
+    directed, bipartite, notes = _load_graphs(quick, seed_int, data_home)
+    trivial = float(min(LN2, B))
+    t_start = time.perf_counter()
+    spectral_rows, rows = [], []
+    hand = {"spectral": {}, "rows": {}}
+    for graph in (directed, bipartite):
+        split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
+        m = int(len(split.train_positives) + len(split.train_negatives))
+        pattern, scale = theorem1_pattern(split)
+        n_rows, n_cols = pattern.shape
+        pairs = oriented_training_pairs(split)[0]
+        dilation = PairPattern(np.column_stack([pairs[:, 0], n_rows + pairs[:, 1]]),
+                               shape=(n_rows + n_cols, n_rows + n_cols), kind="homogeneous")
+        # the same signs, draw by draw, for the |U| x |V| matrix and for its dilation (both patterns hold the
+        # pairs in the same order): the two norms must then agree up to the solver's tolerance
+        values, dilated = np.empty(n_draws), np.empty(n_draws)
+        for k in range(n_draws):
+            signs = pattern.draw_signs(rng)
+            values[k] = pattern.spectral_norm(signs, tol=SOLVER_TOL, n_threads=n_threads)[0]
+            dilated[k] = dilation.spectral_norm(signs, tol=SOLVER_TOL, n_threads=n_threads)[0]
+        mean = float(values.mean())
+        spectral = scale * mean
+        spectral_rows.append({
+            "graph": graph.name, "kind": graph.kind, "shape": pattern.shape, "m + m'": m,
+            "(m+m')/(|U|+|V|)": m / (n_rows + n_cols), "D_max": pattern.max_degree,
+            "E||A||": mean, "s.e.": float(values.std(ddof=1) / math.sqrt(n_draws)) if n_draws > 1 else 0.0,
+            "min draw": float(values.min()), "sqrt(D_max)": math.sqrt(pattern.max_degree),
+            "Khintchine": khintchine_bound(pattern.max_degree, pattern.shape),
+            "E||dilation||": float(dilated.mean()), "draws": values,
+        })
+        # the second path: its own layout of the split's arrays, signs and dense eigensolver, from its own seed
+        n_left = graph.table_sides().target_offset if graph.kind == "bipartite" else None
+        value, draws = theorem1_norm_by_hand(split, "oriented", HAND_DRAWS, second_path_seed(rng), n_left)
+        hand["spectral"][graph.name] = {"value": value, "draws": draws}
+        for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
+                                    lam_pos=1.0, lam_neg=1.0, lr_offset=lr_offset, seed=seed_int,
+                                    n_threads=n_threads, label=graph.name):
+            if fit.model is None:
+                rows.append({"graph": graph.name, "lam_r": fit.lam_r, "diverged": True})
+                continue
+            model, gap, bound = fit.model, fit.gap, fit.bound
+            hand["rows"][(graph.name, fit.lam_r)] = theorem1_terms_by_hand(
+                split, model.embedding_, model.context_embedding_, value, B, delta, n_left)
+            one_budget = spectral * (fit.C_U + fit.C_V) / m
+            row = {
+                "graph": graph.name, "lam_r": fit.lam_r, "diverged": False, "m + m'": m, "C_U": fit.C_U, "C_V": fit.C_V,
+                "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
+                "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
+                "one-budget complexity": one_budget,
+                "two/one budget": bound.complexity / one_budget if one_budget else float("nan"),
+                "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
+                "test AP": average_precision(model.embedding_, *_score_pairs(graph, split),
+                                             context=model.context_embedding_),
+            }
+            if graph.kind == "directed":
+                row["direction AP"] = direction_average_precision(model.embedding_, split.test_positives,
+                                                                  context=model.context_embedding_, graph=graph)
+            row["fit s"] = fit.seconds()
+            rows.append(row)
+    return {"lam_rs": lam_rs, "dim": dim, "epochs": epochs, "n_draws": n_draws, "delta": delta,
+            "lr_offset": lr_offset, "B": B, "trivial": trivial, "notes": notes, "spectral_rows": spectral_rows,
+            "rows": rows, "hand": hand, "seconds": time.perf_counter() - t_start}
+
+
+def plot(fig, measured):
+    """Draw :func:`verify_directed`'s figure from :func:`measure_directed`'s data on a matplotlib Figure."""
+    spectral_rows, rows, trivial, B = measured["spectral_rows"], measured["rows"], measured["trivial"], measured["B"]
+    axes = fig.subplots(1, 2)
+    for ax, srow in zip(axes, spectral_rows):
+        sub = [r for r in rows if r["graph"] == srow["graph"] and not r["diverged"]]
+        x = np.arange(len(sub))
+        ax.plot(x, [r["bound"] for r in sub], "o-", label="Theorem 1 bound")
+        ax.plot(x, [r["test loss"] for r in sub], "s-", label="held-out loss")
+        ax.plot(x, [r["train loss"] for r in sub], "^-", label="training loss")
+        ax.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding")
+        ax.set_xticks(x, [f"{r['lam_r']:g}" for r in sub])
+        ax.set_yscale("log")
+        ax.set_xlabel("lam_r")
+        ax.set_ylabel(f"logistic loss clipped at {B:g}")
+        ax.set_title(f"{srow['graph']} ({srow['kind']}, A_sigma {srow['shape'][0]}x{srow['shape'][1]})",
+                     fontsize=9)
+        ax.legend(fontsize=7)
+
+
 def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=0.05, n_draws=None,
                     data_home=None, lr_offset=100.0, B=1.0, n_threads=1, verbose=0):
     r"""Theorem 1 with two tables: the bound and the measured gap on a directed and a bipartite graph.
@@ -339,73 +452,12 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
     carry most of the score, so :math:`C_V` and :math:`C_U` differ and the
     two-budget bound is the tighter one.
     """
-    rng = check_random_state(seed, "seed")
-    seed_int = int(seed) if isinstance(seed, (int, np.integer)) else 0
-    if lam_rs is None:
-        lam_rs = (0.0, 1.0, 10.0) if quick else (0.0, 0.3, 1.0, 3.0, 10.0)
-    dim = dim or (16 if quick else 32)
-    epochs = epochs or (10 if quick else 20)
-    n_draws = n_draws or (3 if quick else 5)
-    directed, bipartite, notes = _load_graphs(quick, seed_int, data_home)
-    trivial = float(min(LN2, B))
-    t_start = time.perf_counter()
-    spectral_rows, rows = [], []
-    hand = {"spectral": {}, "rows": {}}
-    for graph in (directed, bipartite):
-        split = split_edges(graph, test_fraction=0.2, negatives_per_positive=4, seed=seed_int)
-        m = int(len(split.train_positives) + len(split.train_negatives))
-        pattern, scale = theorem1_pattern(split)
-        n_rows, n_cols = pattern.shape
-        pairs = oriented_training_pairs(split)[0]
-        dilation = PairPattern(np.column_stack([pairs[:, 0], n_rows + pairs[:, 1]]),
-                               shape=(n_rows + n_cols, n_rows + n_cols), kind="homogeneous")
-        # the same signs, draw by draw, for the |U| x |V| matrix and for its dilation (both patterns hold the
-        # pairs in the same order): the two norms must then agree up to the solver's tolerance
-        values, dilated = np.empty(n_draws), np.empty(n_draws)
-        for k in range(n_draws):
-            signs = pattern.draw_signs(rng)
-            values[k] = pattern.spectral_norm(signs, tol=SOLVER_TOL, n_threads=n_threads)[0]
-            dilated[k] = dilation.spectral_norm(signs, tol=SOLVER_TOL, n_threads=n_threads)[0]
-        mean = float(values.mean())
-        spectral = scale * mean
-        spectral_rows.append({
-            "graph": graph.name, "kind": graph.kind, "shape": pattern.shape, "m + m'": m,
-            "(m+m')/(|U|+|V|)": m / (n_rows + n_cols), "D_max": pattern.max_degree,
-            "E||A||": mean, "s.e.": float(values.std(ddof=1) / math.sqrt(n_draws)) if n_draws > 1 else 0.0,
-            "min draw": float(values.min()), "sqrt(D_max)": math.sqrt(pattern.max_degree),
-            "Khintchine": khintchine_bound(pattern.max_degree, pattern.shape),
-            "E||dilation||": float(dilated.mean()), "draws": values,
-        })
-        # the second path: its own layout of the split's arrays, signs and dense eigensolver, from its own seed
-        n_left = graph.table_sides().target_offset if graph.kind == "bipartite" else None
-        value, draws = theorem1_norm_by_hand(split, "oriented", HAND_DRAWS, second_path_seed(rng), n_left)
-        hand["spectral"][graph.name] = {"value": value, "draws": draws}
-        for fit in fit_across_lam_r(split, lam_rs, spectral=spectral, B=B, delta=delta, dim=dim, epochs=epochs,
-                                    lam_pos=1.0, lam_neg=1.0, lr_offset=lr_offset, seed=seed_int,
-                                    n_threads=n_threads, label=graph.name):
-            if fit.model is None:
-                rows.append({"graph": graph.name, "lam_r": fit.lam_r, "diverged": True})
-                continue
-            model, gap, bound = fit.model, fit.gap, fit.bound
-            hand["rows"][(graph.name, fit.lam_r)] = theorem1_terms_by_hand(
-                split, model.embedding_, model.context_embedding_, value, B, delta, n_left)
-            one_budget = spectral * (fit.C_U + fit.C_V) / m
-            row = {
-                "graph": graph.name, "lam_r": fit.lam_r, "diverged": False, "m + m'": m, "C_U": fit.C_U, "C_V": fit.C_V,
-                "train loss": gap.train_loss, "test loss": gap.test_loss, "gap": gap.gap,
-                "complexity": bound.complexity, "confidence": bound.confidence, "bound": bound.rhs,
-                "one-budget complexity": one_budget,
-                "two/one budget": bound.complexity / one_budget if one_budget else float("nan"),
-                "trivial loss": gap.trivial_loss, "B": B, "vacuous": bound.is_vacuous(gap.trivial_loss),
-                "test AP": average_precision(model.embedding_, *_score_pairs(graph, split),
-                                             context=model.context_embedding_),
-            }
-            if graph.kind == "directed":
-                row["direction AP"] = direction_average_precision(model.embedding_, split.test_positives,
-                                                                  context=model.context_embedding_, graph=graph)
-            row["fit s"] = fit.seconds()
-            rows.append(row)
-
+    measured = measure_directed(quick=quick, seed=seed, lam_rs=lam_rs, dim=dim, epochs=epochs, delta=delta,
+                                n_draws=n_draws, data_home=data_home, lr_offset=lr_offset, B=B, n_threads=n_threads,
+                                verbose=verbose)
+    spectral_rows, rows, hand, notes = (measured["spectral_rows"], measured["rows"], measured["hand"],
+                                        measured["notes"])
+    dim, epochs, n_draws = measured["dim"], measured["epochs"], measured["n_draws"]
     report = TheoryReport(name="directed")
     report.add_table(
         f"Theorem 1's A_sigma for a directed / bipartite training sample: the |U| x |V| matrix of the statement "
@@ -428,7 +480,7 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
         "transform (one vector per node of the |U| + |V| node graph, one budget C_U + C_V) has complexity "
         "E||A|| (C_U + C_V)/(m+m'); 'two/one budget' = 2 sqrt(C_U C_V)/(C_U + C_V) <= 1 is what the separate "
         "budgets of Theorem 1 save.")
-    report.notes.append(f"Total time {time.perf_counter() - t_start:.1f} s.")
+    report.notes.append(f"Total time {measured['seconds']:.1f} s.")
     report.add_table(
         f"Second path (lgekit.theory.reassembly): the same numbers from the split's arrays and the two tables alone "
         f"-- its own pair count, budgets C_U and C_V, {HAND_DRAWS} sign draws and dense eigensolver -- beside the "
@@ -437,25 +489,7 @@ def verify_directed(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, del
                      if c[0] in ("E||A_sigma||", "C_V", "bound")])
     report.claims.extend(directed_claims(spectral_rows, rows, hand=hand))
     report.data.update(spectral=spectral_rows, rows=rows, hand=hand)
-
-    def plot(fig):
-        axes = fig.subplots(1, 2)
-        for ax, srow in zip(axes, spectral_rows):
-            sub = [r for r in rows if r["graph"] == srow["graph"] and not r["diverged"]]
-            x = np.arange(len(sub))
-            ax.plot(x, [r["bound"] for r in sub], "o-", label="Theorem 1 bound")
-            ax.plot(x, [r["test loss"] for r in sub], "s-", label="held-out loss")
-            ax.plot(x, [r["train loss"] for r in sub], "^-", label="training loss")
-            ax.axhline(trivial, color="k", ls=":", lw=1, label="zero embedding")
-            ax.set_xticks(x, [f"{r['lam_r']:g}" for r in sub])
-            ax.set_yscale("log")
-            ax.set_xlabel("lam_r")
-            ax.set_ylabel(f"logistic loss clipped at {B:g}")
-            ax.set_title(f"{srow['graph']} ({srow['kind']}, A_sigma {srow['shape'][0]}x{srow['shape'][1]})",
-                         fontsize=9)
-            ax.legend(fontsize=7)
-
-    report.plot = plot
+    report.plot = functools.partial(plot, measured=measured)
     return report
 
 

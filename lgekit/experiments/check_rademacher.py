@@ -1,12 +1,15 @@
 r"""``lgekit theory rademacher``: the spectral norm of :math:`A_\sigma` on Erdős–Rényi pairs.
 
-:func:`verify_rademacher` measures :math:`\mathbb E\|A_\sigma\|_2` on
-Erdős–Rényi pairs against the predictions (the paper's, Bandeira–van Handel's,
-Benaych-Georges–Bordenave–Knowles') and footnote 5's conjecture, and
-:func:`rademacher_claims` judges it from the measurements alone (so each
-verdict can be shown to fail, ``tests/test_theory_checks.py``).  Every claim's
-threshold is stated in :func:`verify_rademacher`'s docstring, with its reason.
+:func:`measure_rademacher` measures :math:`\mathbb E\|A_\sigma\|_2` on
+Erdős–Rényi pairs beside the predictions (the paper's, Bandeira–van Handel's,
+Benaych-Georges–Bordenave–Knowles'), :func:`rademacher_claims` judges them and
+footnote 5's conjecture from the measurements alone (so each verdict can be
+shown to fail, ``tests/test_theory_checks.py``), :func:`plot` draws them, and
+:func:`verify_rademacher` runs the three in turn: measure, claims, tables and
+notes, plot.  Every claim's threshold is stated in :func:`verify_rademacher`'s
+docstring, with its reason.
 """
+import functools
 import logging
 import math
 import time
@@ -27,7 +30,8 @@ from ..theory import (
 from ..theory.reassembly import agreement_tolerance, erdos_renyi_norms_by_hand, second_path_seed
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_rademacher", "rademacher_claims", "fit_log_trend", "footnote_trends", "footnote_label"]
+__all__ = ["verify_rademacher", "measure_rademacher", "rademacher_claims", "plot", "fit_log_trend", "footnote_trends",
+           "footnote_label"]
 
 logger = logging.getLogger(__name__)
 
@@ -356,6 +360,115 @@ def rademacher_claims(rows):
     return claims
 
 
+def measure_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 50), n_threads=1, verbose=0):
+    r"""The cells of :func:`verify_rademacher`: the data its claims judge and its figure draws.
+
+    Parameters
+    ----------
+    quick, seed, n_draws, ns, ds, n_threads, verbose :
+        As for :func:`verify_rademacher`.
+
+    Returns
+    -------
+    dict
+        ``ds`` and ``ns`` (the grid), ``n_draws``, ``rows`` (one per (d, n) cell: the measured
+        :math:`\mathbb E\|A_\sigma\|_2`, the predictions at the cell's own degrees, the dense
+        cross-check and the second path's fresh draws; what :func:`rademacher_claims` reads) and
+        ``seconds`` (the measurement's wall time).
+    """
+    rng = check_random_state(seed, "seed")
+    if ns is None:
+        ns = [1000, 3000, 10_000, 30_000, 100_000] if quick else [1000, 3000, 10_000, 30_000, 100_000, 300_000,
+                                                                   1_000_000]
+    if n_draws is None:
+        n_draws = 2 if quick else 5
+    ns = [int(n) for n in ns]
+    ds = list(ds)
+    rows = []
+    t_start = time.perf_counter()
+    for d in ds:
+        for n in ns:
+            if d >= n:
+                continue
+            R = _n_patterns(n, d, quick)
+            draws = n_draws if R == 1 else 1
+            t0 = time.perf_counter()
+            per = []
+            checked = exact = None
+            for k in range(R):
+                pattern = PairPattern.erdos_renyi(n, d, kind="bipartite", seed=rng)
+                # an int seed per pattern, so that the cross-check below can redraw the estimate's first signs
+                seed_k = int(rng.integers(2**63 - 1))
+                est = expected_spectral_norm(pattern, n_draws=draws, seed=seed_k, n_threads=n_threads, verbose=verbose)
+                if k == 0 and n <= DENSE_CHECK_N:
+                    # the estimate's first draw uses the first signs of its generator (tests/test_rademacher.py)
+                    checked = float(est.values[0])
+                    exact = dense_spectral_norm(pattern.matrix(pattern.draw_signs(seed_k)))
+                D, m, dbar = pattern.max_degree, pattern.n_pairs, pattern.mean_degree
+                per.append({"m": m,
+                    "E||A||": est.mean, "se": est.std_error, "min ratio": float(np.min(est.values)) / sqrt_max_degree_estimate(D),
+                    "draws": np.asarray(est.values, dtype=float),
+                    "D": D, "ratio": est.mean / math.sqrt(dbar), "paper": paper_estimate(m, n),
+                    "bvh": bandeira_van_handel_estimate(dbar), "sqrtD": sqrt_max_degree_estimate(D), "bbk": bbk_estimate(D, dbar),
+                    "khin": khintchine_bound(D, pattern.shape),
+                })
+
+            def avg(key):
+                return float(np.mean([p[key] for p in per]))
+
+            if R > 1:
+                values = [p["E||A||"] for p in per]
+                se = float(np.std(values, ddof=1) / math.sqrt(R))
+                ratio_se = float(np.std([p["ratio"] for p in per], ddof=1) / math.sqrt(R))
+            else:
+                values = per[0]["draws"].tolist()
+                se = per[0]["se"]
+                ratio_se = se / math.sqrt(d)
+            rows.append({
+                "d": d, "n": n, "ln n": math.log(n), "regime": _regime(d, n), "patterns": R,
+                "D_max": avg("D"), "E||A||": avg("E||A||"), "s.e.": se,
+                "min draw/sqrt(D)": min(p["min ratio"] for p in per),
+                "||A||/sqrt(d)": avg("ratio"), "ratio s.e.": ratio_se,
+                "paper sqrt(m ln n/n)": avg("paper"), "2 sqrt(d)": avg("bvh"), "sqrt(D_max)": avg("sqrtD"),
+                "BBK": avg("bbk"), "Khintchine": avg("khin"), "checked draw": checked, "exact draw": exact,
+                "values": values, "pattern pairs": [p["m"] for p in per],
+                # the second path: fresh patterns from its own sampler, signs and dense eigensolver
+                "fresh draws": (erdos_renyi_norms_by_hand(n, d, HAND_PATTERNS, second_path_seed(rng))
+                                if n <= DENSE_CHECK_N else None),
+                "seconds": time.perf_counter() - t0,
+            })
+            logger.info("n=%d d=%g: E||A|| = %.4f +- %.4f over %d patterns (%.1fs)", n, d, rows[-1]["E||A||"], se, R,
+                        rows[-1]["seconds"])
+    return {"ds": ds, "ns": ns, "n_draws": n_draws, "rows": rows, "seconds": time.perf_counter() - t_start}
+
+
+def plot(fig, measured):
+    """Draw :func:`verify_rademacher`'s figure from :func:`measure_rademacher`'s data on a matplotlib Figure."""
+    ds, rows = measured["ds"], measured["rows"]
+    ax1, ax2 = fig.subplots(1, 2)
+    for d in ds:
+        sub = [r for r in rows if r["d"] == d]
+        if not sub:
+            continue
+        x = [r["n"] for r in sub]
+        line, = ax1.plot(x, [r["||A||/sqrt(d)"] for r in sub], "o-", label=f"d={d}")
+        ax1.plot(x, [r["BBK"] / math.sqrt(d) for r in sub], "--", color=line.get_color(), lw=1)
+        ax2.plot(x, [r["E||A||"] / r["paper sqrt(m ln n/n)"] for r in sub], "o-", color=line.get_color(),
+                 label=f"d={d}")
+    ax1.axhline(2.0, color="k", ls=":", lw=1, label="2 (Bandeira-van Handel)")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("n")
+    ax1.set_ylabel("E||A_sigma|| / sqrt(d)")
+    ax1.set_title("the paper's footnote 5: can its sqrt(ln n) go? Flat for d >> ln n, growing for d = O(1)\n"
+                  "(dashed: Benaych-Georges-Bordenave-Knowles, sqrt(d) Lambda(D_max/d))", fontsize=9)
+    ax1.legend(fontsize=8)
+    ax2.set_xscale("log")
+    ax2.set_xlabel("n")
+    ax2.set_ylabel("E||A_sigma|| / sqrt(m ln n / n)")
+    ax2.set_title("measured over the paper's estimate", fontsize=9)
+    ax2.legend(fontsize=8)
+
+
 def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 50), n_threads=1, verbose=0):
     r"""E||A_sigma|| for Erdős–Rényi pairs against the predictions, and the footnote's conjecture.
 
@@ -485,69 +598,9 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
     (1.3-2.1 % +- 0.1-0.4 %) grow with the hubs (d = 10 inconclusive for one seed), and every claim passes.
     Quick mode takes 10-60 s depending on the load, full mode about 8 minutes on a busy two-core machine.
     """
-    rng = check_random_state(seed, "seed")
-    if ns is None:
-        ns = [1000, 3000, 10_000, 30_000, 100_000] if quick else [1000, 3000, 10_000, 30_000, 100_000, 300_000,
-                                                                   1_000_000]
-    if n_draws is None:
-        n_draws = 2 if quick else 5
-    ns = [int(n) for n in ns]
-    ds = list(ds)
-    rows = []
-    t_start = time.perf_counter()
-    for d in ds:
-        for n in ns:
-            if d >= n:
-                continue
-            R = _n_patterns(n, d, quick)
-            draws = n_draws if R == 1 else 1
-            t0 = time.perf_counter()
-            per = []
-            checked = exact = None
-            for k in range(R):
-                pattern = PairPattern.erdos_renyi(n, d, kind="bipartite", seed=rng)
-                # an int seed per pattern, so that the cross-check below can redraw the estimate's first signs
-                seed_k = int(rng.integers(2**63 - 1))
-                est = expected_spectral_norm(pattern, n_draws=draws, seed=seed_k, n_threads=n_threads, verbose=verbose)
-                if k == 0 and n <= DENSE_CHECK_N:
-                    # the estimate's first draw uses the first signs of its generator (tests/test_rademacher.py)
-                    checked = float(est.values[0])
-                    exact = dense_spectral_norm(pattern.matrix(pattern.draw_signs(seed_k)))
-                D, m, dbar = pattern.max_degree, pattern.n_pairs, pattern.mean_degree
-                per.append({"m": m,
-                    "E||A||": est.mean, "se": est.std_error, "min ratio": float(np.min(est.values)) / sqrt_max_degree_estimate(D),
-                    "draws": np.asarray(est.values, dtype=float),
-                    "D": D, "ratio": est.mean / math.sqrt(dbar), "paper": paper_estimate(m, n),
-                    "bvh": bandeira_van_handel_estimate(dbar), "sqrtD": sqrt_max_degree_estimate(D), "bbk": bbk_estimate(D, dbar),
-                    "khin": khintchine_bound(D, pattern.shape),
-                })
-
-            def avg(key):
-                return float(np.mean([p[key] for p in per]))
-
-            if R > 1:
-                values = [p["E||A||"] for p in per]
-                se = float(np.std(values, ddof=1) / math.sqrt(R))
-                ratio_se = float(np.std([p["ratio"] for p in per], ddof=1) / math.sqrt(R))
-            else:
-                values = per[0]["draws"].tolist()
-                se = per[0]["se"]
-                ratio_se = se / math.sqrt(d)
-            rows.append({
-                "d": d, "n": n, "ln n": math.log(n), "regime": _regime(d, n), "patterns": R,
-                "D_max": avg("D"), "E||A||": avg("E||A||"), "s.e.": se,
-                "min draw/sqrt(D)": min(p["min ratio"] for p in per),
-                "||A||/sqrt(d)": avg("ratio"), "ratio s.e.": ratio_se,
-                "paper sqrt(m ln n/n)": avg("paper"), "2 sqrt(d)": avg("bvh"), "sqrt(D_max)": avg("sqrtD"),
-                "BBK": avg("bbk"), "Khintchine": avg("khin"), "checked draw": checked, "exact draw": exact,
-                "values": values, "pattern pairs": [p["m"] for p in per],
-                # the second path: fresh patterns from its own sampler, signs and dense eigensolver
-                "fresh draws": (erdos_renyi_norms_by_hand(n, d, HAND_PATTERNS, second_path_seed(rng))
-                                if n <= DENSE_CHECK_N else None),
-                "seconds": time.perf_counter() - t0,
-            })
-            logger.info("n=%d d=%g: E||A|| = %.4f +- %.4f over %d patterns (%.1fs)", n, d, rows[-1]["E||A||"], se, R,
-                        rows[-1]["seconds"])
+    measured = measure_rademacher(quick=quick, seed=seed, n_draws=n_draws, ns=ns, ds=ds, n_threads=n_threads,
+                                  verbose=verbose)
+    rows, n_draws = measured["rows"], measured["n_draws"]
     report = TheoryReport(name="rademacher")
     cols = ["d", "n", "regime", "patterns", "D_max", "E||A||", "s.e.", "||A||/sqrt(d)", "paper sqrt(m ln n/n)",
             "2 sqrt(d)", "sqrt(D_max)", "BBK", "Khintchine", "seconds"]
@@ -579,34 +632,9 @@ def verify_rademacher(quick=False, seed=0, n_draws=None, ns=None, ds=(2, 5, 10, 
         "Benaych-Georges, Bordenave & Knowles (2017): sqrt(d) Lambda(D_max/d), Lambda(a) = a/sqrt(a-1) (a >= 2), "
         "the max-degree regime d = O(ln n). Khintchine: Tropp (2015) Thm 4.1.1, sqrt(2 D_max ln 2n), a bound "
         "for every fixed pattern.")
-    report.notes.append(f"Total time {time.perf_counter() - t_start:.1f} s.")
+    report.notes.append(f"Total time {measured['seconds']:.1f} s.")
     for claim in rademacher_claims(rows):
         report.claims.append(claim)
     report.data.update(rows=rows, trends=trends)
-
-    def plot(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        for d in ds:
-            sub = [r for r in rows if r["d"] == d]
-            if not sub:
-                continue
-            x = [r["n"] for r in sub]
-            line, = ax1.plot(x, [r["||A||/sqrt(d)"] for r in sub], "o-", label=f"d={d}")
-            ax1.plot(x, [r["BBK"] / math.sqrt(d) for r in sub], "--", color=line.get_color(), lw=1)
-            ax2.plot(x, [r["E||A||"] / r["paper sqrt(m ln n/n)"] for r in sub], "o-", color=line.get_color(),
-                     label=f"d={d}")
-        ax1.axhline(2.0, color="k", ls=":", lw=1, label="2 (Bandeira-van Handel)")
-        ax1.set_xscale("log")
-        ax1.set_xlabel("n")
-        ax1.set_ylabel("E||A_sigma|| / sqrt(d)")
-        ax1.set_title("the paper's footnote 5: can its sqrt(ln n) go? Flat for d >> ln n, growing for d = O(1)\n"
-                      "(dashed: Benaych-Georges-Bordenave-Knowles, sqrt(d) Lambda(D_max/d))", fontsize=9)
-        ax1.legend(fontsize=8)
-        ax2.set_xscale("log")
-        ax2.set_xlabel("n")
-        ax2.set_ylabel("E||A_sigma|| / sqrt(m ln n / n)")
-        ax2.set_title("measured over the paper's estimate", fontsize=9)
-        ax2.legend(fontsize=8)
-
-    report.plot = plot
+    report.plot = functools.partial(plot, measured=measured)
     return report

@@ -1,10 +1,14 @@
 r"""``lgekit theory shattering``: Claim 1 (Section 3.1) by construction, its tight case, and the norm it needs.
 
-:func:`verify_shattering` runs Claim 1's construction on random and
+:func:`measure_shattering` runs Claim 1's construction on random and
 adversarial d-regular graphs and on :math:`K_{d+1}`;
 :func:`shattering_claims` judges it from the measurements alone (so each
 verdict can be shown to fail, ``tests/test_theory_checks.py``).
+:func:`plot` draws the measurements, and
+:func:`verify_shattering` runs the three in turn: measure, claims, tables and
+notes, plot.
 """
+import functools
 import time
 
 import numpy as np
@@ -23,7 +27,7 @@ from ..theory import (
 from ..theory.reassembly import shattering_lower_bound_by_hand
 from .verdict import TheoryReport, Verdict, agreement_verdict
 
-__all__ = ["verify_shattering", "shattering_claims"]
+__all__ = ["verify_shattering", "measure_shattering", "shattering_claims", "plot", "adversarial_labellings"]
 
 #: relative agreement of the lower bound with its second path: ARPACK's (tol 1e-8) top eigenvalue vs a dense one
 LOWER_BOUND_AGREEMENT = 1e-6
@@ -119,6 +123,130 @@ def shattering_claims(rows, adversarial, tight_rows, max_polished_ratio=3.0, max
     return claims
 
 
+def adversarial_labellings(m, n_random, rng):
+    """The labellings of an adversarial graph's m edges Claim 1 is tried on: ``[(name, int8 labels), ...]``.
+
+    All +1, all -1, alternating (+1 on the even edges of ``graph.edges()``, -1 on the odd ones) and
+    ``n_random`` uniform random ones drawn from ``rng``, in that order.
+    """
+    labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
+                  ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
+    labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random)]
+    return labellings
+
+
+def measure_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
+    """The constructions of :func:`verify_shattering`: the data its claims judge and its figure draws.
+
+    Parameters
+    ----------
+    quick, seed, eps, polish_sweeps, verbose :
+        As for :func:`verify_shattering`.
+
+    Returns
+    -------
+    dict
+        ``ds`` (the degrees), ``eps``, ``n_random_labels`` and ``n_seeds`` (of the adversarial graphs),
+        ``rows`` (one per random regular graph), ``adversarial`` (one per adversarial case),
+        ``adv_rows`` (one per adversarial graph) and ``tight_rows`` (one per :math:`K_{d+1}`): what
+        :func:`shattering_claims` reads.
+    """
+    rng = check_random_state(seed, "seed")
+    if quick:
+        ds, ns, n_random_labels, n_seeds = [3, 6, 10], [100, 300, 1000], 5, 3
+    else:
+        ds, ns, n_random_labels, n_seeds = [3, 5, 10, 20], [100, 300, 1000, 3000, 10000], 20, 10
+    rows = []
+    for d in ds:
+        for n in ns:
+            if n <= d or (n * d) % 2:
+                continue
+            graph, y = random_labelled_regular_graph(n, d, seed=rng)
+            degree = int(graph.degrees.max())
+            t0 = time.perf_counter()
+            X = shattering_embedding(graph, y, eps=eps, seed=rng)
+            secs = time.perf_counter() - t0
+            chk = check_shattering(graph, y, X)
+            lb = shattering_norm_lower_bound(graph, y)
+            Xp = polish_shattering(graph, y, X, eps=eps, sweeps=polish_sweeps, seed=rng)
+            pol = check_shattering(graph, y, Xp)
+            rows.append({
+                "d": degree, "dim": int(X.shape[1]), "n": n, "edges": chk.n_edges, "violated": chk.n_violated, "min margin": chk.min_margin,
+                "median ||x||^2": chk.median_sq_norm, "mean ||x||^2": chk.mean_sq_norm,
+                "max ||x||^2": chk.max_sq_norm, "polished violated": pol.n_violated,
+                "polished median": pol.median_sq_norm, "polished mean": pol.mean_sq_norm,
+                "polished max": pol.max_sq_norm, "lower bd (these labels)": lb,
+                "polished median/lower": pol.median_sq_norm / lb,
+                "lower bd (all -1)": shattering_norm_lower_bound(graph, -1), "seconds": secs,
+                "lower bd by hand": shattering_lower_bound_by_hand(graph.edges(), y, graph.n_nodes),
+            })
+    adversarial = []
+    adv_rows = []
+    for name, graph in adversarial_regular_graphs():
+        m = graph.n_edges
+        labellings = adversarial_labellings(m, n_random_labels, rng)
+        n_fail, worst = 0, float("inf")
+        for lab_name, lab in labellings:
+            for _ in range(n_seeds):
+                try:
+                    X = shattering_embedding(graph, lab, eps=eps, seed=rng)
+                    chk = check_shattering(graph, lab, X)
+                    failed, margin, dim = chk.n_violated > 0, chk.min_margin, int(X.shape[1])
+                except ShatteringError:
+                    failed, margin, dim = True, float("nan"), 0
+                adversarial.append({"graph": name, "labels": lab_name, "d": int(graph.degrees.max()), "dim": dim,
+                                    "failed": failed, "min margin": margin})
+                n_fail += failed
+                worst = min(worst, margin) if margin == margin else worst
+        adv_rows.append({"graph": name, "n": graph.n_nodes, "d": int(graph.degrees[0]), "edges": m,
+                         "cases": len(labellings) * n_seeds, "failed": n_fail, "min margin": worst})
+    tight_rows = []
+    for d in range(2, 9):
+        g = Graph.from_edges(np.array([(i, j) for i in range(d + 1) for j in range(i + 1, d + 1)]),
+                             nodes=d + 1)
+        X = shattering_embedding(g, -1, eps=eps, seed=rng)
+        chk = check_shattering(g, -1, X)
+        try:
+            shattering_embedding(g, -1, eps=eps, seed=rng, dim=d - 1)
+            fails, constraints = False, 0
+        except ShatteringError as exc:
+            fails, constraints = True, int(exc.n_constraints)
+        tight_rows.append({"d": d, "dim d: violated": chk.n_violated, "dim d: dim": int(X.shape[1]),
+                           "dim d: mean ||x||^2": chk.mean_sq_norm,
+                           "lower bound": shattering_norm_lower_bound(g, -1) * (1 + eps),
+                           "dim d-1 fails": fails, "dim d-1: constraints": constraints})
+    return {"ds": ds, "eps": eps, "n_random_labels": n_random_labels, "n_seeds": n_seeds, "rows": rows,
+            "adversarial": adversarial, "adv_rows": adv_rows, "tight_rows": tight_rows}
+
+
+def plot(fig, measured):
+    """Draw :func:`verify_shattering`'s figure from :func:`measure_shattering`'s data on a matplotlib Figure."""
+    ds, rows, tight_rows = measured["ds"], measured["rows"], measured["tight_rows"]
+    ax1, ax2 = fig.subplots(1, 2)
+    for d in ds:
+        sub = [r for r in rows if r["d"] == d]
+        line, = ax1.plot([r["n"] for r in sub], [r["mean ||x||^2"] for r in sub], "o-", label=f"d={d}")
+        ax1.plot([r["n"] for r in sub], [r["polished median"] for r in sub], "s-.", color=line.get_color(), lw=1)
+        ax1.plot([r["n"] for r in sub], [r["lower bd (these labels)"] for r in sub], "--",
+                 color=line.get_color(), lw=1)
+        ax1.plot([r["n"] for r in sub], [r["max ||x||^2"] for r in sub], ":", color=line.get_color(), lw=1)
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("n")
+    ax1.set_ylabel("squared norm")
+    ax1.set_title("construction mean (solid) and max (dotted), polished median (dash-dot);\n"
+                  "lower bound on the mean for any shattering embedding (dashed)", fontsize=9)
+    ax1.legend(fontsize=8)
+    ax2.plot([r["d"] for r in tight_rows], [r["dim d: mean ||x||^2"] for r in tight_rows], "o-",
+             label="construction, dim d")
+    ax2.plot([r["d"] for r in tight_rows], [r["lower bound"] for r in tight_rows], "k--", lw=1,
+             label="lower bound (1+eps) d")
+    ax2.set_xlabel("d")
+    ax2.set_ylabel("mean ||x||^2")
+    ax2.set_title("tight case K_{d+1}, all labels -1: impossible in d-1 dims", fontsize=9)
+    ax2.legend(fontsize=8)
+
+
 def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
     r"""Claim 1 by construction on random and adversarial d-regular graphs, the tight case, and the norms it needs.
 
@@ -187,77 +315,15 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
           at seed 0, quick; the claim is that the norm needed does not
           grow with n].  Rejects a median that doubles with n.
     """
-    rng = check_random_state(seed, "seed")
-    if quick:
-        ds, ns, n_random_labels, n_seeds = [3, 6, 10], [100, 300, 1000], 5, 3
-    else:
-        ds, ns, n_random_labels, n_seeds = [3, 5, 10, 20], [100, 300, 1000, 3000, 10000], 20, 10
-    rows = []
-    for d in ds:
-        for n in ns:
-            if n <= d or (n * d) % 2:
-                continue
-            graph, y = random_labelled_regular_graph(n, d, seed=rng)
-            degree = int(graph.degrees.max())
-            t0 = time.perf_counter()
-            X = shattering_embedding(graph, y, eps=eps, seed=rng)
-            secs = time.perf_counter() - t0
-            chk = check_shattering(graph, y, X)
-            lb = shattering_norm_lower_bound(graph, y)
-            Xp = polish_shattering(graph, y, X, eps=eps, sweeps=polish_sweeps, seed=rng)
-            pol = check_shattering(graph, y, Xp)
-            rows.append({
-                "d": degree, "dim": int(X.shape[1]), "n": n, "edges": chk.n_edges, "violated": chk.n_violated, "min margin": chk.min_margin,
-                "median ||x||^2": chk.median_sq_norm, "mean ||x||^2": chk.mean_sq_norm,
-                "max ||x||^2": chk.max_sq_norm, "polished violated": pol.n_violated,
-                "polished median": pol.median_sq_norm, "polished mean": pol.mean_sq_norm,
-                "polished max": pol.max_sq_norm, "lower bd (these labels)": lb,
-                "polished median/lower": pol.median_sq_norm / lb,
-                "lower bd (all -1)": shattering_norm_lower_bound(graph, -1), "seconds": secs,
-                "lower bd by hand": shattering_lower_bound_by_hand(graph.edges(), y, graph.n_nodes),
-            })
-    adversarial = []
-    adv_rows = []
-    for name, graph in adversarial_regular_graphs():
-        m = graph.n_edges
-        labellings = [("all +1", np.ones(m, np.int8)), ("all -1", -np.ones(m, np.int8)),
-                      ("alternating", np.where(np.arange(m) % 2 == 0, 1, -1).astype(np.int8))]
-        labellings += [(f"random {i}", rng.choice(np.array([-1, 1], np.int8), size=m)) for i in range(n_random_labels)]
-        n_fail, worst = 0, float("inf")
-        for lab_name, lab in labellings:
-            for _ in range(n_seeds):
-                try:
-                    X = shattering_embedding(graph, lab, eps=eps, seed=rng)
-                    chk = check_shattering(graph, lab, X)
-                    failed, margin, dim = chk.n_violated > 0, chk.min_margin, int(X.shape[1])
-                except ShatteringError:
-                    failed, margin, dim = True, float("nan"), 0
-                adversarial.append({"graph": name, "labels": lab_name, "d": int(graph.degrees.max()), "dim": dim,
-                                    "failed": failed, "min margin": margin})
-                n_fail += failed
-                worst = min(worst, margin) if margin == margin else worst
-        adv_rows.append({"graph": name, "n": graph.n_nodes, "d": int(graph.degrees[0]), "edges": m,
-                         "cases": len(labellings) * n_seeds, "failed": n_fail, "min margin": worst})
+    measured = measure_shattering(quick=quick, seed=seed, eps=eps, polish_sweeps=polish_sweeps, verbose=verbose)
+    rows, adversarial, adv_rows, tight_rows = (measured["rows"], measured["adversarial"], measured["adv_rows"],
+                                               measured["tight_rows"])
+    n_random_labels, n_seeds = measured["n_random_labels"], measured["n_seeds"]
     report = TheoryReport(name="shattering")
     report.add_table(f"Claim 1 construction on random d-regular graphs, uniform random edge labels "
                      f"(margins drawn in [1+eps, 1+2eps], eps = {eps:g})", rows)
     report.add_table(f"Claim 1 on adversarial regular graphs: all +1, all -1, alternating and "
                      f"{n_random_labels} random labellings, {n_seeds} seeds each", adv_rows)
-    tight_rows = []
-    for d in range(2, 9):
-        g = Graph.from_edges(np.array([(i, j) for i in range(d + 1) for j in range(i + 1, d + 1)]),
-                             nodes=d + 1)
-        X = shattering_embedding(g, -1, eps=eps, seed=rng)
-        chk = check_shattering(g, -1, X)
-        try:
-            shattering_embedding(g, -1, eps=eps, seed=rng, dim=d - 1)
-            fails, constraints = False, 0
-        except ShatteringError as exc:
-            fails, constraints = True, int(exc.n_constraints)
-        tight_rows.append({"d": d, "dim d: violated": chk.n_violated, "dim d: dim": int(X.shape[1]),
-                           "dim d: mean ||x||^2": chk.mean_sq_norm,
-                           "lower bound": shattering_norm_lower_bound(g, -1) * (1 + eps),
-                           "dim d-1 fails": fails, "dim d-1: constraints": constraints})
     report.add_table("Tight case: K_{d+1}, every label -1 (lower bound scaled to margin 1+eps)", tight_rows)
     report.notes.append(
         "Lower bound (shattering_norm_lower_bound): margins > 1 on every edge force mean ||x||^2 > "
@@ -269,31 +335,5 @@ def verify_shattering(quick=False, seed=0, eps=0.1, polish_sweeps=4, verbose=0):
     for claim in shattering_claims(rows, adversarial, tight_rows):
         report.claims.append(claim)
     report.data.update(rows=rows, tight=tight_rows, adversarial=adversarial)
-
-    def plot(fig):
-        ax1, ax2 = fig.subplots(1, 2)
-        for d in ds:
-            sub = [r for r in rows if r["d"] == d]
-            line, = ax1.plot([r["n"] for r in sub], [r["mean ||x||^2"] for r in sub], "o-", label=f"d={d}")
-            ax1.plot([r["n"] for r in sub], [r["polished median"] for r in sub], "s-.", color=line.get_color(), lw=1)
-            ax1.plot([r["n"] for r in sub], [r["lower bd (these labels)"] for r in sub], "--",
-                     color=line.get_color(), lw=1)
-            ax1.plot([r["n"] for r in sub], [r["max ||x||^2"] for r in sub], ":", color=line.get_color(), lw=1)
-        ax1.set_xscale("log")
-        ax1.set_yscale("log")
-        ax1.set_xlabel("n")
-        ax1.set_ylabel("squared norm")
-        ax1.set_title("construction mean (solid) and max (dotted), polished median (dash-dot);\n"
-                      "lower bound on the mean for any shattering embedding (dashed)", fontsize=9)
-        ax1.legend(fontsize=8)
-        ax2.plot([r["d"] for r in tight_rows], [r["dim d: mean ||x||^2"] for r in tight_rows], "o-",
-                 label="construction, dim d")
-        ax2.plot([r["d"] for r in tight_rows], [r["lower bound"] for r in tight_rows], "k--", lw=1,
-                 label="lower bound (1+eps) d")
-        ax2.set_xlabel("d")
-        ax2.set_ylabel("mean ||x||^2")
-        ax2.set_title("tight case K_{d+1}, all labels -1: impossible in d-1 dims", fontsize=9)
-        ax2.legend(fontsize=8)
-
-    report.plot = plot
+    report.plot = functools.partial(plot, measured=measured)
     return report

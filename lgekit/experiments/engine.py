@@ -27,12 +27,13 @@ import traceback
 from dataclasses import dataclass, field
 
 from .._progress import sweep_progress
+from ..models._machine import available_cores
 from .plan import estimated_cost
 from .store import ResultsStore
 from .spec import canonical_json, cell_key
 from .tasks import graph_recipe, load_dataset, run_cell
 
-__all__ = ["SweepResult", "run_sweep", "available_cores", "dispatch_order", "driver_graphs", "exit_with_parent",
+__all__ = ["SweepResult", "run_sweep", "dispatch_order", "driver_graphs", "exit_with_parent",
            "SchedulerUnreachable"]
 
 logger = logging.getLogger(__name__)
@@ -82,14 +83,6 @@ class SweepResult:
     def summary(self):
         return (f"{self.n_cells} cells: {self.n_skipped} already done, {self.n_ok} ok, "
                 f"{self.n_diverged} diverged, {self.n_error} failed ({self.engine}, {self.seconds:.1f} s)")
-
-
-def available_cores():
-    """CPU cores this process may use (affinity-aware)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover
-        return max(1, os.cpu_count() or 1)
 
 
 def _check_jobs(n_jobs):

@@ -12,25 +12,28 @@
   as ``X``, so that scikit-learn's model selection can tune it on node labels;
 * solvers (a fitted model's ``solver_``): :class:`SGDSolver` (``_sgd_solver.py``) and
   :class:`DCDSolver` (``_dcd_solver.py``), on the interface of :class:`Solver` (``_solver.py``);
-* kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, and the visiting orders and pair
-  layouts of ``_schedules.pyx``.
+* kernels: ``_sgd.pyx``, ``_sgd_diagnostics.pyx``, ``_dcd.pyx``, ``_dcd_diagnostics.pyx``, the training
+  pairs as they read them (``_incidence.pyx``) and the visiting orders of ``_schedules.pyx``; a stacked
+  table's node biases and tie (``_two_tables.py``).
 """
 from ._base import BaseEmbedding
 from ._dcd_solver import DCDSolver
 from ._divergence import DivergenceError
 from ._machine import available_memory, max_n_threads
-from ._model_file import (MALFORMED_FILE_ERRORS, WRITE_PEAK_BYTES, ModelFile, model_file_from_arrays, read_checked_npz,
-                          read_model_file, read_npy_header, read_word2vec, word2vec_names, write_word2vec)
+from ._model_file import read_word2vec, write_word2vec
 from ._sgd_solver import SGDSolver
-from ._solver import EpochOrder, EpochStatus, Solver
+from ._solver import Solver
 from ._training_data import TableLayout, TrainingData
-from .cv import EmbeddingCV, HingeEmbeddingCV, LogisticEmbeddingCV
+from .cv import HingeEmbeddingCV, LogisticEmbeddingCV
 from .hinge import HingeEmbedding
 from .logistic import LogisticEmbedding
 from .transductive import NodeEmbedding
 
-__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "EmbeddingCV", "EpochOrder", "EpochStatus", "HingeEmbedding",
-           "HingeEmbeddingCV", "LogisticEmbedding", "LogisticEmbeddingCV", "MALFORMED_FILE_ERRORS", "ModelFile", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
-           "TrainingData", "available_memory", "max_n_threads", "model_file_from_arrays", "read_checked_npz",
-           "read_model_file", "read_npy_header", "read_word2vec", "word2vec_names", "write_word2vec",
-           "WRITE_PEAK_BYTES"]
+# What a user calls: the estimators, their error, the solvers a fitted model holds (``solver_``) and what
+# they train on, the machine's limits and the word2vec reader and writer.  The file formats' internals
+# (the model file's checked readers, the epoch's status and order) stay in their private modules
+# (``_model_file.py``, ``_solver.py``), the *CV estimators' shared mixin (``EmbeddingCV``) in ``cv.py``;
+# tests/test_public_api.py pins this list.
+__all__ = ["BaseEmbedding", "DCDSolver", "DivergenceError", "HingeEmbedding", "HingeEmbeddingCV",
+           "LogisticEmbedding", "LogisticEmbeddingCV", "NodeEmbedding", "SGDSolver", "Solver", "TableLayout",
+           "TrainingData", "available_memory", "max_n_threads", "read_word2vec", "write_word2vec"]

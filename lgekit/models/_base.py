@@ -1,18 +1,16 @@
-"""The estimator base of every lgekit embedding model: validation, seeding, the epoch loop with its history,
-callbacks, progress and divergence checks, and the exits (``transform``, ``score``, ``score_pairs``,
-``most_similar``).
+"""The estimator base of every lgekit embedding model: training.  Validation, seeding, the three starts of a fit
+(fresh, warm, on a reused solver), the epoch loop with its history, callbacks, progress and divergence checks.
+The fitted vectors and what they answer (``transform``, ``score``, ``score_pairs``, ``most_similar``, the
+files) are :mod:`._node_vectors`' (gensim's ``KeyedVectors`` beside its ``Word2Vec``).
 Data to index pairs is :mod:`._training_data`'s job, file formats :mod:`._model_file`'s, and the epochs the
 solver's (:mod:`._solver`): a model is its ``__init__``, its parameter table and its solver class."""
 import logging
 import math
 import numbers
-import os
 import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import TransformerTags
 
 from .. import _parameters, _progress
@@ -21,23 +19,17 @@ from .._openmp import openmp_enabled
 from .._random import check_random_state, draw_seed
 from .._validation import InvalidParameterError, validate_parameter_constraints
 from ..evaluation import check_validation_split, validation_split
-from ..ids import concat_ids, node_id_query, node_positions
-from ..metrics import average_precision, average_precision_from_scores
-from ..neighbours import top_k_scores
-from ._divergence import DivergenceError, divergence_reason
+from ._divergence import (GROWTH_EPOCHS, MAX_MEAN_NORM, NORM_GROWTH, NORM_GROWTH_ALONE, OBJECTIVE_FACTOR,
+                          DivergenceError, divergence_reason)
 from ._early_stopping import ValidationMonitor
 from ._interrupt import DeferredInterrupt
-from ._machine import MAX_THREADS_PER_CPU, available_memory, format_bytes, max_n_threads
-from ._model_file import ModelFile, model_file_from_arrays, read_checked_npz, word2vec_names, write_model_file, \
-    write_word2vec
-from ._training_data import TWO_TABLE_KINDS, TableLayout, TrainingData, describe_input, graph_node_ids, match_rows, \
-    training_data
+from ._machine import MAX_THREADS_PER_CPU, available_cores, available_memory, format_bytes, max_n_threads
+from ._node_vectors import NodeVectors
+from ._training_data import TrainingData, describe_input, match_rows, training_data
 
 __all__ = ["BaseEmbedding", "DivergenceError", "model_is_non_deterministic"]
 
 logger = logging.getLogger(__name__)
-
-_MISSING = object()
 
 #: the schedules whose updates race when ``n_threads > 1`` (the ``"deterministic"`` one is reproducible on any
 #: number of threads)
@@ -53,187 +45,68 @@ def model_is_non_deterministic(model):
     return params.get("n_threads", 1) != 1 and params.get("schedule") in RACING_SCHEDULES
 
 
-class BaseEmbedding(BaseEstimator):
+class BaseEmbedding(NodeVectors, BaseEstimator):
     r"""Base class of the linear graph embedding estimators (not for direct use).
 
-    Notes
-    -----
-    **A model.**
-    A subclass defines ``__init__`` with keyword arguments that it only stores
-    (scikit-learn rule), its parameter table ``_parameter_constraints`` (from
-    :mod:`lgekit._parameters`: the one source of its defaults' checks, read
-    by ``lgekit fit`` too), its solver class ``_solver_class`` and
-    ``_solver_arguments()``, the solver's keyword arguments from the
-    validated parameters.  The solver (:class:`~lgekit.models.Solver`) is
-    built at ``fit`` on a :class:`~lgekit.models.TrainingData`, bound to the
-    trained table (C-contiguous, updated IN PLACE; callbacks read it between
-    epochs), with a kernel seed in [0, 2**64) on which epoch ``t`` alone
-    depends, so that continuing a fit equals a longer fit.  The solver's
-    ``key`` arguments are those its prepared state depends on: when one
-    changes, the next ``fit``/``partial_fit`` rebuilds it on the same pairs
-    (keeping its :meth:`~lgekit.models.Solver.state`); its ``settings`` are
-    set between epochs.  The solver runs each epoch
-    (:meth:`~lgekit.models.Solver.run_epoch`), makes its record
-    (:meth:`~lgekit.models.Solver.epoch_record`), advises on divergence and
-    checks the state a model file holds.  Every lgekit subclass registers
-    itself by its class name, the name :meth:`load` reads from a file.
+    Everything :class:`~lgekit.LogisticEmbedding` and
+    :class:`~lgekit.HingeEmbedding` share: ``fit`` on an ``EdgeSplit`` or a
+    graph in any form :func:`lgekit.datasets.as_graph` reads (for a graph,
+    ``negatives_per_positive`` uniform non-edges per edge are drawn),
+    ``partial_fit``, the per-epoch ``history_`` with callbacks, progress,
+    divergence and memory checks, early stopping on a validation split of
+    the training graph, two tables (``embedding_``, ``context_embedding_``)
+    for a directed or bipartite graph, and the fitted model's ``transform``,
+    ``score``, ``score_pairs``, ``most_similar``, ``save``/``load`` and
+    word2vec export.  A subclass is its ``__init__``, its parameter table
+    and its solver class (the objective and its solver).
 
-    **Data.**
-    ``fit(X)`` accepts an ``EdgeSplit`` or a graph in any form
-    :func:`lgekit.datasets.as_graph` reads (an :class:`lgekit.Graph`, a path,
-    an edge array, a DataFrame, a networkx graph, a scipy sparse matrix);
-    for a graph, ``negatives_per_positive`` (4) negatives per edge are drawn.
+    Read more in the :ref:`User Guide <guide-estimators>`: the data a model
+    takes, the two tables, the history, progress, divergence, memory,
+    pickling, scikit-learn, and the anatomy of a model.
 
-    **Two tables.**
-    For a directed graph (``graph.kind == "directed"``) or a bipartite one,
-    the model learns a source/left table ``embedding_`` (rows: ``node_ids_``)
-    and a target/right table ``context_embedding_`` (rows:
-    ``context_node_ids_``; a directed graph's nodes again, a bipartite
-    graph's right nodes), scoring a pair :math:`x_u \cdot y_v`.  The solver
-    trains ONE stacked table of ``n_source + n_target`` rows on the pairs
-    ``(u, n_source + v)`` (:class:`TableLayout`; the paper's footnote 1), so
-    the kernels are those of the undirected case; ``embedding_`` and
-    ``context_embedding_`` are views of its rows.  ``graph_kind_`` says
-    which case a model is.  :meth:`score_pairs` takes (source, target) or
-    (left, right) ids, :meth:`transform` gives source/left rows and, with
-    ``context=True``, target/right rows; :meth:`save` stores both tables and
-    the kind (format 3); :meth:`to_word2vec` writes both (see there).  For an
-    undirected graph nothing of this exists and nothing changes.
+    Raises
+    ------
+    lgekit.models.DivergenceError
+        From ``fit``/``partial_fit`` when a check of the epoch's record fires:
+        a non-finite objective, loss part or mean norm;
+        ``divergence_max_mean_norm``; ``divergence_objective_factor``;
+        ``divergence_norm_growth`` for ``divergence_growth_epochs`` epochs
+        (``divergence_norm_growth_alone`` when the records carry no
+        objective).  These thresholds are class attributes (``None``
+        disables a check); the guide says what each means.
+    MemoryError
+        From a fresh ``fit`` when the embedding and the solver's arrays do
+        not fit in :func:`~lgekit.models.available_memory` (the environment
+        variable ``LGEKIT_AVAILABLE_MEMORY`` overrides it), before
+        allocating them.
 
-    **Progress.**
-    ``verbose`` says what a fit writes to ``sys.stderr`` (printed: no
-    ``logging`` set-up needed).  0: nothing.  1: a line when the preparation
-    starts (the input's size) and one when it ends (the training pairs, the
-    seconds it took), then the epochs' progress: a tqdm bar on a terminal, a
-    notebook bar in Jupyter, and elsewhere (a pipe, a log file, CI) one line
-    every 5 seconds with the epochs done and planned, the elapsed time and
-    the ETA (a call that runs a single epoch shows none of these).  2: also
-    one line per epoch (its index, objective, mean norm, the metrics
-    callbacks recorded such as ``test_ap``, its seconds).
+    See Also
+    --------
+    LogisticEmbedding : the logistic loss, by SGD (the paper's Section 3).
+    HingeEmbedding : the hinge loss, by dual coordinate descent (Section 4).
+    LogisticEmbeddingCV : ``lam_r`` chosen on a validation split, then refitted.
+    NodeEmbedding : the embedding as node features for scikit-learn's model selection.
 
-    **History.**
-    ``history_`` holds one dict per epoch with ``"epoch"`` (0-based ``t``),
-    ``"seconds"``, ``"objective"``, ``"loss_pos"``, ``"loss_neg"``, ``"reg"`` (estimates, with
-    ``"objective_se"`` ..., by default: see ``diagnostics``), ``"mean_norm"`` (mean L2 norm of the rows), ``"diverged"`` (False unless
-    this record ended the run), model keys, ``"val_ap"`` with early stopping and whatever callbacks add.  The
-    record that ends a diverged run also has ``"divergence_reason"``.
-
-    **Early stopping.**
-    With ``early_stopping=True``, ``fit`` holds out a validation split of
-    the training graph (:func:`lgekit.evaluation.validation_split`: a
-    ``validation_fraction`` of the training edges and 4, or the split's
-    number of, negatives per edge; seeded from ``random_state``, checked
-    against a split's test pairs), trains on the rest, scores the validation
-    pairs after every epoch (``"val_ap"`` in the record: their AP under the
-    model's own scores), and stops once ``n_iter_no_change`` epochs in a row
-    have not beaten the best score by ``validation_tol``
-    (scikit-learn's ``early_stopping``, ``validation_fraction``,
-    ``n_iter_no_change`` and ``tol``: ``HingeEmbedding``'s ``tol`` being
-    DCD's, the stopping one is ``validation_tol``).  The tables (and
-    HingeEmbedding's duals) of the best epoch are then put back:
-    ``best_iteration_`` is that epoch (0-based, as the records count),
-    ``best_validation_score_`` its score, ``validation_scores_`` every
-    epoch's; ``n_iter_`` and ``history_`` still count every epoch run.  The
-    validation edges are never trained on, so early stopping trades them
-    for the epochs it saves (``benchmarks/README.md``, "Norms chosen by
-    validation", has the figures; it is off by default).
-    ``fit(X, validation=...)`` takes a validation split made beforehand
-    (several fits can share one).  ``warm_start=True`` continues on the same
-    validation split, with the tables it starts from as the best so far;
-    ``partial_fit`` refuses ``early_stopping=True``, as scikit-learn's
-    ``MLPClassifier`` does.  A fit without early stopping removes these
-    attributes.  To choose :math:`\lambda_r` too, see
-    :class:`~lgekit.models.LogisticEmbeddingCV`.
-
-    **Divergence.**
-    After every epoch the record is checked; the first check that fires
-    ends the run with :class:`DivergenceError` (``history_`` kept).  The
-    thresholds are class attributes, so a subclass (or a user, on the class)
-    can change them; ``None`` disables a check.
-
-    * any non-finite objective, loss part or mean norm;
-    * ``divergence_max_mean_norm`` (1e8): a mean row norm above it (scores
-      near 1e16 saturate every sigmoid; float32 overflows soon after);
-    * ``divergence_objective_factor`` (10): the objective above this many
-      times its reference, the larger of the objective of the embedding the
-      run started from and of the all-zero embedding (``log 2`` per unit of
-      pair weight for the logistic loss).  An optimiser that is working
-      never ends an epoch an order of magnitude worse than doing nothing;
-    * ``divergence_norm_growth`` (1.5) for ``divergence_growth_epochs`` (3):
-      the mean norm grew by at least this factor in each of the last 3
-      epochs while the objective rose in each (geometric growth while
-      getting worse); when the records carry no objective, a growth of
-      ``divergence_norm_growth_alone`` (2) per epoch for 3 epochs.
-
-    The message names the parameter to change when the cause is clear
-    (``init_scale`` when the starting vectors are already out of range,
-    else the model's own analysis, e.g. ``lam_r`` or ``lr``).
-
-    **Solver and callbacks.**
-    A fit keeps its training state in one object, ``solver_`` (an
-    :class:`~lgekit.models.SGDSolver` or :class:`~lgekit.models.DCDSolver`):
-    the prepared pairs, work arrays, seed, and ``run_epoch(t)``,
-    ``diagnostics()``, ``epoch_order(t)``, ``state()``/``set_state()``.
-    ``planned_epochs_`` (a ``range``) holds the epochs the running
-    ``fit``/``partial_fit`` plans; callbacks read it (and ``embedding_``,
-    ``history_``, ``solver_``) between epochs.
-
-    **scikit-learn.**
-    What works: ``get_params``/``set_params`` and :func:`sklearn.base.clone`
-    (the constructor only stores its keyword arguments); ``fit(X, y=None, *,
-    callbacks=None)``, ``partial_fit(X, y=None, *, epochs=1, callbacks=None)``
-    and ``fit_transform(X, y=None, **fit_params)`` ignore ``y``, and
-    ``transform(graph)`` returns the rows of the graph's nodes in its node
-    order, so an embedding can open a :class:`~sklearn.pipeline.Pipeline`
-    whose later steps use one label per node::
-
-        pipe = make_pipeline(LogisticEmbedding(lam_r=0.6), LogisticRegression())
-        pipe.fit(graph, y)          # y[i]: the label of graph's i-th node
-        pipe.predict(graph)
-
-    ``score(split)`` is the test AP of an ``EdgeSplit``.  ``GridSearchCV``,
-    ``cross_val_score`` and the other model-selection tools index ``X`` by
-    sample, and a graph is one object, not a sequence of samples: for node
-    classification wrap the estimator in :class:`lgekit.models.NodeEmbedding`,
-    which holds the graph and takes node ids as ``X`` (DeepWalk's transductive
-    protocol).  For link prediction (splitting edges is
-    :func:`lgekit.split_edges`'s job, with its leak checks) tune ``lam_r`` on a
-    validation split carved out of the training graph, and look at the test
-    split once: :class:`~lgekit.models.LogisticEmbeddingCV` does it, or by
-    hand::
-
-        split = lgekit.split_edges(graph, test_fraction=0.2, seed=0)
-        val = lgekit.evaluation.validation_split(split, validation_fraction=0.2, seed=1)
-        base = LogisticEmbedding(dim=64, epochs=20, random_state=0)
-        scores = {p["lam_r"]: clone(base).set_params(**p).fit(val).score(val)
-                  for p in ParameterGrid({"lam_r": [0.0, 0.3, 1.0]})}
-        best = clone(base).set_params(lam_r=max(scores, key=scores.get)).fit(split)
-        best.score(split)
-
-    scikit-learn's tags (:meth:`__sklearn_tags__`) say that ``X`` is a graph,
-    not a samples x features matrix, so its estimator suite skips these
-    estimators (``NodeEmbedding`` runs it; see
-    ``tests/test_sklearn_estimator_checks.py``); ``n_features_in_`` and
-    ``feature_names_in_`` do not exist, a graph having no feature columns.
-    ``pickle`` and ``joblib.dump`` keep what :meth:`save` keeps, not the
-    solver nor the training data (see :meth:`__getstate__`).
-
-    **Memory.**
-    Before a fresh fit allocates the embedding and the solver's arrays, the
-    bytes they need are compared with :func:`available_memory` (override it
-    with the environment variable ``LGEKIT_AVAILABLE_MEMORY``); when they do
-    not fit, a ``MemoryError`` says how much is needed, how much is
-    available and which parameter to lower.  The initialisation draws in
-    blocks of 256 KiB, so the peak stays near the embedding's size.
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import lgekit
+    >>> split = lgekit.split_edges(nx.karate_club_graph(), test_fraction=0.2, seed=0)
+    >>> model = lgekit.LogisticEmbedding(dim=8, epochs=5, random_state=0).fit(split)
+    >>> isinstance(model, lgekit.models.BaseEmbedding), model.transform([0, 33]).shape
+    (True, (2, 8))
+    >>> 0.0 <= model.score(split) <= 1.0
+    True
     """
 
     negatives_per_positive = 4
-    # the divergence thresholds (the class docstring's "Divergence" says what each means)
-    divergence_max_mean_norm = 1e8
-    divergence_objective_factor = 10.0
-    divergence_norm_growth = 1.5
-    divergence_norm_growth_alone = 2.0
-    divergence_growth_epochs = 3
+    # the divergence thresholds, defined in _divergence.py (the user guide's "When a fit diverges" says what
+    # each means); a subclass or a user may change them, None disables a check
+    divergence_max_mean_norm = MAX_MEAN_NORM
+    divergence_objective_factor = OBJECTIVE_FACTOR
+    divergence_norm_growth = NORM_GROWTH
+    divergence_norm_growth_alone = NORM_GROWTH_ALONE
+    divergence_growth_epochs = GROWTH_EPOCHS
     #: a typical initial score sqrt(dim) * init_scale**2 / 3 above this blames init_scale (sigmoids saturated
     #: from the start)
     _saturated_initial_score = 10.0
@@ -244,14 +117,6 @@ class BaseEmbedding(BaseEstimator):
     _parameter_constraints = _parameters.COMMON
     #: the solver a model trains with (a :class:`~lgekit.models.Solver` subclass)
     _solver_class = None
-    #: lgekit's own estimators by class name: the only classes :meth:`load` builds from a file's name
-    _registry = {}
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        # only lgekit's own estimators: a file must not name (and so build) a class of any other code
-        if cls.__module__.split(".")[0] == "lgekit":
-            BaseEmbedding._registry[cls.__name__] = cls
 
     #: scikit-learn's estimator checks that do not apply: none run (the tags say X is a graph, not a
     #: samples x features matrix, and the suite feeds only such matrices); see :meth:`__sklearn_tags__`
@@ -278,6 +143,12 @@ class BaseEmbedding(BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ validation
+    def _check_against_graph(self, kind):
+        """Refuse the parameters a graph of kind ``kind`` (``"undirected"``, ``"directed"``, ``"bipartite"``)
+        cannot take, with the parameter's own error: the second half of parameter validation, run by ``fit``
+        as soon as the graph's kind is known and before any table is allocated.  The base has none; a model
+        with such parameters extends it (LogisticEmbedding: the directed extras)."""
+
     def _validate_params(self):
         caller = type(self).__name__
         validate_parameter_constraints(self._parameter_constraints, self.get_params(), caller=caller)
@@ -297,7 +168,7 @@ class BaseEmbedding(BaseEstimator):
         limit = max_n_threads()
         if self.n_threads > limit:
             bad("n_threads", self.n_threads,
-                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {os.cpu_count() or 1} CPUs of this machine; "
+                f"an int in [1, {limit}] ({MAX_THREADS_PER_CPU} x the {available_cores()} CPUs this process may use; "
                 "more threads cannot run usefully and OpenMP crashes on far more)")
         if self.n_threads > 1 and not openmp_enabled():
             warn_outside_lgekit(f"n_threads={self.n_threads} requested but lgekit was built without OpenMP; "
@@ -323,7 +194,7 @@ class BaseEmbedding(BaseEstimator):
             ``X`` (checked: :func:`~lgekit.evaluation.check_validation_split`),
             instead of the one ``fit`` carves itself with
             ``validation_fraction``; several fits (a grid of ``lam_r``) can
-            then share one.  See "Early stopping" in the class docstring.
+            then share one.  See :ref:`Early stopping <guide-selection-early-stopping>` in the User Guide.
 
         Returns
         -------
@@ -420,19 +291,19 @@ class BaseEmbedding(BaseEstimator):
         that ``validation`` (or the validation split carved here) leaves to train on, and the validation
         pairs in ``_validation_data`` (a :class:`TrainingData` of the same rows, None without)."""
         self._pairs_options = self._pair_options()
-        self.__dict__.pop("_validation_data", None)
+        self._forget("_validation_data")
         source = X
         if self._carves_validation():
             # drawn first, given a validation split or not, so that the fit's other draws are the same either way
             # (a fit given the split it would have carved is that fit, bit for bit); kept for continued fits
-            if "_validation_seed" not in self.__dict__:
+            if not hasattr(self, "_validation_seed"):
                 self._validation_seed = draw_seed(rng)
             source = validation if validation is not None else \
                 validation_split(X, self.validation_fraction, seed=self._validation_seed)
         # a continued fit rebuilding its pairs reuses the first fit's coins: the same split, the same pairs
         train = training_data(source, rng, negatives_per_positive=self.negatives_per_positive, n_threads=self.n_threads,
                               reverse_negatives=self._pairs_options["reverse_negatives"],
-                              reverse_seed=self.__dict__.get("_reverse_seed"))
+                              reverse_seed=getattr(self, "_reverse_seed", None))
         self._reverse_seed = train.reverse_seed
         if source is not X:
             layout = train.layout
@@ -471,58 +342,31 @@ class BaseEmbedding(BaseEstimator):
     _EARLY_STOPPING_ATTRIBUTES = ("validation_scores_", "best_validation_score_", "best_iteration_")
 
     def _prepare_fit(self, X, callbacks, continue_, validation=None):
-        """Everything before the first epoch: validate, turn ``X`` into pairs, draw the seeds and the
-        starting embedding, build (or keep) the solver and, with early stopping, the validation monitor.
-        Returns the checked callbacks."""
+        """Everything before the first epoch, in three steps; returns the checked callbacks.
+
+        1. The start: :meth:`_start_fresh` (new seeds, ``X``'s training pairs, a new table) or, continuing,
+           :meth:`_start_warm` (the fitted table(s) go on, on ``X``'s pairs, or on the solver's own when
+           ``X`` is the data it was built on: :meth:`_built_on`).
+        2. The solver: the one held, as it is, when nothing but its per-epoch settings changed
+           (:meth:`_solver_reusable`: a loop of ``partial_fit(X, epochs=1)``); else a new one, on its
+           predecessor's pairs when only a parameter changed, and with its state (DCD's duals) on the same
+           data.
+        3. The run's checks: divergence references and, with early stopping, the validation monitor.
+        """
         self._validate_params()
         callbacks = self._check_callbacks(callbacks)
         validation = self._check_validation(X, validation)
         solver = getattr(self, "solver_", None)
-        same_source = (solver is not None and X is getattr(self, "_data_source", None)
-                       and getattr(self, "_pairs_options", None) == self._pair_options()
-                       and validation is self.__dict__.get("_validation_source"))
+        same_source = continue_ and self._built_on(solver, X, validation)
         # verbose >= 1 says what is prepared before the first epoch (sampling, pair records, initialisation)
-        prepared_from = self._preparation_begins(X, announce=not (continue_ and same_source))
+        prepared_from = self._preparation_begins(X, announce=not same_source)
         if continue_:
-            train = None if same_source else self._training_data(
-                X, self._rng if hasattr(self, "_rng") else check_random_state(self.random_state), validation)
-            table = self._training_table()
-            if train is not None:
-                self._check_same_kind(train)
-                # rows by id: the same nodes in another order train their own rows; other nodes are refused
-                train = match_rows(train, self.node_ids_, self.__dict__.get("context_node_ids_"))
-                if "_validation_data" in self.__dict__:
-                    self._validation_data = match_rows(self._validation_data, self.node_ids_,
-                                                       self.__dict__.get("context_node_ids_"))
-            if table.shape[1] != self.dim:
-                raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
-                                 "columns; call fit with warm_start=False to start afresh")
-            self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
-            if not hasattr(self, "_kernel_seed"):
-                self._kernel_seed = draw_seed(check_random_state(self.random_state))
-            fill_from = None
+            train = self._start_warm(X, validation, same_source)
         else:
-            # free the previous fit's solver before the new one's arrays are allocated
-            self.__dict__.pop("solver_", None)
-            self.__dict__.pop("_loaded_state", None)
-            solver, same_source = None, False
-            rng = check_random_state(self.random_state)
-            self._rng = rng
-            self.__dict__.pop("_reverse_seed", None)
-            self.__dict__.pop("_validation_seed", None)
-            train = self._training_data(X, rng, validation)
-            self._check_memory(train)
-            self._kernel_seed = draw_seed(rng)
-            # allocated now, drawn after the solver is built: untouched pages cost no memory while the
-            # solver copies the input pairs, and the draws are the same (the solver draws nothing)
-            self._set_table(np.empty((train.n_nodes, self.dim), dtype=self._dtype), train.layout)
-            fill_from = rng
-            self.history_ = []
-            self.n_iter_ = 0
+            solver = None   # the previous fit's solver is freed before the new one's arrays are allocated
+            train = self._start_fresh(X, validation)
         arguments = self._solver_arguments()
-        reuse = (solver is not None and train is None and solver.seed == self._kernel_seed
-                 and solver.key == {k: v for k, v in arguments.items() if k not in solver.settings}
-                 and solver.embedding.dtype == self._training_table().dtype)
+        reuse = train is None and self._solver_reusable(solver, arguments)
         if reuse:
             solver.embedding = self._training_table()
         else:
@@ -531,23 +375,22 @@ class BaseEmbedding(BaseEstimator):
             else:
                 self._set_node_ids(train)
             state = solver.state() if same_source else getattr(self, "_loaded_state", None)
-            self.__dict__.pop("solver_", None)
             solver = None
+            self._forget("solver_")
             n_pairs = len(train.positives) + len(train.negatives)
             self.solver_ = self._solver_class(train, self._training_table(), seed=self._kernel_seed,
-                                              n_source=self.__dict__.get("_n_source"), state=state or None,
+                                              n_source=getattr(self, "_n_source", None), state=state or None,
                                               **arguments)
-            self.__dict__.pop("_loaded_state", None)
+            self._forget("_loaded_state")
             train = None                      # the input pairs: the solver has what it needs
-            if fill_from is not None:
-                self._fill_initial_embedding(self._training_table(), fill_from)
+            if not continue_:                 # a fresh table: drawn now (see _start_fresh)
+                self._fill_initial_embedding(self._training_table(), self._rng)
             self.solver_.prepare()
         for name in self.solver_.settings:    # what may change between epochs without a rebuild
             setattr(self.solver_, name, arguments[name])
         self._data_source = X
-        if validation is None:
-            self.__dict__.pop("_validation_source", None)
-        else:
+        self._forget("_validation_source")
+        if validation is not None:
             self._validation_source = validation
         self._id_lookup = None
         self._prepare_divergence_checks(fresh=not continue_, start=self.n_iter_)
@@ -556,63 +399,90 @@ class BaseEmbedding(BaseEstimator):
             self._preparation_ends(prepared_from, n_pairs)
         return callbacks
 
+    def _built_on(self, solver, X, validation):
+        """Whether ``solver`` was built on the data object ``X`` itself, with the same pair options
+        (:meth:`_pair_options`) and the same validation split."""
+        return (solver is not None and X is getattr(self, "_data_source", None)
+                and getattr(self, "_pairs_options", None) == self._pair_options()
+                and validation is getattr(self, "_validation_source", None))
+
+    def _start_fresh(self, X, validation):
+        """A new fit: the seeds drawn from ``random_state``, ``X``'s training pairs, the table allocated (its
+        values drawn once the solver is built), no history.  Returns the pairs."""
+        # the previous fit's solver goes before the new one's arrays are allocated
+        self._forget("solver_", "_loaded_state", "_reverse_seed", "_validation_seed")
+        rng = self._rng = check_random_state(self.random_state)
+        train = self._training_data(X, rng, validation)
+        self._check_against_graph("undirected" if train.layout is None else train.layout.kind)
+        self._check_memory(train)
+        self._kernel_seed = draw_seed(rng)
+        # allocated now, drawn after the solver is built: untouched pages cost no memory while the
+        # solver copies the input pairs, and the draws are the same (the solver draws nothing)
+        self._set_table(np.empty((train.n_nodes, self.dim), dtype=self._dtype), train.layout)
+        self.history_ = []
+        self.n_iter_ = 0
+        return train
+
+    def _start_warm(self, X, validation, same_source):
+        """A continued fit (``warm_start``, ``partial_fit``): the fitted table(s) go on.  Returns ``X``'s
+        training pairs, drawn from the fit's own generator and matched to the fitted rows by node id, or
+        None when ``X`` is the data the solver was built on (``same_source``: the solver has its pairs)."""
+        # the fitted kind: new data must be of it (_check_same_kind), and a parameter changed since is checked
+        self._check_against_graph(getattr(self, "graph_kind_", "undirected"))
+        train = None
+        if not same_source:
+            rng = self._rng if hasattr(self, "_rng") else check_random_state(self.random_state)
+            train = self._training_data(X, rng, validation)
+            self._check_same_kind(train)
+            # rows by id: the same nodes in another order train their own rows; other nodes are refused
+            context_ids = getattr(self, "context_node_ids_", None)
+            train = match_rows(train, self.node_ids_, context_ids)
+            if hasattr(self, "_validation_data"):
+                self._validation_data = match_rows(self._validation_data, self.node_ids_, context_ids)
+        table = self._training_table()
+        if table.shape[1] != self.dim:
+            raise ValueError(f"dim: is {self.dim} but the fitted embedding has {table.shape[1]} "
+                             "columns; call fit with warm_start=False to start afresh")
+        self._set_table(np.ascontiguousarray(table, dtype=self._dtype))
+        if not hasattr(self, "_kernel_seed"):
+            self._kernel_seed = draw_seed(check_random_state(self.random_state))
+        return train
+
+    def _solver_reusable(self, solver, arguments):
+        """Whether ``solver`` may run the next epochs as it is: drawn from the same seed, built with the same
+        arguments but for its per-epoch ``settings``, and training a table of the same dtype."""
+        return (solver is not None and solver.seed == self._kernel_seed
+                and solver.key == {k: v for k, v in arguments.items() if k not in solver.settings}
+                and solver.embedding.dtype == self._training_table().dtype)
+
     def _prepare_monitor(self, fresh):
         """The early-stopping monitor of this ``fit`` (``_monitor``; None without early stopping), and the
         attributes it fills: a fit without early stopping removes an earlier one's; a continued one
         (``warm_start``) starts from the tables it continues, scored, as the best so far."""
-        self.__dict__.pop("_monitor", None)
+        self._forget("_monitor")
         if not self._carves_validation():
-            for name in self._EARLY_STOPPING_ATTRIBUTES:
-                self.__dict__.pop(name, None)
+            self._forget(*self._EARLY_STOPPING_ATTRIBUTES)
             return
         data = self._validation_data
         self._monitor = ValidationMonitor(data.positives, data.negatives, n_iter_no_change=self.n_iter_no_change,
                                           tol=self.validation_tol)
-        if fresh or not isinstance(self.__dict__.get("validation_scores_"), list):
-            for name in self._EARLY_STOPPING_ATTRIBUTES:      # a fresh fit: nothing of an earlier one
-                self.__dict__.pop(name, None)
+        if fresh or not isinstance(getattr(self, "validation_scores_", None), list):
+            self._forget(*self._EARLY_STOPPING_ATTRIBUTES)      # a fresh fit: nothing of an earlier one
             self.validation_scores_ = []
         if not fresh and self.n_iter_ > 0:
             # the tables held now: those of best_iteration_ after an early-stopped fit, else of the last epoch
-            epoch = self.__dict__.get("best_iteration_")
+            epoch = getattr(self, "best_iteration_", None)
             epoch = self.n_iter_ - 1 if epoch is None else epoch
             table = self._training_table()
             self._monitor.start(self._monitor.score(table, self.n_threads), epoch, table, self.solver_)
 
     # ------------------------------------------------------------------ one or two tables
-    def _training_table(self):
-        """The array the solver trains: ``embedding_`` itself (undirected graph), or the stacked table
-        whose first ``n_source`` rows are ``embedding_`` and the rest ``context_embedding_``."""
-        table = self.__dict__.get("_table")
-        return self.embedding_ if table is None else table
-
-    def _set_table(self, table, layout=_MISSING):
-        """Bind the trained ``table``: for one table ``embedding_ = table``; for two, ``embedding_`` and
-        ``context_embedding_`` become views of its rows.  ``layout`` (a :class:`TableLayout`, or None
-        for one table) changes the split; by default the fitted one is kept."""
-        if layout is _MISSING:   # keep the fitted split
-            kind = getattr(self, "graph_kind_", "undirected")
-            n_source = self.__dict__.get("_n_source")
-        else:
-            kind = "undirected" if layout is None else layout.kind
-            n_source = None if layout is None else layout.n_source
-        if kind not in TWO_TABLE_KINDS:
-            for name in ("_table", "_n_source", "context_embedding_"):
-                self.__dict__.pop(name, None)
-            self.embedding_ = table
-        else:
-            self._table, self._n_source = table, int(n_source)
-            # row slices of a C-contiguous array are C-contiguous views: the solver's updates show in both
-            self.embedding_ = table[:n_source]
-            self.context_embedding_ = table[n_source:]
-        self.graph_kind_ = kind
-
     def _set_node_ids(self, train):
         """``node_ids_`` (and, for two tables, ``context_node_ids_``) of freshly coerced data."""
         layout = train.layout
         if layout is None:
             self.node_ids_ = train.node_ids
-            self.__dict__.pop("context_node_ids_", None)
+            self._forget("context_node_ids_")
         else:
             self.node_ids_ = layout.source_ids
             self.context_node_ids_ = layout.target_ids
@@ -659,9 +529,9 @@ class BaseEmbedding(BaseEstimator):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        if "embedding_" in self.__dict__ or self.__dict__.get("_table") is not None:
+        if hasattr(self, "embedding_") or getattr(self, "_table", None) is not None:
             self._id_lookup = None
-        if self.__dict__.get("_table") is not None:
+        if getattr(self, "_table", None) is not None:
             self._set_table(self._table)
 
     # ------------------------------------------------------------------ memory
@@ -840,7 +710,8 @@ class BaseEmbedding(BaseEstimator):
         finally:
             bar.close()
             # an exception (divergence, an interrupt) leaves the tables of the last epoch, the one history_ ends on
-            monitor = self.__dict__.pop("_monitor", None)
+            monitor = getattr(self, "_monitor", None)
+            self._forget("_monitor")
         if monitor is not None:
             self._end_early_stopping(monitor)
             if self.verbose >= 2 and self.best_iteration_ is not None:
@@ -868,7 +739,7 @@ class BaseEmbedding(BaseEstimator):
         if reason is not None:
             record["divergence_reason"] = reason
         stop = None
-        monitor = self.__dict__.get("_monitor")
+        monitor = getattr(self, "_monitor", None)
         if monitor is not None and reason is None:
             table = self._training_table()
             record["val_ap"] = monitor.score(table, self.n_threads)
@@ -884,538 +755,3 @@ class BaseEmbedding(BaseEstimator):
             if cb.on_epoch_end(self, epoch, record):
                 stop = stop or "callback"
         return stop
-
-    # ------------------------------------------------------------------ exits
-    def _check_fitted(self):
-        if not hasattr(self, "embedding_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-
-    def _is_two_table(self):
-        return "_table" in self.__dict__
-
-    def _side(self, context):
-        """(table, ids, side name) of the source/left side (``context`` False) or the target/right side."""
-        if not context:
-            return self.embedding_, self.node_ids_, "source"
-        if not self._is_two_table():
-            raise ValueError(f"context=True: this {type(self).__name__} was fitted on an undirected graph and has "
-                             "one table (embedding_); context vectors exist for directed and bipartite graphs")
-        return self.context_embedding_, self.context_node_ids_, "target"
-
-    def _node_array(self, nodes, ndim, index):
-        """``nodes`` as an array of ``ndim`` dimensions; with object node ids (mixed types, tuples) the
-        outer sequence is taken element by element, so that a tuple id stays one id instead of
-        becoming an axis and ``[1, "1"]`` stays an int and a str."""
-        kinds = {np.asarray(self.node_ids_).dtype.kind}
-        if self._is_two_table():
-            kinds.add(np.asarray(self.context_node_ids_).dtype.kind)
-        if index or isinstance(nodes, np.ndarray) or "O" not in kinds:
-            return np.asarray(nodes)
-        outer = list(nodes)
-        if ndim == 2:
-            outer = [list(pair) if isinstance(pair, (list, tuple, np.ndarray)) else [pair] for pair in outer]
-            if any(len(pair) != 2 for pair in outer):
-                raise ValueError(f"pairs must have shape (k, 2), got rows of lengths "
-                                 f"{sorted({len(p) for p in outer})}")
-            out = np.empty((len(outer), 2), dtype=object)
-            for i, (u, v) in enumerate(outer):
-                out[i, 0], out[i, 1] = u, v
-            return out
-        out = np.empty(len(outer), dtype=object)
-        for i, value in enumerate(outer):
-            out[i] = value
-        return out
-
-    def _rows(self, nodes, index, what, context=False):
-        """Row indices of ``nodes`` (ids, or indices with ``index``) in ``embedding_`` or, with
-        ``context``, in ``context_embedding_``."""
-        table, ids, side = self._side(context)
-        # ids beyond int64 or of mixed types stay exact (np.asarray would round or stringify them)
-        nodes = np.asarray(nodes) if index else node_id_query(nodes)
-        n = table.shape[0]
-        if index:
-            if nodes.dtype.kind not in "iu":
-                raise TypeError(f"{what}: with index=True nodes must be integer indices, got dtype {nodes.dtype}")
-            if nodes.size and (nodes.min() < 0 or nodes.max() >= n):
-                raise ValueError(f"{what}: indices must lie in [0, {n}), got values in [{nodes.min()}, {nodes.max()}]")
-            return nodes.astype(np.int64)
-        if self._id_lookup is None:
-            self._id_lookup = {}
-        if side not in self._id_lookup:
-            ids = np.asarray(ids)
-            self._id_lookup[side] = (ids, None if ids.dtype.kind == "O" else np.argsort(ids, kind="stable"))
-        ids, sorter = self._id_lookup[side]
-        return node_positions(nodes, ids, sorter, what)
-
-    def _graph_node_ids(self, X, context=False):
-        """The node ids of a graph-like ``X`` in its node order, or None when ``X`` is not one.  For a
-        bipartite graph and a bipartite model: the ids of one side (the right side with ``context``)."""
-        side = None
-        if getattr(self, "graph_kind_", None) == "bipartite":
-            side = "right" if context else "left"
-        return graph_node_ids(X, side)
-
-    def transform(self, X=None, *, index=False, context=False):
-        """Embedding rows of the nodes of ``X``.
-
-        Parameters
-        ----------
-        X : None, graph, sequence of node ids, or one node id
-            ``None``: a copy of the whole embedding.  A graph (an
-            :class:`lgekit.Graph`, an ``EdgeSplit``, a networkx graph or a
-            scipy sparse adjacency matrix, whose nodes are ``0..n-1``): the
-            rows of its nodes in its node order, so that in a scikit-learn
-            ``Pipeline`` ``transform(graph)`` gives one row per node, aligned
-            with per-node labels.  A sequence of node ids (internal indices
-            with ``index=True``): their rows.  With ids of mixed types the
-            types count: ``1`` and ``"1"`` are two nodes; a tuple in the
-            sequence is one (tuple) id.
-        index : bool, default False
-        context : bool, default False
-            Models of directed and bipartite graphs have two tables.  False:
-            rows of ``embedding_``, the source (out-) vectors of a directed
-            graph, the left nodes' vectors of a bipartite one.  True: rows of
-            ``context_embedding_``, the target (in-) vectors, the right
-            nodes' vectors (ids and indices then name right nodes; a
-            bipartite graph as ``X`` gives its right nodes' rows).  An
-            undirected model has no context table: ValueError.
-
-        Returns
-        -------
-        ndarray of shape (k, dim), or (dim,) for one id
-
-        Raises
-        ------
-        KeyError
-            For an id that is not a node of the fitted model (of that side).
-        ValueError
-            ``context=True`` on a model of an undirected graph.
-        """
-        self._check_fitted()
-        table, own, _ = self._side(context)
-        if X is None:
-            return table.copy()
-        if not index:
-            ids = self._graph_node_ids(X, context)
-            if ids is not None:
-                own = np.asarray(own)
-                if ids.shape == own.shape and ids.dtype == own.dtype and np.array_equal(ids, own):
-                    return table.copy()     # the training graph: every row, in order
-                return table[self._rows(ids, False, "transform", context)]
-        if isinstance(X, (str, bytes)) or not hasattr(X, "__iter__"):
-            X = np.asarray(X)  # one id
-        else:
-            X = self._node_array(X, 1, index)
-        return table[self._rows(X, index, "transform", context)]
-
-    def score(self, X, y=None):
-        """Test average precision of the embedding on a link-prediction split.
-
-        Parameters
-        ----------
-        X : EdgeSplit
-            From :func:`lgekit.split_edges` (on the graph the model was fitted
-            on, or a split of it): its ``test_positives`` are ranked against
-            its ``test_negatives`` by :math:`x_u \\cdot x_v` (by
-            :math:`x_u \\cdot y_v`, ``embedding_[u] . context_embedding_[v]``,
-            for a directed or bipartite graph).
-        y : ignored
-
-        Returns
-        -------
-        float
-            :func:`lgekit.metrics.average_precision` of the test pairs (higher
-            is better; about ``1 / (1 + r)`` for a random embedding with ``r``
-            negatives per positive).
-
-        Raises
-        ------
-        TypeError
-            When ``X`` is not an ``EdgeSplit``.
-        ValueError
-            When the split's nodes (or kind) are not the model's.
-        """
-        self._check_fitted()
-        if not all(hasattr(X, a) for a in ("test_positives", "test_negatives", "graph")):
-            raise TypeError(f"X must be an EdgeSplit (from lgekit.split_edges) whose test pairs are scored, "
-                            f"got {type(X).__name__}")
-        n = self._training_table().shape[0]
-        kind = X.graph.kind
-        fitted = getattr(self, "graph_kind_", "undirected")
-        if kind != fitted and (kind in TWO_TABLE_KINDS or fitted in TWO_TABLE_KINDS):
-            raise ValueError(f"X: the split's graph is {kind} but the model was fitted on a {fitted} graph")
-        layout = TableLayout.of(X.graph)
-        ids = np.asarray(X.graph.node_ids if layout is None else layout.row_ids)
-        own = np.asarray(self.node_ids_ if layout is None else concat_ids(self.node_ids_, self.context_node_ids_))
-        if ids.shape != own.shape or not np.array_equal(ids, own):
-            raise ValueError(f"X: the split's graph has {len(ids)} nodes that are not the {n} nodes the model "
-                             "was fitted on, in the same order; score a split of the fitted graph")
-        if layout is None:
-            return float(average_precision(self.embedding_, X.test_positives, X.test_negatives))
-        table = self._training_table()
-
-        def scores(pairs):
-            rows = layout.table_pairs(pairs, "test pairs")
-            return np.einsum("ij,ij->i", table[rows[:, 0]], table[rows[:, 1]], dtype=np.float64)
-
-        return float(average_precision_from_scores(scores(X.test_positives), scores(X.test_negatives)))
-
-    def score_pairs(self, pairs, *, index=False):
-        """Scores of node pairs, shape (k, 2) of node ids (indices with ``index=True``), in float64.
-
-        Undirected graph: :math:`x_u \\cdot x_v`.  Directed graph: pairs are
-        (source, target) and the score :math:`x_u \\cdot y_v`,
-        ``embedding_[u] . context_embedding_[v]``, so ``(u, v)`` and
-        ``(v, u)`` score differently.  Bipartite graph: pairs are (left id,
-        right id), each looked up among its own side's ids (indices with
-        ``index=True`` count from 0 within each side).
-        """
-        self._check_fitted()
-        pairs = self._node_array(pairs, 2, index)
-        if pairs.ndim != 2 or pairs.shape[1] != 2:
-            raise ValueError(f"pairs must have shape (k, 2), got {pairs.shape}")
-        if not self._is_two_table():
-            rows = self._rows(pairs, index, "score_pairs")
-            emb = self.embedding_
-            return np.einsum("ij,ij->i", emb[rows[:, 0]], emb[rows[:, 1]], dtype=np.float64)
-        sources = self._rows(pairs[:, 0], index, "score_pairs (sources / left nodes)")
-        targets = self._rows(pairs[:, 1], index, "score_pairs (targets / right nodes)", context=True)
-        return np.einsum("ij,ij->i", self.embedding_[sources], self.context_embedding_[targets], dtype=np.float64)
-
-    def most_similar(self, node=None, k=10, *, by="score", direction=None, index=False, topn=None, positive=None,
-                     negative=None):
-        """The ``k`` nodes that score highest with ``node``: its nearest neighbours in the embedding.
-
-        Parameters
-        ----------
-        node : node id, or a sequence of them
-            Node ids as the graph gave them (internal row indices with
-            ``index=True``); a sequence asks for each of its nodes (a tuple
-            is a sequence, as in :meth:`transform`).  Leave it out to give
-            ``positive`` / ``negative`` instead.
-        k : int >= 1, default 10
-        topn : int >= 1, optional
-            gensim's name for ``k`` (``KeyedVectors.most_similar(..., topn=)``).
-        positive, negative : node id or list of node ids, optional
-            gensim's combined query: one query vector, the mean of the
-            ``positive`` nodes' vectors minus the ``negative`` ones' (each
-            first scaled to unit length with ``by="cosine"``, as gensim does,
-            so the answer is gensim's; the raw vectors with ``by="score"``,
-            whose scores are then the mean of the nodes' own scores), and
-            none of them among the answers.  Returns one ``(ids, scores)``
-            pair.
-        by : {"score", "cosine"}, default "score"
-            ``"score"``: the model's own score, the one :meth:`score_pairs`
-            gives (:math:`x_u \\cdot x_v`, or :math:`x_u \\cdot y_v` for two
-            tables); ``"cosine"``: the cosine of the same two vectors, which
-            ignores their norms (the score grows with them; the paper's
-            point is that norms matter).
-        direction : {None, "out", "in"}
-            An undirected model has one table: leave it None.  A model of a
-            directed graph needs it: ``"out"`` ranks the targets ``v`` of arcs
-            ``node -> v`` by :math:`x_{node} \\cdot y_v`; ``"in"`` ranks the
-            sources ``w`` of arcs ``w -> node`` by :math:`x_w \\cdot y_{node}`.
-            A bipartite model: ``"out"`` takes a left node and ranks right
-            nodes, ``"in"`` takes a right node and ranks left ones.
-        index : bool, default False
-
-        Returns
-        -------
-        ids : ndarray (k,), or (len(node), k) for a sequence
-            Node ids (row indices with ``index=True``), best first; of equal
-            scores the node earlier in the model's node order comes first.
-            The query node itself is never among them (on a bipartite graph
-            the candidates are the other side's nodes).
-        scores : float64 ndarray of the same shape
-
-        Raises
-        ------
-        KeyError
-            An id that is not a node of the model (of the query's side).
-        ValueError
-            A bad ``k`` (above the number of candidates), ``by`` or
-            ``direction`` (missing for two tables, given for one).
-
-        Notes
-        -----
-        :func:`lgekit.neighbours.top_k_scores` scores blocks of candidates
-        with BLAS (on its threads) and keeps a running top ``k``, so memory
-        stays bounded on graphs too large for an ``n x n`` product.  Cost
-        :math:`O(\\text{len(node)} \\cdot n \\cdot dim)`.
-        """
-        self._check_fitted()
-        if topn is not None:
-            if k != 10 and k != topn:
-                raise ValueError(f"k={k} and topn={topn}: topn is gensim's name for k; give one of them")
-            k = topn
-        if positive is not None or negative is not None:
-            if node is not None:
-                raise ValueError("node and positive/negative: give either node (one query per node) or positive= "
-                                 "and negative= (one combined query, gensim's)")
-            return self._combined_most_similar(positive, negative, k, by, direction, index)
-        if node is None:
-            raise TypeError("most_similar needs node, or positive= / negative=")
-        query_side, candidate_side = self._query_sides(direction)
-        one = isinstance(node, (str, bytes)) or not hasattr(node, "__iter__")
-        rows = self._rows(self._node_array([node] if one else node, 1, index), index, "most_similar", query_side)
-        queries = self._side(query_side)[0][rows]
-        candidates, ids, _ = self._side(candidate_side)
-        # one node set on both sides (undirected, directed): the query node is not its own neighbour
-        exclude = None if getattr(self, "graph_kind_", None) == "bipartite" else rows
-        found, scores = top_k_scores(queries, candidates, k, exclude=exclude, by=by)
-        found = found if index else np.asarray(ids)[found]
-        return (found[0], scores[0]) if one else (found, scores)
-
-    def _query_sides(self, direction):
-        """(query side, candidate side) of :meth:`most_similar`: False the embedding_, True the context table."""
-        if not self._is_two_table():
-            if direction is not None:
-                raise ValueError(f"direction={direction!r}: this {type(self).__name__} was fitted on an undirected "
-                                 "graph, whose one table scores x_u . x_v both ways; leave direction out (None)")
-            query_side = candidate_side = False
-        elif direction in ("out", "in"):
-            query_side, candidate_side = direction == "in", direction == "out"
-        else:
-            raise ValueError(f"direction must be 'out' (node -> v, x_node . y_v) or 'in' (w -> node, x_w . y_node) "
-                             f"for a model of a {self.graph_kind_} graph, got {direction!r}")
-        return query_side, candidate_side
-
-    # ---- the names other embedding libraries use (gensim's KeyedVectors, karateclub), where they cost nothing
-    def _combined_most_similar(self, positive, negative, k, by, direction, index):
-        """gensim's ``most_similar(positive=, negative=)``: one query, the weighted mean of the nodes' vectors."""
-        query_side, candidate_side = self._query_sides(direction)
-        as_list = lambda x: [] if x is None else [x] if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__") \
-            else list(x)  # noqa: E731
-        pos, neg = as_list(positive), as_list(negative)
-        if not pos and not neg:
-            raise ValueError("positive and negative are both empty: give at least one node")
-        rows = self._rows(self._node_array(pos + neg, 1, index), index, "most_similar", query_side)
-        table = self._side(query_side)[0]
-        vectors = np.asarray(table[rows], dtype=np.float64)
-        if by == "cosine":      # gensim's pre_normalize: each node's unit vector (a zero vector stays zero)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            vectors = vectors / np.where(norms > 0, norms, 1.0)
-        weights = np.r_[np.ones(len(pos)), -np.ones(len(neg))]
-        query = (weights @ vectors / len(weights))[None, :]
-        candidates, ids, _ = self._side(candidate_side)
-        same_set = getattr(self, "graph_kind_", None) != "bipartite" or query_side == candidate_side
-        given = np.unique(rows) if same_set else np.empty(0, dtype=np.int64)
-        found, scores = top_k_scores(query, candidates, min(k + len(given), candidates.shape[0]), by=by)
-        keep = ~np.isin(found[0], given)
-        if keep.sum() < k:
-            raise ValueError(f"k={k} exceeds the {int(keep.sum())} candidates left besides the query's nodes")
-        found, scores = found[0][keep][:k], scores[0][keep][:k]
-        return (found if index else np.asarray(ids)[found]), scores
-
-    def __getitem__(self, node):
-        """The vector of node ``node`` (a row of ``embedding_``), or the rows of a list of ids: gensim's
-        ``KeyedVectors[key]``.  ``model.transform(ids)`` is the same with its options."""
-        return self.transform(node)
-
-    def get_embedding(self):
-        """A copy of ``embedding_``, one row per node in the model's node order: karateclub's name."""
-        self._check_fitted()
-        return np.array(self.embedding_, copy=True)
-
-    def to_gensim(self):
-        """The embedding as a gensim ``KeyedVectors``, keyed as :meth:`to_word2vec` names the rows.
-
-        Needs gensim (not an lgekit dependency).  The keys are the node ids as
-        text (a two-table model adds ``"context:<id>"`` keys for its context
-        rows), the vectors float32 as in gensim; ``kv.most_similar(key,
-        topn=k)`` ranks by cosine, as :meth:`most_similar` with
-        ``by="cosine"`` does.
-
-        Raises
-        ------
-        ImportError
-            gensim is not installed (``pip install gensim``).
-        """
-        try:
-            from gensim.models import KeyedVectors  # optional: gensim is no lgekit dependency, and slow to import
-        except ImportError:
-            raise ImportError("to_gensim needs gensim, which lgekit does not depend on: pip install gensim") from None
-        self._check_fitted()
-        two_tables = self._is_two_table()
-        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, "context:")
-        table = np.asarray(self._training_table(), dtype=np.float32)
-        kv = KeyedVectors(vector_size=table.shape[1], count=0, dtype=np.float32)
-        kv.add_vectors(list(names), table)
-        return kv
-
-    def _params_for_save(self):
-        params = {}
-        for key, value in self.get_params(deep=False).items():
-            if isinstance(value, np.generic):
-                value = value.item()
-            if isinstance(value, np.dtype) or isinstance(value, type):
-                value = np.dtype(value).name
-            if key == "random_state" and not (value is None or isinstance(value, int)):
-                value = None  # a Generator cannot be stored; a loaded model gets fresh entropy
-            params[key] = value
-        return params
-
-
-    def save(self, path):
-        """Save the fitted model to an ``.npz`` file (atomically); read it back with :meth:`load`.
-
-        Stores the embedding(s), node ids, parameters, history, class and
-        the solver's state (see :mod:`lgekit.models._model_file` for the
-        format).  Node ids keep their types: ``1`` and ``"1"`` stay two ids
-        and ``(1, "a")`` stays a tuple.
-
-        Raises
-        ------
-        ValueError
-            If a node id is of a type the file cannot hold (ints, floats,
-            strs, bools, None and tuples of them are held).
-        """
-        self._check_fitted()
-        two_tables = self._is_two_table()
-        solver = getattr(self, "solver_", None)
-        state = solver.state() if solver is not None else dict(getattr(self, "_loaded_state", None) or {})
-        return write_model_file(path, ModelFile(
-            class_name=self._model_file_class_name(), params=self._params_for_save(), history=self.history_,
-            n_iter=self.n_iter_, kernel_seed=getattr(self, "_kernel_seed", 0), graph_kind=self.graph_kind_,
-            embedding=self.embedding_, node_ids=self.node_ids_,
-            context_embedding=self.context_embedding_ if two_tables else None,
-            context_node_ids=self.context_node_ids_ if two_tables else None, solver_state=state,
-            early_stopping=self._early_stopping_state()))
-
-    def _model_file_class_name(self):
-        """The class a model file names (the one :meth:`load` builds)."""
-        return type(self).__name__
-
-    def _early_stopping_state(self):
-        """What a model file keeps of early stopping (None when the model has nothing of it)."""
-        state = {"validation_seed": self.__dict__.get("_validation_seed")}
-        if "validation_scores_" in self.__dict__:
-            state.update(best_iteration=self.best_iteration_, best_validation_score=self.best_validation_score_,
-                         validation_scores=[float(v) for v in self.validation_scores_])
-        return state if any(v is not None for v in state.values()) else None
-
-    @classmethod
-    def load(cls, path):
-        """Load a model saved by :meth:`save`; returns an instance of the stored class.
-
-        The stored class name is looked up among lgekit's own estimators
-        (``LogisticEmbedding``, ``HingeEmbedding``; or ``cls`` itself), never
-        imported; no pickle is ever read.  Every array's shape and dtype and
-        every metadata field is checked before the model is built.
-
-        Raises
-        ------
-        TypeError
-            When the file holds a model that is not a ``cls``.
-        ValueError
-            When the file is not an lgekit model file, or is truncated,
-            corrupted or inconsistent (the message names the file).
-        FileNotFoundError, PermissionError
-            When the file cannot be opened.
-        """
-        return cls._from_arrays(read_checked_npz(path), path)
-
-    @classmethod
-    def _from_arrays(cls, arrays, path):
-        """The model held by the arrays of a model file (read by ``read_checked_npz``); see :meth:`load`."""
-        mf = model_file_from_arrays(arrays, path)
-        name = mf.class_name
-        if name in (cls.__name__, f"{cls.__module__}:{cls.__qualname__}"):
-            target = cls             # named by the caller's own code, not by the file
-        else:
-            target = BaseEmbedding._registry.get(name)
-            if target is None:
-                raise ValueError(f"{path}: unknown model class {name[:200]!r}; model files hold one of lgekit's "
-                                 f"estimators ({', '.join(sorted(BaseEmbedding._registry))})")
-        if not issubclass(target, cls):
-            raise TypeError(f"{path} holds a {target.__name__}, not a {cls.__name__}")
-        accepted = set(target._get_param_names())
-        dropped = sorted(set(mf.params) - accepted)
-        if dropped:
-            logger.warning("%s: ignoring unknown parameters %s", path, dropped)
-        model = target(**{k: v for k, v in mf.params.items() if k in accepted})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # e.g. "no OpenMP": about fitting, not about this file
-            try:
-                model._validate_params()
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{path}: invalid stored parameter: {exc}") from None
-        embedding = mf.embedding
-        if embedding.shape[1] != model.dim:
-            raise ValueError(f"{path}: 'embedding' must have shape (n_nodes >= 1, dim={model.dim}), "
-                             f"got {embedding.shape}")
-        if embedding.dtype != model._dtype:
-            raise ValueError(f"{path}: 'embedding' must have the stored dtype {model._dtype.name}, "
-                             f"got {embedding.dtype}")
-        table, layout = np.ascontiguousarray(embedding), None
-        if mf.context_embedding is not None:
-            # one stacked table again, as the solver trains it (rows: sources / left, then targets / right)
-            table = np.concatenate([embedding, mf.context_embedding])
-            n = embedding.shape[0]
-            layout = TableLayout(mf.graph_kind, n, mf.context_embedding.shape[0], mf.node_ids, mf.context_node_ids,
-                                 0 if mf.graph_kind == "directed" else n)
-        try:
-            target._solver_class.check_state(mf.solver_state)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
-        model._set_table(table, layout)
-        model.node_ids_ = mf.node_ids
-        if layout is not None:
-            model.context_node_ids_ = mf.context_node_ids
-        model.history_ = mf.history
-        model.n_iter_ = mf.n_iter
-        model._kernel_seed = mf.kernel_seed
-        early = mf.early_stopping or {}
-        if early.get("validation_seed") is not None:
-            model._validation_seed = early["validation_seed"]
-        if early.get("validation_scores") is not None:
-            model.validation_scores_ = list(early["validation_scores"])
-            model.best_iteration_ = early.get("best_iteration")
-            model.best_validation_score_ = early.get("best_validation_score")
-        model._id_lookup = None
-        model._loaded_state = dict(mf.solver_state) or None
-        return model
-
-    def to_word2vec(self, path, *, binary=False, context_prefix="context:"):
-        """Write the embedding in word2vec's format (atomically), text or binary.
-
-        Text: a header line ``"<n_vectors> <dim>"``, then one line per vector:
-        its name and the coordinates (``repr`` precision).  Binary (``binary=True``,
-        word2vec's ``-binary 1`` and gensim's ``binary=True``): the same header
-        line, then per vector its name in UTF-8, one space, ``dim`` float32
-        little-endian numbers and a newline; float64 embeddings are rounded to
-        float32, which is all the format holds.  Both are readable by
-        ``gensim.models.KeyedVectors.load_word2vec_format(path, binary=...)``.
-
-        Naming: the rows of ``embedding_`` are named by their node ids (what
-        :meth:`transform` takes), as text.  A model of a directed or bipartite
-        graph writes both tables in the one file: first the ``embedding_`` rows
-        (source / left nodes) named by their ids, then the
-        ``context_embedding_`` rows (target / right nodes) named
-        ``context_prefix + id`` (``"context:12"``: the in-vector of node 12
-        of a directed graph, or the vector of right node 12 of a bipartite
-        one), so the header counts ``n_source + n_target`` vectors and
-        ``kv["12"] @ kv["context:12"]`` is a score of :meth:`score_pairs`.
-
-        Parameters
-        ----------
-        path : str or path-like
-        binary : bool, default False
-        context_prefix : str, default "context:"
-            Prepended to the ids of the context table's rows (two-table
-            models only); non-empty, without whitespace.
-
-        Raises
-        ------
-        ValueError
-            If a name is empty, contains whitespace or is not valid UTF-8
-            text (a lone surrogate), or two vectors would get the same name
-            (ids ``1`` and ``"1"``, ``True`` and ``"True"``; the message
-            names both): the format names vectors by text.  :meth:`save`
-            keeps such ids.
-        """
-        self._check_fitted()
-        two_tables = self._is_two_table()
-        names = word2vec_names(self.node_ids_, self.context_node_ids_ if two_tables else None, context_prefix)
-        # two tables: the stacked rows, embedding_ then context_embedding_
-        return write_word2vec(path, self._training_table(), names, binary=binary)

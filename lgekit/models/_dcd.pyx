@@ -77,6 +77,10 @@ both in the units of the per-vertex SVM (i.e. of L / lam_r).  Without the
 safeguard they cost a dot product per partner; the safeguard needs P(w)
 anyway (and reads each partner row once for P(w) and P(x_u)).
 
+The kernel reads its arguments into three C structs once per epoch (gensim's config struct): the
+``PairCSR`` with its duals, the ``Block`` of one vertex (its slice of the CSR: the SVM's training points),
+and the ``VisitConfig`` every visit reads (the ``VisitRule``, the seed, where the certificates go).
+
 Schedules.  ``order`` lists the vertices of one epoch, cut into blocks by
 ``block_ptr``; blocks run one after the other and the vertices of a block run
 in parallel (OpenMP, dynamic scheduling).  The estimator passes either one
@@ -88,20 +92,32 @@ thread count).  The randomness of vertex u's inner permutation comes from
 stream ``u`` of the epoch's seed, never from the thread that runs it.
 """
 import numpy as np
+from collections import namedtuple
 
-cimport cython
 from cython.parallel cimport prange, threadid
 from libc.math cimport fabs, isfinite
 from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
 
 from lgekit._common cimport floating, dot, axpy, rng_stream, rng_below
+from lgekit.models._dcd_block cimport PairCSR, Block, block_of, build_w, projected_gradient, read_pair_csr
 
-__all__ = ["dcd_epoch", "solve_vertex", "vertex_certificates", "hinge_losses", "dual_counts", "UPHILL_RTOL"]
+__all__ = ["dcd_epoch", "solve_vertex", "UPHILL_RTOL", "VisitRule", "Certificates"]
 
 # the safeguard's slack: w is uphill of x_u when P(w) - P(x_u) > _UPHILL_RTOL * P(x_u) (lgekit.reference's
 # UPHILL_RTOL, the same rule; P >= 0)
 cdef double _UPHILL_RTOL = 1e-9
 UPHILL_RTOL = _UPHILL_RTOL
+
+VisitRule = namedtuple("VisitRule", ["inner_passes", "tol", "shuffle", "monotone_passes"], defaults=(False, -1))
+VisitRule.__doc__ = """How ``dcd_epoch`` solves a vertex's block: at most ``inner_passes`` DCD passes, stopping
+after a pass whose largest |projected gradient| is <= ``tol``; ``shuffle``: a fresh permutation of the
+coordinates before every pass (LIBLINEAR), else Algorithm 1's listing; ``monotone_passes`` >= 0: the
+safeguard with at most that many further passes, -1: off (Algorithm 1 as printed)."""
+
+Certificates = namedtuple("Certificates", ["gap", "viol", "certify"], defaults=(None,))
+Certificates.__doc__ = """Where ``dcd_epoch`` stores the certificates of the vertices it visits: ``gap[u]`` and
+``viol[u]`` (float64, one entry per vertex), for the vertices u with ``certify[u]`` (int8, one per vertex;
+None: every vertex).  The other entries are left as they were."""
 
 
 cdef inline bint _uphill(double p_new, double p_old) noexcept nogil:
@@ -114,34 +130,29 @@ cdef inline bint _uphill(double p_new, double p_old) noexcept nogil:
 # epoch and the stand-alone ``solve_vertex`` run the very same code.
 # ---------------------------------------------------------------------------
 
-cdef inline void _build_w(floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
-                          const int8_t* sign, const double* alpha, Py_ssize_t deg) noexcept nogil:
-    """w <- sum_j alpha_j s_j x_{nbr_j}, skipping alpha_j = 0, in entry order."""
-    cdef Py_ssize_t i, j
-    for i in range(D):
-        w[i] = 0
-    for j in range(deg):
-        if alpha[j] != 0:
-            axpy(<floating>(alpha[j] * sign[j]), X + <Py_ssize_t>nbr[j] * D, w, D)
+cdef struct VisitConfig:
+    # What every visit of an epoch reads besides its vertex (gensim's config struct).
+    int inner_passes            # the VisitRule
+    double tol
+    bint shuffle
+    int monotone_passes
+    uint64_t seed               # vertex u's permutations come from stream u of it
+    bint certify                # store the certificates of the visited vertices (with certify_mask[u], if given)
+    const int8_t* certify_mask  # NULL: every vertex
+    double* gap
+    double* viol
+    int8_t* kept                # the safeguard's verdict per vertex (1: kept its vector)
 
 
-cdef inline double _projected_gradient(double G, double a, double U) noexcept nogil:
-    if a <= 0:
-        return G if G < 0 else 0.0
-    if a >= U:
-        return G if G > 0 else 0.0
-    return G
-
-
-cdef void _first_order(Py_ssize_t* perm, const int8_t* sign, Py_ssize_t deg,
-                       bint shuffle) noexcept nogil:
+cdef void _first_order(Py_ssize_t* perm, const Block* blk, bint shuffle) noexcept nogil:
     """The coordinate order a visit starts from.
 
     ``shuffle`` (LIBLINEAR): the identity, which every pass then re-shuffles in
     place.  Otherwise Algorithm 1's listing of D, kept for every pass: the
     edges N+(u) first, then the negatives N-(u), each in entry order.
     """
-    cdef Py_ssize_t i, j = 0
+    cdef const int8_t* sign = blk.sign
+    cdef Py_ssize_t i, j = 0, deg = blk.deg
     if shuffle:
         for i in range(deg):
             perm[i] = i
@@ -156,20 +167,24 @@ cdef void _first_order(Py_ssize_t* perm, const int8_t* sign, Py_ssize_t deg,
             j += 1
 
 
-cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
-                     const int8_t* sign, const double* upper, double* alpha, const double* sqnorm,
-                     Py_ssize_t deg, int max_passes, double tol, bint shuffle, uint64_t* rng,
-                     Py_ssize_t* perm) noexcept nogil:
-    """At most ``max_passes`` DCD passes over the deg coordinates; returns the passes run.
+cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const double* sqnorm, const Block* blk,
+                     int max_passes, const VisitConfig* cfg, uint64_t* rng, Py_ssize_t* perm) noexcept nogil:
+    """At most ``max_passes`` DCD passes over the block's coordinates; returns the passes run.
 
     ``perm`` holds the coordinate order (from ``_first_order``); with
-    ``shuffle`` it is re-permuted in place before every pass (LIBLINEAR's
+    ``cfg.shuffle`` it is re-permuted in place before every pass (LIBLINEAR's
     forward Fisher-Yates), else every pass follows it as it is.  ``sqnorm`` is
     indexed like X (``sqnorm[nbr_j] = ||x_{nbr_j}||^2``).  Stops after a pass
     whose largest |projected gradient| (measured when each coordinate was
-    visited, as LIBLINEAR does) is <= tol.
+    visited, as LIBLINEAR does) is <= ``cfg.tol``.
     """
-    cdef Py_ssize_t i, j, k, tmp
+    cdef const int32_t* nbr = blk.nbr
+    cdef const int8_t* sign = blk.sign
+    cdef const double* upper = blk.upper
+    cdef double* alpha = blk.alpha
+    cdef Py_ssize_t deg = blk.deg, i, j, k, tmp
+    cdef bint shuffle = cfg.shuffle
+    cdef double tol = cfg.tol
     cdef int p
     cdef double G, PG, Q, a_old, a_new, viol, U
     cdef const floating* xv
@@ -187,7 +202,7 @@ cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t
             G = sign[k] * <double>dot(w, xv, D) - 1.0
             a_old = alpha[k]
             U = upper[k]
-            PG = _projected_gradient(G, a_old, U)
+            PG = projected_gradient(G, a_old, U)
             if fabs(PG) > viol:
                 viol = fabs(PG)
             if fabs(PG) > 1e-12:
@@ -208,21 +223,24 @@ cdef int _dcd_passes(floating* w, const floating* X, Py_ssize_t D, const int32_t
     return max_passes
 
 
-cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, const int32_t* nbr,
-                          const int8_t* sign, const double* upper, const double* alpha,
-                          Py_ssize_t deg, double* dual, double* viol) noexcept nogil:
+cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, const Block* blk, double* dual,
+                          double* viol) noexcept nogil:
     """Returns P(w); stores the dual D(alpha) = sum_j alpha_j - 1/2 ||w||^2 (w = w(alpha)) and the
     largest |projected gradient| at w."""
+    cdef const int32_t* nbr = blk.nbr
+    cdef const int8_t* sign = blk.sign
+    cdef const double* upper = blk.upper
+    cdef const double* alpha = blk.alpha
     cdef Py_ssize_t k
     cdef double m, G, PG, ww, hinge = 0.0, asum = 0.0, v = 0.0
     ww = dot(w, w, D)
-    for k in range(deg):
+    for k in range(blk.deg):
         m = sign[k] * <double>dot(w, X + <Py_ssize_t>nbr[k] * D, D)
         G = m - 1.0
         if G < 0:
             hinge += upper[k] * (-G)
         asum += alpha[k]
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        PG = fabs(projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
     dual[0] = asum - 0.5 * ww
@@ -230,16 +248,19 @@ cdef double _certificates(const floating* w, const floating* X, Py_ssize_t D, co
     return 0.5 * ww + hinge
 
 
-cdef double _both_primals(const floating* w, const floating* x, const floating* X, Py_ssize_t D,
-                          const int32_t* nbr, const int8_t* sign, const double* upper, const double* alpha,
-                          Py_ssize_t deg, double* p_x, double* dual, double* viol) noexcept nogil:
+cdef double _both_primals(const floating* w, const floating* x, const floating* X, Py_ssize_t D, const Block* blk,
+                          double* p_x, double* dual, double* viol) noexcept nogil:
     """``_certificates`` at w (returned, with dual and viol) and the block primal P(x) at x (in p_x), each
     partner row read once for both."""
+    cdef const int32_t* nbr = blk.nbr
+    cdef const int8_t* sign = blk.sign
+    cdef const double* upper = blk.upper
+    cdef const double* alpha = blk.alpha
     cdef Py_ssize_t k
     cdef const floating* xv
     cdef double mw, mx, G, PG, ww, hinge = 0.0, hx = 0.0, asum = 0.0, v = 0.0
     ww = dot(w, w, D)
-    for k in range(deg):
+    for k in range(blk.deg):
         xv = X + <Py_ssize_t>nbr[k] * D
         mw = sign[k] * <double>dot(w, xv, D)
         mx = sign[k] * <double>dot(x, xv, D)
@@ -249,7 +270,7 @@ cdef double _both_primals(const floating* w, const floating* x, const floating* 
         if mx < 1.0:
             hx += upper[k] * (1.0 - mx)
         asum += alpha[k]
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
+        PG = fabs(projected_gradient(G, alpha[k], upper[k]))
         if PG > v:
             v = PG
     dual[0] = asum - 0.5 * ww
@@ -258,56 +279,49 @@ cdef double _both_primals(const floating* w, const floating* x, const floating* 
     return 0.5 * ww + hinge
 
 
-cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X, double* sqnorm,
-                       Py_ssize_t D, const int64_t* indptr, const int32_t* nbr, const int8_t* sign,
-                       const double* upper, double* alpha, int inner_passes, double tol,
-                       bint shuffle, int monotone_passes, uint64_t seed, bint certify,
-                       double* gap, double* viol, int8_t* kept) noexcept nogil:
+cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X, double* sqnorm, Py_ssize_t D,
+                       const PairCSR* csr, const VisitConfig* cfg) noexcept nogil:
     """One block update x_u <- argmin (approximately); returns 0, or 1 if x_u is not finite.
 
-    ``certify``: store the certificates of the vector the visit leaves in ``gap[u]`` and ``viol[u]``.
-    They cost a pass over the partners (a dot product each) unless the safeguard, which needs P(w)
-    anyway, is on.
+    ``cfg.certify``: store the certificates of the vector the visit leaves in ``cfg.gap[u]`` and
+    ``cfg.viol[u]`` (for the vertices of ``cfg.certify_mask``, when given).  They cost a pass over the
+    partners (a dot product each) unless the safeguard, which needs P(w) anyway, is on.
 
-    ``monotone_passes >= 0`` turns the safeguard on: when w(alpha) is uphill
+    ``cfg.monotone_passes >= 0`` turns the safeguard on: when w(alpha) is uphill
     of the stored x_u in the block's primal (``_uphill``), up to that many
     further passes run (while max |PG| > tol); if w is still uphill, x_u keeps
-    its vector (``kept[u] = 1``; the duals keep their progress).  No visit then
+    its vector (``cfg.kept[u] = 1``; the duals keep their progress).  No visit then
     raises L, which is lam_r P(x_u) plus terms free of x_u, beyond round-off.
     """
-    cdef int64_t start = indptr[u]
-    cdef Py_ssize_t deg = indptr[u + 1] - start
+    cdef Block blk = block_of(csr, u)
     cdef Py_ssize_t i
-    cdef uint64_t rng = rng_stream(seed, <uint64_t>u)
+    cdef uint64_t rng = rng_stream(cfg.seed, <uint64_t>u)
     cdef int extra = 0
-    cdef bint monotone = monotone_passes >= 0
+    cdef bint monotone = cfg.monotone_passes >= 0
+    cdef bint certify = cfg.certify and (cfg.certify_mask == NULL or cfg.certify_mask[u] != 0)
     cdef bint keep = False
     cdef double ww, p_new = 0.0, p_old = 0.0, dual = 0.0, v = 0.0
-    cdef const int32_t* nb = nbr + start
-    cdef const int8_t* sg = sign + start
-    cdef const double* up = upper + start
-    cdef double* al = alpha + start
-    _build_w(w, X, D, nb, sg, al, deg)
-    if deg > 0:
-        _first_order(perm, sg, deg, shuffle)
-        _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, inner_passes, tol, shuffle, &rng, perm)
+    build_w(w, X, D, &blk)
+    if blk.deg > 0:
+        _first_order(perm, &blk, cfg.shuffle)
+        _dcd_passes(w, X, D, sqnorm, &blk, cfg.inner_passes, cfg, &rng, perm)
     if monotone:
-        p_new = _both_primals(w, X + u * D, X, D, nb, sg, up, al, deg, &p_old, &dual, &v)
+        p_new = _both_primals(w, X + u * D, X, D, &blk, &p_old, &dual, &v)
     elif certify:
-        p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
+        p_new = _certificates(w, X, D, &blk, &dual, &v)
     if monotone:
-        while _uphill(p_new, p_old) and extra < monotone_passes and v > tol:
+        while _uphill(p_new, p_old) and extra < cfg.monotone_passes and v > cfg.tol:
             # the passes from duals fitted to the neighbours' previous vectors went uphill: go
             # on solving the block (its optimum is no worse than x_u)
-            _dcd_passes(w, X, D, nb, sg, up, al, sqnorm, deg, 1, tol, shuffle, &rng, perm)
-            p_new = _certificates(w, X, D, nb, sg, up, al, deg, &dual, &v)
+            _dcd_passes(w, X, D, sqnorm, &blk, 1, cfg, &rng, perm)
+            p_new = _certificates(w, X, D, &blk, &dual, &v)
             extra += 1
         keep = _uphill(p_new, p_old)
-        kept[u] = keep
+        cfg.kept[u] = keep
     if certify:
         # weak duality holds for any primal point: certify the one stored
-        gap[u] = (p_old if keep else p_new) - dual
-        viol[u] = v
+        cfg.gap[u] = (p_old if keep else p_new) - dual
+        cfg.viol[u] = v
     if keep:
         return 0
     ww = dot(w, w, D)
@@ -321,15 +335,10 @@ cdef inline int _visit(Py_ssize_t u, floating* w, Py_ssize_t* perm, floating* X,
 # Python entry points
 # ---------------------------------------------------------------------------
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
-def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
-              const int32_t[::1] nbr, const int8_t[::1] sign, const double[::1] upper,
-              double[::1] alpha, const int32_t[::1] order, const int64_t[::1] block_ptr,
-              int inner_passes, double tol, uint64_t seed, int n_threads, bint diagnostics,
-              double[::1] gap, double[::1] viol, bint shuffle=False, int monotone_passes=-1,
-              int8_t[::1] kept=None, const int8_t[::1] certify=None):
-    """Run one DCD epoch in place (X, sqnorm, alpha; gap and viol when ``diagnostics``).
+def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, csr, double[::1] alpha, const int32_t[::1] order,
+              const int64_t[::1] block_ptr, rule, uint64_t seed, int n_threads, int8_t[::1] kept=None,
+              certificates=None):
+    """Run one DCD epoch in place (X, sqnorm, alpha; the certificates and ``kept`` when given).
 
     Parameters
     ----------
@@ -337,37 +346,32 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
         The embedding, updated in place.
     sqnorm : (n,) float64
         ``||x_v||^2`` of every row of X on entry; kept up to date.
-    indptr, nbr, sign, upper : pair CSR
-        Vertex u's entries are ``indptr[u]:indptr[u+1]``: partner ``nbr``,
-        label ``sign`` (+1 / -1) and box bound ``upper`` (U = c / lam_r).
-    alpha : float64, aligned with nbr
+    csr : PairCSR
+        The pairs seen from each vertex (``lgekit.models.PairCSR``; its
+        ``indptr``, ``nbr``, ``sign`` and ``upper`` are read): vertex u's
+        entries are ``indptr[u]:indptr[u+1]``, each a partner, a label
+        (+1 / -1) and a box bound (U = c / lam_r).
+    alpha : float64, aligned with ``csr.nbr``
         Dual variables, in [0, upper]; updated in place (warm start).
     order, block_ptr
         The vertices of this epoch in visiting order, cut into blocks that
         run one after the other; vertices of one block run in parallel.
-    inner_passes : int
-        Maximal number of DCD passes per vertex visit.
-    tol : float
-        A visit stops early after a pass whose max |projected gradient| <= tol.
+    rule : VisitRule
+        How a visit solves its block: ``inner_passes``, ``tol``, ``shuffle``
+        (a fresh permutation of u's entries before every pass, LIBLINEAR;
+        False: Algorithm 1's listing, the +1 entries then the -1 entries) and
+        ``monotone_passes`` (>= 0: the safeguard, with at most that many
+        further passes per visit; -1: off, Algorithm 1 as printed).
     seed : uint64
         Vertex u draws its permutations from stream u of this seed.
     n_threads : int
-    diagnostics : bool
-        Compute the certificates ``gap[u]`` and ``viol[u]`` of the visited u
-        (of those with ``certify[u]``, when given); other entries of ``gap``
-        and ``viol`` are left as they were.  Without the safeguard they cost
-        a dot product per pair at each certified visit; with it, none.
-    shuffle : bool, default False
-        A fresh permutation of u's entries before every pass (LIBLINEAR);
-        False: Algorithm 1's listing, the +1 entries then the -1 entries.
-    monotone_passes : int, default -1
-        >= 0: the safeguard, with at most that many further passes per
-        visit; -1: off (Algorithm 1 as printed).
     kept : (n,) int8, needed with the safeguard
         ``kept[u]`` is set to 1 when u kept its vector, 0 when it took w.
-    certify : (n,) int8, optional
-        With ``diagnostics``: certify only the vertices u with ``certify[u]``
-        (the sampled record's vertices); default all.
+    certificates : Certificates, optional
+        Compute the certificates ``gap[u]`` and ``viol[u]`` of the visited u
+        (of those with ``certify[u]``, when given); other entries are left as
+        they were.  Without the safeguard they cost a dot product per pair at
+        each certified visit; with it, none.  None: no certificates.
 
     Returns
     -------
@@ -378,60 +382,69 @@ def dcd_epoch(floating[:, ::1] X, double[::1] sqnorm, const int64_t[::1] indptr,
     cdef Py_ssize_t n = X.shape[0], D = X.shape[1]
     cdef Py_ssize_t n_blocks = block_ptr.shape[0] - 1
     cdef Py_ssize_t max_deg = 0, b, t, i, u, lo, hi
-    cdef int64_t[::1] bad = np.full(1, -1, dtype=np.int64)
+    cdef int64_t bad = -1
+    cdef int64_t* bad_vertex = &bad
     cdef int nt = max(1, n_threads)
-    if sqnorm.shape[0] != n or indptr.shape[0] != n + 1 or alpha.shape[0] != nbr.shape[0]:
-        raise ValueError("dcd_epoch: inconsistent array shapes")
-    if sign.shape[0] != nbr.shape[0] or upper.shape[0] != nbr.shape[0]:
-        raise ValueError("dcd_epoch: inconsistent pair-CSR arrays")
-    if diagnostics and (gap.shape[0] != n or viol.shape[0] != n):
-        raise ValueError("dcd_epoch: gap and viol must have one entry per vertex")
-    if certify is not None and certify.shape[0] != n:
-        raise ValueError("dcd_epoch: certify must have one entry per vertex")
+    cdef PairCSR pairs
+    cdef VisitConfig cfg
+    cdef double[::1] gap, viol
+    cdef const int8_t[::1] certify
+    cdef int8_t dummy_kept[1]
+    if sqnorm.shape[0] != n:
+        raise ValueError(f"dcd_epoch: sqnorm needs one entry per vertex ({n}), got {sqnorm.shape[0]}")
+    read_pair_csr(csr, alpha, n, &pairs)
     if n_blocks < 0 or block_ptr[n_blocks] > order.shape[0]:
         raise ValueError("dcd_epoch: block_ptr does not fit order")
+    cfg.inner_passes = rule.inner_passes
+    cfg.tol = rule.tol
+    cfg.shuffle = rule.shuffle
+    cfg.monotone_passes = rule.monotone_passes
+    cfg.seed = seed
+    cfg.certify = certificates is not None
+    cfg.certify_mask = NULL
+    cfg.gap = cfg.viol = NULL
+    if cfg.certify:
+        gap, viol = certificates.gap, certificates.viol
+        if gap.shape[0] != n or viol.shape[0] != n:
+            raise ValueError("dcd_epoch: certificates.gap and .viol must have one entry per vertex")
+        if certificates.certify is not None:
+            certify = certificates.certify
+            if certify.shape[0] != n:
+                raise ValueError("dcd_epoch: certificates.certify must have one entry per vertex")
+            cfg.certify_mask = &certify[0] if n > 0 else NULL
+        cfg.gap = &gap[0] if n > 0 else NULL
+        cfg.viol = &viol[0] if n > 0 else NULL
+    if cfg.monotone_passes >= 0 and (kept is None or kept.shape[0] != n):
+        raise ValueError("dcd_epoch: the safeguard (monotone_passes >= 0) needs kept, one entry per vertex")
+    cfg.kept = &kept[0] if cfg.monotone_passes >= 0 and n > 0 else dummy_kept
+    if n == 0 or D == 0:
+        return -1
     for u in range(n):
-        if indptr[u + 1] - indptr[u] > max_deg:
-            max_deg = indptr[u + 1] - indptr[u]
+        if pairs.indptr[u + 1] - pairs.indptr[u] > max_deg:
+            max_deg = pairs.indptr[u + 1] - pairs.indptr[u]
     dtype = np.float32 if floating is float else np.float64
     # one row a thread, each wider than needed by a cache line: a thread's w (written at every
     # coordinate step) and its coordinate order never share a line with another thread's
-    cdef floating[:, ::1] W = np.empty((nt, max(D, 1) + 64 // sizeof(floating)), dtype=dtype)
-    cdef Py_ssize_t[:, ::1] P = np.empty((nt, max(max_deg, 1) + 64 // sizeof(Py_ssize_t)), dtype=np.intp)
-    cdef double dummy_gap[1]
-    cdef double* gp = &gap[0] if diagnostics else dummy_gap
-    cdef double* vp = &viol[0] if diagnostics else dummy_gap
-    cdef int8_t dummy_kept[1]
-    cdef bint monotone = monotone_passes >= 0
-    if monotone and (kept is None or kept.shape[0] != n):
-        raise ValueError("dcd_epoch: the safeguard (monotone_passes >= 0) needs kept, one entry per vertex")
-    cdef int8_t* kp = &kept[0] if monotone and n > 0 else dummy_kept
-    cdef floating* Xp = &X[0, 0] if n > 0 and D > 0 else NULL
-    cdef const int8_t* cp = &certify[0] if certify is not None and n > 0 else NULL
-    if n == 0 or D == 0:
-        return -1
+    cdef floating[:, ::1] w_rows = np.empty((nt, max(D, 1) + 64 // sizeof(floating)), dtype=dtype)
+    cdef Py_ssize_t[:, ::1] perm_rows = np.empty((nt, max(max_deg, 1) + 64 // sizeof(Py_ssize_t)), dtype=np.intp)
+    cdef floating* rows = &X[0, 0]
     with nogil:
         for b in range(n_blocks):
             if nt == 1 or block_ptr[b + 1] - block_ptr[b] == 1:
                 for i in range(block_ptr[b], block_ptr[b + 1]):
                     u = order[i]
-                    if _visit(u, &W[0, 0], &P[0, 0], Xp, &sqnorm[0], D, &indptr[0], &nbr[0],
-                              &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
-                              monotone_passes, seed, diagnostics and (cp == NULL or cp[u] != 0), gp, vp, kp):
-                        bad[0] = u
+                    if _visit(u, &w_rows[0, 0], &perm_rows[0, 0], rows, &sqnorm[0], D, &pairs, &cfg):
+                        bad_vertex[0] = u
             else:
                 lo = block_ptr[b]
                 hi = block_ptr[b + 1]
                 for i in prange(lo, hi, num_threads=nt, schedule="dynamic", chunksize=4):
                     t = threadid()
-                    if _visit(order[i], &W[t, 0], &P[t, 0], Xp, &sqnorm[0], D, &indptr[0],
-                              &nbr[0], &sign[0], &upper[0], &alpha[0], inner_passes, tol, shuffle,
-                              monotone_passes, seed, diagnostics and (cp == NULL or cp[order[i]] != 0),
-                              gp, vp, kp):
-                        bad[0] = order[i]
-            if bad[0] >= 0:
+                    if _visit(order[i], &w_rows[t, 0], &perm_rows[t, 0], rows, &sqnorm[0], D, &pairs, &cfg):
+                        bad_vertex[0] = order[i]
+            if bad_vertex[0] >= 0:
                 break
-    return int(bad[0])
+    return int(bad)
 
 
 def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const double[::1] upper,
@@ -456,135 +469,24 @@ def solve_vertex(floating[:, ::1] neighbours, const int8_t[::1] sign, const doub
     cdef int passes = 0
     cdef double gap = 0.0, viol = 0.0, dual = 0.0
     cdef const floating* Xp = &neighbours[0, 0] if deg > 0 and D > 0 else NULL
+    cdef Block blk
+    cdef VisitConfig cfg
     if D == 0:
         return np.zeros(0, dtype=dtype), 0, 0.0, 0.0
     for i in range(deg):
         sq[i] = dot(Xp + i * D, Xp + i * D, D)
+    blk.nbr = &idx[0]                   # the block's partners are the rows of neighbours, in order
+    blk.sign = &sign[0] if deg else NULL
+    blk.upper = &upper[0] if deg else NULL
+    blk.alpha = &alpha[0] if deg else NULL
+    blk.deg = deg
+    cfg.tol = tol
+    cfg.shuffle = shuffle
     with nogil:
-        _build_w(&w[0], Xp, D, &idx[0], &sign[0] if deg else NULL, &alpha[0] if deg else NULL, deg)
+        build_w(&w[0], Xp, D, &blk)
         if deg > 0:
-            _first_order(&perm[0], &sign[0], deg, shuffle)
-            passes = _dcd_passes(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], &sq[0],
-                                 deg, max_passes, tol, shuffle, &rng, &perm[0])
-            gap = _certificates(&w[0], Xp, D, &idx[0], &sign[0], &upper[0], &alpha[0], deg, &dual, &viol)
+            _first_order(&perm[0], &blk, shuffle)
+            passes = _dcd_passes(&w[0], Xp, D, &sq[0], &blk, max_passes, &cfg, &rng, &perm[0])
+            gap = _certificates(&w[0], Xp, D, &blk, &dual, &viol)
             gap -= dual
     return np.asarray(w)[:D].copy(), passes, gap, viol
-
-
-cdef void _stored_certificates(floating* w, const floating* X, Py_ssize_t D, Py_ssize_t u,
-                               const int32_t* nbr, const int8_t* sign, const double* upper,
-                               const double* alpha, Py_ssize_t deg, double* gap,
-                               double* viol) noexcept nogil:
-    """P(x_u) - D(alpha) with the stored x_u, and max |PG| of the dual at alpha."""
-    cdef Py_ssize_t k
-    cdef const floating* xu = X + u * D
-    cdef const floating* xv
-    cdef double hx = 0.0, asum = 0.0, v = 0.0, mx, G, PG
-    _build_w(w, X, D, nbr, sign, alpha, deg)
-    for k in range(deg):
-        xv = X + <Py_ssize_t>nbr[k] * D
-        mx = sign[k] * <double>dot(xu, xv, D)
-        if mx < 1.0:
-            hx += upper[k] * (1.0 - mx)
-        asum += alpha[k]
-        G = sign[k] * <double>dot(w, xv, D) - 1.0
-        PG = fabs(_projected_gradient(G, alpha[k], upper[k]))
-        if PG > v:
-            v = PG
-    gap[0] = 0.5 * <double>dot(xu, xu, D) + hx - asum + 0.5 * <double>dot(w, w, D)
-    viol[0] = v
-
-
-def vertex_certificates(floating[:, ::1] X, const int64_t[::1] indptr, const int32_t[::1] nbr,
-                        const int8_t[::1] sign, const double[::1] upper, const double[::1] alpha,
-                        int n_threads):
-    """Certificates of every vertex's sub-problem at the CURRENT embedding.
-
-    For each u, with the partners' current vectors: the duality gap
-    ``P(x_u) - D(alpha_u)`` between the stored vector x_u and the stored
-    duals (>= 0; 0 iff x_u solves its block and alpha_u its dual, i.e. u is
-    at a block-coordinate fixed point), and the largest |projected gradient|
-    of the dual at alpha_u.  Units: the per-vertex SVM's (L / lam_r).
-    Returns (gap, viol), float64 arrays of length n.
-    """
-    cdef Py_ssize_t n = X.shape[0], D = X.shape[1], u, t
-    cdef int nt = max(1, n_threads)
-    gap_arr = np.zeros(n, dtype=np.float64)
-    viol_arr = np.zeros(n, dtype=np.float64)
-    cdef double[::1] g = gap_arr, v = viol_arr
-    if n == 0 or D == 0:
-        return gap_arr, viol_arr
-    if indptr.shape[0] != n + 1 or alpha.shape[0] != nbr.shape[0] or upper.shape[0] != nbr.shape[0] \
-            or sign.shape[0] != nbr.shape[0]:
-        raise ValueError("vertex_certificates: inconsistent array shapes")
-    dtype = np.float32 if floating is float else np.float64
-    cdef floating[:, ::1] W = np.empty((nt, D + 64 // sizeof(floating)), dtype=dtype)   # rows a cache line apart
-    cdef const floating* Xp = &X[0, 0]
-    with nogil:
-        for u in prange(n, num_threads=nt, schedule="dynamic", chunksize=16):
-            t = threadid()
-            _stored_certificates(&W[t, 0], Xp, D, u, &nbr[0] + indptr[u], &sign[0] + indptr[u],
-                                 &upper[0] + indptr[u], &alpha[0] + indptr[u],
-                                 indptr[u + 1] - indptr[u], &g[u], &v[u])
-    return gap_arr, viol_arr
-
-
-cdef enum:
-    _CHUNK = 4096
-
-
-def hinge_losses(floating[:, ::1] X, const int64_t[:, ::1] pairs, const double[::1] coef,
-                 int n_threads):
-    """sum_i coef_i * max(0, 1 - x_{p_i0} . x_{p_i1}), with ``coef`` signed.
-
-    Positive ``coef`` means an edge (loss h(x_u.x_v)), negative a negative
-    pair (loss |coef| h(-x_u.x_v)).  Returns (positive part, negative part).
-    Sums are taken over fixed chunks and then in chunk order, so the result
-    does not depend on the number of threads.
-    """
-    cdef Py_ssize_t m = pairs.shape[0], D = X.shape[1]
-    cdef Py_ssize_t n_chunks = (m + _CHUNK - 1) // _CHUNK, c, i, lo, hi
-    pos_arr = np.zeros(max(n_chunks, 1), dtype=np.float64)
-    neg_arr = np.zeros(max(n_chunks, 1), dtype=np.float64)
-    cdef double[::1] pos = pos_arr, neg = neg_arr
-    cdef double z, a, sp, sn
-    if coef.shape[0] != m:
-        raise ValueError("hinge_losses: coef needs one entry per pair")
-    if m == 0 or D == 0:
-        return 0.0, 0.0
-    cdef const floating* Xp = &X[0, 0]
-    with nogil:
-        for c in prange(n_chunks, num_threads=max(1, n_threads), schedule="static"):
-            lo = c * _CHUNK
-            hi = min(lo + _CHUNK, m)
-            sp = 0.0
-            sn = 0.0
-            for i in range(lo, hi):
-                z = dot(Xp + pairs[i, 0] * D, Xp + pairs[i, 1] * D, D)
-                a = coef[i]
-                if a > 0:
-                    if z < 1.0:
-                        sp = sp + a * (1.0 - z)
-                else:
-                    if z > -1.0:
-                        sn = sn - a * (1.0 + z)
-            pos[c] = sp
-            neg[c] = sn
-    return float(pos_arr.sum()), float(neg_arr.sum())
-
-
-def dual_counts(const double[::1] alpha, const double[::1] upper, int n_threads):
-    """``(n_zero, n_bound)``: the duals at 0 and those at a positive upper bound, counted on ``n_threads``
-    (integer sums: the same for any thread count).  An epoch record's counts without two serial NumPy
-    passes and their temporaries over every entry."""
-    cdef Py_ssize_t i, m = alpha.shape[0]
-    cdef int64_t n_zero = 0, n_bound = 0
-    if upper.shape[0] != m:
-        raise ValueError("dual_counts: upper needs one entry per dual")
-    with nogil:
-        for i in prange(m, num_threads=max(1, n_threads), schedule="static"):
-            if alpha[i] == 0:
-                n_zero += 1
-            elif alpha[i] == upper[i] and upper[i] > 0:
-                n_bound += 1
-    return int(n_zero), int(n_bound)

@@ -21,6 +21,7 @@ from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean
 from ._training_data import TrainingData
 
 _dcd = load_kernel("lgekit.models._dcd")  # the AVX2+FMA build when the CPU has it
+_dcd_diagnostics = load_kernel("lgekit.models._dcd_diagnostics")
 _scoring = load_kernel("lgekit._scoring")
 
 __all__ = ["DCDSolver", "PairCSR", "pair_csr", "solve_vertex_svm"]
@@ -445,7 +446,7 @@ class DCDSolver(Solver):
         return stream_seed(stream_seed(self.seed, 2 * epoch + 1), 1)
 
     def epoch_order(self, epoch):
-        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
+        """The :class:`~lgekit.models._solver.EpochOrder` of epoch ``epoch``: the vertices in a uniformly random
         order; with ``schedule="deterministic"``, grouped by colour class (one block, and one round,
         per class, the classes in a random order; within a class the random order is kept)."""
         n = self.n_nodes
@@ -481,13 +482,13 @@ class DCDSolver(Solver):
         if certified is not None and len(certified) < n:
             certify = np.zeros(n, np.int8)
             certify[certified] = 1
-        gap, viol = (np.zeros(n), np.zeros(n)) if certified is not None else (np.zeros(0), np.zeros(0))
+        gap, viol = (np.zeros(n), np.zeros(n)) if certified is not None else (None, None)
         kept = np.zeros(n, np.int8)
-        bad = _dcd.dcd_epoch(X, sqnorm, csr.indptr, csr.nbr, csr.sign, csr.upper, self._alpha,
-                             np.ascontiguousarray(order.order, dtype=np.int32), order.block_ptr,
-                             self.inner_passes, self.tol, self.coordinate_seed(epoch), self.n_threads,
-                             certified is not None, gap, viol, self._inner_order == "random",
-                             MONOTONE_PASSES if self.monotone else -1, kept, certify)
+        rule = _dcd.VisitRule(self.inner_passes, self.tol, self._inner_order == "random",
+                              MONOTONE_PASSES if self.monotone else -1)
+        bad = _dcd.dcd_epoch(X, sqnorm, csr, self._alpha, np.ascontiguousarray(order.order, dtype=np.int32),
+                             order.block_ptr, rule, self.coordinate_seed(epoch), self.n_threads, kept,
+                             None if certified is None else _dcd.Certificates(gap, viol, certify))
         self._kept = int(kept.sum())
         self._certificates = None if certified is None else (certified, gap[certified], viol[certified])
         if bad >= 0:
@@ -517,7 +518,7 @@ class DCDSolver(Solver):
         """``n_alpha_zero``, ``n_alpha_free``, ``n_alpha_bound``: duals at 0, strictly inside the box, at
         its upper bound (the last two are the support vectors)."""
         alpha, upper = self._alpha, self._csr.upper
-        n_zero, n_bound = _dcd.dual_counts(alpha, upper, self.n_threads)
+        n_zero, n_bound = _dcd_diagnostics.dual_counts(alpha, upper, self.n_threads)
         return {"n_alpha_zero": n_zero, "n_alpha_free": int(len(alpha) - n_zero - n_bound), "n_alpha_bound": n_bound}
 
     def certified_vertices(self, epoch):
@@ -557,7 +558,7 @@ class DCDSolver(Solver):
         :meth:`certificates`."""
         X = self.embedding
         sqnorm = _scoring.row_sqnorms(X, self.n_threads)
-        loss_pos, loss_neg = _dcd.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
+        loss_pos, loss_neg = _dcd_diagnostics.hinge_losses(X, self._obj_pairs, self._obj_coef, self.n_threads)
         if np.ndim(self._row_lam_r):
             reg = 0.5 * float(np.dot(self._row_lam_r, sqnorm))          # each table its own lambda_r
         else:

@@ -29,11 +29,8 @@ import math
 
 import numpy as np
 
-__all__ = ["DIAGNOSTICS", "diagnostics_mode", "sample_indices", "sample_rng", "total_estimate",
+__all__ = ["diagnostics_mode", "sample_indices", "sample_rng", "total_estimate",
            "mean_estimate", "PAIR_SAMPLE", "DCD_PAIR_SAMPLE", "VERTEX_FRACTION", "MIN_VERTICES"]
-
-#: what the estimators' ``diagnostics`` parameter takes besides a bool (True is "sampled")
-DIAGNOSTICS = ("sampled", "exact")
 
 PAIR_SAMPLE = 8192
 DCD_PAIR_SAMPLE = 65536
@@ -45,10 +42,12 @@ _STREAM = 0x6469_6167
 
 
 def diagnostics_mode(diagnostics):
-    """``"sampled"``, ``"exact"`` or None (no diagnostics) for the estimators' ``diagnostics`` value."""
+    """``"sampled"``, ``"exact"`` or None (no diagnostics) for the estimators' ``diagnostics`` value.
+
+    The value is one the parameter table (``lgekit._parameters``: ``"sampled"``, ``"exact"`` or a bool) has
+    accepted; a bad one is refused there, by ``fit``, naming the parameter and what it accepts.
+    """
     if isinstance(diagnostics, str):
-        if diagnostics not in DIAGNOSTICS:
-            raise ValueError(f"diagnostics must be one of {DIAGNOSTICS} or a bool, got {diagnostics!r}")
         return diagnostics
     return "sampled" if diagnostics else None
 

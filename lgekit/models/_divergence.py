@@ -8,7 +8,21 @@ import math
 
 import numpy as np
 
-__all__ = ["DivergenceError", "divergence_reason"]
+__all__ = ["DivergenceError", "divergence_reason", "MAX_MEAN_NORM", "OBJECTIVE_FACTOR", "NORM_GROWTH",
+           "NORM_GROWTH_ALONE", "GROWTH_EPOCHS"]
+
+# The default thresholds of the checks, written once: the estimators' ``divergence_*`` class attributes take
+# them, and the user guide prints them from there ("When a fit diverges").
+#: a mean row norm above this is divergence (``divergence_max_mean_norm``)
+MAX_MEAN_NORM = 1e8
+#: an objective above this many times its reference is divergence (``divergence_objective_factor``)
+OBJECTIVE_FACTOR = 10.0
+#: a mean norm growing at least this much per epoch while the objective rises (``divergence_norm_growth``)
+NORM_GROWTH = 1.5
+#: ... or this much per epoch, without objectives in the records (``divergence_norm_growth_alone``)
+NORM_GROWTH_ALONE = 2.0
+#: for this many epochs in a row (``divergence_growth_epochs``)
+GROWTH_EPOCHS = 3
 
 
 class DivergenceError(FloatingPointError):
@@ -24,7 +38,8 @@ class DivergenceError(FloatingPointError):
         ``history_`` too, so a parameter sweep can mark the run as diverged
         instead of crashing.
     reason : str or None
-        Which check fired (see :class:`BaseEmbedding`, "Divergence").
+        Which check fired (the :ref:`User Guide <guide-estimators-divergence>`
+        says what each means).
     parameter : str or None
         The parameter the advice names (``"lr"``, ``"lam_r"``,
         ``"init_scale"``), when the cause is clear.
@@ -48,8 +63,8 @@ def divergence_reason(record, history, *, max_mean_norm, objective_factor, refer
     ``objective_factor`` times ``reference``; a mean norm that grew by at
     least ``norm_growth`` in each of the last ``growth_epochs`` epochs while
     the objective rose in each, or, without objectives in the records, by
-    ``norm_growth_alone``.  See :class:`~lgekit.models.BaseEmbedding`,
-    "Divergence".
+    ``norm_growth_alone``.  See "When a fit diverges" in the
+    :ref:`User Guide <guide-estimators-divergence>`.
     """
     keys = ("objective", "loss_pos", "loss_neg", "reg", "mean_norm")
     bad = [k for k in keys if record.get(k) is not None and not np.isfinite(record[k])]

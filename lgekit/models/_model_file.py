@@ -58,7 +58,7 @@ from .._version import __version__
 from ..ids import check_no_nan_ids, object_array
 from ._training_data import TWO_TABLE_KINDS
 
-__all__ = ["FORMAT_VERSION", "MALFORMED_FILE_ERRORS", "ModelFile", "WORD2VEC_READ_BYTES_PER_BYTE", "WRITE_PEAK_BYTES",
+__all__ = ["CONTEXT_PREFIX", "FORMAT_VERSION", "MALFORMED_FILE_ERRORS", "ModelFile", "WORD2VEC_READ_BYTES_PER_BYTE", "WRITE_PEAK_BYTES",
            "model_file_from_arrays", "read_checked_npz", "read_model_file", "read_npy_header", "read_word2vec",
            "word2vec_names", "write_model_file", "write_word2vec"]
 
@@ -78,6 +78,10 @@ MALFORMED_FILE_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, Valu
                          ArithmeticError, struct.error, RuntimeError, SyntaxError, tokenize.TokenError, MemoryError)
 
 _MAX_MEMBERS = 64
+
+#: what a two-table model's word2vec file prefixes to the ids of its context rows (``"context:12"``: node 12's
+#: in-vector), by default; ``lgekit evaluate`` splits such a file on it
+CONTEXT_PREFIX = "context:"
 
 #: the most memory writing a model file or a word2vec file takes beyond the model itself: numpy.savez writes
 #: each array through a 16 MiB buffer (and its bytes), the word2vec writer one block of rows as text
@@ -466,7 +470,7 @@ _EARLY_STOPPING_FIELDS = {
 
 
 # ---------------------------------------------------------------------- word2vec
-def word2vec_names(node_ids, context_node_ids=None, context_prefix="context:"):
+def word2vec_names(node_ids, context_node_ids=None, context_prefix=CONTEXT_PREFIX):
     """The names of a model's vectors in a word2vec file: the ids as text, then ``context_prefix + id``.
 
     Raises

@@ -1,18 +1,19 @@
 # cython: language_level=3
-"""Contract of the visiting orders (see _schedules.pyx): the pair record, the in-cache shuffle,
+"""Contract of the visiting orders (see _schedules.pyx): the in-cache shuffle,
 and the schedules the SGD and DCD kernels run their updates in.  An order is a sequence of int32
 record indices: the records stay where they are, and a kernel reads them through the order."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
-from lgekit._common cimport rng_below, rng_below2
+from lgekit._common cimport EpochStatus, rng_below, rng_below2
+from lgekit.models._incidence cimport Incidence, PairRec
 
 
-cdef packed struct PairRec:
-    # One training pair as the solver stores it (8 bytes).  Its coefficient is not stored: it is a
-    # function of the record's index p (``lam_pos * weight[p]`` for the positives, p < n_pos, and
-    # ``-lam_neg`` for the negatives), which the edge-order kernel evaluates as it reads the pair.
-    int32_t u
-    int32_t v
+cdef enum Schedule:
+    # How an epoch's updates are spread over the threads (the solvers' ``schedule``; ``SCHEDULES`` of
+    # _schedules.pyx names them in this order, and ``schedule_code`` reads a name).
+    SCHEDULE_HOGWILD = 0        # a uniform order; threads update shared rows without locks (Recht et al. 2011)
+    SCHEDULE_DETERMINISTIC = 1  # rounds of independent work with a barrier after each: the same bits on any threads
+    SCHEDULE_BLOCKS = 2         # the deterministic order's blocks without its barriers (the SGD edge order)
 
 
 cdef enum:
@@ -60,11 +61,11 @@ cdef inline void fisher_yates(int32_t* a, Py_ssize_t n, uint64_t state) noexcept
 
 
 
+cdef int schedule_code(object name, str argument) except -1
 cdef void shuffle_indices(int32_t* dst, Py_ssize_t P, int64_t* off, uint64_t seed, int n_threads,
                           bint scatter_only=*) noexcept nogil
 cdef Py_ssize_t group_count(Py_ssize_t n, Py_ssize_t P, Py_ssize_t D) noexcept nogil
-cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
-                     uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil
-cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
-                              const int64_t* nptr, const int32_t* nnbr, int32_t* lv, int64_t* bptr,
-                              int32_t* items) noexcept nogil
+cdef EpochStatus edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                             uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil
+cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const Incidence* lists, int32_t* level,
+                              int64_t* level_ptr, int32_t* items) noexcept nogil

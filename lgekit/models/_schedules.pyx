@@ -19,23 +19,30 @@ thread reproduces a run bit for bit and the deterministic schedules do so on any
 * **Colouring** (``greedy_coloring``): a proper colouring of the pair graph, whose colour classes
   the DCD solver can run in parallel.
 
-It also lays out the data the orders run over: the 8-byte pair records (``fill_pair_records``) and
-the symmetric incidence lists (``record_incidence``, ``build_incidence``; ``owned_incidence``, the
-rows of some vertices alone).  Every order is a sequence
-of int32 record indices (4 bytes a pair): the records are never copied into visiting order.
+The data the orders run over, the 8-byte pair records and the incidence lists, are laid out by
+``_incidence.pyx``.  Every order is a sequence of int32 record indices (4 bytes a pair): the records
+are never copied into visiting order.
 """
 import numpy as np
 
 from cython.parallel cimport prange
 from libc.math cimport sqrt
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 
-from lgekit._common cimport rng_next, rng_stream, rng_below, rng_below2
+from lgekit._common cimport EPOCH_OK, EPOCH_OUT_OF_MEMORY, rng_next, rng_stream, rng_below, rng_below2
 from lgekit._intrinsics cimport LGK_PREFETCH, LGK_PREFETCHW
+from lgekit.models._incidence import PAIR_RECORD_DTYPE
+
+#: the schedules by name, in the order of the ``Schedule`` enum of _schedules.pxd (a name's index is its value)
+SCHEDULES = ("hogwild", "deterministic", "blocks")
 
 
-PAIR_RECORD_DTYPE = np.dtype([("u", np.int32), ("v", np.int32)])
+cdef int schedule_code(object name, str argument) except -1:
+    """The ``Schedule`` named ``name`` (one of :data:`SCHEDULES`); ValueError naming ``argument`` otherwise."""
+    if name not in SCHEDULES:
+        raise ValueError(f"{argument}: schedule must be one of {SCHEDULES}, got {name!r}")
+    return SCHEDULES.index(name)
 
 
 def shuffle_workspace_size(Py_ssize_t P):
@@ -238,274 +245,12 @@ def permutation(Py_ssize_t n, uint64_t seed, Py_ssize_t epoch, int n_threads=1):
     return dst
 
 
-ctypedef fused pair_index_t:
-    int32_t
-    int64_t
-
-
 def stream_seed(uint64_t seed, uint64_t k):
     """``rng_stream(seed, k)`` of ``_common.pxd``: the initial state of the k-th stream of ``seed``.
 
     The solvers name their random streams with it (e.g. ``stream_seed(seed, 2 t + 1)`` for the
     second stream of epoch t), so that Python and the kernels draw from the same SplitMix64 streams."""
     return rng_stream(seed, k)
-
-
-def fill_pair_records(PairRec[::1] out, Py_ssize_t start, const pair_index_t[:, ::1] pairs, double scale,
-                      const double[::1] weights=None, bint negative=False):
-    """out[start + i] <- pairs[i] (int32 or int64 pairs, without an int32 copy); returns the pairs'
-    coefficients c_i = scale * weights[i] (float64, the bits NumPy's ``scale * weights`` gives), or None
-    without ``weights`` (every c_i is then ``scale``).  ``negative``: the pairs are negatives (their
-    coefficient enters the loss with the opposite sign).
-
-    A record holds the pair only (8 bytes): the kernels take a pair's coefficient from its position,
-    ``lam_pos`` or the returned array for the positives (positions < n_pos), ``-lam_neg`` for the
-    negatives, so a caller that writes positives with a ``scale`` (and no weights) states that their
-    coefficient is that scale.  The caller has checked the indices (0 <= index < 2**31)."""
-    cdef Py_ssize_t i, k = pairs.shape[0]
-    cdef bint weighted = weights is not None
-    if start < 0 or start + k > out.shape[0]:
-        raise ValueError(f"fill_pair_records: {k} pairs from position {start} do not fit {out.shape[0]} records")
-    if weighted and weights.shape[0] != k:
-        raise ValueError(f"fill_pair_records: {weights.shape[0]} weights for {k} pairs")
-    with nogil:
-        for i in range(k):
-            out[start + i].u = <int32_t>pairs[i, 0]
-            out[start + i].v = <int32_t>pairs[i, 1]
-    if not weighted:
-        return None
-    coef = np.empty(k)
-    cdef double[::1] c = coef
-    with nogil:
-        for i in range(k):
-            c[i] = scale * weights[i]
-    return -coef if negative else coef
-
-
-cdef enum:
-    _SCATTER_AHEAD = 16         # pairs between prefetching a vertex's counter and using it
-    _SCATTER_MIN_PAIRS = 65536  # fewer pairs than this per thread: fewer threads
-
-
-cdef inline Py_ssize_t _scatter_threads(Py_ssize_t k, int n_threads) noexcept nogil:
-    cdef Py_ssize_t T = n_threads if n_threads > 1 else 1
-    if T > 1 and k // T < _SCATTER_MIN_PAIRS:
-        T = max(1, k // _SCATTER_MIN_PAIRS)
-    return T
-
-
-cdef inline void _count_ends(const PairRec* records, Py_ssize_t lo, Py_ssize_t hi, int64_t* row) noexcept nogil:
-    """row[x] += 1 for each end x of records[lo:hi], the counters prefetched a few records ahead so that
-    the random increments overlap instead of waiting on memory one at a time."""
-    cdef Py_ssize_t p
-    for p in range(lo, hi):
-        if p + _SCATTER_AHEAD < hi:
-            LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].u)
-            LGK_PREFETCHW(row + records[p + _SCATTER_AHEAD].v)
-        row[records[p].u] += 1
-        row[records[p].v] += 1
-
-
-def pair_counts(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] counts,
-                int n_threads=1):
-    """counts[x] += the number of records in records[start:stop] with x as an end (a self-pair counts
-    twice, as ``np.bincount(pairs.ravel())`` counts it).  Threads count contiguous slices into rows of
-    their own and the rows are summed: the result does not depend on ``n_threads``."""
-    cdef Py_ssize_t n = counts.shape[0], k = stop - start, T, t, p, lo, hi, x
-    cdef int64_t* rows
-    cdef int64_t* row
-    if start < 0 or stop > records.shape[0] or k < 0:
-        raise ValueError(f"pair_counts: the range [{start}, {stop}) is not within {records.shape[0]} records")
-    if k == 0:
-        return
-    T = _scatter_threads(k, n_threads)
-    rows = <int64_t*>malloc(T * n * sizeof(int64_t)) if T > 1 else &counts[0]
-    if rows == NULL:
-        raise MemoryError()
-    with nogil:
-        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
-            row = rows + t * n
-            if T > 1:
-                for x in range(n):
-                    row[x] = 0
-            lo = start + (k * t) // T
-            hi = start + (k * (t + 1)) // T
-            _count_ends(&records[0], lo, hi, row)
-        if T > 1:
-            for x in prange(n, num_threads=T, schedule="static"):
-                for t in range(T):
-                    counts[x] += rows[t * n + x]
-    if T > 1:
-        free(rows)
-
-
-def record_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, int64_t[::1] indptr,
-                     int32_t[::1] nbr, double[::1] coef=None, int n_threads=1, const double[::1] pair_coef=None):
-    """Symmetric incidence lists of the records[start:stop], by counting sort, stable in the record index.
-
-    Row x lists, for every record p = (x, y) or (y, x), the partner y (``nbr``) and, with ``coef``, the
-    record's coefficient ``pair_coef[p - start]``, in increasing p: the lists ``build_incidence`` makes of
-    the same pairs (with ``pair_coef[src]``), the layout the vertex order and the diagnostics read.
-    ``indptr``: n + 1 int64 (n vertices); ``nbr`` (and ``coef``): 2 (stop - start) entries; ``pair_coef``
-    (needed with ``coef``): stop - start entries.
-
-    Threads count and place contiguous slices of the records, each in its own per-vertex counters
-    (n int64 a thread), thread t's entries of a row after those of threads < t: the result does not
-    depend on ``n_threads``.  The scatter prefetches the counters and the target entries a few
-    records ahead, so that the random writes overlap instead of waiting on memory one at a time."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, k = stop - start, T, t, p, lo, hi, x, q
-    cdef bint with_coef = coef is not None
-    cdef const double* pc = NULL
-    cdef int64_t* cnt
-    cdef int64_t* row
-    cdef int64_t total = 0, c
-    cdef int32_t u, v
-    if n < 0:
-        raise ValueError("record_incidence: indptr must have n + 1 >= 1 entries")
-    if start < 0 or stop > records.shape[0] or k < 0:
-        raise ValueError(f"record_incidence: the range [{start}, {stop}) is not within {records.shape[0]} records")
-    if nbr.shape[0] < 2 * k or (with_coef and coef.shape[0] < 2 * k):
-        raise ValueError(f"record_incidence: nbr (and coef) need {2 * k} entries")
-    if with_coef:
-        if pair_coef is None or pair_coef.shape[0] != k:
-            raise ValueError(f"record_incidence: coef needs pair_coef, the {k} records' coefficients")
-        if k:
-            pc = &pair_coef[0] - start     # pc[p]: the coefficient of record p
-    T = _scatter_threads(k, n_threads)
-    cnt = <int64_t*>malloc(T * (n + 1) * sizeof(int64_t))
-    if cnt == NULL:
-        raise MemoryError()
-    with nogil:
-        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
-            row = cnt + t * (n + 1)
-            for x in range(n + 1):
-                row[x] = 0
-            lo = start + (k * t) // T
-            hi = start + (k * (t + 1)) // T
-            _count_ends(&records[0], lo, hi, row)
-        # row x of thread t starts after rows < x of every thread and row x of threads < t
-        for x in range(n):
-            indptr[x] = total
-            for t in range(T):
-                c = cnt[t * (n + 1) + x]
-                cnt[t * (n + 1) + x] = total
-                total += c
-        indptr[n] = total
-        for t in prange(T, num_threads=T, schedule="static", chunksize=1):
-            row = cnt + t * (n + 1)
-            lo = start + (k * t) // T
-            hi = start + (k * (t + 1)) // T
-            for p in range(lo, hi):
-                q = p + _SCATTER_AHEAD
-                if q < hi:
-                    # the counters were read recently (the count pass): the targets are the misses
-                    LGK_PREFETCHW(&nbr[0] + row[records[q].u])
-                    LGK_PREFETCHW(&nbr[0] + row[records[q].v])
-                    if with_coef:
-                        LGK_PREFETCHW(&coef[0] + row[records[q].u])
-                        LGK_PREFETCHW(&coef[0] + row[records[q].v])
-                u = records[p].u
-                v = records[p].v
-                nbr[row[u]] = v
-                if with_coef:
-                    coef[row[u]] = pc[p]
-                row[u] += 1
-                nbr[row[v]] = u
-                if with_coef:
-                    coef[row[v]] = pc[p]
-                row[v] += 1
-    free(cnt)
-
-
-def owned_incidence(const PairRec[::1] records, Py_ssize_t start, Py_ssize_t stop, const int8_t[::1] owners,
-                    int64_t[::1] indptr, const double[::1] pair_coef=None):
-    """``record_incidence``'s lists restricted to the rows x with ``owners[x]`` (0 or 1): the same entries
-    in the same order (increasing record index), the other rows empty.  Returns ``(nbr, coef)`` (``coef``
-    empty without ``pair_coef``); ``indptr`` (n + 1) is filled.  Two serial passes over the records,
-    without branches on the owners (they would be mispredicted): a row that is not kept writes its
-    entries to one spare slot past the end.  For the sampled diagnostics' few vertices."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, k = stop - start, p, x
-    cdef bint with_coef = pair_coef is not None
-    cdef int32_t u, v
-    cdef int64_t total = 0, c, at
-    if owners.shape[0] != n:
-        raise ValueError(f"owned_incidence: owners needs one entry per vertex ({n}), got {owners.shape[0]}")
-    if start < 0 or stop > records.shape[0] or k < 0:
-        raise ValueError(f"owned_incidence: the range [{start}, {stop}) is not within {records.shape[0]} records")
-    if with_coef and pair_coef.shape[0] != k:
-        raise ValueError(f"owned_incidence: pair_coef needs the {k} records' coefficients")
-    for x in range(n):
-        if owners[x] > 1 or owners[x] < 0:
-            raise ValueError(f"owned_incidence: owners must be 0 or 1, got {owners[x]} at {x}")
-    cdef int64_t[::1] fill = np.zeros(n + 1, np.int64)
-    with nogil:
-        for p in range(start, stop):
-            fill[records[p].u] += owners[records[p].u]
-            fill[records[p].v] += owners[records[p].v]
-        for x in range(n):
-            indptr[x] = total
-            total += fill[x]
-        indptr[n] = total
-        for x in range(n):          # a row not kept fills the spare slot, entry `total`, and stays there
-            fill[x] = indptr[x] if owners[x] else total
-    nbr_arr = np.empty(total + 1, np.int32)
-    coef_arr = np.empty(total + 1 if with_coef else 1)
-    cdef int32_t[::1] nbr = nbr_arr
-    cdef double[::1] coef = coef_arr
-    with nogil:
-        for p in range(start, stop):
-            u = records[p].u
-            v = records[p].v
-            at = fill[u]
-            nbr[at] = v
-            if with_coef:
-                coef[at] = pair_coef[p - start]
-            fill[u] = at + owners[u]
-            at = fill[v]
-            nbr[at] = u
-            if with_coef:
-                coef[at] = pair_coef[p - start]
-            fill[v] = at + owners[v]
-    return nbr_arr[:total], coef_arr[:total if with_coef else 0]
-
-
-# --------------------------------------------------------------------- negatives
-
-def build_incidence(const int32_t[:, ::1] pairs, Py_ssize_t n, int64_t[::1] indptr, int32_t[::1] nbr,
-                    int32_t[::1] src):
-    """Symmetric incidence lists of a pair list by counting sort (stable in the pair index).
-
-    Row x of the result lists, for every pair p = (x, y) or (y, x), the partner y (``nbr``) and p
-    (``src``), in increasing p.  ``indptr`` has n + 1 entries, ``nbr`` and ``src`` 2 k.
-    """
-    cdef Py_ssize_t k = pairs.shape[0], p, x
-    cdef int32_t u, v
-    cdef int64_t* fill
-    with nogil:
-        for x in range(n + 1):
-            indptr[x] = 0
-        for p in range(k):
-            indptr[pairs[p, 0] + 1] += 1
-            indptr[pairs[p, 1] + 1] += 1
-        for x in range(n):
-            indptr[x + 1] += indptr[x]
-        fill = <int64_t*>malloc((n + 1) * sizeof(int64_t))
-        if fill != NULL:
-            for x in range(n):
-                fill[x] = indptr[x]
-            for p in range(k):
-                u = pairs[p, 0]
-                v = pairs[p, 1]
-                nbr[fill[u]] = v
-                src[fill[u]] = <int32_t>p
-                fill[u] += 1
-                nbr[fill[v]] = u
-                src[fill[v]] = <int32_t>p
-                fill[v] += 1
-            free(fill)
-    if fill == NULL:
-        raise MemoryError()
-
 
 
 cdef enum:
@@ -572,8 +317,8 @@ cdef inline Py_ssize_t _record_block(const PairRec* r, const int32_t* group, con
     return blk[group[r.u] * K + group[r.v]]
 
 
-cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
-                     uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
+cdef EpochStatus edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K,
+                             uint64_t seed, int64_t* bptr, int64_t* round_ptr, int n_threads) noexcept nogil:
     """Arrange the epoch's blocks: dst <- the indices 0..P-1 of the records grouped by block, blocks in
     visiting order, each block in index order (a stable counting sort, so the result does not depend
     on n_threads).
@@ -586,19 +331,29 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
     than kept: the lookup reads two int32 of the group table, which stays in cache, and keeping it
     would cost 4 bytes a pair.  Every step runs on the threads (the vertex shuffle's draws, the group
     table, the counts and their scan); only the shuffle's swaps, a chain of n dependent exchanges in
-    a table that fits in cache, and the K-sized round table stay serial.  Returns 1 when out of
-    memory, else 0."""
-    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
+    a table that fits in cache, and the K-sized round table stay serial.  Returns ``EPOCH_OUT_OF_MEMORY``
+    when its work space cannot be allocated, else ``EPOCH_OK``; frees that space at its one exit."""
     cdef int32_t* perm = <int32_t*>malloc((3 * n + K + K * K) * sizeof(int32_t))
-    cdef int64_t* cnt = <int64_t*>malloc(T * B * sizeof(int64_t))
+    cdef int64_t* cnt = <int64_t*>malloc(n_threads * (K * (K + 1) // 2) * sizeof(int64_t))
+    cdef EpochStatus status = EPOCH_OUT_OF_MEMORY
+    if perm != NULL and cnt != NULL:
+        _deal_blocks(records, dst, P, n, K, seed, bptr, round_ptr, n_threads, perm, cnt)
+        status = EPOCH_OK
+    free(perm)
+    free(cnt)
+    return status
+
+
+cdef void _deal_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssize_t n, Py_ssize_t K, uint64_t seed,
+                       int64_t* bptr, int64_t* round_ptr, int n_threads, int32_t* perm, int64_t* cnt) noexcept nogil:
+    """``edge_blocks``' work, in its work space: ``perm`` (3 n + K + K**2 int32: the vertex shuffle, the
+    groups, the rounds, the block table and the shuffle's partners) and ``cnt`` (n_threads K (K + 1) / 2
+    int64: each thread's block counters)."""
+    cdef Py_ssize_t B = K * (K + 1) // 2, T = n_threads, Tn = _threads_for(n, n_threads), i, t, b, lo, hi
     cdef int32_t* group
     cdef int32_t* rounds
     cdef int32_t* blk
     cdef int64_t* row
-    if perm == NULL or cnt == NULL:
-        free(perm)
-        free(cnt)
-        return 1
     group = perm + n
     rounds = group + n
     blk = rounds + K
@@ -628,23 +383,20 @@ cdef int edge_blocks(const PairRec* records, int32_t* dst, Py_ssize_t P, Py_ssiz
             b = _record_block(records + i, group, blk, K)
             dst[row[b]] = <int32_t>i
             row[b] += 1
-    free(perm)
-    free(cnt)
-    return 0
 
 
 def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t seed, Py_ssize_t epoch,
-               bint deterministic=True, Py_ssize_t n_groups=0):
-    """The visiting sequence of ``edge_epoch`` (for tests and references).
+               schedule="deterministic", Py_ssize_t n_groups=0):
+    """The visiting sequence of ``edge_epoch`` under ``schedule`` (for tests and references).
 
     Returns ``(order, block_ptr, round_ptr)``: position k visits pair ``order[k]``; block b is
     ``order[block_ptr[b]:block_ptr[b + 1]]`` and round i holds blocks
-    ``round_ptr[i]..round_ptr[i + 1] - 1``.  With ``deterministic=False`` (the hogwild
-    schedule's uniform permutation) there is one block and one round.
+    ``round_ptr[i]..round_ptr[i + 1] - 1``.  ``"deterministic"`` and ``"blocks"`` visit the same
+    stratified sequence; ``"hogwild"``, a uniform permutation, has one block and one round.
     """
     cdef Py_ssize_t P = pairs.shape[0], K = n_groups if n_groups > 0 else group_count(n, P, D)
     cdef Py_ssize_t B = K * (K + 1) // 2, b
-    if not deterministic:
+    if schedule_code(schedule, "edge_order") == SCHEDULE_HOGWILD:
         return permutation(P, seed, epoch).astype(np.int64), np.array([0, P], np.int64), np.array([0, 1], np.int64)
     recs = np.zeros(max(P, 1), PAIR_RECORD_DTYPE)
     recs["u"][:P] = pairs[:, 0]
@@ -659,7 +411,7 @@ def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t
     cdef uint64_t s = rng_stream(seed, <uint64_t>(2 * epoch))
     if P == 0:
         return np.empty(0, np.int64), bptr, rptr
-    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bp[0], &rp[0], 1):
+    if edge_blocks(&rv[0], &ov[0], P, n, K, s, &bp[0], &rp[0], 1) != EPOCH_OK:
         raise MemoryError()
     for b in range(B):
         fisher_yates(&ov[0] + bp[b], bp[b + 1] - bp[b], rng_stream(rng_stream(s, 1), <uint64_t>b))
@@ -667,39 +419,41 @@ def edge_order(const int32_t[:, ::1] pairs, Py_ssize_t n, Py_ssize_t D, uint64_t
 
 
 
-cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const int64_t* pptr, const int32_t* pnbr,
-                               const int64_t* nptr, const int32_t* nnbr, int32_t* lv, int64_t* bptr,
-                               int32_t* items) noexcept nogil:
-    """Levels of the vertex sequence: 1 + max level of the already-visited pair partners."""
-    cdef Py_ssize_t k, x, L = 0
+cdef Py_ssize_t vertex_levels(const int32_t* order, Py_ssize_t n, const Incidence* lists, int32_t* level,
+                              int64_t* level_ptr, int32_t* items) noexcept nogil:
+    """Levels of the vertex sequence ``order``: a vertex's level is 1 + the highest level of the vertices before
+    it that share a pair with it (``lists``).  ``items`` gets the vertices grouped by level, each level in
+    ``order``'s order: level l = 1, ..., L is ``items[level_ptr[l]:level_ptr[l + 1]]``.  Returns L.
+    ``level``, ``items``: n int32; ``level_ptr``: n + 2 int64."""
+    cdef Py_ssize_t k, x, n_levels = 0
     cdef int64_t j
-    cdef int32_t u, l
+    cdef int32_t u, highest
     for x in range(n):
-        lv[x] = 0
+        level[x] = 0
     for k in range(n):
         u = order[k]
-        l = 0
-        for j in range(pptr[u], pptr[u + 1]):
-            if lv[pnbr[j]] > l:
-                l = lv[pnbr[j]]
-        for j in range(nptr[u], nptr[u + 1]):
-            if lv[nnbr[j]] > l:
-                l = lv[nnbr[j]]
-        lv[u] = l + 1
-        if l + 1 > L:
-            L = l + 1
-    for x in range(L + 2):
-        bptr[x] = 0
+        highest = 0
+        for j in range(lists.pos_ptr[u], lists.pos_ptr[u + 1]):
+            if level[lists.pos_nbr[j]] > highest:
+                highest = level[lists.pos_nbr[j]]
+        for j in range(lists.neg_ptr[u], lists.neg_ptr[u + 1]):
+            if level[lists.neg_nbr[j]] > highest:
+                highest = level[lists.neg_nbr[j]]
+        level[u] = highest + 1
+        if highest + 1 > n_levels:
+            n_levels = highest + 1
+    for x in range(n_levels + 2):
+        level_ptr[x] = 0
     for k in range(n):
-        bptr[lv[order[k]]] += 1
-    for x in range(1, L + 1):
-        bptr[x] += bptr[x - 1]
+        level_ptr[level[order[k]]] += 1
+    for x in range(1, n_levels + 1):
+        level_ptr[x] += level_ptr[x - 1]
     for k in range(n - 1, -1, -1):
         u = order[k]
-        bptr[lv[u]] -= 1
-        items[bptr[lv[u]]] = u
-    bptr[L + 1] = n
-    return L
+        level_ptr[level[u]] -= 1
+        items[level_ptr[level[u]]] = u
+    level_ptr[n_levels + 1] = n
+    return n_levels
 
 
 def grouped_order(const int32_t[::1] perm, const int32_t[::1] group, const int32_t[::1] rank, int n_threads=1):

@@ -5,13 +5,14 @@ import numpy as np
 
 from .._sampling import alias_table, sample_alias, sample_negatives
 from .._simd import load_kernel
-from .._validation import InvalidParameterError
 from ._diagnostic_sample import (MIN_VERTICES, PAIR_SAMPLE, VERTEX_FRACTION, diagnostics_mode,
                                  mean_estimate, sample_indices, sample_rng, total_estimate)
-from ._schedules import (PAIR_RECORD_DTYPE, edge_group_count, edge_order, fill_pair_records, owned_incidence,
-                         pair_counts, permutation, record_incidence, stream_seed)
+from ._incidence import (PAIR_RECORD_DTYPE, IncidenceLists, PairRecords, fill_pair_records, owned_incidence,
+                         pair_counts, record_incidence)
+from ._schedules import edge_group_count, edge_order, permutation, stream_seed
 from ._solver import EpochOrder, EpochStatus, Solver, check_scaled_weights, mean_one_weights, read_only
 from ._training_data import TrainingData
+from ._two_tables import BIAS_CONSTANT, TwoTableExtras
 
 # the AVX2+FMA builds when the CPU has them
 _sgd = load_kernel("lgekit.models._sgd")
@@ -21,17 +22,6 @@ _scoring = load_kernel("lgekit._scoring")
 __all__ = ["SGDSolver"]
 
 _INT32_MAX = np.iinfo(np.int32).max
-
-#: kappa, the value of the constant coordinate that carries the node biases: the score gains kappa (b_u + c_v),
-#: so the bias beta_u = kappa b_u is regularised by lam_r / kappa**2 (4 lam_r) and steps kappa**2 times as far
-#: as a free coordinate.  0.5: with the tie and the order of a directed graph's biases, the direction AP passes
-#: the degree rule on Cora on every seed measured; a larger kappa trades Cora's link AP for little more
-#: direction, a smaller one the reverse (benchmarks/README.md, "Direction: ties", has the figures)
-BIAS_CONSTANT = 0.5
-
-#: the reciprocity at which ``lam_tie=None`` stops growing (r / (1 - r) = 999): a fully reciprocal graph ties its
-#: tables all but completely instead of dividing by zero
-MAX_TIE_RECIPROCITY = 0.999
 
 #: the epochs whose diagnostic vertex samples one build of the sampled record's lists covers (then the whole
 #: lists): a short fit pays a fraction of the whole lists' cost, a long one the whole lists once more
@@ -105,9 +95,10 @@ class SGDSolver(Solver):
         An SGD solver keeps no state beyond the embedding: None or empty.
     node_bias : bool or None, default False
         Node biases on a constant coordinate (two tables, edge order): source
-        rows hold column ``dim - 1`` at :data:`BIAS_CONSTANT` and carry their
-        bias in ``dim - 2``, target rows the other way round; the kernel puts
-        the constant back after every update (``edge_epoch``'s ``pinned``).
+        rows hold column ``dim - 1`` at
+        :data:`~lgekit.models._two_tables.BIAS_CONSTANT` and carry their bias
+        in ``dim - 2``, target rows the other way round; the kernel puts the
+        constant back after every update (``edge_epoch``'s ``pinned``).
         None: on for a directed graph with the edge order and ``dim >= 2``.
     lam_tie : float >= 0 or None
         A directed graph's tie :math:`\lambda_{\mathrm{tie}}\sum_u\|x'_u - y'_u\|^2`
@@ -116,10 +107,13 @@ class SGDSolver(Solver):
         its proximal step at the end of every epoch (:meth:`tie_step`).
         None: :math:`r / (1 - r)` for a directed graph, ``r`` the training
         arcs' :meth:`~lgekit.Graph.reciprocity` (capped at
-        :data:`MAX_TIE_RECIPROCITY`), 0 otherwise.
+        :data:`~lgekit.models._two_tables.MAX_TIE_RECIPROCITY`), 0 otherwise.
+        Both extras live in :mod:`lgekit.models._two_tables`; the estimator
+        checks them against the graph before it builds the solver
+        (:func:`~lgekit.models._two_tables.check_extras`).
 
-    The arguments are the estimator's parameters as it validated them; the
-    solver does not check them again.
+    The other arguments are the estimator's parameters as it validated them;
+    the solver does not check them again.
 
     Notes
     -----
@@ -181,10 +175,9 @@ class SGDSolver(Solver):
         self._per_row_lam_r = self._n_source is not None and lam_r_context != self._lam_r
         if self._n_source is not None and not 0 < self._n_source < n:
             raise ValueError(f"n_source must lie in [1, {n}) (rows of the first table), got {n_source}")
-        self._pinned = self._bias_pins(node_bias, getattr(data.train_graph, "kind", None), order)
-        self._lam_tie = self._tie_weight(lam_tie, data.train_graph)
-        # a directed graph's biases are a node order, c_u = -b_u (see order_biases); a bipartite graph's are free
-        self._order_biases = self._pinned is not None and self._is_directed(data.train_graph)
+        # node biases and the tie (a stacked table's extras), resolved for this graph (the estimator checked them)
+        self._extras = TwoTableExtras(node_bias=node_bias, lam_tie=lam_tie, graph=data.train_graph, order=order,
+                                      shape=self.embedding.shape, n_source=self._n_source)
         # the last n_reverse negatives are a directed graph's reverse pairs (TrainingData): kept when resampling
         self._n_reverse = int(data.n_reverse)
         if not 0 <= self._n_reverse <= k:
@@ -228,7 +221,7 @@ class SGDSolver(Solver):
         self._pos_count = self._count = self._rfac = None
         self._pos_incidence = self._neg_incidence = None
         self._sample_window = None
-        self._work = self._vertex_work = None
+        self._work = None
         self._scratch = {}
         self._skip_diagonal = False
         if negatives == "resample":
@@ -240,144 +233,35 @@ class SGDSolver(Solver):
         if state:
             self.set_state(state)
 
-    def _bias_pins(self, node_bias, kind, order):
-        """The kernel's ``pinned`` array for node biases (None without them): source rows hold their last
-        coordinate at kappa (BIAS_CONSTANT) and carry their bias in the one before, target rows the other way
-        round, so that x_u . y_v = x'_u . y'_v + kappa (b_u + c_v) (see LogisticEmbedding, Notes, "Node
-        biases"; :func:`lgekit.reference.bias_pins` is the same array)."""
-        if node_bias is None:
-            node_bias = kind == "directed" and order == "edge" and self.dim >= 2 and self._n_source is not None
-        if not node_bias:
-            return None
-        if self._n_source is None:
-            raise InvalidParameterError(
-                "node_bias=True needs two tables (a directed or bipartite graph): one table's x_u . x_v cannot "
-                "carry a bias b_u + b_v on a constant coordinate; got an undirected graph",
-                parameter="node_bias", value=node_bias, accepted="None or False for an undirected graph")
-        if order != "edge":
-            raise InvalidParameterError(
-                f"node_bias=True needs order='edge' (the edge order's kernel holds the constant coordinate), got "
-                f"order={order!r}", parameter="node_bias", value=node_bias, accepted="None or False with order='vertex'")
-        if self.dim < 2:
-            raise InvalidParameterError(
-                f"node_bias=True needs dim >= 2 (a bias coordinate and a constant one), got dim={self.dim}",
-                parameter="node_bias", value=node_bias, accepted="None or False with dim=1")
-        pins = np.full(self.n_nodes, self.dim - 1, np.int32)
-        pins[self._n_source:] = self.dim - 2
-        return pins
-
-    def _is_directed(self, graph):
-        """Whether the stacked table is a directed graph's: row ``n_source + u`` is node ``u``'s target vector."""
-        return (getattr(graph, "kind", None) == "directed" and self._n_source is not None
-                and 2 * self._n_source == self.n_nodes)
-
-    def _tie_weight(self, lam_tie, graph):
-        """``lam_tie`` resolved: None is r / (1 - r) on a directed graph (r its reciprocity), 0 otherwise."""
-        kind = getattr(graph, "kind", None)
-        directed = self._is_directed(graph)
-        if lam_tie is None:
-            if not directed:
-                return 0.0
-            r = min(graph.reciprocity(), MAX_TIE_RECIPROCITY)
-            return r / (1.0 - r)
-        if lam_tie > 0 and not directed:
-            raise InvalidParameterError(
-                f"lam_tie > 0 needs a directed graph: it ties a node's source vector to its target vector, and "
-                f"{'a bipartite graph has no node on both sides' if kind == 'bipartite' else 'an undirected graph has one vector a node'}"
-                f"; got lam_tie={lam_tie!r}", parameter="lam_tie", value=lam_tie,
-                accepted="None or 0 for an undirected or bipartite graph")
-        return float(lam_tie)
-
     def settings_in_force(self):
         """The tie's weight, whether the rows carry node biases (and whether they are an order) and how many
         negatives are reverse pairs: what ``lam_tie``, ``node_bias`` and ``reverse_negatives`` resolved to."""
-        return {"lam_tie": self._lam_tie, "node_bias": self.node_bias, "biases_are_an_order": self._order_biases,
-                "n_reverse_negatives": self._n_reverse}
+        return {**self._extras.settings_in_force(), "n_reverse_negatives": self._n_reverse}
 
     @property
     def lam_tie(self):
         """The tie's weight in force (``lam_tie=None`` resolved; 0 without a tie)."""
-        return self._lam_tie
-
-    def _tie_halves(self):
-        """(x', y'): views of the source rows' and the target rows' free coordinates (the tied ones)."""
-        ns = self._n_source
-        free = self._tie_columns()
-        return self.embedding[:ns, :free], self.embedding[ns:, :free]
-
-    def _tie_columns(self):
-        """How many leading columns the tie pulls together: all but the node biases' two."""
-        return self.dim - 2 if self._pinned is not None else self.dim
-
-    def tie_step(self, step):
-        r"""The proximal step of the tie at step size ``step``, in place (:func:`lgekit.reference.tie_step`).
-
-        The minimiser of :math:`\tfrac12\|X - X_0\|^2 + \mathrm{step}\,\lambda_{\mathrm{tie}}\sum_u
-        \|x'_u - y'_u\|^2` keeps :math:`x'_u + y'_u` and shrinks :math:`x'_u - y'_u` by
-        :math:`1 / (1 + 4\,\mathrm{step}\,\lambda_{\mathrm{tie}})`.  A no-op without a tie.
-        """
-        if self._lam_tie <= 0:
-            return
-        share = 1.0 - 1.0 / (1.0 + 4.0 * step * self._lam_tie)     # the share of x' - y' removed
-        _sgd.tie_rows(self.embedding, self._n_source, self._tie_columns(), share, self.n_threads)
-
-    def order_biases(self):
-        r"""Project a directed graph's node biases onto a node order, in place: :math:`b_u + c_u = 0`.
-
-        The Euclidean projection keeps :math:`a_u = (b_u - c_u)/2` and sets
-        :math:`b_u = a_u`, :math:`c_u = -a_u`, so that the biases add
-        :math:`\kappa(a_u - a_v)` to the score of :math:`u \to v`
-        (:func:`lgekit.reference.order_biases`).  A no-op without node biases
-        or for a bipartite graph.
-        """
-        if not self._order_biases:
-            return
-        ns, D = self._n_source, self.dim
-        emb = self.embedding
-        order = (emb[:ns, D - 2] - emb[ns:, D - 1]) * 0.5
-        emb[:ns, D - 2] = order
-        emb[ns:, D - 1] = -order
-
-    @property
-    def biases_are_an_order(self):
-        """Whether the node biases are a node order (a directed graph's, see :meth:`order_biases`)."""
-        return self._order_biases
-
-    def _epoch_end(self, step):
-        """The proximal steps that close an epoch of step ``step``: the tie, then the order of the biases."""
-        self.tie_step(step)
-        self.order_biases()
-
-    def _tie_penalty(self):
-        """lam_tie * sum_u ||x'_u - y'_u||^2 (float64), 0 without a tie."""
-        if self._lam_tie <= 0:
-            return 0.0
-        x, y = self._tie_halves()
-        diff = x.astype(np.float64) - y
-        return self._lam_tie * float(np.einsum("ij,ij->", diff, diff))
-
-    def _add_tie_gradient(self, grad, gnorm, vertices=None):
-        """Add the tie's gradient, +-2 lam_tie (x'_u - y'_u), to the rows ``vertices`` (all: None) of ``grad``
-        and put their norms in ``gnorm``."""
-        ns = self._n_source
-        x, y = self._tie_halves()
-        rows = np.arange(self.n_nodes) if vertices is None else np.asarray(vertices, np.int64)
-        node = np.where(rows < ns, rows, rows - ns)
-        sign = np.where(rows < ns, 2.0, -2.0) * self._lam_tie
-        grad[rows, :x.shape[1]] += sign[:, None] * (x[node].astype(np.float64) - y[node])
-        gnorm[rows] = np.sqrt(np.einsum("ij,ij->i", grad[rows], grad[rows]))
-
-    def _project(self):
-        """Put the constant coordinates of the node biases to BIAS_CONSTANT (the constraint the kernel keeps)."""
-        if self._pinned is not None:
-            emb = self.embedding
-            emb[:self._n_source, self.dim - 1] = BIAS_CONSTANT
-            emb[self._n_source:, self.dim - 2] = BIAS_CONSTANT
+        return self._extras.lam_tie
 
     @property
     def node_bias(self):
         """Whether the rows carry node biases on a constant coordinate (the kernel's ``pinned``)."""
-        return self._pinned is not None
+        return self._extras.node_bias
+
+    @property
+    def biases_are_an_order(self):
+        """Whether the node biases are a node order (a directed graph's, see :meth:`order_biases`)."""
+        return self._extras.biases_are_an_order
+
+    def tie_step(self, step):
+        """The tie's proximal step at step size ``step``, in place
+        (:meth:`~lgekit.models._two_tables.TwoTableExtras.tie_step`; a no-op without a tie)."""
+        self._extras.tie_step(self.embedding, step, self.n_threads)
+
+    def order_biases(self):
+        """Project a directed graph's node biases onto a node order, in place
+        (:meth:`~lgekit.models._two_tables.TwoTableExtras.order_biases`; a no-op without)."""
+        self._extras.order_biases(self.embedding)
 
     def _prepare_resampling(self, data):
         """The adjacency the resampled negatives avoid, and a check that there is something to draw.
@@ -385,7 +269,7 @@ class SGDSolver(Solver):
         One table: the training graph's CSR (a pair is refused in either
         orientation).  Two tables: the positives as a CSR over the stacked
         rows, source row -> target rows (in the rows the solver trains, so it
-        holds after :func:`~lgekit.models.match_rows` renumbered them); a
+        holds after :func:`~lgekit.models._training_data.match_rows` renumbered them); a
         directed graph's node is also refused as its own partner
         (``skip_diagonal``: row ``u`` and row ``n_source + u`` are one node)."""
         n, k = data.n_nodes, len(data.negatives) - self._n_reverse
@@ -611,11 +495,16 @@ class SGDSolver(Solver):
         self._sample_window = None                      # the whole lists serve every sample from now on
         return self._pos_incidence + self._neg_incidence
 
+    def _kernel_lists(self, lists):
+        """The incidence lists ``lists`` (pos_indptr, pos_nbr, pos_coef, neg_indptr, neg_nbr) with the
+        coefficients that go with them, as the kernels read them (:data:`~lgekit.models._incidence.IncidenceLists`)."""
+        return IncidenceLists(*lists, pos_scale=self._lam_pos, lam_neg=self._lam_neg)
+
     def _sample_lists(self, epoch):
         """The incidence lists the sampled diagnostics of epoch ``epoch`` read: the whole lists once they
         exist, else lists of the rows of the vertex samples of ``SAMPLE_WINDOW`` epochs from ``epoch`` on
         (the first draw of each epoch's diagnostic stream), the other rows empty: the same rows, entries
-        and order as the whole lists (``_schedules.owned_incidence``), for a fraction of their cost.  A
+        and order as the whole lists (``_incidence.owned_incidence``), for a fraction of their cost.  A
         fit longer than the window (or resampling its negatives) builds the whole lists at the next
         sample."""
         if self._pos_incidence is not None and self._neg_incidence is not None:
@@ -682,7 +571,7 @@ class SGDSolver(Solver):
                              "is nearly complete)")
 
     def epoch_order(self, epoch, negatives=None, positives=None):
-        """The :class:`~lgekit.models.EpochOrder` of epoch ``epoch`` under the current schedule.
+        """The :class:`~lgekit.models._solver.EpochOrder` of epoch ``epoch`` under the current schedule.
 
         Edge order: indices into :attr:`pairs` (the positives, then
         ``negatives``, by default the current ones; pass
@@ -699,9 +588,8 @@ class SGDSolver(Solver):
         else:
             pairs = np.vstack([self._pairs(0, self._n_pos) if positives is None else positives,
                                self.negatives if negatives is None else negatives])
-        order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32),
-                                                            self.n_nodes, self.dim, self.seed, epoch,
-                                                            self._schedule != "hogwild")
+        order, block_ptr, round_ptr = edge_order(np.ascontiguousarray(pairs, dtype=np.int32), self.n_nodes, self.dim,
+                                                 self.seed, epoch, self._schedule)
         return EpochOrder(order, block_ptr, round_ptr)
 
     def run_epoch(self, epoch):
@@ -722,9 +610,6 @@ class SGDSolver(Solver):
         self._ensure_counts()
         lr = self.learning_rate(epoch)
         threads = self.n_threads
-        deterministic = self._schedule == "deterministic"
-        stratified = self._schedule != "hogwild"          # "blocks": the stratified blocks without barriers
-        # (deterministic: also passed to the vertex order, where it means levels with barriers)
         if self._alias is not None:
             drawn = np.empty((self._n_pos, 2), np.int32)
             self._draw_positives(drawn, epoch)
@@ -738,32 +623,25 @@ class SGDSolver(Solver):
             self._update_counts()
         emb = self.embedding
         if self._order == "edge":
-            self._project()
-            flag = _sgd.edge_epoch(emb, self._records, self._epoch_pos_coef(), self._lam_pos, self._lam_neg,
-                                   self._n_pos, self._rfac, self._work, self.seed, epoch, lr, threads, stratified,
-                                   barriers=deterministic, pinned=self._pinned,
-                                   pin_value=BIAS_CONSTANT)
-            if flag == 0:
-                self._epoch_end(lr)
-            if flag == 2:
+            self._extras.project(emb)
+            pairs = PairRecords(self._records, self._n_pos, self._epoch_pos_coef(), self._lam_pos, self._lam_neg)
+            status = EpochStatus(_sgd.edge_epoch(emb, pairs, self._rfac, self._work, self.seed, epoch, lr, threads,
+                                                 self._schedule, pinned=self._extras.pins, pin_value=BIAS_CONSTANT))
+            if status is EpochStatus.OUT_OF_MEMORY:
                 raise MemoryError(f"edge_epoch: out of memory for the epoch's ordering work space (epoch {epoch}, "
                                   f"{self.n_pairs:,} pairs); free memory or use fewer n_threads")
         else:
             if self._schedule == "blocks":
                 raise ValueError("schedule='blocks' runs the edge order's pair blocks; the vertex order takes "
                                  "'deterministic' or 'hogwild'")
-            n = self.n_nodes
-            if self._vertex_work is None:
-                self._vertex_work = (np.empty(max(n, 1), np.int32), np.empty(n + 2, np.int64),
-                                     np.empty(max(n, 1), np.int32))
-            order = permutation(n, self.seed, epoch, threads)
+            order = permutation(self.n_nodes, self.seed, epoch, threads)
             # two lambda_r: each vertex's step regularises with its own table's (row_lam_r)
-            flag = _sgd.vertex_epoch(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                     self._rows("vertex"), order, *self._vertex_work, lr, threads, deterministic,
-                                     self._lam_pos, self.regularisation if self._per_row_lam_r else None)
-            if flag == 0:
-                self._epoch_end(lr)
-        return EpochStatus(1 if flag else 0)
+            status = EpochStatus(_sgd.vertex_epoch(emb, self._kernel_lists(self._incidence_lists()), self._lam_r,
+                                                   self._rows("vertex"), order, lr, threads, self._schedule,
+                                                   self.regularisation if self._per_row_lam_r else None))
+        if status is EpochStatus.OK:
+            self._extras.epoch_end(emb, lr, threads)
+        return status
 
     def epoch_record(self, epoch, status):
         """The record of epoch ``epoch``: its step ``lr`` and, with ``record_diagnostics``, the
@@ -800,7 +678,7 @@ class SGDSolver(Solver):
             if ns is not None:
                 context = self.embedding[ns:]
                 reg += self._lam_r_context * float(np.einsum("ij,ij->", context, context, dtype=np.float64))
-            reg += self._tie_penalty()
+            reg += self._extras.tie_penalty(self.embedding)
             return self.zero_objective() * (1.0 + initial_score * initial_score / (8.0 * math.log(2.0))) + reg
         return self.diagnostics()["objective"]
 
@@ -846,20 +724,19 @@ class SGDSolver(Solver):
         emb = self.embedding
         n, dim = emb.shape
         gnorm, lpos, lneg, norm2 = (np.empty(n) for _ in range(4))
-        tied = self._lam_tie > 0
+        tied = self._extras.lam_tie > 0
         grad = np.empty((n, dim)) if return_arrays or tied else None
         if not self._per_row_lam_r:
-            _sgd_diagnostics.diagnostics(emb, *self._incidence_lists(), self._lam_neg, self._lam_r,
-                                         self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad,
-                                         self._lam_pos)
+            _sgd_diagnostics.diagnostics(emb, self._kernel_lists(self._incidence_lists()), self._lam_r,
+                                         self._rows("diagnostics"), gnorm, lpos, lneg, norm2, self.n_threads, grad)
             reg = self._lam_r * float(norm2.sum())
         else:
             self._table_diagnostics(gnorm, lpos, lneg, norm2, grad)
             ns = self._n_source
             reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
         if tied:
-            reg += self._tie_penalty()
-            self._add_tie_gradient(grad, gnorm)
+            reg += self._extras.tie_penalty(emb)
+            self._extras.add_tie_gradient(emb, grad, gnorm)
         loss_pos = float(lpos.sum())
         loss_neg = float(lneg.sum())
         out = {"objective": loss_pos + loss_neg + reg, "loss_pos": loss_pos, "loss_neg": loss_neg, "reg": reg,
@@ -891,19 +768,19 @@ class SGDSolver(Solver):
             reg = self._lam_r * float(norm2[:ns].sum()) + self._lam_r_context * float(norm2[ns:].sum())
         else:
             reg = self._lam_r * float(norm2.sum())
-        reg += self._tie_penalty()
+        reg += self._extras.tie_penalty(emb)
         vertices = sample_indices(n, VERTEX_FRACTION, MIN_VERTICES, rng).astype(np.int32)
         gnorm, lpos, lneg, scratch_norm2 = (np.empty(n) for _ in range(4))
         # the tie's gradient joins the kernel's, row by row (untouched rows of np.empty cost no memory)
-        grad = np.empty(emb.shape) if self._lam_tie > 0 else None
+        grad = np.empty(emb.shape) if self._extras.lam_tie > 0 else None
         lists = self._sample_lists(epoch)
         if not self._per_row_lam_r:
-            _sgd_diagnostics.diagnostics(emb, *lists, self._lam_neg, self._lam_r, self._rows("diagnostics"), gnorm,
-                                         lpos, lneg, scratch_norm2, self.n_threads, grad, self._lam_pos, vertices)
+            _sgd_diagnostics.diagnostics(emb, self._kernel_lists(lists), self._lam_r, self._rows("diagnostics"), gnorm,
+                                         lpos, lneg, scratch_norm2, self.n_threads, grad, vertices)
         else:
             self._table_diagnostics(gnorm, lpos, lneg, scratch_norm2, grad, vertices, lists)
         if grad is not None:
-            self._add_tie_gradient(grad, gnorm, vertices)
+            self._extras.add_tie_gradient(emb, grad, gnorm, vertices)
         grad_mean, grad_se = mean_estimate(gnorm[vertices], n)
         m = self._n_pos
         loss_pos, se_pos = self._sampled_loss(0, m, False, rng)
@@ -947,9 +824,9 @@ class SGDSolver(Solver):
             g = None if grad is None else np.empty_like(grad)
             subset = None if vertices is None else np.ascontiguousarray(vertices[(vertices >= rows.start)
                                                                                  & (vertices < rows.stop)])
-            _sgd_diagnostics.diagnostics(self.embedding, clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef,
-                                         clip(neg_indptr, neg_indptr[ns]), neg_nbr, self._lam_neg, lam_r,
-                                         self._rows("diagnostics"), *outs, self.n_threads, g, self._lam_pos, subset)
+            clipped = (clip(pos_indptr, pos_indptr[ns]), pos_nbr, pos_coef, clip(neg_indptr, neg_indptr[ns]), neg_nbr)
+            _sgd_diagnostics.diagnostics(self.embedding, self._kernel_lists(clipped), lam_r, self._rows("diagnostics"),
+                                         *outs, self.n_threads, g, subset)
             for target, out in zip((gnorm, lpos, lneg, norm2), outs):
                 target[rows] = out[rows]
             if grad is not None:

@@ -29,13 +29,21 @@ __all__ = ["EpochOrder", "EpochStatus", "Solver"]
 
 
 class EpochStatus(enum.IntEnum):
-    """What :meth:`Solver.run_epoch` reports (0 is success, so ``if status:`` means trouble)."""
+    """What :meth:`Solver.run_epoch` reports (0 is success, so ``if status:`` means trouble).
+
+    The mirror of the status enum the training kernels return (``EpochStatus`` of ``lgekit/_common.pxd``,
+    whose values the SGD kernel exports as ``EPOCH_STATUS``): a solver turns a kernel's return value into
+    a member with ``EpochStatus(value)``, which refuses a value the enum does not name.
+    """
 
     #: the epoch ran to its end
     OK = 0
     #: a score or a vector became non-finite: the epoch stopped there (the estimator raises
     #: :class:`~lgekit.models.DivergenceError`)
     NONFINITE = 1
+    #: the kernel could not allocate the epoch's work space and updated nothing (:meth:`Solver.run_epoch`
+    #: raises :class:`MemoryError` instead of returning it)
+    OUT_OF_MEMORY = 2
 
 
 EpochOrder = namedtuple("EpochOrder", ["order", "block_ptr", "round_ptr"])

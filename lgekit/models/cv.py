@@ -31,36 +31,19 @@ class EmbeddingCV:
     r"""The search of :class:`LogisticEmbeddingCV` and :class:`HingeEmbeddingCV` (a mixin placed before
     their estimator class; not for direct use).
 
-    ``fit(X, y=None)``:
+    ``fit(X, y=None)`` carves one validation split out of ``X``'s training
+    graph (:func:`lgekit.evaluation.validation_split`), fits one candidate
+    per value of ``lam_rs`` (and of ``dims``) on the rest, each from the
+    same initialisation and, with ``early_stopping``, stopped on the
+    validation AP; scores each (``scoring``: the validation AP, or the
+    node-classification F1 of ``y``'s training nodes); and refits the best
+    setting on the whole training graph of ``X``, for the best candidate's
+    epochs, into this estimator.  The choice is recorded in ``lam_r_``,
+    ``dim_``, ``epochs_``, ``best_score_``, ``best_index_`` and
+    ``cv_results_``.
 
-    1. carves one validation split out of ``X``'s training graph
-       (:func:`lgekit.evaluation.validation_split`, ``validation_fraction``
-       of its edges and as many negatives per positive as ``X`` has), seeded
-       from ``random_state``;
-    2. fits one candidate, the estimator with every parameter of this one,
-       per value of ``lam_rs`` (per ``dims`` value, when given), on what the
-       validation split leaves to train on, cold: every candidate starts
-       from the same initialisation.  With ``early_stopping`` (the default)
-       each stops when its validation AP stops improving
-       (``n_iter_no_change``, ``validation_tol``) and keeps its best epoch;
-    3. scores each candidate: ``scoring="ap"``, the validation pairs' average
-       precision; ``"micro_f1"``/``"macro_f1"``, the node-classification F1
-       of :func:`lgekit.metrics.node_classification_f1` on the labelled nodes
-       of ``y`` (half of them train the classifier, half score it);
-    4. refits the best candidate's setting on the WHOLE training graph of
-       ``X`` (the validation edges included), for the best candidate's
-       number of epochs (``epochs_``; ``epochs`` without early stopping),
-       into this estimator, which is then that fitted estimator.
-
-    The choice is recorded in ``lam_r_``, ``dim_``, ``epochs_``,
-    ``best_score_``, ``best_index_`` and ``cv_results_``.
-
-    Warm starts along the :math:`\lambda_r` path are not used: with a
-    decaying step (SGD) or a non-convex objective (DCD's blocks) a candidate
-    continued from its neighbour's solution ends elsewhere than the same
-    candidate fitted afresh (the measurements are in ``benchmarks/README.md``,
-    "Norms chosen by validation"), so the grid would choose between paths,
-    not settings.  Early stopping cuts the cost instead.
+    Read more in the :ref:`User Guide <guide-selection-cv>`: the four steps,
+    why every candidate starts cold, and what it costs.
     """
 
     #: what a pickle keeps besides the estimator's own (see :meth:`BaseEmbedding.__getstate__`)
@@ -255,13 +238,20 @@ class _Override:
 class LogisticEmbeddingCV(EmbeddingCV, LogisticEmbedding):
     r""":class:`LogisticEmbedding` with :math:`\lambda_r` chosen on a validation split of the training graph.
 
+    ``fit`` carves a validation split out of the training graph, fits one
+    candidate per value of ``lam_rs`` (and of ``dims``) on the rest,
+    early-stopped on the validation AP, and refits the best setting on the
+    whole training graph: scikit-learn's ``*CV`` pattern
+    (``LogisticRegressionCV``).  The test split never chooses.
+
+    Read more in the :ref:`User Guide <guide-selection-cv>`.
+
     Parameters
     ----------
     lam_rs : sequence of float >= 0, default (0.1, 0.2, 0.3, 0.6, 1.0)
-        The :math:`\lambda_r` searched (scikit-learn's ``Cs``): the best link AP
-        of each of BlogCatalog (0.6), PPI (0.3), Facebook (0.1), email-Eu-core
-        (0.3) and Cora (0.2) is on it (``benchmarks/README.md``, "Norms chosen
-        by validation").
+        The :math:`\lambda_r` searched (scikit-learn's ``Cs``): it holds the
+        best link-AP value of every real graph measured in
+        ``benchmarks/README.md`` ("Norms chosen by validation").
     dims : sequence of int >= 1 or None, default None
         Also search the dimension (every ``lam_rs`` value for each); None:
         ``dim`` only.
@@ -316,20 +306,11 @@ class LogisticEmbeddingCV(EmbeddingCV, LogisticEmbedding):
     embedding_, history_, n_iter_, ...
         Those of the refit, as for :class:`LogisticEmbedding`.
 
-    Notes
-    -----
-    See :class:`EmbeddingCV` for the search.  Cost: one fit per candidate on
-    ``1 - validation_fraction`` of the training edges (each cut short by
-    early stopping), one validation split, and the refit;
-    ``benchmarks/README.md`` ("Norms chosen by validation") has it measured
-    against one default fit.  ``partial_fit`` continues the refit with the
-    chosen setting.  :meth:`save` writes the chosen model, a
-    ``LogisticEmbedding`` with ``lam_r = lam_r_`` (load it with
-    ``LogisticEmbedding.load``); ``pickle`` keeps the search's attributes too.
-    Inside ``GridSearchCV``/``Pipeline`` over node labels, wrap it in
-    :class:`~lgekit.models.NodeEmbedding` as any lgekit estimator; there it
-    chooses by link AP (``NodeEmbedding`` fits without labels, so an F1
-    ``scoring`` raises, asking for ``y``).
+    See Also
+    --------
+    LogisticEmbedding : the estimator searched; ``early_stopping=True`` stops it on a validation split.
+    HingeEmbeddingCV : the same search for the hinge loss.
+    lgekit.evaluation.validation_split : the validation split every candidate is scored on.
 
     Examples
     --------
@@ -384,6 +365,13 @@ class LogisticEmbeddingCV(EmbeddingCV, LogisticEmbedding):
 class HingeEmbeddingCV(EmbeddingCV, HingeEmbedding):
     r""":class:`HingeEmbedding` with :math:`\lambda_r` chosen on a validation split of the training graph.
 
+    The search of :class:`LogisticEmbeddingCV` for the hinge loss: one
+    candidate per value of ``lam_rs`` (and of ``dims``), early-stopped on a
+    validation split of the training graph, the best setting refitted on
+    the whole training graph (its duals kept, and saved with the model).
+
+    Read more in the :ref:`User Guide <guide-selection-cv>`.
+
     Parameters
     ----------
     lam_rs : sequence of float > 0, default (1.0, 2.0, 3.0, 5.0, 10.0)
@@ -403,11 +391,23 @@ class HingeEmbeddingCV(EmbeddingCV, HingeEmbedding):
     ----------
     lam_r_, dim_, epochs_, best_score_, best_index_, cv_results_
         As for :class:`LogisticEmbeddingCV`.
+    embedding_, history_, n_iter_, dual_coef_, ...
+        Those of the refit, as for :class:`HingeEmbedding`.
 
-    Notes
-    -----
-    See :class:`EmbeddingCV`.  :meth:`save` writes a ``HingeEmbedding`` with
-    ``lam_r = lam_r_`` and the refit's duals.
+    See Also
+    --------
+    HingeEmbedding : the estimator searched.
+    LogisticEmbeddingCV : the same search for the logistic loss.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import lgekit
+    >>> g = lgekit.Graph.from_networkx(nx.connected_caveman_graph(10, 8))
+    >>> split = lgekit.split_edges(g, test_fraction=0.2, seed=0)
+    >>> model = HingeEmbeddingCV(dim=16, lam_rs=[1.0, 3.0], epochs=10, random_state=0).fit(split)
+    >>> model.lam_r_ in (1.0, 3.0), model.cv_results_["param_lam_r"].tolist()
+    (True, [1.0, 3.0])
     """
 
     _parameter_constraints = _parameters.HINGE_CV

@@ -18,7 +18,7 @@ __all__ = ["HingeEmbedding", "solve_vertex_svm", "pair_csr", "PairCSR"]
 class HingeEmbedding(BaseEmbedding):
     r"""Linear graph embedding with the hinge loss, by dual coordinate descent.
 
-    Minimises the paper's Section 4 objective
+    Minimises the paper's Section 4 objective (Eq. 3)
 
     .. math::
 
@@ -27,25 +27,14 @@ class HingeEmbedding(BaseEmbedding):
              + \frac{\lambda_r}{2} \sum_v \|x_v\|^2,
         \qquad h(z) = \max(0, 1 - z),
 
-    by block coordinate descent over the vertices (Algorithm 1 of the
-    paper).  With the other vectors fixed, the terms touching :math:`x_u`
-    are a linear SVM without bias (divided by :math:`\lambda_r`):
+    by block coordinate descent over the vertices (Algorithm 1): with the
+    other vectors fixed, the terms touching :math:`x_u` are a linear SVM
+    without bias (Eq. 4), whose dual each visit of ``u`` solves by
+    LIBLINEAR's dual coordinate descent (Hsieh et al. 2008), keeping one
+    dual variable per (vertex, incident pair) across epochs.
 
-    .. math::
-
-        \min_x \tfrac12\|x\|^2 + \sum_j U_j\, h(s_j\, x\cdot x_j),
-        \qquad U_j = \lambda_{s_j} w_j / \lambda_r,
-
-    whose dual :math:`\min_\alpha \tfrac12\alpha^\top Q\alpha - e^\top\alpha`,
-    :math:`0\le\alpha_j\le U_j`, :math:`Q_{jk} = s_j s_k\, x_j\cdot x_k`, is
-    solved by LIBLINEAR's dual coordinate descent (Hsieh et al. 2008).  One
-    dual variable per (vertex, incident pair) is kept across epochs; each
-    visit of ``u`` rebuilds :math:`w = \sum_j \alpha_j s_j x_j` from the
-    current neighbours, makes ``inner_passes`` passes over u's pairs (in the
-    order ``inner_order``) with the clipped Newton step
-    :math:`\alpha_j \leftarrow \min(\max(\alpha_j - G_j/Q_{jj}, 0), U_j)`,
-    :math:`G_j = s_j w\cdot x_j - 1`, and sets :math:`x_u \leftarrow w`
-    (with ``monotone``, only if that does not raise the objective).
+    Read more in the :ref:`User Guide <guide-hinge>`: the dual, the
+    safeguard, the schedules, the defaults and why, the certificates.
 
     Parameters
     ----------
@@ -68,40 +57,24 @@ class HingeEmbedding(BaseEmbedding):
     epochs : int, default 20
         Passes over the vertices.
     inner_passes : int, default 1
-        DCD passes over a vertex's pairs per visit.  1 is the paper's setting.
-        Each visit solves its block only approximately, starting from duals
-        that were optimal for the neighbours' previous vectors, so without
-        ``monotone`` the global objective is NOT monotone in the early
-        epochs (on BlogCatalog at :math:`\lambda_r = 3` it rises before it
-        falls; at small :math:`\lambda_r` it may blow up).  3 passes give a
-        smoother decrease for about 2x the cost per epoch.
+        DCD passes over a vertex's pairs per visit (1 is the paper's
+        setting).  Without ``monotone`` the global objective is not
+        monotone in the early epochs; more passes give a smoother decrease
+        at a proportional cost.
     inner_order : {"fixed", "random"}, default "fixed"
         The order of the coordinates (a vertex's pairs) in a pass.
-        Algorithm 1 of the paper runs over the set D of its line 2 and leaves
-        the order open.  "fixed": line 2's listing, the vertex's edges
+        "fixed": Algorithm 1's line 2 listing, the vertex's edges
         :math:`N_+(u)` then its negatives :math:`N_-(u)` (each by partner),
-        the same at every pass.  "random": a fresh uniform permutation before
-        every pass, as LIBLINEAR does (Hsieh et al. 2008, Section 3.1), drawn
-        from the vertex's own stream (see Randomness).  Without ``monotone``
-        the order decides whether the iteration settles at moderate
-        :math:`\lambda_r`: the fixed order is the default because it does
-        where the random order diverges (benchmarks/README.md, "DCD inner
-        order"); lgekit 0.1.0 always used "random".
+        the same at every pass.  "random": a fresh uniform permutation
+        before every pass, as LIBLINEAR does, drawn from the vertex's own
+        stream.
     monotone : bool, default True
-        A safeguard that is not in Algorithm 1: the terms of the objective
-        (Eq. 3) that involve :math:`x_u` are :math:`\lambda_r` times u's SVM
-        primal :math:`P_u` (Eq. 4), so a visit lowers the objective iff the
-        new vector is a better point of :math:`P_u` than the stored one.
-        When it is not, the visit runs up to 20 further passes (while some
-        projected gradient exceeds ``tol``), and if :math:`P_u` is still
-        worse, :math:`x_u` keeps its vector (its duals keep their progress;
-        the history's "n_kept" counts these visits).  No visit then raises
-        the objective, so a sequential or ``"deterministic"`` fit cannot
-        diverge: :math:`\sum_v\|x_v\|^2 \le 2 L(X_0)/\lambda_r`.  Costs two
-        dots per pair occurrence per visit (:math:`P_u` of both vectors),
-        plus the further passes (most at small :math:`\lambda_r`).  "Uphill"
-        means above the stored vector's :math:`P_u` by more than a relative
-        :math:`10^{-9}` (round-off decides nothing).  False: Algorithm 1 as
+        A safeguard that is not in Algorithm 1: a visit whose new vector
+        would be a worse point of u's SVM primal :math:`P_u` (Eq. 4) than
+        the stored one runs up to 20 further passes, and if it still would,
+        :math:`x_u` keeps its vector (the history's "n_kept" counts these
+        visits).  No visit then raises the objective, so a sequential or
+        ``"deterministic"`` fit cannot diverge.  False: Algorithm 1 as
         printed.
     init_scale : float, default 0.1
         Initial coordinates are uniform on ``[-init_scale, init_scale]``.
@@ -110,35 +83,27 @@ class HingeEmbedding(BaseEmbedding):
     tol : float, default 1e-3
         A visit stops before ``inner_passes`` passes once a pass sees no
         projected gradient larger than ``tol`` (LIBLINEAR's stopping rule on
-        the block).  No effect with ``inner_passes=1``.
+        the block).  With ``inner_passes=1`` it only ends ``monotone``'s
+        further passes.
     weighting : {"sample", "scale"}, default "sample"
-        What edge weights do (nothing on an unweighted graph), with the
-        meaning of :class:`~lgekit.LogisticEmbedding`'s: ``"scale"`` bounds
-        edge :math:`e`'s dual by :math:`\lambda_+ w_e / \lambda_r` (its hinge
-        loss counts :math:`w_e` times); ``"sample"`` trains on the weights
-        divided by their mean, the expectation of LINE-style edge sampling
-        (DCD visits every pair of a block, so it takes the expectation instead
-        of drawing), which keeps a weighted graph's total loss weight that of
-        an unweighted one.
+        What edge weights do (nothing on an unweighted graph): ``"scale"``
+        bounds edge :math:`e`'s dual by :math:`\lambda_+ w_e / \lambda_r`
+        (its hinge loss counts :math:`w_e` times); ``"sample"`` trains on
+        the weights divided by their mean, the expectation of LINE-style
+        edge sampling.
     dtype : {"float32", "float64"}, default "float32"
         Precision of the embedding (the duals are always float64).
     n_threads : int, default 1
-        OpenMP threads; at most 64 x ``os.cpu_count()``
+        OpenMP threads; at most 64 x the cores this process may use
         (:func:`lgekit.models.max_n_threads`).
     schedule : {"deterministic", "hogwild"}, default "deterministic"
-        "deterministic": the vertices are greedily coloured once (largest
-        degree first, ties broken by the seed) so that no two vertices of a
-        colour share a pair; each epoch visits the colour classes in a random
-        order and the vertices of a class in parallel.  Results are
-        bit-identical for any ``n_threads``.  "hogwild": one random order,
-        vertices split across threads without locks (a vertex may read a
-        neighbour's vector while it is written); with ``n_threads=1`` this is
-        exactly the paper's sequential algorithm and reproducible, with more
-        threads it is not reproducible.  The deterministic schedule waits at
-        a barrier after each colour class (about 50 on BlogCatalog): on a
-        machine whose cores are busy with other work, a descheduled thread
-        stalls the others and spinning threads steal CPU, which can make two
-        threads slower than one; ``OMP_WAIT_POLICY=passive`` limits the damage.
+        "deterministic": the vertices are greedily coloured once so that no
+        two vertices of a colour share a pair; each epoch visits the colour
+        classes in a random order and the vertices of a class in parallel.
+        Results are bit-identical for any ``n_threads``.  "hogwild": one
+        random order, vertices split across threads without locks; with
+        ``n_threads=1`` exactly the paper's sequential algorithm and
+        reproducible, with more threads not reproducible.
     random_state : None, int or numpy.random.Generator
         Seeds the initialisation, the negatives drawn for a graph, the
         colouring and every epoch's orders.
@@ -146,8 +111,7 @@ class HingeEmbedding(BaseEmbedding):
         What a fit writes to ``sys.stderr`` (no ``logging`` set-up needed):
         0 nothing; 1 the preparation and the epochs' progress (a bar on a
         terminal or in Jupyter, a line every few seconds elsewhere); 2 also
-        a line per epoch.  See "Progress" in
-        :class:`~lgekit.models.BaseEmbedding`.
+        a line per epoch.
     warm_start : bool, default False
         When True, ``fit`` on an already fitted model continues from its
         embedding (and from its duals if the data is the same object).
@@ -158,19 +122,15 @@ class HingeEmbedding(BaseEmbedding):
         a sample of the vertices, unbiased, with their standard errors
         (``"objective_se"``, ``"loss_pos_se"``, ``"loss_neg_se"``,
         ``"duality_gap_se"``); ``"exact"`` takes one more pass over all
-        pairs, a dot product each, and certifies every vertex (see Notes
-        for what each costs).  With False the records hold the mean norm,
-        the dual counts and "n_kept", but no "objective", "loss_pos",
-        "loss_neg", "reg" or certificates; the trained embedding is the same
-        in all three cases.
+        pairs, a dot product each, and certifies every vertex.  With False
+        the records hold the mean norm, the dual counts and "n_kept", but
+        no "objective", "loss_pos", "loss_neg", "reg" or certificates; the
+        trained embedding is the same in all three cases.
     early_stopping : bool, default False
         Hold out a validation split of the training graph, train on the
         rest, and stop once the validation AP stops improving, keeping the
-        best epoch's tables (see "Early stopping" in
-        :class:`~lgekit.models.BaseEmbedding`; ``epochs`` is then the most
-        epochs run).  Off by default: it trains on fewer edges, which costs
-        link AP on sparse graphs (``benchmarks/README.md``, "Norms chosen by
-        validation").
+        best epoch's tables and duals (``epochs`` is then the most epochs
+        run).  Off by default: it trains on fewer edges.
     validation_fraction : float in (0, 1), default 0.1
         The share of the training edges held out (with ``early_stopping``).
     n_iter_no_change : int >= 1, default 5
@@ -178,7 +138,8 @@ class HingeEmbedding(BaseEmbedding):
         stopping.
     validation_tol : float >= 0, default 1e-4
         The least gain of validation AP that counts as an improvement
-        (scikit-learn's ``tol`` with ``early_stopping=True``).
+        (scikit-learn's ``tol`` with ``early_stopping=True``; ``tol`` is
+        DCD's).
 
     Attributes
     ----------
@@ -220,53 +181,20 @@ class HingeEmbedding(BaseEmbedding):
         With ``early_stopping``: the epoch (0-based) whose tables the model
         holds.
 
-    Notes
-    -----
-    Cost per epoch: each pair occurrence is an entry at both of its ends;
-    an entry costs one axpy to build w (skipped when its dual is 0), one dot
-    and at most one axpy per pass, so an epoch takes about
-    :math:`(2 + 4\,\mathrm{inner\_passes})\, D` multiply-adds per pair:
-    :math:`O(|E_\pm| D)`.  ``monotone`` adds two dots per entry (:math:`P_u`
-    of the new and of the stored vector, one read of each partner row) and,
-    at visits that went uphill, up to 3 dots per entry per further pass.  A
-    visit's certificates cost one dot per entry without ``monotone`` and
-    nothing more with it (it computes :math:`P_u` of the new vector
-    anyway); the records ask for every vertex's (``"exact"``), a sample's
-    (``"sampled"``) or none (False).  The exact objective costs one dot per
-    pair, the sampled one a dot per sampled pair.
-    Memory: per entry a partner (int32), sign (int8), loss weight, bound and
-    dual (float64), i.e. 58 bytes per pair, next to the :math:`nD` embedding.
+    Raises
+    ------
+    lgekit.models.DivergenceError
+        From ``fit`` when a value becomes non-finite or the mean norm passes
+        ``divergence_max_mean_norm`` (its value: the
+        :ref:`User Guide <guide-hinge-divergence>`); the objective and
+        norm-growth checks of the estimator base are off (DCD's early epochs
+        may rise and recover).  The message names ``lam_r``.
 
-    A pair listed several times (a repeated negative, or an edge also drawn as
-    a negative) is several terms of L and gets one dual per occurrence.
-
-    Divergence: only non-finite values and a mean norm above
-    ``divergence_max_mean_norm`` (1e8) count; the objective and norm-growth
-    checks of :class:`~lgekit.models.BaseEmbedding` are off
-    (``divergence_objective_factor = divergence_norm_growth = None``),
-    because without ``monotone`` DCD's first epochs may raise the objective
-    by orders of magnitude and recover (email-eu-core, D = 100,
-    :math:`\lambda_r = 0.1`: x80,000 by epoch 4, below its start by epoch
-    9).  With ``monotone`` (the default) and one thread or the
-    deterministic schedule the objective never rises.
-
-    Randomness: one 64-bit kernel seed drawn from ``random_state`` drives
-    the SplitMix64 streams the SGD uses too: epoch :math:`t` visits the
-    vertices in the order of ``rng_stream(seed, 2t)`` (the permutation of
-    ``lgekit.models._schedules.permutation``) and takes the colour classes'
-    order and the vertices' coordinate permutations (``inner_order="random"``)
-    from ``rng_stream(seed, 2t + 1)``; see :class:`~lgekit.models.DCDSolver`.
-    With ``n_threads=1``, or the deterministic schedule, a fit is
-    reproducible bit for bit, and ``fit`` followed by ``partial_fit`` equals
-    one longer fit.
-
-    scikit-learn: ``clone``, ``get_params``/``set_params`` and ``Pipeline``
-    work (``fit`` ignores ``y``; ``transform(graph)`` gives one row per node
-    in the graph's order); ``score(split)`` is the test AP.
-    For ``GridSearchCV`` over node labels use
-    :class:`~lgekit.models.NodeEmbedding`; for link prediction tune ``lam_r``
-    on a validation split (see :class:`~lgekit.models.BaseEmbedding`,
-    "scikit-learn").
+    See Also
+    --------
+    HingeEmbeddingCV : ``lam_r`` (and ``dim``) chosen on a validation split of the training graph.
+    LogisticEmbedding : the logistic loss, by SGD (the paper's Section 3).
+    lgekit.reference.dcd_epoch : one epoch in plain NumPy.
 
     References
     ----------
@@ -289,9 +217,9 @@ class HingeEmbedding(BaseEmbedding):
     True
     """
 
-    # DCD's early epochs may raise the objective by orders of magnitude and recover (email-eu-core, D = 100,
-    # lam_r = 0.1: x80,000 with norms x10, x5, x2 in three epochs, back below the start by epoch 9), so only
-    # non-finite values and a mean norm above divergence_max_mean_norm count as divergence
+    # DCD's early epochs may raise the objective by orders of magnitude and recover (measured in
+    # benchmarks/README.md, "DCD's first epochs without the safeguard"), so only non-finite values and a mean
+    # norm above divergence_max_mean_norm count as divergence
     divergence_objective_factor = None
     divergence_norm_growth = None
     divergence_norm_growth_alone = None

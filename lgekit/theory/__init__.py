@@ -2,7 +2,10 @@
 
 * :mod:`lgekit.theory.rademacher` -- the random-sign matrix :math:`A_\\sigma`
   of Theorem 1, Monte Carlo estimates of :math:`E\\|A_\\sigma\\|_2`, the
-  theorem's Erdős–Rényi pair model and the predictions to compare with.
+  theorem's Erdős–Rényi pair model.
+* :mod:`lgekit.theory.predictions` -- what the literature predicts for
+  :math:`E\\|A_\\sigma\\|_2` (the paper's estimate, Bandeira–van Handel's,
+  the sparse regime's) and rigorous upper bounds: formulas, no sampling.
 * :mod:`lgekit.theory.sample` -- Theorem 1's training sample of an
   EdgeSplit laid out as :math:`A_\\sigma`: the conventions of an undirected
   sample, the :math:`|U| \\times |V|` matrix of a directed or bipartite one,
@@ -28,17 +31,20 @@ checks that do -- tables, PASS/FAIL verdicts and figures, run by
 """
 from .rademacher import (
     PairPattern,
+    SpectralNormConvergenceWarning,
     SpectralNormEstimate,
-    bandeira_van_handel_bound,
-    bandeira_van_handel_estimate,
-    bbk_estimate,
     dense_spectral_norm,
     erdos_renyi_pairs,
     expected_spectral_norm,
-    khintchine_bound,
-    paper_estimate,
     rademacher_matrix,
     spectral_norm,
+)
+from .predictions import (
+    bandeira_van_handel_bound,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    khintchine_bound,
+    paper_estimate,
     sqrt_max_degree_estimate,
 )
 from .shattering import (
@@ -52,13 +58,11 @@ from .shattering import (
 )
 from .sample import (
     CONVENTIONS,
-    ORIENTED,
     Theorem1SpectralNorm,
     oriented_training_pairs,
     theorem1_pairs,
     theorem1_pattern,
     theorem1_sample,
-    theorem1_sides,
     theorem1_spectral_norm,
 )
 from .bounds import (
@@ -70,56 +74,58 @@ from .bounds import (
     norm_constants,
     theorem1_bound,
 )
-from .planted import PlantedPairDistribution, planted_bound_rows, symmetric_sign_sum_norm
-from .capacity import (
-    SignedFit,
-    fit_signed_pairs,
-    random_labelled_regular_graph,
-    signed_pair_objective,
-)
+from .planted import PlantedPairDistribution
+from .capacity import SignedFit, fit_signed_pairs, random_labelled_regular_graph
+# The steps of the functions above, importable here as before (old code and tests import them from
+# lgekit.theory) but not listed in __all__: a user calls the functions, not their steps.  Their home is the
+# submodule that defines and exports them.
+from .sample import ORIENTED, theorem1_sides  # noqa: F401
+from .planted import planted_bound_rows, symmetric_sign_sum_norm  # noqa: F401
+from .capacity import signed_pair_objective  # noqa: F401
 
+#: what a user calls: the functions, the classes of their results, and the errors and warnings they raise
 __all__ = [
+    # A_sigma and its spectral norm (rademacher), the predictions it is compared against (predictions)
     "PairPattern",
     "SpectralNormEstimate",
-    "bandeira_van_handel_bound",
-    "bandeira_van_handel_estimate",
-    "bbk_estimate",
-    "erdos_renyi_pairs",
-    "expected_spectral_norm",
-    "dense_spectral_norm",
-    "khintchine_bound",
-    "paper_estimate",
+    "SpectralNormConvergenceWarning",
     "rademacher_matrix",
     "spectral_norm",
+    "dense_spectral_norm",
+    "expected_spectral_norm",
+    "erdos_renyi_pairs",
+    "paper_estimate",
+    "bandeira_van_handel_estimate",
     "sqrt_max_degree_estimate",
+    "bbk_estimate",
+    "khintchine_bound",
+    "bandeira_van_handel_bound",
+    # Theorem 1's training sample (sample)
+    "CONVENTIONS",
+    "Theorem1SpectralNorm",
+    "theorem1_sample",
+    "theorem1_pattern",
+    "theorem1_pairs",
+    "oriented_training_pairs",
+    "theorem1_spectral_norm",
+    # Theorem 1's bound (bounds, planted)
+    "GeneralizationGap",
+    "Theorem1Bound",
+    "generalization_gap",
+    "logistic_loss_bound",
+    "norm_constants",
+    "theorem1_bound",
+    "nonvacuous_norm_threshold",
+    "PlantedPairDistribution",
+    # Claim 1 (shattering) and capacity
     "ShatteringCheck",
     "ShatteringError",
     "check_shattering",
     "shattering_embedding",
     "shattering_norm_lower_bound",
     "polish_shattering",
-    "CONVENTIONS",
-    "ORIENTED",
-    "theorem1_pairs",
-    "theorem1_pattern",
-    "theorem1_sides",
-    "GeneralizationGap",
-    "Theorem1Bound",
-    "Theorem1SpectralNorm",
-    "generalization_gap",
-    "logistic_loss_bound",
-    "nonvacuous_norm_threshold",
-    "norm_constants",
-    "oriented_training_pairs",
-    "theorem1_bound",
-    "theorem1_spectral_norm",
-    "theorem1_sample",
-    "PlantedPairDistribution",
-    "planted_bound_rows",
-    "symmetric_sign_sum_norm",
     "adversarial_regular_graphs",
     "SignedFit",
     "fit_signed_pairs",
     "random_labelled_regular_graph",
-    "signed_pair_objective",
 ]

@@ -136,6 +136,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_expit
 
+from .._validation import Interval, validate_params
 from .sample import theorem1_pairs, theorem1_sample
 
 __all__ = [
@@ -152,26 +153,18 @@ __all__ = [
 LN2 = math.log(2.0)
 
 
-def _check_nonneg(value, name, allow_zero=True):
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}: {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
-    return float(value)
-
-
-def _check_n_samples(n_samples):
-    if not isinstance(n_samples, numbers.Integral) or isinstance(n_samples, bool) or n_samples < 1:
-        raise ValueError(f"n_samples must be a positive int (m + m', positives plus negatives), got {n_samples!r}")
-    return int(n_samples)
-
-
-def _check_delta(delta):
-    if not isinstance(delta, numbers.Real) or isinstance(delta, bool) or not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    return float(delta)
+#: the constraints of the arguments below, checked by :func:`lgekit._validation.validate_params` (the estimators'
+#: mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_NONNEGATIVE = [Interval(numbers.Real, 0, None, closed="left")]
+_POSITIVE = [Interval(numbers.Real, 0, None, closed="neither")]
+_N_SAMPLES = [Interval(numbers.Integral, 1, None, closed="left")]   # m + m', positives plus negatives
+_DELTA = [Interval(numbers.Real, 0, 1, closed="neither")]
+_THEOREM1_BOUND = {"train_loss": _NONNEGATIVE, "n_samples": _N_SAMPLES, "spectral_norm": _NONNEGATIVE,
+                   "C_U": _NONNEGATIVE, "C_V": _NONNEGATIVE, "B": _POSITIVE, "lipschitz": _NONNEGATIVE,
+                   "delta": _DELTA}
+_THRESHOLD = {"n_samples": _N_SAMPLES, "spectral_norm": _NONNEGATIVE, "n_nodes": _N_SAMPLES,
+              "trivial_loss": _POSITIVE, "B": _POSITIVE, "lipschitz": _POSITIVE, "delta": _DELTA}
+_WEIGHTS = {"pos_weight": _POSITIVE, "neg_weight": _POSITIVE}
 
 
 def _confidence(B, n_samples, delta):
@@ -268,14 +261,12 @@ def theorem1_bound(train_loss, n_samples, spectral_norm, C_U, C_V, B, delta=0.05
     >>> round(b.complexity, 4), round(b.confidence, 4), round(b.rhs, 4)
     (0.2, 0.2368, 0.7368)
     """
-    train_loss = _check_nonneg(train_loss, "train_loss")
-    m = _check_n_samples(n_samples)
-    spectral_norm = _check_nonneg(spectral_norm, "spectral_norm")
-    C_U = _check_nonneg(C_U, "C_U")
-    C_V = _check_nonneg(C_V, "C_V")
-    B = _check_nonneg(B, "B", allow_zero=False)
-    lipschitz = _check_nonneg(lipschitz, "lipschitz")
-    delta = _check_delta(delta)
+    validate_params(_THEOREM1_BOUND, {"train_loss": train_loss, "n_samples": n_samples, "spectral_norm": spectral_norm,
+                                      "C_U": C_U, "C_V": C_V, "B": B, "lipschitz": lipschitz, "delta": delta},
+                    "theorem1_bound")
+    train_loss, m, spectral_norm = float(train_loss), int(n_samples), float(spectral_norm)
+    C_U, C_V = float(C_U), float(C_V)
+    B, lipschitz, delta = float(B), float(lipschitz), float(delta)
     complexity = 2.0 * lipschitz * spectral_norm * math.sqrt(C_U * C_V) / m
     confidence = _confidence(B, m, delta)
     return Theorem1Bound(
@@ -332,14 +323,11 @@ def nonvacuous_norm_threshold(n_samples, spectral_norm, n_nodes, trivial_loss=LN
     >>> round(nonvacuous_norm_threshold(1_000_000, 50.0, 10_000), 3)
     0.681
     """
-    m = _check_n_samples(n_samples)
-    spectral_norm = _check_nonneg(spectral_norm, "spectral_norm")
-    if not isinstance(n_nodes, numbers.Integral) or isinstance(n_nodes, bool) or n_nodes < 1:
-        raise ValueError(f"n_nodes must be a positive int, got {n_nodes!r}")
-    trivial_loss = _check_nonneg(trivial_loss, "trivial_loss", allow_zero=False)
-    B = _check_nonneg(B, "B", allow_zero=False)
-    lipschitz = _check_nonneg(lipschitz, "lipschitz", allow_zero=False)
-    delta = _check_delta(delta)
+    validate_params(_THRESHOLD, {"n_samples": n_samples, "spectral_norm": spectral_norm, "n_nodes": n_nodes,
+                                 "trivial_loss": trivial_loss, "B": B, "lipschitz": lipschitz, "delta": delta},
+                    "nonvacuous_norm_threshold")
+    m, spectral_norm, trivial_loss, B = int(n_samples), float(spectral_norm), float(trivial_loss), float(B)
+    lipschitz, delta = float(lipschitz), float(delta)
     room = trivial_loss - _confidence(B, m, delta)
     if room <= 0:
         return 0.0
@@ -530,8 +518,8 @@ def generalization_gap(model_or_embedding, split, B=None, pos_weight=1.0, neg_we
     graph = getattr(split, "graph", None)
     train_pairs, train_labels = theorem1_sample(split, "train")
     test_pairs, test_labels = theorem1_sample(split, "test")
-    wp = _check_nonneg(pos_weight, "pos_weight", allow_zero=False)
-    wn = _check_nonneg(neg_weight, "neg_weight", allow_zero=False)
+    validate_params(_WEIGHTS, {"pos_weight": pos_weight, "neg_weight": neg_weight}, "generalization_gap")
+    wp, wn = float(pos_weight), float(neg_weight)
     z_train = _margins(X, train_pairs, train_labels, Y, graph, "the training pairs")
     z_test = _margins(X, test_pairs, test_labels, Y, graph, "the held-out pairs")
     if z_train.size == 0 or z_test.size == 0:

@@ -31,7 +31,6 @@ module fits the objective above by full-batch L-BFGS (scipy) with an exact,
 vectorised gradient (one sparse-dense product per evaluation).
 """
 import logging
-import math
 import numbers
 import time
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from scipy.special import expit, log_expit
 from threadpoolctl import threadpool_limits
 
 from .._random import check_random_state
+from .._validation import Interval, validate_params
 from ..graph import Graph
 
 __all__ = [
@@ -53,6 +53,12 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+#: the constraints of fit_signed_pairs' arguments, checked by :func:`lgekit._validation.validate_params` (the
+#: estimators' mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_FIT = {"n_nodes": [Interval(numbers.Integral, 1, None, closed="left")],
+        "dim": [Interval(numbers.Integral, 1, None, closed="left")],
+        "lam_r": [Interval(numbers.Real, 0, None, closed="left")]}
 
 
 @dataclass(frozen=True)
@@ -171,14 +177,9 @@ def fit_signed_pairs(pairs, labels, n_nodes, dim, lam_r=0.0, init_scale=0.1, max
     y = np.asarray(labels, dtype=np.float64)
     if y.shape != (pairs.shape[0],) or not np.all(np.abs(y) == 1):
         raise ValueError(f"labels must be +1/-1, one per pair ({pairs.shape[0]}), got shape {y.shape}")
-    if not isinstance(n_nodes, numbers.Integral) or n_nodes < 1:
-        raise ValueError(f"n_nodes must be a positive int, got {n_nodes!r}")
+    validate_params(_FIT, {"n_nodes": n_nodes, "dim": dim, "lam_r": lam_r}, "fit_signed_pairs")
     if pairs.size and (pairs.min() < 0 or pairs.max() >= n_nodes):
         raise ValueError(f"pairs must index vertices in [0, {n_nodes}), got range [{pairs.min()}, {pairs.max()}]")
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool) or dim < 1:
-        raise ValueError(f"dim must be a positive int, got {dim!r}")
-    if not isinstance(lam_r, numbers.Real) or not math.isfinite(lam_r) or lam_r < 0:
-        raise ValueError(f"lam_r must be a finite number >= 0, got {lam_r!r}")
     if weights is None:
         wn = np.full(pairs.shape[0], 1.0 / max(pairs.shape[0], 1))
     else:

@@ -37,6 +37,7 @@ import numpy as np
 from scipy.special import log_expit
 
 from .._random import check_random_state
+from .._validation import Interval, validate_params
 from .bounds import nonvacuous_norm_threshold, theorem1_bound
 from .capacity import fit_signed_pairs
 
@@ -47,12 +48,12 @@ logger = logging.getLogger(__name__)
 LN2 = math.log(2.0)
 
 
-def _check_int(value, name, minimum):
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
+#: the constraints of the arguments below, checked by :func:`lgekit._validation.validate_params` (the estimators'
+#: mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_DISTRIBUTION = {"n_nodes": [Interval(numbers.Integral, 4, None, closed="left")],
+                 "n_communities": [Interval(numbers.Integral, 1, None, closed="left")],
+                 "negatives_per_positive": [Interval(numbers.Integral, 1, None, closed="left")]}
+_COUNT = [Interval(numbers.Integral, 1, None, closed="left")]
 
 
 def _clipped_loss(margins, B):
@@ -88,9 +89,10 @@ class PlantedPairDistribution:
     negatives_per_positive: int = 4
 
     def __post_init__(self):
-        n = _check_int(self.n_nodes, "n_nodes", 4)
-        k = _check_int(self.n_communities, "n_communities", 1)
-        _check_int(self.negatives_per_positive, "negatives_per_positive", 1)
+        validate_params(_DISTRIBUTION, {"n_nodes": self.n_nodes, "n_communities": self.n_communities,
+                                        "negatives_per_positive": self.negatives_per_positive},
+                        "PlantedPairDistribution")
+        n, k = int(self.n_nodes), int(self.n_communities)
         if 2 * k > n:
             raise ValueError(f"n_communities must be at most n_nodes / 2 = {n // 2} (each community needs two "
                              f"vertices for a positive pair), got {k}")
@@ -123,7 +125,8 @@ class PlantedPairDistribution:
 
     def sample(self, n_samples, seed=None):
         """``n_samples`` i.i.d. labelled pairs: ``(pairs (M, 2) int64, labels (M,) int8)``."""
-        M = _check_int(n_samples, "n_samples", 1)
+        validate_params({"n_samples": _COUNT}, {"n_samples": n_samples}, "PlantedPairDistribution.sample")
+        M = int(n_samples)
         rng = check_random_state(seed, "seed")
         n = self.n_nodes
         y = np.where(rng.random(M) < self.positive_fraction, 1, -1).astype(np.int8)
@@ -191,7 +194,8 @@ def symmetric_sign_sum_norm(counts, n_draws=5, seed=None):
     C = np.asarray(counts)
     if C.ndim != 2 or C.shape[0] != C.shape[1]:
         raise ValueError(f"counts must be a square (n, n) array, got shape {C.shape}")
-    n_draws = _check_int(n_draws, "n_draws", 1)
+    validate_params({"n_draws": _COUNT}, {"n_draws": n_draws}, "symmetric_sign_sum_norm")
+    n_draws = int(n_draws)
     rng = check_random_state(seed, "seed")
     iu = np.triu_indices(C.shape[0], k=1)
     c = C[iu].astype(np.int64)
@@ -251,7 +255,8 @@ def planted_bound_rows(distribution, sample_sizes, lam_rs, dim=8, B=1.0, delta=0
     trivial = float(min(LN2, B))
     rows = []
     for M in sample_sizes:
-        M = _check_int(M, "sample size", 1)
+        validate_params({"each of sample_sizes": _COUNT}, {"each of sample_sizes": M}, "planted_bound_rows")
+        M = int(M)
         pairs, y = distribution.sample(M, seed=rng)
         lo, hi = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
         counts = np.zeros((n, n), dtype=np.int64)

@@ -11,8 +11,9 @@ norm-constrained linear graph embedding through
 where :math:`(a_i, b_i)` are the :math:`m` sampled training pairs (positives
 *and* negatives) and :math:`\sigma_i` are independent uniform signs.  This
 module builds :math:`A_\sigma`, estimates :math:`\mathbb{E}_\sigma\|A_\sigma\|_2`
-by Monte Carlo, generates the Erdős–Rényi pair samples of the theorem's
-model, and evaluates the predictions the estimate is compared against.
+by Monte Carlo and generates the Erdős–Rényi pair samples of the theorem's
+model; the predictions the estimate is compared against are formulas, in
+:mod:`lgekit.theory.predictions`.
 
 What "m" and "d" mean
 ---------------------
@@ -40,8 +41,19 @@ from scipy.linalg import eigh_tridiagonal, eigvalsh
 
 from .._progress import display_for, progress
 from .._random import check_random_state
+from .._validation import DTypes, Interval, Options, validate_params
 from ..graph import Graph
 from ._pairs import csr_from_coo, sign_gram_matvec
+# the predictions moved to their own module; imported here so that ``lgekit.theory.rademacher.paper_estimate``
+# and the others keep working (they are exported by lgekit.theory.predictions, not here)
+from .predictions import (  # noqa: F401
+    bandeira_van_handel_bound,
+    bandeira_van_handel_estimate,
+    bbk_estimate,
+    khintchine_bound,
+    paper_estimate,
+    sqrt_max_degree_estimate,
+)
 
 __all__ = [
     "KINDS",
@@ -53,12 +65,6 @@ __all__ = [
     "expected_spectral_norm",
     "spectral_norm",
     "dense_spectral_norm",
-    "paper_estimate",
-    "bandeira_van_handel_estimate",
-    "sqrt_max_degree_estimate",
-    "bbk_estimate",
-    "khintchine_bound",
-    "bandeira_van_handel_bound",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,58 +81,24 @@ class SpectralNormConvergenceWarning(UserWarning):
     """The Lanczos iteration hit ``maxiter`` before reaching ``tol``."""
 
 
-def _check_kind(kind):
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    return kind
+#: the constraints of the arguments below, checked by :func:`lgekit._validation.validate_params` (the estimators'
+#: mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_COUNT = [Interval(numbers.Integral, 1, None, closed="left")]
+_CONSTRAINTS = {
+    "kind": [Options(str, KINDS)],
+    "dtype": [DTypes("float32", "float64")],
+    "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "n_draws": _COUNT,
+    "maxiter": _COUNT,
+    "n_threads": _COUNT,
+    "n": [Interval(numbers.Integral, 2, None, closed="left")],
+    "d": [Interval(numbers.Real, 0, None, closed="neither")],
+}
 
 
-def _check_dtype(dtype):
-    dt = np.dtype(dtype)
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, got {dt}")
-    return dt
-
-
-def _check_positive_int(value, name, minimum=1):
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_tol(tol):
-    if not isinstance(tol, numbers.Real) or not (0 < tol < 1):
-        raise ValueError(f"tol must be a float in (0, 1), got {tol!r}")
-    return float(tol)
-
-
-def _check_at_least(value, name, minimum, what, strict=False):
-    """A finite real number (or array of them) >= ``minimum`` (> if ``strict``), as float / float ndarray.
-
-    ``what`` says what the argument counts, for the message: the formulas take logarithms and square roots,
-    so a value below the minimum would come back as NaN or a bare "math domain error".
-    """
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number or an array of them ({what}), got bool: {value!r}")
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a real number or an array of them ({what}), "
-                        f"got {type(value).__name__}: {value!r}") from None
-    if arr.dtype.kind != "f" or np.asarray(value).dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or an array of them ({what}), "
-                        f"got {type(value).__name__}: {value!r}")
-    bad = ~np.isfinite(arr) | ((arr <= minimum) if strict else (arr < minimum))
-    if np.any(bad):
-        if arr.ndim == 0:
-            got = repr(value)
-        else:
-            where = tuple(int(i) for i in np.argwhere(bad)[0])
-            got = f"{float(arr[where])!r} at index {where[0] if len(where) == 1 else where} ({int(bad.sum())} such)"
-        raise ValueError(f"{name} must be a finite number {'>' if strict else '>='} {minimum:g} ({what}), got {got}")
-    return float(arr) if arr.ndim == 0 else arr
+def _table(*names, optional=()):
+    """The constraints of ``names`` (``optional`` ones also accept None) from :data:`_CONSTRAINTS`."""
+    return {name: _CONSTRAINTS[name] + ([None] if name in optional else []) for name in names}
 
 
 def _as_pairs(pairs, name="pairs"):
@@ -180,7 +152,7 @@ class PairPattern:
     """
 
     def __init__(self, pairs, shape=None, kind="bipartite"):
-        kind = _check_kind(kind)
+        validate_params(_table("kind"), {"kind": kind}, "PairPattern")
         pairs = _as_pairs(pairs)
         self._init(pairs[:, 0], pairs[:, 1], shape, kind)
 
@@ -266,7 +238,7 @@ class PairPattern:
     def erdos_renyi(cls, n, d, kind="bipartite", seed=None):
         """The pattern of :func:`erdos_renyi_pairs` without materialising the pair array."""
         rng = check_random_state(seed, "seed")
-        rows, cols = _er_rows_cols(n, d, kind, rng)
+        rows, cols = _er_rows_cols(n, d, kind, rng, "PairPattern.erdos_renyi")
         self = cls.__new__(cls)
         self._init(rows, cols, (n, n), kind)
         return self
@@ -322,7 +294,9 @@ class PairPattern:
     def gram_operator(self, signs, dtype=np.float32, n_threads=1):
         """A function ``x -> A^T A x`` on vectors of length ``n_cols`` (float32 or float64)."""
         signs = self._check_signs(signs)
-        dt = _check_dtype(dtype)
+        validate_params(_table("dtype", "n_threads"), {"dtype": dtype, "n_threads": n_threads},
+                        "PairPattern.gram_operator")
+        dt = np.dtype(dtype)
         row, col = self._row, self._col
         s_row = self._data(row, signs)
         s_col = s_row if col is row else self._data(col, signs)
@@ -351,8 +325,10 @@ class PairPattern:
             ``"converged"``, ``"vector"`` (approximate top right singular
             vector or None), ``"method"`` ("dense" or "lanczos").
         """
-        tol = _check_tol(tol)
-        dt = _check_dtype(dtype)
+        validate_params(_table("tol", "dtype", "maxiter", "n_threads"),
+                        {"tol": tol, "dtype": dtype, "maxiter": maxiter, "n_threads": n_threads},
+                        "PairPattern.spectral_norm")
+        tol, dt = float(tol), np.dtype(dtype)
         if self.n_pairs == 0:
             return 0.0, {"n_matvec": 0, "residual": 0.0, "converged": True, "vector": None, "method": "empty"}
         if min(self.shape) <= _DENSE_LIMIT:
@@ -597,8 +573,9 @@ def spectral_norm(matrix_or_pattern, signs=None, tol=1e-3, dtype=np.float32, max
     if not (sp.issparse(mat) or isinstance(mat, np.ndarray)) or mat.ndim != 2:
         raise TypeError(f"matrix_or_pattern must be a 2-D sparse matrix, ndarray or PairPattern, "
                         f"got {type(mat).__name__}")
-    tol = _check_tol(tol)
-    dt = _check_dtype(dtype)
+    validate_params(_table("tol", "dtype", "maxiter", "n_threads"),
+                    {"tol": tol, "dtype": dtype, "maxiter": maxiter, "n_threads": n_threads}, "spectral_norm")
+    tol, dt = float(tol), np.dtype(dtype)
     if min(mat.shape) <= _DENSE_LIMIT or not sp.issparse(mat):
         dense = mat.toarray() if sp.issparse(mat) else np.asarray(mat, dtype=np.float64)
         return float(np.linalg.norm(dense, 2)) if dense.size else 0.0
@@ -743,11 +720,10 @@ def expected_spectral_norm(pairs, n_draws=10, seed=None, *, shape=None, kind=Non
     >>> 2 * 8 ** 0.5 * 0.8 < est.mean < 2 * 8 ** 0.5 * 1.3
     True
     """
-    n_draws = _check_positive_int(n_draws, "n_draws")
-    maxiter = _check_positive_int(maxiter, "maxiter")
-    n_threads = _check_positive_int(n_threads, "n_threads")
-    tol = _check_tol(tol)
-    dt = _check_dtype(dtype)
+    validate_params(_table("n_draws", "maxiter", "n_threads", "tol", "dtype", "kind", optional=("kind",)),
+                    {"n_draws": n_draws, "maxiter": maxiter, "n_threads": n_threads, "tol": tol, "dtype": dtype,
+                     "kind": kind}, "expected_spectral_norm")
+    n_draws, maxiter, n_threads, tol, dt = int(n_draws), int(maxiter), int(n_threads), float(tol), np.dtype(dtype)
     rng = check_random_state(seed, "seed")
     pattern = _as_pattern(pairs, shape, kind)
     values = np.empty(n_draws)
@@ -827,11 +803,9 @@ def _er_keys(n_pos, m, n, kind, rng):
     return keys
 
 
-def _er_rows_cols(n, d, kind, rng):
-    n = _check_positive_int(n, "n", minimum=2)
-    kind = _check_kind(kind)
-    if not isinstance(d, numbers.Real) or not math.isfinite(d) or d <= 0:
-        raise ValueError(f"d must be a positive number (average degree), got {d!r}")
+def _er_rows_cols(n, d, kind, rng, caller):
+    validate_params(_table("n", "d", "kind"), {"n": n, "d": d, "kind": kind}, caller)
+    n = int(n)
     if kind == "bipartite":
         n_pos = n * n
         p = d / n
@@ -897,182 +871,5 @@ def erdos_renyi_pairs(n, d, kind="bipartite", seed=None):
     (2, True)
     """
     rng = check_random_state(seed, "seed")
-    rows, cols = _er_rows_cols(n, d, kind, rng)
+    rows, cols = _er_rows_cols(n, d, kind, rng, "erdos_renyi_pairs")
     return np.column_stack([rows, cols]).astype(np.int64, copy=False)
-
-
-# -- predictions ------------------------------------------------------------------------------------
-def paper_estimate(n_pairs, n):
-    r"""The paper's estimate :math:`\sqrt{m \ln n / n}` (Gao et al. 2019, appendix, Erdős–Rényi estimate).
-
-    Parameters
-    ----------
-    n_pairs : int or array
-        :math:`m`, the number of sampled pairs (non-zeros of the bipartite
-        :math:`A_\sigma`); :math:`m/n = d` is the mean number per row.
-    n : int or array
-        Number of vertices (rows).
-
-    Returns
-    -------
-    float or ndarray
-
-    Raises
-    ------
-    ValueError
-        ``n_pairs < 0`` or ``n < 1`` (the logarithm would make NaN), or a
-        NaN or infinite value.
-
-    Notes
-    -----
-    The appendix ("Rough Estimation of :math:`\|A_\sigma\|_2` on
-    Erdos-Renyi Graph") derives it from a central-limit approximation of
-    :math:`y^\top A_\sigma x` and a union bound over an
-    :math:`\epsilon`-net of the sphere.  The non-commutative Khintchine /
-    matrix Bernstein inequality gives the same order rigorously when every
-    row and column holds about :math:`m/n` pairs; see
-    :func:`khintchine_bound`, which needs the *maximum* degree instead.  The
-    paper's footnote 5 suspects the :math:`\sqrt{\ln n}` factor can be
-    removed (:func:`~lgekit.experiments.check_rademacher.verify_rademacher` checks it).
-    """
-    n_pairs = _check_at_least(n_pairs, "n_pairs", 0, "the number of sampled pairs")
-    n = _check_at_least(n, "n", 1, "the number of vertices")
-    out = np.sqrt(n_pairs * np.log(n) / n)
-    return float(out) if out.ndim == 0 else out
-
-
-def bandeira_van_handel_estimate(mean_degree):
-    r"""The sharp dense-regime value :math:`2\sqrt d`.
-
-    Bandeira & van Handel (2016, Ann. Probab. 44(4), Theorem 1.1 and its
-    Rademacher corollary): :math:`\mathbb E\|X\| \le (1+\epsilon)\,2\sigma +
-    C(\epsilon)\,\sigma_* \sqrt{\log n}` with :math:`\sigma` the largest row
-    standard deviation, :math:`\sqrt{\max_i \sum_j \mathbb E X_{ij}^2} =
-    \sqrt d` here, and :math:`\sigma_* = \max |X_{ij}| = 1`.  For
-    :math:`d \gg \ln n` the first term dominates, and :math:`2\sqrt d` is
-    also the limit (semicircle / Marchenko–Pastur edge), so the bound is sharp.
-    """
-    d = _check_at_least(mean_degree, "mean_degree", 0, "the mean number of pairs per row")
-    return 2.0 * np.sqrt(d) if np.ndim(d) else 2.0 * math.sqrt(d)
-
-
-def sqrt_max_degree_estimate(max_degree):
-    r""":math:`\sqrt{D_{\max}}`: the sparse-regime scale (Benaych-Georges, Bordenave & Knowles 2017).
-
-    For d = O(ln n) the norm is governed by the largest degree.  It is also a
-    deterministic lower bound for a matrix of distinct +-1 entries, whatever
-    the signs: :math:`\|A\|_2` is at least the Euclidean norm of any row or
-    column, and a row or column with :math:`D_{\max}` entries of +-1 has norm
-    :math:`\sqrt{D_{\max}}`.
-    """
-    D = _check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column")
-    return np.sqrt(D) if np.ndim(D) else math.sqrt(D)
-
-
-def bbk_estimate(max_degree, mean_degree):
-    r"""The refined sparse-regime prediction :math:`\sqrt d\,\Lambda(D_{\max}/d)`.
-
-    :math:`\Lambda(\alpha) = \alpha/\sqrt{\alpha - 1}` for :math:`\alpha \ge 2`
-    and 2 otherwise (Benaych-Georges, Bordenave & Knowles, "Spectral radii of
-    sparse random matrices", arXiv:1704.02945, 2017; Ann. IHP 2020).  For a
-    star of degree D whose leaves have d further neighbours the top
-    eigenvalue is :math:`D/\sqrt{D-d}`, whatever the signs; the formula is
-    asymptotic (d <~ ln n) and ignores the O(1) fluctuations of the maximum.
-    For a rectangular bipartite matrix apply it to the symmetric dilation:
-    D over rows and columns, d the mean per row.
-    """
-    D = np.asarray(_check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column"))
-    d = np.asarray(_check_at_least(mean_degree, "mean_degree", 0, "the mean number of pairs per row", strict=True))
-    alpha = D / d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where(alpha >= 2.0, alpha / np.sqrt(np.maximum(alpha - 1.0, 1e-300)), 2.0)
-    out = np.sqrt(d) * lam
-    return float(out) if out.ndim == 0 else out
-
-
-def khintchine_bound(max_degree, shape):
-    r"""Rigorous upper bound :math:`\sqrt{2 D \ln(n_1 + n_2)}` on :math:`\mathbb E_\sigma\|A_\sigma\|_2`.
-
-    Matrix Rademacher series (Tropp 2015, *An Introduction to Matrix
-    Concentration Inequalities*, Theorem 4.1.1): for :math:`Z = \sum_k
-    \sigma_k B_k`, :math:`\mathbb E\|Z\| \le \sqrt{2 v \ln(n_1 + n_2)}` with
-    :math:`v = \max(\|\sum B_k B_k^\top\|, \|\sum B_k^\top B_k\|)`.  With
-    :math:`B_k = e_{a_k} e_{b_k}^\top` (or its symmetrisation) the two sums
-    are the diagonal matrices of row and column counts, so :math:`v =
-    D_{\max}`.  It holds for every fixed pattern; with balanced degrees
-    (:math:`D \approx m/n`) it is the paper's :math:`\sqrt{m \ln n / n}` up to
-    the constant.
-
-    Parameters
-    ----------
-    max_degree : float or array
-        :math:`D_{\max} \ge 0`, the largest number of pairs in a row or column.
-    shape : (int, int)
-        :math:`(n_1, n_2)`, the matrix's rows and columns, each at least 1.
-
-    Returns
-    -------
-    float or ndarray
-
-    Raises
-    ------
-    ValueError
-        A negative, NaN or infinite ``max_degree``, or a ``shape`` that is
-        not two positive ints.
-    """
-    if (not isinstance(shape, (tuple, list)) or len(shape) != 2
-            or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_)) and s >= 1
-                       for s in shape)):
-        raise ValueError(f"shape must be a pair of positive ints (n_rows, n_cols) of the matrix, got {shape!r}")
-    n1, n2 = shape
-    D = np.asarray(_check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column"))
-    out = np.sqrt(2.0 * D * math.log(int(n1) + int(n2)))
-    return float(out) if out.ndim == 0 else out
-
-
-def bandeira_van_handel_bound(max_degree, shape, symmetric=False):
-    r"""Bandeira--van Handel's upper bound on :math:`\mathbb E_\sigma\|A_\sigma\|_2` at a pattern's own degrees.
-
-    Bandeira & van Handel (2016, Ann. Probab. 44(4), Theorem 1.1): for an :math:`N \times N` symmetric
-    matrix :math:`X_{ij} = b_{ij} g_{ij}` with independent standard Gaussians :math:`g_{ij}` (:math:`i \ge j`),
-    for every :math:`0 < \epsilon \le 1/2`
-
-    .. math::
-
-        \mathbb E\|X\| \le (1+\epsilon)\Bigl(2\sigma + \frac{6}{\sqrt{\ln(1+\epsilon)}}\,
-        \sigma_*\sqrt{\ln N}\Bigr),
-        \qquad \sigma = \max_i\sqrt{\textstyle\sum_j b_{ij}^2},\ \sigma_* = \max_{ij} b_{ij}.
-
-    A sign matrix on a pattern of distinct pairs has :math:`b_{ij} \in \{0, 1\}`: :math:`\sigma =
-    \sqrt{D_{\max}}`, :math:`\sigma_* = 1`.  Rademacher signs in place of Gaussians cost at most
-    :math:`\sqrt{\pi/2}` (the contraction principle, Ledoux & Talagrand 1991, (4.8)), and a rectangular
-    :math:`n_1 \times n_2` matrix has the norm of its symmetric dilation (:math:`N = n_1 + n_2`).  The
-    minimum over a grid of :math:`\epsilon` is returned.  With :math:`\sqrt{D_{\max}}` below (a row of
-    :math:`D_{\max}` signs), this is the band the theory puts around the norm at the pattern's own degrees.
-
-    Parameters
-    ----------
-    max_degree : float
-        :math:`D_{\max} \ge 0`, the largest number of pairs in a row or column.
-    shape : (int, int)
-        The matrix's shape.
-    symmetric : bool, default False
-        The matrix is symmetric (:math:`N = n`, e.g. :math:`A + A^\top`); else it is bounded through its
-        dilation (:math:`N = n_1 + n_2`).
-
-    Returns
-    -------
-    float
-    """
-    if (not isinstance(shape, (tuple, list)) or len(shape) != 2
-            or not all(isinstance(s, numbers.Integral) and not isinstance(s, (bool, np.bool_)) and s >= 1
-                       for s in shape)):
-        raise ValueError(f"shape must be a pair of positive ints (n_rows, n_cols) of the matrix, got {shape!r}")
-    D = _check_at_least(max_degree, "max_degree", 0, "the largest number of pairs in a row or column")
-    if symmetric and shape[0] != shape[1]:
-        raise ValueError(f"a symmetric matrix is square, got shape {shape!r}")
-    N = int(shape[0]) if symmetric else int(shape[0]) + int(shape[1])
-    eps = np.linspace(0.01, 0.5, 50)
-    log_n = math.log(max(N, 2))
-    gaussian = (1 + eps) * (2 * math.sqrt(D) + 6 / np.sqrt(np.log1p(eps)) * math.sqrt(log_n))
-    return float(math.sqrt(math.pi / 2) * gaussian.min())

@@ -22,6 +22,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 from scipy.sparse.linalg import eigsh
 
 from .._random import check_random_state
+from .._validation import Interval, validate_params
 from ..graph import Graph
 
 __all__ = [
@@ -57,6 +58,13 @@ class ShatteringError(ValueError):
         self.vertex = vertex
         self.n_constraints = n_constraints
         self.condition = condition
+
+
+#: the constraints of the arguments below, checked by :func:`lgekit._validation.validate_params` (the estimators'
+#: mechanism: one message form, ``<caller>: <name> must be <what is accepted>, got <value>``)
+_EPS = [Interval(numbers.Real, 0, None, closed="neither")]
+_EMBEDDING = {"eps": _EPS, "dim": [Interval(numbers.Integral, 1, None, closed="left")]}
+_POLISH = {"eps": _EPS, "sweeps": [Interval(numbers.Integral, 0, None, closed="left")]}
 
 
 def _check_graph(graph):
@@ -279,12 +287,9 @@ def shattering_embedding(graph, labels, eps=0.1, seed=None, dim=None, rcond=1e-1
     graph = _check_graph(graph)
     d = _regular_degree(graph)
     y = edge_labels(graph, labels)
-    if not isinstance(eps, numbers.Real) or not np.isfinite(eps) or eps <= 0:
-        raise ValueError(f"eps must be a positive finite number, got {eps!r}")
     if dim is None:
         dim = d
-    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool) or dim < 1:
-        raise ValueError(f"dim must be a positive int (default: the degree {d}), got {dim!r}")
+    validate_params(_EMBEDDING, {"eps": eps, "dim": dim}, "shattering_embedding")
     dim = int(dim)
     eps = float(eps)
     rng = check_random_state(seed, "seed")
@@ -387,8 +392,7 @@ def polish_shattering(graph, labels, X, eps=0.1, sweeps=2, seed=None):
     X = np.array(X, dtype=np.float64, copy=True)
     if X.ndim != 2 or X.shape[0] != graph.n_nodes:
         raise ValueError(f"X must have shape (n_nodes={graph.n_nodes}, D), got {X.shape}")
-    if not isinstance(sweeps, numbers.Integral) or sweeps < 0:
-        raise ValueError(f"sweeps must be a non-negative int, got {sweeps!r}")
+    validate_params(_POLISH, {"eps": eps, "sweeps": sweeps}, "polish_shattering")
     c = 1.0 + float(eps)
     rng = check_random_state(seed, "seed")
     indptr, indices = graph.indptr, graph.indices
