@@ -137,6 +137,33 @@ def test_orthogonal_restart_gives_up_when_the_basis_spans_the_space():
     assert R._orthogonal_restart(basis[:3], 4, np.dtype(np.float32), InTheSpan()) is None
 
 
+
+class _ScriptedNormals(np.random.Generator):
+    """A Generator whose first draws are given vectors: restarts that land where the test puts them."""
+
+    def __init__(self, scripted):
+        super().__init__(np.random.PCG64(0))
+        self._scripted = list(scripted)
+
+    def standard_normal(self, *args, **kwargs):
+        return np.asarray(self._scripted.pop(0), dtype=np.float64) if self._scripted else \
+            super().standard_normal(*args, **kwargs)
+
+
+def test_lanczos_restarts_three_times_after_breakdowns():
+    # diag(1, 1, 1, 1, 9) from e_1: every start in span(e_1..e_4) is an eigenvector (a breakdown at once);
+    # the first two restarts are made to land there too, the third reaches e_5: the top, 9, is found only
+    # if three restarts are allowed (two would stop at 1, an answer 9x too small).
+    A = np.diag([1.0, 1.0, 1.0, 1.0, 9.0])
+    e = np.eye(5)
+    rng = _ScriptedNormals([e[1], e[2], e[3] + e[4]])
+    theta = R._lanczos_top(lambda q: A @ q, e[0].copy(), 1e-8, 50, np.dtype(np.float64), rng)[0]
+    assert theta == pytest.approx(9.0, rel=1e-9)
+    # one restart more than allowed: the answer stays at the invariant subspaces' 1 (a lower bound, as documented)
+    rng = _ScriptedNormals([e[1], e[2], e[3], e[4]])
+    theta = R._lanczos_top(lambda q: A @ q, e[0].copy(), 1e-8, 50, np.dtype(np.float64), rng)[0]
+    assert theta == pytest.approx(1.0, rel=1e-9)
+
 # -- the sample ------------------------------------------------------------------------------------------------------
 def test_theorem1_pairs_edges():
     g = Graph.from_edges([(0, 1), (1, 2)], directed=True)
