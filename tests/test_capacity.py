@@ -80,6 +80,10 @@ def test_errors():
     pairs = np.array([[0, 1]])
     with pytest.raises(ValueError, match="labels"):
         fit_signed_pairs(pairs, [2], 2, 2)
+    # 0/1 labels (the common wrong encoding) and fractions inside [-1, 1] are refused too, not only |y| > 1
+    for inside in ([0], [0.5], [-0.25]):
+        with pytest.raises(ValueError, match=r"labels must be \+1/-1"):
+            fit_signed_pairs(pairs, inside, 2, 2)
     with pytest.raises(ValueError, match="dim"):
         fit_signed_pairs(pairs, [1], 2, 0)
     with pytest.raises(ValueError, match="lam_r"):
