@@ -7,6 +7,7 @@ mutants of one such edge (named in its comment) by computing what the statement 
 """
 import inspect
 import math
+import time
 import warnings
 
 import networkx as nx
@@ -14,8 +15,9 @@ import numpy as np
 import pytest
 
 import lgekit.theory.rademacher as R
-from lgekit import Graph
+from lgekit import Graph, datasets
 from lgekit.evaluation import EdgeSplit
+from lgekit.experiments import check_bound
 from lgekit.experiments.check_shattering import adversarial_labellings
 from lgekit.experiments.theorem1 import fit_across_lam_r
 from lgekit.theory import (
@@ -279,3 +281,14 @@ def test_the_adversarial_labellings_are_what_they_are_named():
     again = dict(adversarial_labellings(7, 3, np.random.default_rng(0)))
     assert all(np.array_equal(labellings[k], again[k]) for k in labellings)
     assert len({labellings[f"random {i}"].tobytes() for i in range(3)}) == 3
+
+
+def test_the_bound_checks_seconds_are_durations(monkeypatch):
+    # the seconds the bound check prints for its spectral norms and its second path are times taken, between 0
+    # and the wall time of the whole measurement (a clock reading, or a sum of two readings, is far above it)
+    monkeypatch.setattr(check_bound, "_load_bound_graph", lambda quick, seed, data_home: (
+        datasets.load("synthetic-blogcatalog", n_nodes=300, seed=seed), None))
+    started = time.perf_counter()
+    measured = check_bound.measure_bound(quick=True, lam_rs=(0.0, 10.0), dim=8, epochs=5, planted_sizes=(1000,))
+    wall = time.perf_counter() - started
+    assert 0 < measured["t_spec"] <= wall and 0 < measured["t_hand"] <= wall
