@@ -50,7 +50,9 @@ def misplaced_survivors(accepted, root):
     for s in accepted:
         path = root / s["module"]
         lines = {line.strip() for line in path.read_text(encoding="utf-8").splitlines()} if path.exists() else set()
-        if not all(part in lines for part in s["before"].split(" / ")):
+        # several changed lines are joined by " / ", which a single line may also hold (a division)
+        parts = [s["before"]] if s["before"] in lines else s["before"].split(" / ")
+        if not all(part in lines for part in parts):
             out.append(f"{s['module']}: {s['before']}")
     return out
 
@@ -79,7 +81,7 @@ def test_a_module_that_is_gone_is_caught(tmp_path):
 
 def test_every_accepted_survivor_is_in_its_module():
     accepted = json.loads(ACCEPTED.read_text(encoding="utf-8"))["survivors"]
-    assert len(accepted) == 13
+    assert len(accepted) == 15
     assert misplaced_survivors(accepted, ROOT) == []
 
 

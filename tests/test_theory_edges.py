@@ -17,7 +17,7 @@ import pytest
 import lgekit.theory.rademacher as R
 from lgekit import Graph, datasets
 from lgekit.evaluation import EdgeSplit
-from lgekit.experiments import check_bound
+from lgekit.experiments import check_bound, check_rademacher
 from lgekit.experiments.check_shattering import adversarial_labellings
 from lgekit.experiments.theorem1 import fit_across_lam_r
 from lgekit.theory import (
@@ -137,6 +137,23 @@ def test_orthogonal_restart_gives_up_when_the_basis_spans_the_space():
             return np.array([1.0, 2.0, 3.0, 0.0])
 
     assert R._orthogonal_restart(basis[:3], 4, np.dtype(np.float32), InTheSpan()) is None
+
+
+def test_orthogonal_restart_scales_its_threshold_with_the_dimension():
+    # what is left of a draw after Gram-Schmidt counts as nothing below 1e-8 sqrt(n) (rounding grows with n):
+    # at n = 4 a remainder of 1.5e-8 is nothing, one of 3e-8 is a direction (a fixed 1e-8 would take both)
+    basis = [v for v in np.eye(4)[:3]]
+
+    class Scripted:
+        def __init__(self, last):
+            self.last = last
+
+        def standard_normal(self, n):
+            return np.array([1.0, 2.0, 3.0, self.last])
+
+    assert R._orthogonal_restart(basis, 4, np.dtype(np.float64), Scripted(1.5e-8)) is None
+    fresh = R._orthogonal_restart(basis, 4, np.dtype(np.float64), Scripted(3e-8))
+    assert fresh is not None and abs(abs(float(fresh[3])) - 1) < 1e-9
 
 
 
@@ -292,3 +309,10 @@ def test_the_bound_checks_seconds_are_durations(monkeypatch):
     measured = check_bound.measure_bound(quick=True, lam_rs=(0.0, 10.0), dim=8, epochs=5, planted_sizes=(1000,))
     wall = time.perf_counter() - started
     assert 0 < measured["t_spec"] <= wall and 0 < measured["t_hand"] <= wall
+
+
+def test_the_rademacher_checks_seconds_are_a_duration(monkeypatch):
+    monkeypatch.setattr(check_rademacher, "PAIR_BUDGET", (5000, 5000))
+    started = time.perf_counter()
+    measured = check_rademacher.measure_rademacher(quick=True, ns=[250], ds=(2,))
+    assert 0 < measured["seconds"] <= time.perf_counter() - started
