@@ -588,8 +588,8 @@ def verify_bound(quick=False, seed=0, lam_rs=None, dim=None, epochs=None, delta=
     :math:`\lambda_r \in \{0, 0.003, 0.01, 0.03, 0.1\}` (mean loss plus
     :math:`\lambda_r` times the mean squared norm).
 
-    What the check measured on BlogCatalog and on the planted model is in ``benchmarks/README.md``
-    ("`lgekit theory` on BlogCatalog").
+    Results on BlogCatalog and on the planted model: ``benchmarks/README.md``, "`lgekit theory` on
+    BlogCatalog".
     """
     measured = measure_bound(quick=quick, seed=seed, lam_rs=lam_rs, dim=dim, epochs=epochs, delta=delta,
                              n_draws=n_draws, data_home=data_home, lam_pos=lam_pos, lam_neg=lam_neg,

@@ -164,8 +164,8 @@ def footnote_label(fit, hub_fit, dense):
         ``"grows with the hubs -> not removable"``: the test has power (:math:`H \ge 6\,\mathrm{se}`: the hub
         term's growth, even halved, would stand 3 s.e. above zero) and the measured growth is resolved
         (:math:`g > 3\,\mathrm{se}`): for fixed d the largest degree grows like :math:`\ln n/\ln\ln n` and
-        the norm with it.  The measured g is a fraction of H, not H: BBK is asymptotic, and the
-        measurement's excess over it shrinks with n (``benchmarks/README.md`` gives both).
+        the norm with it.  Power asks for only half of H because BBK is an asymptotic statement: at
+        finite n the growth g can be a fraction of H.
         ``"flat against growing hubs"``: power, but :math:`g \le 3\,\mathrm{se}`, which
         :math:`\|A\| \ge \sqrt{D_{\max}}` makes suspect (a hub-blind estimate).
         ``"inconclusive"``: neither (the n-range or the noise cannot tell the two growths apart).  A bare
