@@ -358,12 +358,7 @@ class OpenFolder:
         ``OSError``, with ``EINVAL`` for a file that is there but not regular)."""
         fd = os.open(self._name(name), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY,
                      **self._at(name))
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise OSError(errno.EINVAL, "not a regular file", str(self.path / name))
-        if _O_NONBLOCK:
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return self._regular_file(fd, name, "rb")
 
     def create(self, name, *, replace=False):
         """A new file ``name``, opened for writing in binary (never through a link).
@@ -374,12 +369,18 @@ class OpenFolder:
         """
         flags = os.O_WRONLY | os.O_CREAT | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY | (os.O_TRUNC if replace else os.O_EXCL)
         fd = os.open(self._name(name), flags | _O_NONBLOCK, 0o666, **self._at(name))
+        return self._regular_file(fd, name, "wb")
+
+    def _regular_file(self, fd, name, mode):
+        """``fd`` as a file object in ``mode`` if it is a regular file; else closed, and ``OSError`` (EINVAL).
+
+        Opened non-blocking so that a FIFO cannot hang the open; blocking again for the reads and writes."""
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise OSError(errno.EINVAL, "not a regular file", str(self.path / name))
         if _O_NONBLOCK:
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "wb")
+        return os.fdopen(fd, mode)
 
     def mkdir(self, name, mode=0o777):
         os.mkdir(self._name(name), mode, **self._at(name))
